@@ -1,0 +1,8 @@
+// Package cli implements voxform's subcommands. Each subcommand lives in its
+// own file: it parses its flags into an options struct and calls a plain
+// function that tests can call without flags. Only this package (and main)
+// reads flags and the environment, writes to the terminal and picks exit codes.
+//
+// Exit codes: 0 success, 1 error, 2 changes present (plan -detailed-exitcode),
+// 130 interrupted.
+package cli

@@ -1,0 +1,111 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
+	"github.com/voxform/voxform/emulator/internal/recog"
+	"github.com/voxform/voxform/emulator/internal/synth"
+)
+
+// Options are the emulator's knobs; see emu.Options for each field.
+type Options = emu.Options
+
+// Server is the emulated service.
+type Server struct {
+	env     *emu.Env
+	mux     *emu.Mux
+	closers []func()
+}
+
+// New returns an emulator with the given options.
+func New(opts Options) *Server {
+	env := emu.NewEnv(opts)
+	s := &Server{env: env, mux: emu.NewMux(env)}
+	synth.Register(s.mux, env)
+	s.closers = append(s.closers, recog.Register(s.mux, env))
+	s.mux.HandleRaw("GET /_emulator/stats", s.serveStats)
+	s.mux.HandleRaw("POST /_emulator/reset", func(w http.ResponseWriter, r *http.Request) {
+		env.Stats.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// StatsJSON returns the document served at GET /_emulator/stats.
+func (s *Server) StatsJSON() []byte {
+	b, _ := s.env.Stats.MarshalJSON()
+	return b
+}
+
+// SetClock replaces the emulator's clock (tests of expiring URLs and job
+// progression).
+func (s *Server) SetClock(now func() time.Time) { s.env.SetClock(now) }
+
+func (s *Server) serveStats(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.StatsJSON())
+}
+
+// Close stops background work (job progression, webhooks).
+func (s *Server) Close() {
+	for _, c := range s.closers {
+		if c != nil {
+			c()
+		}
+	}
+}
+
+// Running is an emulator listening on a loopback address.
+type Running struct {
+	*Server
+	// URL is the base URL, e.g. http://127.0.0.1:43210.
+	URL  string
+	srv  *http.Server
+	done chan error
+}
+
+// Start serves a new emulator on addr ("127.0.0.1:0" picks a free port).
+func Start(opts Options, addr string) (*Running, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: listen %s: %w", addr, err)
+	}
+	s := New(opts)
+	r := &Running{
+		Server: s,
+		URL:    "http://" + ln.Addr().String(),
+		srv:    &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second},
+		done:   make(chan error, 1),
+	}
+	go func() { r.done <- r.srv.Serve(ln) }()
+	return r, nil
+}
+
+// Shutdown stops the listener and background work.
+func (r *Running) Shutdown(ctx context.Context) error {
+	err := r.srv.Shutdown(ctx)
+	r.Server.Close()
+	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Wait blocks until the server stops serving.
+func (r *Running) Wait() error {
+	err := <-r.done
+	r.done <- err
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

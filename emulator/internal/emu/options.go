@@ -1,0 +1,111 @@
+package emu
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Options are the emulator's knobs (SPEC section 8). The zero value is a
+// fault-free emulator that accepts any non-empty API key.
+type Options struct {
+	// Latency is added before every API response.
+	Latency time.Duration
+	// FailRate is the fraction of API requests answered 500 API_ERROR or
+	// 503 SERVICE_UNAVAILABLE before any work is done.
+	FailRate float64
+	// RateLimit is the fraction of API requests answered 429 with Retry-After.
+	RateLimit float64
+	// RetryAfter is the Retry-After sent with injected 429s (whole seconds
+	// on the wire; 0 sends "0").
+	RetryAfter time.Duration
+	// DropRate is the fraction of successful responses whose connection is
+	// cut mid-body (after the work was done: a dropped create still created).
+	DropRate float64
+	// Seed seeds every random choice (faults, ids, placeholder transcripts).
+	Seed uint64
+	// LiveQuirks makes the emulator behave as the live service is known to:
+	// each SSE chunk a whole WAV file (the first possibly header-only), and
+	// JSON text frames on the synthesis WebSocket (SPEC section 7).
+	LiveQuirks bool
+	// TranscriptURLTTL is how long a presigned transcript URL stays valid
+	// (0: one hour, as documented).
+	TranscriptURLTTL time.Duration
+	// Keys are the accepted API keys; empty accepts any non-empty key.
+	// A key outside the list gets FORBIDDEN (403).
+	Keys []string
+	// TimeScale speeds up batch job progression: 60 makes a minute a second
+	// (0 or 1: real time).
+	TimeScale float64
+	// MaxText is the maximum synthesis text length in characters (0: 5000).
+	MaxText int
+	// NoEspeak disables espeak-ng even when it is on the PATH.
+	NoEspeak bool
+}
+
+// Env is what every handler shares: the options, the statistics, the random
+// source, the clock and the spoken-audio registry.
+type Env struct {
+	Opts     Options
+	Stats    *Stats
+	Registry *Registry
+
+	mu  sync.Mutex
+	rnd *rand.Rand
+	// now is the clock; tests may replace it with SetClock.
+	now func() time.Time
+}
+
+// NewEnv returns an Env for opts, filling documented defaults.
+func NewEnv(opts Options) *Env {
+	if opts.TranscriptURLTTL == 0 {
+		opts.TranscriptURLTTL = time.Hour
+	}
+	if opts.TimeScale <= 0 {
+		opts.TimeScale = 1
+	}
+	if opts.MaxText == 0 {
+		opts.MaxText = 5000
+	}
+	return &Env{
+		Opts:     opts,
+		Stats:    NewStats(),
+		Registry: NewRegistry(),
+		rnd:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		now:      time.Now,
+	}
+}
+
+// Now returns the current time of the emulator's clock.
+func (e *Env) Now() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now()
+}
+
+// SetClock replaces the clock (tests).
+func (e *Env) SetClock(now func() time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.now = now
+}
+
+// Float64 returns a seeded random number in [0, 1).
+func (e *Env) Float64() float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.rnd.Float64()
+}
+
+// Uint64 returns a seeded random number.
+func (e *Env) Uint64() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.rnd.Uint64()
+}
+
+// Scaled converts a duration of service time into emulator wall time,
+// according to TimeScale.
+func (e *Env) Scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / e.Opts.TimeScale)
+}

@@ -1,0 +1,131 @@
+package emu
+
+import (
+	"math"
+	"sync"
+)
+
+// EnvelopeWindow is the length of one envelope window in seconds.
+const EnvelopeWindow = 0.02
+
+// Envelope accumulates the energy envelope of mono audio: the RMS of each
+// 20 ms window. It survives resampling, mu-law/A-law companding, channel
+// downmixing and lossy coding well, so it identifies audio the emulator
+// synthesized whatever form it comes back in. Feed it samples in [-1, 1].
+type Envelope struct {
+	per    int
+	n      int
+	sum    float64
+	values []float32
+}
+
+// NewEnvelope returns an envelope builder for audio at rate Hz.
+func NewEnvelope(rate int) *Envelope {
+	per := int(float64(rate) * EnvelopeWindow)
+	if per < 1 {
+		per = 1
+	}
+	return &Envelope{per: per}
+}
+
+// Add feeds one sample.
+func (e *Envelope) Add(s float64) {
+	e.sum += s * s
+	e.n++
+	if e.n == e.per {
+		e.values = append(e.values, float32(math.Sqrt(e.sum/float64(e.n))))
+		e.n, e.sum = 0, 0
+	}
+}
+
+// Values returns the envelope so far (whole windows only).
+func (e *Envelope) Values() []float32 { return e.values }
+
+// Spoken is what the emulator said in a piece of audio it synthesized.
+type Spoken struct {
+	Text     string // the text spoken, tags removed
+	Language string // the synthesis language (may be empty or "auto")
+	Seconds  float64
+}
+
+type entry struct {
+	env    []float32
+	spoken Spoken
+}
+
+// Registry remembers the envelopes of synthesized audio, so that a
+// transcription of that audio returns the text that was spoken. It lives as
+// long as the emulator process.
+type Registry struct {
+	mu    sync.Mutex
+	byLen map[int][]entry
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byLen: map[int][]entry{}} }
+
+// Remember records audio's envelope and what it says.
+func (r *Registry) Remember(env []float32, s Spoken) {
+	if len(env) < 5 {
+		return
+	}
+	norm := normalize(env)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.byLen[len(norm)] {
+		if distance(e.env, norm) < 1e-6 {
+			return // already known
+		}
+	}
+	r.byLen[len(norm)] = append(r.byLen[len(norm)], entry{env: norm, spoken: s})
+}
+
+// Lookup finds audio whose envelope matches env (lengths within a few
+// windows, shapes within a small mean difference).
+func (r *Registry) Lookup(env []float32) (Spoken, bool) {
+	if len(env) < 5 {
+		return Spoken{}, false
+	}
+	norm := normalize(env)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	best, bestD := Spoken{}, 0.06
+	found := false
+	for l := len(norm) - 3; l <= len(norm)+3; l++ {
+		for _, e := range r.byLen[l] {
+			if d := distance(e.env, norm); d < bestD {
+				best, bestD, found = e.spoken, d, true
+			}
+		}
+	}
+	return best, found
+}
+
+func normalize(env []float32) []float32 {
+	var peak float32
+	for _, v := range env {
+		peak = max(peak, v)
+	}
+	out := make([]float32, len(env))
+	if peak == 0 {
+		return out
+	}
+	for i, v := range env {
+		out[i] = v / peak
+	}
+	return out
+}
+
+// distance is the mean absolute difference over the common prefix, plus a
+// penalty for the length difference.
+func distance(a, b []float32) float64 {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return math.Inf(1)
+	}
+	var sum float64
+	for i := 0; i < n; i++ {
+		sum += math.Abs(float64(a[i] - b[i]))
+	}
+	return sum/float64(n) + 0.01*math.Abs(float64(len(a)-len(b)))
+}

@@ -1,0 +1,122 @@
+package emu
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Stats counts what the emulator was asked and what it did. Its JSON form is
+// the fixed shape of GET /_emulator/stats (SPEC section 8); more keys may be
+// added, none removed or renamed.
+type Stats struct {
+	mu sync.Mutex
+	s  statsJSON
+}
+
+type statsJSON struct {
+	Requests                     map[string]int64 `json:"requests"`
+	FaultsInjected               map[string]int64 `json:"faults_injected"`
+	BilledCharacters             int64            `json:"billed_characters"`
+	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
+	EmbeddingsCreated            int64            `json:"embeddings_created"`
+	BatchJobsCreated             int64            `json:"batch_jobs_created"`
+	BatchJobsStarted             int64            `json:"batch_jobs_started"`
+	BatchJobsCancelled           int64            `json:"batch_jobs_cancelled"`
+	LegacyJobsSubmitted          int64            `json:"legacy_jobs_submitted"`
+	FilesTranscribed             int64            `json:"files_transcribed"`
+	PresignedDownloads           int64            `json:"presigned_downloads"`
+	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
+	WebhooksSent                 int64            `json:"webhooks_sent"`
+	Syntheses                    int64            `json:"syntheses"`
+}
+
+// Counter names accepted by Inc.
+const (
+	EmbeddingsCreated            = "embeddings_created"
+	BatchJobsCreated             = "batch_jobs_created"
+	BatchJobsStarted             = "batch_jobs_started"
+	BatchJobsCancelled           = "batch_jobs_cancelled"
+	LegacyJobsSubmitted          = "legacy_jobs_submitted"
+	FilesTranscribed             = "files_transcribed"
+	PresignedDownloads           = "presigned_downloads"
+	PresignedDownloadsWithAPIKey = "presigned_downloads_with_api_key"
+	WebhooksSent                 = "webhooks_sent"
+	Syntheses                    = "syntheses"
+)
+
+// NewStats returns empty statistics.
+func NewStats() *Stats {
+	return &Stats{s: statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}}}
+}
+
+// Request counts one request to a route ("METHOD path-template").
+func (s *Stats) Request(route string) {
+	s.mu.Lock()
+	s.s.Requests[route]++
+	s.mu.Unlock()
+}
+
+// Fault counts one injected fault: "500", "503", "429" or "drop".
+func (s *Stats) Fault(kind string) {
+	s.mu.Lock()
+	s.s.FaultsInjected[kind]++
+	s.mu.Unlock()
+}
+
+// BillCharacters adds billed synthesis characters.
+func (s *Stats) BillCharacters(n int64) {
+	s.mu.Lock()
+	s.s.BilledCharacters += n
+	s.mu.Unlock()
+}
+
+// BillAudioSeconds adds billed recognition audio seconds.
+func (s *Stats) BillAudioSeconds(sec float64) {
+	s.mu.Lock()
+	s.s.BilledAudioSeconds += sec
+	s.mu.Unlock()
+}
+
+// Inc adds one to a named counter (the constants above).
+func (s *Stats) Inc(counter string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch counter {
+	case EmbeddingsCreated:
+		s.s.EmbeddingsCreated++
+	case BatchJobsCreated:
+		s.s.BatchJobsCreated++
+	case BatchJobsStarted:
+		s.s.BatchJobsStarted++
+	case BatchJobsCancelled:
+		s.s.BatchJobsCancelled++
+	case LegacyJobsSubmitted:
+		s.s.LegacyJobsSubmitted++
+	case FilesTranscribed:
+		s.s.FilesTranscribed++
+	case PresignedDownloads:
+		s.s.PresignedDownloads++
+	case PresignedDownloadsWithAPIKey:
+		s.s.PresignedDownloadsWithAPIKey++
+	case WebhooksSent:
+		s.s.WebhooksSent++
+	case Syntheses:
+		s.s.Syntheses++
+	default:
+		panic("emu: unknown counter " + counter)
+	}
+}
+
+// MarshalJSON returns the stats document.
+func (s *Stats) MarshalJSON() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return json.Marshal(&s.s)
+}
+
+// Reset clears every counter.
+func (s *Stats) Reset() {
+	s.mu.Lock()
+	s.s = statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}}
+	s.mu.Unlock()
+}

@@ -1,0 +1,202 @@
+package manifest
+
+import (
+	"fmt"
+	"time"
+)
+
+// Pos is a position in a manifest file. Line and Col are 1-based; a zero Pos
+// means "no position" (for example a value that came from a -var flag).
+type Pos struct {
+	File string // path relative to the manifest directory
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Kind is the kind of a resource; it is the first part of its address.
+type Kind string
+
+// The resource kinds of SPEC section 4.
+const (
+	KindVoice         Kind = "voice"
+	KindEmbedding     Kind = "embedding"
+	KindSynthesis     Kind = "synthesis"
+	KindTranscription Kind = "transcription"
+)
+
+// Transports of a synthesis (SPEC section 2).
+const (
+	TransportREST      = "rest"
+	TransportSSE       = "sse"
+	TransportWebSocket = "websocket"
+)
+
+// Recognition APIs of a transcription (SPEC section 2).
+const (
+	APIREST        = "rest"
+	APIRealtime    = "realtime"
+	APIBatch       = "batch"
+	APIBatchLegacy = "batch_legacy"
+)
+
+// Manifest is a loaded and fully expanded manifest directory. Slices are
+// sorted by address, so iteration order is deterministic.
+type Manifest struct {
+	// Dir is the absolute manifest directory; every relative path in the
+	// manifest and in the resources below is relative to it.
+	Dir string
+	// Files are the manifest files loaded, relative to Dir, sorted.
+	Files []string
+	// Hash is a SHA-256 (hex) over the names and contents of Files and of
+	// every for_each data file and -var-file; a saved plan binds it.
+	Hash string
+
+	Version        int
+	Service        Service
+	Catalog        CatalogExtension
+	Variables      map[string]any
+	Budget         *Budget
+	Voices         []*Voice
+	Embeddings     []*Embedding
+	Syntheses      []*Synthesis
+	Transcriptions []*Transcription
+}
+
+// Service is the manifest's service: block. Zero values mean "not set".
+type Service struct {
+	BaseURL           string
+	WSBaseURL         string
+	APIKeyEnv         string // default VOXFORM_API_KEY
+	Timeout           time.Duration
+	Retries           int
+	RequestsPerSecond float64
+	Parallelism       int
+	// Paths overrides endpoint paths by endpoint name (for example
+	// "stt_realtime": "/stt/v3/stream"); the live service has been seen to
+	// differ from the documents (SPEC section 7).
+	Paths map[string]string
+	Pos   Pos
+}
+
+// CatalogExtension is the manifest's catalog: block, which extends the
+// built-in catalog of the schema package.
+type CatalogExtension struct {
+	// Voices maps a model to extra voice names.
+	Voices map[string][]string
+	// Languages maps a model to extra language values.
+	Languages map[string][]string
+	// Models lists extra synthesis model names (treated like tts-v2.5).
+	Models []string
+}
+
+// Budget refuses a plan that costs more (SPEC section 5). Nil fields are unlimited.
+type Budget struct {
+	MaxCharacters   *int64
+	MaxAudioSeconds *float64
+	Pos             Pos
+}
+
+// AudioConfig is the service's audio_config object, as the manifest sets it.
+// Zero values mean "not set"; the service documents the defaults.
+type AudioConfig struct {
+	SampleRate  int    `json:"sample_rate,omitempty"`
+	NumChannels int    `json:"num_channels,omitempty"`
+	SampleWidth int    `json:"sample_width,omitempty"`
+	Encoding    string `json:"encoding,omitempty"`
+	Container   string `json:"container,omitempty"`
+	Bitrate     string `json:"bitrate,omitempty"`
+}
+
+// Voice is a voices: entry: a model and how to speak. A voice makes no API
+// call of its own; syntheses refer to it by name.
+type Voice struct {
+	Name     string
+	Address  string // voice.NAME
+	Model    string
+	Voice    string // voice name sent to the service; empty for vc-v1
+	Language string
+	// Speed is the numeric speed (slow/medium/fast already mapped to
+	// 0.85/1.0/1.15); nil when not set.
+	Speed *float64
+	// Embedding names an embeddings: entry (vc-v1).
+	Embedding string
+	// EmbeddingFile is a path to an embedding JSON file (vc-v1), relative to Dir.
+	EmbeddingFile string
+	Pos           Pos
+	// Fields holds the position of each field that was set, by field name.
+	Fields map[string]Pos
+}
+
+// Embedding is an embeddings: entry: a reference recording turned into a
+// speaker embedding written to Output.
+type Embedding struct {
+	Name           string
+	Address        string // embedding.NAME
+	ReferenceAudio string // relative to Dir
+	Output         string // relative to Dir
+	Consent        string
+	Pos            Pos
+	Fields         map[string]Pos
+}
+
+// Synthesis is one expanded synthesis: a for_each block yields one per key.
+// Its fields are the effective values after defaults, the voice's values and
+// interpolation.
+type Synthesis struct {
+	Name    string // block name
+	Key     string // for_each key; empty when the block has no for_each
+	HasKey  bool   // true for for_each instances (Key may be any string)
+	Address string // synthesis.NAME or synthesis.NAME["KEY"]
+
+	Voice       string // name of the voices: entry
+	Model       string // the voice's model
+	VoiceName   string // the voice's service voice name; empty for vc-v1
+	Text        string
+	Language    string   // effective: synthesis override, else the voice's
+	Speed       *float64 // effective: synthesis override, else the voice's
+	AudioConfig *AudioConfig
+	Transport   string // rest (default), sse or websocket
+	Output      string // relative to Dir
+
+	Pos    Pos
+	Fields map[string]Pos
+}
+
+// Transcription is one expanded transcription input: a block yields one per
+// input file or URL.
+type Transcription struct {
+	Name    string // block name
+	Key     string // the input: path relative to Dir, or the URL
+	Address string // transcription.NAME["KEY"]
+
+	Input string // local path relative to Dir, or a URL
+	IsURL bool
+	API   string // rest, realtime, batch or batch_legacy
+
+	Model             string
+	LanguageCode      string // one code, or up to 3 comma-separated (batch)
+	Format            string // verbatim or transcribe (rest, batch_legacy)
+	ITNNativeNumerals bool
+	WithDiarization   bool
+	NumSpeakers       int
+	IsMultiChannel    bool
+	WithDenoise       *bool
+	CallbackURL       string
+	// SampleRate is the rate realtime input is resampled to: 16000 or 8000.
+	SampleRate int
+
+	OutputDir string   // relative to Dir
+	Formats   []string // json, txt, srt, vtt
+	// Outputs maps each format to its output path, relative to Dir.
+	Outputs map[string]string
+
+	Pos    Pos
+	Fields map[string]Pos
+}

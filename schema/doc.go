@@ -1,0 +1,7 @@
+// Package schema holds the manifest's JSON Schema (embedded, also published
+// as schema/manifest.schema.json for editors), the service catalog as data
+// (models, voices, languages per model and per recognition API, audio tags,
+// containers, encodings and aliases, sample rates, bitrates, limits), and
+// the semantic validation of a loaded manifest against everything the
+// service documents.
+package schema

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages voxform's tests and emulator use: ffmpeg
+# (ffprobe validates every audio file; the emulator encodes mp3 and ogg/opus
+# with it), espeak-ng (the emulator speaks real text) and sox. Idempotent.
+set -euo pipefail
+missing=()
+command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v sox >/dev/null 2>&1 || missing+=(sox)
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

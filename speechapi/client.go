@@ -1,0 +1,264 @@
+package speechapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// HeaderAPIKey carries the API key on every HTTP request; WebSocket
+// handshakes send it in lower case (x-api-key-id), which HTTP treats alike.
+const HeaderAPIKey = "X-API-Key-ID"
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the https base address; http is allowed only for loopback.
+	BaseURL string
+	// WSBaseURL is the wss base address; empty derives it from BaseURL.
+	WSBaseURL string
+	// APIKey is sent as X-API-Key-ID. It is never logged or put in errors.
+	APIKey string
+	// Timeout bounds one HTTP attempt that is not a stream (0: 60 s).
+	Timeout time.Duration
+	// Retries is the number of retries after the first attempt (0: 5; -1: none).
+	Retries int
+	// RetryWaitMin and RetryWaitMax bound the backoff (0: 500 ms and 30 s).
+	RetryWaitMin, RetryWaitMax time.Duration
+	// Paths overrides endpoint paths by endpoint name (see DefaultPaths).
+	Paths map[string]string
+	// HTTPClient is the underlying client (nil: a fresh one). Tests pass
+	// their own transport through it.
+	HTTPClient *http.Client
+	// OnRetry, if set, is told of each retry (for progress and statistics).
+	OnRetry func(endpoint string, attempt int, err error)
+}
+
+// Client is a typed client of the speech service. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	http  *retryablehttp.Client
+	plain *http.Client // streams and presigned downloads: no timeout on the body
+}
+
+// New validates cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	if cfg.BaseURL == "" {
+		return nil, fmt.Errorf("speech service base url is not set")
+	}
+	if err := checkScheme(cfg.BaseURL, "https"); err != nil {
+		return nil, fmt.Errorf("base url: %w", err)
+	}
+	if cfg.WSBaseURL == "" {
+		cfg.WSBaseURL = deriveWS(cfg.BaseURL)
+	}
+	if err := checkScheme(cfg.WSBaseURL, "wss"); err != nil {
+		return nil, fmt.Errorf("websocket base url: %w", err)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	switch {
+	case cfg.Retries == 0:
+		cfg.Retries = 5
+	case cfg.Retries < 0:
+		cfg.Retries = 0
+	}
+	if cfg.RetryWaitMin == 0 {
+		cfg.RetryWaitMin = 500 * time.Millisecond
+	}
+	if cfg.RetryWaitMax == 0 {
+		cfg.RetryWaitMax = 30 * time.Second
+	}
+	plain := cfg.HTTPClient
+	if plain == nil {
+		plain = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = plain
+	rc.Logger = nil // the default logger prints URLs and would add noise; keys are never in URLs
+	rc.RetryMax = cfg.Retries
+	rc.RetryWaitMin = cfg.RetryWaitMin
+	rc.RetryWaitMax = cfg.RetryWaitMax
+	rc.Backoff = backoff
+	rc.CheckRetry = checkRetry
+	rc.ErrorHandler = func(resp *http.Response, err error, attempts int) (*http.Response, error) {
+		// Give the caller the last response so that it can parse the
+		// service's error body, or the last connection error.
+		return resp, err
+	}
+	c := &Client{cfg: cfg, http: rc, plain: plain}
+	if cfg.OnRetry != nil {
+		rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+			if attempt > 0 {
+				cfg.OnRetry(req.URL.Path, attempt, nil)
+			}
+		}
+	}
+	return c, nil
+}
+
+// BaseURL returns the configured base URL.
+func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+// checkScheme allows secure scheme, or the insecure one for loopback hosts.
+func checkScheme(raw, secure string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("invalid url %q: %v", raw, err)
+	}
+	insecure := map[string]string{"https": "http", "wss": "ws"}[secure]
+	switch u.Scheme {
+	case secure:
+		return nil
+	case insecure:
+		if IsLoopback(u.Host) {
+			return nil
+		}
+		return fmt.Errorf("%s is not allowed for %s: use %s (only loopback addresses may use %s)", insecure, u.Host, secure, insecure)
+	default:
+		return fmt.Errorf("url %q must use %s", raw, secure)
+	}
+}
+
+// IsLoopback reports whether host (with or without port) is a loopback
+// address or localhost.
+func IsLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackURL reports whether a URL's host is a loopback address.
+func IsLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && IsLoopback(u.Host)
+}
+
+func deriveWS(base string) string {
+	switch {
+	case strings.HasPrefix(base, "https://"):
+		return "wss://" + strings.TrimPrefix(base, "https://")
+	case strings.HasPrefix(base, "http://"):
+		return "ws://" + strings.TrimPrefix(base, "http://")
+	}
+	return base
+}
+
+// newRequest builds a retryable request with the API key header. body may be
+// nil, a []byte, or a func() (io.Reader, error) that re-creates a streamed
+// body for each attempt.
+func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any) (*retryablehttp.Request, error) {
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set(HeaderAPIKey, c.cfg.APIKey)
+	req.Header.Set("User-Agent", "voxform")
+	return req, nil
+}
+
+// do sends req with retries and returns a 2xx response, or an *Error built
+// from the service's error body. The caller closes the body.
+func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, scrub(err, c.cfg.APIKey)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, parseError(resp)
+	}
+	return resp, nil
+}
+
+// scrub makes sure an error can never carry the API key, whatever a lower
+// layer put in it.
+func scrub(err error, key string) error {
+	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), key, "[redacted]"))
+}
+
+// checkRetry retries connection errors and 429/500/502/503/504, never a
+// cancelled context.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		return true, nil
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true, nil
+	}
+	return false, nil
+}
+
+// backoff is exponential with full jitter, and honours Retry-After (seconds
+// or an HTTP date) on 429 and 503.
+func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			if d > max {
+				d = max
+			}
+			return d
+		}
+	}
+	return Backoff(min, max, attempt)
+}
+
+// Backoff returns the wait before retry number attempt (0-based): exponential
+// from min, capped at max, with jitter in [d/2, d].
+func Backoff(min, max time.Duration, attempt int) time.Duration {
+	d := float64(min) * math.Pow(2, float64(attempt))
+	if d > float64(max) {
+		d = float64(max)
+	}
+	return time.Duration(d/2 + rand.Float64()*d/2)
+}
+
+// RetryAfter parses a Retry-After value: delay seconds or an HTTP date.
+func RetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// drain discards what is left of a body so that the connection can be reused.
+func drain(rc io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 1<<20))
+	rc.Close()
+}

@@ -1,0 +1,22 @@
+// Package speechapi is a typed client for every endpoint of the speech
+// service described in service-docs/speech-synthesis.md and
+// service-docs/speech-recognition.md: REST synthesis, server-sent-event and
+// WebSocket synthesis, speaker embeddings, REST, realtime and batch
+// recognition, and presigned transcript downloads.
+//
+// Promises:
+//   - every call takes a context and streams audio and transcripts to the
+//     caller's writer; nothing buffers a whole file;
+//   - the API key is sent as X-API-Key-ID (x-api-key-id on WebSocket
+//     handshakes) and never on presigned downloads; it never appears in an
+//     error message;
+//   - only https and wss URLs are used, except for loopback addresses;
+//   - every documented error body becomes one *Error with status, type and
+//     message; 429, 500, 503 and connection errors are retried with
+//     exponential backoff and jitter, honouring Retry-After;
+//   - a stream that ends before its documented completion is an error, never
+//     a short result.
+//
+// speechapi never imports the emulator: the two meet only over HTTP and
+// WebSocket.
+package speechapi

@@ -1,0 +1,177 @@
+package speechapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+)
+
+// Error is an error answered by the service. The documents define three body
+// shapes and all become an Error:
+//   - REST: {"success": false, "error": {"type": T, "message": M}}
+//   - batch jobs: {"error": CODE, "message": M}
+//   - batch jobs 401: {"detail": {"error_code": CODE, "message": M, "status_code": N}}
+//
+// A body that is not JSON keeps a short, printable excerpt as Message.
+type Error struct {
+	StatusCode int
+	// Type is error.type (REST shape), the batch error code, or
+	// detail.error_code; empty when the body named none.
+	Type    string
+	Message string
+	// RetryAfter is the raw Retry-After header, if any.
+	RetryAfter string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "service answered %d", e.StatusCode)
+	if e.Type != "" {
+		b.WriteString(" " + e.Type)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Temporary reports whether the same request may succeed later
+// (429, 500, 502, 503, 504).
+func (e *Error) Temporary() bool {
+	switch e.StatusCode {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// Error types and codes named by the documents.
+const (
+	TypeInvalidRequest     = "INVALID_REQUEST_ERROR"
+	TypeRateLimit          = "RATE_LIMIT_ERROR"
+	TypeAPI                = "API_ERROR"
+	TypeServiceUnavailable = "SERVICE_UNAVAILABLE"
+	TypeForbidden          = "FORBIDDEN"
+
+	CodeMissingAPIKey       = "MISSING_API_KEY"
+	CodeUnsupportedLanguage = "UNSUPPORTED_LANGUAGE"
+	CodeJobNotFound         = "JOB_NOT_FOUND"
+	CodeJobAlreadyStarted   = "JOB_ALREADY_STARTED"
+	CodeJobCancelled        = "JOB_CANCELLED"
+	CodeJobNotCancellable   = "JOB_NOT_CANCELLABLE"
+	CodeAudioTooLong        = "AUDIO_TOO_LONG"
+)
+
+// maxErrorBody bounds how much of an error body is read.
+const maxErrorBody = 64 << 10
+
+// parseError turns a non-2xx response into an *Error. It reads at most
+// maxErrorBody bytes and never fails: an unreadable or non-JSON body still
+// gives an Error with the status.
+func parseError(resp *http.Response) *Error {
+	e := &Error{StatusCode: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	fillError(e, body)
+	return e
+}
+
+// fillError decodes any of the documented error shapes from body into e.
+func fillError(e *Error, body []byte) {
+	var shapes struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal(body, &shapes); err != nil {
+		e.Message = excerpt(body)
+		return
+	}
+	var rest struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	}
+	var code string
+	switch {
+	case len(shapes.Error) > 0 && json.Unmarshal(shapes.Error, &code) == nil:
+		e.Type, e.Message = code, shapes.Message
+	case len(shapes.Error) > 0 && json.Unmarshal(shapes.Error, &rest) == nil:
+		e.Type, e.Message = rest.Type, rest.Message
+		if e.Type == "" {
+			e.Type = rest.Code
+		}
+	case len(shapes.Detail) > 0:
+		var d struct {
+			ErrorCode string `json:"error_code"`
+			Message   string `json:"message"`
+		}
+		if json.Unmarshal(shapes.Detail, &d) == nil {
+			e.Type, e.Message = d.ErrorCode, d.Message
+		} else {
+			var s string
+			_ = json.Unmarshal(shapes.Detail, &s)
+			e.Message = s
+		}
+	default:
+		e.Type, e.Message = shapes.Type, shapes.Message
+	}
+	if e.Message == "" && e.Type == "" {
+		e.Message = excerpt(body)
+	}
+}
+
+// excerpt returns a short, single-line, printable excerpt of a body.
+func excerpt(body []byte) string {
+	s := strings.ToValidUTF8(string(body), "?")
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// IncompleteError reports a stream or body that ended before its documented
+// completion (an SSE stream without its final event, a WebSocket closed
+// early or with a chunk gap, a truncated body). Such an operation produced
+// no usable output; it may be retried.
+type IncompleteError struct {
+	What   string // which stream, e.g. "sse stream"
+	Reason string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%s incomplete: %s", e.What, e.Reason)
+}
+
+// IsTemporary reports whether err is worth retrying as a whole operation: a
+// temporary service error, an incomplete stream, or a connection failure.
+func IsTemporary(err error) bool {
+	if err == nil {
+		return false
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Temporary()
+	}
+	var ie *IncompleteError
+	if errors.As(err, &ie) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	for _, target := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
