@@ -70,7 +70,8 @@ type Running struct {
 	// URL is the base URL, e.g. http://127.0.0.1:43210.
 	URL  string
 	srv  *http.Server
-	done chan error
+	done chan struct{} // closed when Serve returns; err is then set
+	err  error
 }
 
 // Start serves a new emulator on addr ("127.0.0.1:0" picks a free port).
@@ -84,9 +85,12 @@ func Start(opts Options, addr string) (*Running, error) {
 		Server: s,
 		URL:    "http://" + ln.Addr().String(),
 		srv:    &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second},
-		done:   make(chan error, 1),
+		done:   make(chan struct{}),
 	}
-	go func() { r.done <- r.srv.Serve(ln) }()
+	go func() {
+		r.err = r.srv.Serve(ln)
+		close(r.done)
+	}()
 	return r, nil
 }
 
@@ -94,7 +98,7 @@ func Start(opts Options, addr string) (*Running, error) {
 func (r *Running) Shutdown(ctx context.Context) error {
 	err := r.srv.Shutdown(ctx)
 	r.Server.Close()
-	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+	if serr := r.Wait(); serr != nil && err == nil {
 		err = serr
 	}
 	return err
@@ -102,10 +106,12 @@ func (r *Running) Shutdown(ctx context.Context) error {
 
 // Wait blocks until the server stops serving.
 func (r *Running) Wait() error {
-	err := <-r.done
-	r.done <- err
-	if errors.Is(err, http.ErrServerClosed) {
+	<-r.done
+	if errors.Is(r.err, http.ErrServerClosed) {
 		return nil
 	}
-	return err
+	return r.err
 }
+
+// Done is closed when the server stops serving.
+func (r *Running) Done() <-chan struct{} { return r.done }

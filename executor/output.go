@@ -1,0 +1,190 @@
+package executor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// tempMarker is part of every temporary output's name, so that temp files
+// left by a killed process are recognised and swept by the next apply.
+const tempMarker = ".voxform-tmp-"
+
+// Output is a finished output file as state records it.
+type Output struct {
+	Path   string // as declared, relative to the manifest directory
+	SHA256 string
+	Size   int64
+}
+
+// outputFile is an output being written. Bytes go to a temporary file beside
+// the final path; Commit validates, syncs, renames into place and syncs the
+// directory; Abort removes the temporary file. Nothing ever appears at the
+// final path until Commit, so an interrupted operation leaves no partial file.
+type outputFile struct {
+	rel    string // declared path
+	final  string // absolute final path
+	f      *os.File
+	h      hash.Hash
+	size   int64
+	seeked bool // the running hash is void once the writer seeks back
+	done   bool
+}
+
+// createOutput starts writing the output at rel (relative to dir).
+func createOutput(dir, rel string) (*outputFile, error) {
+	final := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+tempMarker+"*")
+	if err != nil {
+		return nil, fmt.Errorf("create temporary output: %w", err)
+	}
+	return &outputFile{rel: rel, final: final, f: f, h: sha256.New()}, nil
+}
+
+// Write implements io.Writer.
+func (o *outputFile) Write(p []byte) (int, error) {
+	n, err := o.f.Write(p)
+	if !o.seeked {
+		o.h.Write(p[:n])
+	}
+	if end, _ := o.f.Seek(0, io.SeekCurrent); end > o.size {
+		o.size = end
+	}
+	return n, err
+}
+
+// Seek implements io.Seeker (WAV writers patch their header at the end).
+func (o *outputFile) Seek(offset int64, whence int) (int64, error) {
+	o.seeked = true
+	return o.f.Seek(offset, whence)
+}
+
+// Truncate empties the file so that a retried operation starts afresh.
+func (o *outputFile) Truncate() error {
+	if err := o.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := o.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	o.h.Reset()
+	o.size, o.seeked = 0, false
+	return nil
+}
+
+// TempPath is the temporary file's path (for validation before commit).
+func (o *outputFile) TempPath() string { return o.f.Name() }
+
+// Commit makes the output visible at its final path. validate, if not nil,
+// checks the complete temporary file first (container magic, sizes).
+func (o *outputFile) Commit(validate func(path string) error) (Output, error) {
+	if o.done {
+		return Output{}, errors.New("output already finished")
+	}
+	o.done = true
+	fail := func(err error) (Output, error) {
+		o.f.Close()
+		os.Remove(o.f.Name())
+		return Output{}, err
+	}
+	if err := o.f.Sync(); err != nil {
+		return fail(fmt.Errorf("sync %s: %w", o.rel, err))
+	}
+	sum, size, err := o.digest()
+	if err != nil {
+		return fail(err)
+	}
+	if err := o.f.Close(); err != nil {
+		return fail(fmt.Errorf("close %s: %w", o.rel, err))
+	}
+	if validate != nil {
+		if err := validate(o.f.Name()); err != nil {
+			return fail(fmt.Errorf("validate %s: %w", o.rel, err))
+		}
+	}
+	if err := os.Rename(o.f.Name(), o.final); err != nil {
+		return fail(fmt.Errorf("rename %s into place: %w", o.rel, err))
+	}
+	if err := syncDir(filepath.Dir(o.final)); err != nil {
+		return Output{}, err
+	}
+	return Output{Path: o.rel, SHA256: sum, Size: size}, nil
+}
+
+// digest returns the content hash, re-reading the file if the writer seeked.
+func (o *outputFile) digest() (string, int64, error) {
+	if !o.seeked {
+		return hex.EncodeToString(o.h.Sum(nil)), o.size, nil
+	}
+	if _, err := o.f.Seek(0, io.SeekStart); err != nil {
+		return "", 0, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, o.f)
+	if err != nil {
+		return "", 0, fmt.Errorf("hash %s: %w", o.rel, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// Abort discards the output. It is safe after Commit (it does nothing).
+func (o *outputFile) Abort() {
+	if o.done {
+		return
+	}
+	o.done = true
+	o.f.Close()
+	os.Remove(o.f.Name())
+}
+
+// syncDir makes a rename durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// sweepTemps removes temporary outputs a killed apply left in dirs.
+func sweepTemps(dirs []string) {
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMarker) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
+// hashFile returns the SHA-256 and size of a file, streaming.
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}

@@ -1,0 +1,85 @@
+package executor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestOutputFileCommitIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	o, err := createOutput(dir, "build/a/out.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write([]byte("RIFF....partial")); err != nil {
+		t.Fatal(err)
+	}
+	final := filepath.Join(dir, "build/a/out.wav")
+	if _, err := os.Stat(final); !os.IsNotExist(err) {
+		t.Fatalf("output visible before commit: %v", err)
+	}
+	out, err := o.Commit(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(final)
+	if string(b) != "RIFF....partial" || out.Size != int64(len(b)) || out.Path != "build/a/out.wav" {
+		t.Fatalf("committed %q as %+v", b, out)
+	}
+	sum, _, _ := hashFile(final)
+	if sum != out.SHA256 {
+		t.Errorf("recorded hash %s, file hash %s", out.SHA256, sum)
+	}
+}
+
+func TestOutputFileSeekRehashes(t *testing.T) {
+	dir := t.TempDir()
+	o, _ := createOutput(dir, "x.bin")
+	o.Write([]byte("0000abcd"))
+	o.Seek(0, 0)
+	o.Write([]byte("1111"))
+	out, err := o.Commit(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, size, _ := hashFile(filepath.Join(dir, "x.bin"))
+	if sum != out.SHA256 || size != out.Size || size != 8 {
+		t.Errorf("after seek: recorded %+v, file %s %d", out, sum, size)
+	}
+}
+
+func TestOutputFileFailedValidationLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.wav"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := createOutput(dir, "keep.wav")
+	o.Write([]byte("garbage"))
+	if _, err := o.Commit(func(string) error { return errors.New("not a WAV file") }); err == nil {
+		t.Fatal("invalid output committed")
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "keep.wav"))
+	if string(b) != "old" {
+		t.Errorf("previous output replaced by an invalid one: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary file left behind: %v", entries)
+	}
+}
+
+func TestSweepTempsRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	o, _ := createOutput(dir, "a.wav")
+	o.Write([]byte("x"))
+	// a killed process never commits or aborts
+	o.f.Close()
+	os.WriteFile(filepath.Join(dir, "b.wav"), []byte("y"), 0o644)
+	sweepTemps([]string{dir})
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "b.wav" {
+		t.Errorf("after sweep: %v", entries)
+	}
+}
