@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,11 +78,32 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
+// ffprobe checks that ffprobe reads the subtitle file and finds one packet
+// per cue, starting where the cue's timing line says.
 func ffprobe(t *testing.T, path string) {
 	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-i", path).CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("ffprobe -i %s: %v\n%s", path, err, out)
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "packet=pts_time",
+		"-of", "csv=p=0", "-i", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe -i %s: %v", path, err)
+	}
+	var got []string
+	for _, l := range strings.Fields(string(out)) {
+		got = append(got, strings.TrimRight(l, ","))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if start, _, ok := strings.Cut(l, " --> "); ok {
+			d := parseSRT(t, strings.Replace(start, ".", ",", 1))
+			want = append(want, fmt.Sprintf("%.6f", d.Seconds()))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ffprobe packets of %s differ from the cues (-cues +ffprobe):\n%s", path, d)
 	}
 }
 
