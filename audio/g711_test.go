@@ -137,23 +137,3 @@ func TestG711EncodeMatchesSox(t *testing.T) {
 	}
 }
 
-// requireTool fails the test when an external tool is missing: these tests
-// must never pass by skipping.
-func requireTool(t testing.TB, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is required for this test (scripts/deps.sh installs it): %v", name, err)
-	}
-}
-
-func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-nostdin"}, args...)...)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ffmpeg %v: %v\n%s", args, err, errb.String())
-	}
-	return out.Bytes()
-}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/voxform/voxform/audio"
@@ -285,4 +286,64 @@ func TestReadWAVHeaderErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWAVWriterFilesAcceptedByFFprobe writes half a second of a sine in
+// every encoding through SampleWriter and WAVWriter and has ffprobe read
+// the files back.
+// conformance: TTS-034, TTS-038, TTS-039, TTS-040, TTS-041
+func TestWAVWriterFilesAcceptedByFFprobe(t *testing.T) {
+	tests := []struct {
+		codec string
+		f     audio.Format
+	}{
+		{"pcm_u8", audio.Format{SampleRate: 22050, Channels: 2, BitsPerSample: 8}},
+		{"pcm_s16le", audio.Format{SampleRate: 48000, Channels: 1, BitsPerSample: 16}},
+		{"pcm_s24le", audio.Format{SampleRate: 44100, Channels: 2, BitsPerSample: 24}},
+		{"pcm_s32le", audio.Format{SampleRate: 16000, Channels: 8, BitsPerSample: 32}},
+		{"pcm_f32le", audio.Format{SampleRate: 24000, Channels: 1, BitsPerSample: 32, Encoding: audio.Float}},
+		{"pcm_f64le", audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 64, Encoding: audio.Float}},
+		{"pcm_mulaw", mulaw8k},
+		{"pcm_alaw", alaw8k},
+	}
+	for _, tt := range tests {
+		t.Run(tt.codec, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out.wav")
+			out, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			w, err := audio.NewWAVWriter(out, tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw, _ := audio.NewSampleWriter(w, tt.f)
+			src := &sineSource{rate: tt.f.SampleRate, ch: tt.f.Channels, frames: tt.f.SampleRate/2 + 1, freq: 440, amp: 0.8}
+			buf := make([]float64, 333*tt.f.Channels)
+			for {
+				n, err := src.ReadSamples(buf)
+				if werr := sw.WriteSamples(buf[:n]); werr != nil {
+					t.Fatal(werr)
+				}
+				if err != nil {
+					break
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := ffprobe(t, path)
+			want := probeResult{Codec: tt.codec, SampleRate: tt.f.SampleRate, Channels: tt.f.Channels,
+				Duration: audio.FramesDuration(int64(src.frames), tt.f.SampleRate), Format: "wav"}
+			if diff := cmp.Diff(want, got, cmpDuration(time.Millisecond)); diff != "" {
+				t.Errorf("ffprobe (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cmpDuration compares durations within tol.
+func cmpDuration(tol time.Duration) cmp.Option {
+	return cmp.Comparer(func(a, b time.Duration) bool { return absDur(a-b) <= tol })
 }
