@@ -136,4 +136,3 @@ func TestG711EncodeMatchesSox(t *testing.T) {
 		}
 	}
 }
-
