@@ -67,6 +67,13 @@ type Manifest struct {
 	Embeddings     []*Embedding
 	Syntheses      []*Synthesis
 	Transcriptions []*Transcription
+
+	// DataFiles are the for_each data files read, relative to Dir, sorted.
+	DataFiles []string
+	// VarFiles are the -var-file files read, as given.
+	VarFiles []string
+	// VersionPos is the position of the version: value.
+	VersionPos Pos
 }
 
 // Service is the manifest's service: block. Zero values mean "not set".
@@ -83,6 +90,9 @@ type Service struct {
 	// differ from the documents (SPEC section 7).
 	Paths map[string]string
 	Pos   Pos
+	// Fields holds the position of each field that was set ("paths.NAME"
+	// for a path override).
+	Fields map[string]Pos
 }
 
 // CatalogExtension is the manifest's catalog: block, which extends the
@@ -94,6 +104,10 @@ type CatalogExtension struct {
 	Languages map[string][]string
 	// Models lists extra synthesis model names (treated like tts-v2.5).
 	Models []string
+	// RecognitionLanguages maps a recognition API (rest, realtime, batch,
+	// batch_legacy) to extra language codes.
+	RecognitionLanguages map[string][]string
+	Pos                  Pos
 }
 
 // Budget refuses a plan that costs more (SPEC section 5). Nil fields are unlimited.
@@ -101,6 +115,7 @@ type Budget struct {
 	MaxCharacters   *int64
 	MaxAudioSeconds *float64
 	Pos             Pos
+	Fields          map[string]Pos
 }
 
 // AudioConfig is the service's audio_config object, as the manifest sets it.
@@ -150,9 +165,12 @@ type Embedding struct {
 // Its fields are the effective values after defaults, the voice's values and
 // interpolation.
 type Synthesis struct {
-	Name    string // block name
-	Key     string // for_each key; empty when the block has no for_each
-	HasKey  bool   // true for for_each instances (Key may be any string)
+	Name   string // block name
+	Key    string // for_each key; empty when the block has no for_each
+	HasKey bool   // true for for_each instances (Key may be any string)
+	// KeyPos is where the for_each key is written (a data file row, or the
+	// inline list or map); zero without for_each.
+	KeyPos  Pos
 	Address string // synthesis.NAME or synthesis.NAME["KEY"]
 
 	Voice       string // name of the voices: entry
@@ -164,6 +182,15 @@ type Synthesis struct {
 	AudioConfig *AudioConfig
 	Transport   string // rest (default), sse or websocket
 	Output      string // relative to Dir
+
+	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
+	// source: an embeddings: entry or a file, relative to Dir.
+	EmbeddingName string
+	EmbeddingFile string
+	// TextSpans say where each part of Text came from (a manifest literal
+	// or an interpolated value), so that problems inside the text can be
+	// reported at their exact position.
+	TextSpans []Span
 
 	Pos    Pos
 	Fields map[string]Pos
@@ -192,6 +219,11 @@ type Transcription struct {
 	// SampleRate is the rate realtime input is resampled to: 16000 or 8000.
 	SampleRate int
 
+	// Pattern is the inputs: glob (or urls: entry) that produced Input.
+	Pattern string
+	// InputPos is where Pattern is written.
+	InputPos Pos
+
 	OutputDir string   // relative to Dir
 	Formats   []string // json, txt, srt, vtt
 	// Outputs maps each format to its output path, relative to Dir.
@@ -199,4 +231,41 @@ type Transcription struct {
 
 	Pos    Pos
 	Fields map[string]Pos
+}
+
+// Span maps a byte range of an interpolated string to its source: bytes
+// [Offset, next span's Offset) came from Pos onwards. When Exact is true
+// the source holds those bytes verbatim, so the position of a byte inside
+// the span is Pos advanced by the preceding bytes of the span.
+type Span struct {
+	Offset int
+	Pos    Pos
+	Exact  bool
+}
+
+// PosAt returns the best known source position of byte offset off of a
+// string described by spans.
+func PosAt(spans []Span, s string, off int) Pos {
+	var cur *Span
+	for i := range spans {
+		if spans[i].Offset <= off {
+			cur = &spans[i]
+		}
+	}
+	if cur == nil {
+		return Pos{}
+	}
+	p := cur.Pos
+	if !cur.Exact || off > len(s) {
+		return p
+	}
+	for _, r := range s[cur.Offset:off] {
+		if r == '\n' {
+			p.Line++
+			p.Col = 1
+			continue
+		}
+		p.Col++
+	}
+	return p
 }

@@ -1,0 +1,224 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// hashed is one input of Manifest.Hash.
+type hashed struct {
+	name string
+	data []byte
+}
+
+// expander turns a Raw into typed resources.
+type expander struct {
+	raw       *Raw
+	opts      LoadOptions
+	ds        Diagnostics
+	ip        *interpolator
+	m         *Manifest
+	vars      map[string]value
+	hashFiles []hashed
+	dataSeen  map[string]bool
+	dataCache map[string][]byte
+	voices    map[string]*Voice
+}
+
+// Expand resolves variables, defaults, for_each and transcription inputs of
+// a parsed manifest into typed resources sorted by address. Blocks marked
+// broken (by schema validation) are skipped. Semantic rules beyond what
+// expansion needs (models, limits, formats) are the schema package's.
+func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
+	files := make(map[string]*File, len(raw.Files))
+	for _, f := range raw.Files {
+		files[f.Name] = f
+	}
+	x := &expander{
+		raw:       raw,
+		opts:      opts,
+		ip:        &interpolator{files: files, lines: map[string][]int{}},
+		m:         &Manifest{Dir: raw.Dir, Version: 1, Variables: map[string]any{}},
+		dataSeen:  map[string]bool{},
+		dataCache: map[string][]byte{},
+		voices:    map[string]*Voice{},
+	}
+	for _, f := range raw.Files {
+		x.m.Files = append(x.m.Files, f.Name)
+		x.hashFiles = append(x.hashFiles, hashed{name: "manifest:" + f.Name, data: f.Src})
+	}
+	x.m.VarFiles = append([]string(nil), opts.VarFiles...)
+	x.vars = x.resolveVars()
+	for k, v := range x.vars {
+		x.m.Variables[k] = v.V
+	}
+	x.version()
+	x.service()
+	x.catalog()
+	x.budget()
+	x.expandVoices()
+	x.expandEmbeddings()
+	x.expandSyntheses()
+	x.expandTranscriptions()
+	x.finish()
+	x.ds.Sort()
+	return x.m, x.ds
+}
+
+func (x *expander) scope() *scope {
+	return &scope{vars: x.vars, eachErrs: map[string]bool{}}
+}
+
+// singleton returns the fields of a singleton section, or nil.
+func (x *expander) singleton(sec string) (*Block, map[string]*field) {
+	b := x.raw.Blocks[sec][""]
+	if b == nil || x.raw.isBroken(sec, "") {
+		return nil, nil
+	}
+	return b, fieldsOf(b.File, b.Node)
+}
+
+func (x *expander) version() {
+	b := x.raw.Blocks["version"][""]
+	if b == nil || x.raw.isBroken("version", "") {
+		return
+	}
+	x.m.VersionPos = nodePos(b.File, b.Node)
+	v, ok := asInt(scalarValueOf(b))
+	if !ok || v != 1 {
+		x.ds.Errorf(x.m.VersionPos, "unsupported manifest version %s", b.Node.Value).
+			WithHint("this voxform reads version: 1")
+		return
+	}
+	x.m.Version = int(v)
+}
+
+func scalarValueOf(b *Block) any {
+	if b.Node == nil || b.Node.Kind != 8 { // yaml.ScalarNode
+		return nil
+	}
+	return scalarValue(b.Node)
+}
+
+func (x *expander) service() {
+	b, fs := x.singleton("service")
+	s := &x.m.Service
+	s.APIKeyEnv = "VOXFORM_API_KEY"
+	if b != nil {
+		sc := x.scope()
+		s.Pos = b.Pos()
+		s.Fields = fieldPositions(fs)
+		s.BaseURL, _, _ = x.str(fs["base_url"], sc)
+		s.WSBaseURL, _, _ = x.str(fs["ws_base_url"], sc)
+		if v, _, ok := x.str(fs["api_key_env"], sc); ok {
+			s.APIKeyEnv = v
+		}
+		s.Timeout, _ = x.duration(fs["timeout"], sc)
+		if v, ok := x.integer(fs["retries"], sc); ok {
+			s.Retries = int(v)
+		}
+		s.RequestsPerSecond, _ = x.number(fs["requests_per_second"], sc)
+		if v, ok := x.integer(fs["parallelism"], sc); ok {
+			s.Parallelism = int(v)
+		}
+		if f := fs["paths"]; f != nil {
+			s.Paths = map[string]string{}
+			for name, pf := range fieldsOf(f.File, deref(f.Val)) {
+				if v, _, ok := x.str(pf, sc); ok {
+					s.Paths[name] = v
+					s.Fields["paths."+name] = valuePos(pf.File, pf.Val)
+				}
+			}
+		}
+	}
+	for _, kv := range x.opts.Environ {
+		if v, ok := strings.CutPrefix(kv, "VOXFORM_BASE_URL="); ok && v != "" {
+			s.BaseURL = v
+		}
+	}
+}
+
+func (x *expander) catalog() {
+	b, fs := x.singleton("catalog")
+	if b == nil {
+		return
+	}
+	c := &x.m.Catalog
+	c.Pos = b.Pos()
+	sc := x.scope()
+	listMap := func(name string) map[string][]string {
+		f := fs[name]
+		if f == nil {
+			return nil
+		}
+		out := map[string][]string{}
+		for k, lf := range fieldsOf(f.File, deref(f.Val)) {
+			l, _, _ := x.strList(lf, sc)
+			out[k] = l
+		}
+		return out
+	}
+	c.Voices = listMap("voices")
+	c.Languages = listMap("languages")
+	c.RecognitionLanguages = listMap("recognition_languages")
+	c.Models, _, _ = x.strList(fs["models"], sc)
+}
+
+func (x *expander) budget() {
+	b, fs := x.singleton("budget")
+	if b == nil {
+		return
+	}
+	sc := x.scope()
+	bu := &Budget{Pos: b.Pos(), Fields: fieldPositions(fs)}
+	if v, ok := x.integer(fs["max_characters"], sc); ok {
+		bu.MaxCharacters = &v
+	}
+	if v, ok := x.number(fs["max_audio_seconds"], sc); ok {
+		bu.MaxAudioSeconds = &v
+	}
+	x.m.Budget = bu
+}
+
+// fieldPositions records where each present field's value is.
+func fieldPositions(fs map[string]*field) map[string]Pos {
+	out := make(map[string]Pos, len(fs))
+	for n, f := range fs {
+		out[n] = valuePos(f.File, f.Val)
+	}
+	return out
+}
+
+// Address returns the address of a resource: KIND.NAME, or
+// KIND.NAME["KEY"] for an instance of a block.
+func Address(kind Kind, name string, key string, hasKey bool) string {
+	if !hasKey {
+		return string(kind) + "." + name
+	}
+	return string(kind) + "." + name + "[" + strconv.Quote(key) + "]"
+}
+
+// finish sorts resources and computes the hash.
+func (x *expander) finish() {
+	m := x.m
+	sort.Slice(m.Voices, func(i, j int) bool { return m.Voices[i].Address < m.Voices[j].Address })
+	sort.Slice(m.Embeddings, func(i, j int) bool { return m.Embeddings[i].Address < m.Embeddings[j].Address })
+	sort.Slice(m.Syntheses, func(i, j int) bool { return m.Syntheses[i].Address < m.Syntheses[j].Address })
+	sort.Slice(m.Transcriptions, func(i, j int) bool { return m.Transcriptions[i].Address < m.Transcriptions[j].Address })
+	for name := range x.dataSeen {
+		m.DataFiles = append(m.DataFiles, name)
+	}
+	sort.Strings(m.DataFiles)
+	h := sha256.New()
+	for _, f := range x.hashFiles {
+		h.Write([]byte(f.name))
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(len(f.data))))
+		h.Write([]byte{0})
+		h.Write(f.data)
+	}
+	m.Hash = hex.EncodeToString(h.Sum(nil))
+}

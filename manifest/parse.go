@@ -1,0 +1,290 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var errNotIndex = errors.New("not an index")
+
+// Sections are the top-level keys of a manifest, in documented order.
+var Sections = []string{"version", "service", "catalog", "variables", "defaults", "budget",
+	"voices", "embeddings", "syntheses", "transcriptions"}
+
+// namedSections hold named blocks that are merged across files by name.
+var namedSections = map[string]bool{"variables": true, "voices": true, "embeddings": true,
+	"syntheses": true, "transcriptions": true}
+
+// File is one parsed manifest file; a file may hold several YAML documents.
+type File struct {
+	Name string // relative to the manifest directory
+	Src  []byte
+	Docs []*yaml.Node // document nodes, aliases unresolved
+}
+
+// Block is one named entry of a named section (a voice, a synthesis, a
+// variable), or a singleton section (service, catalog, ...).
+type Block struct {
+	Section string
+	Name    string // empty for singleton sections
+	File    string
+	Key     *yaml.Node // the name's node (or the section key)
+	Node    *yaml.Node // the value, aliases resolved
+}
+
+// Pos is the position of the block's name.
+func (b *Block) Pos() Pos { return nodePos(b.File, b.Key) }
+
+// Raw is a manifest directory parsed and merged but not yet expanded.
+type Raw struct {
+	Dir    string
+	Files  []*File
+	Blocks map[string]map[string]*Block // section -> name -> block ("" for singletons)
+	broken map[string]bool
+}
+
+// MarkBroken records that the block at the JSON pointer of a file failed
+// schema validation, so that expansion skips it instead of reporting its
+// problems a second time.
+func (r *Raw) MarkBroken(pointer string) {
+	toks := splitPointer(pointer)
+	if len(toks) == 0 || toks[0] == "" {
+		r.broken["*"] = true
+		return
+	}
+	if namedSections[toks[0]] && len(toks) >= 2 {
+		r.broken[toks[0]+"/"+toks[1]] = true
+		return
+	}
+	r.broken[toks[0]] = true
+}
+
+func (r *Raw) isBroken(section, name string) bool {
+	if r.broken["*"] || r.broken[section] {
+		return true
+	}
+	return name != "" && r.broken[section+"/"+name]
+}
+
+// ManifestFiles lists the *.yaml and *.yml files of dir, sorted.
+func ManifestFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest directory: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if ext := filepath.Ext(n); ext == ".yaml" || ext == ".yml" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Parse reads and merges every manifest file of dir. Problems are returned
+// as diagnostics; the Raw is usable (possibly partial) whenever it is non-nil.
+func Parse(dir string) (*Raw, Diagnostics) {
+	var ds Diagnostics
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		ds.Errorf(Pos{File: dir}, "manifest directory %s: %v", dir, err)
+		return nil, ds
+	}
+	names, err := ManifestFiles(abs)
+	if err != nil {
+		ds.Errorf(Pos{File: dir}, "%v", err)
+		return nil, ds
+	}
+	if len(names) == 0 {
+		ds.Errorf(Pos{File: dir}, "no manifest files (*.yaml, *.yml) in %s", dir).
+			WithHint("run 'voxform init' to write a starter manifest")
+	}
+	srcs := make([][]byte, len(names))
+	for i, n := range names {
+		b, err := os.ReadFile(filepath.Join(abs, n))
+		if err != nil {
+			ds.Errorf(Pos{File: n}, "read %s: %v", n, err)
+			continue
+		}
+		srcs[i] = b
+	}
+	r, pds := ParseSources(abs, names, srcs)
+	ds.Append(pds)
+	return r, ds
+}
+
+// ParseSources is Parse over contents already read: names[i] holds srcs[i].
+func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics) {
+	var ds Diagnostics
+	r := &Raw{Dir: dir, Blocks: map[string]map[string]*Block{}, broken: map[string]bool{}}
+	for i, n := range names {
+		f := &File{Name: n, Src: srcs[i]}
+		f.Docs = parseDocs(f, &ds)
+		r.Files = append(r.Files, f)
+		for _, doc := range f.Docs {
+			r.mergeDoc(f, doc, &ds)
+		}
+	}
+	return r, ds
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseDocs parses every YAML document of a file and checks each mapping
+// for duplicate keys, which yaml.v3 leaves to the decoder.
+func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
+	var docs []*yaml.Node
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			msg, pos := err.Error(), Pos{File: f.Name, Line: 1, Col: 1}
+			if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+				pos.Line = atoiOr(m[1], 1)
+				msg = m[2]
+			} else {
+				msg = strings.TrimPrefix(msg, "yaml: ")
+			}
+			ds.Errorf(pos, "invalid YAML: %s", msg)
+			return docs
+		}
+		checkDuplicateKeys(f.Name, &doc, ds, 0)
+		docs = append(docs, &doc)
+	}
+	return docs
+}
+
+func atoiOr(s string, def int) int {
+	n, err := atoiStrict(s)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// checkDuplicateKeys reports a key repeated in one mapping. Aliases are not
+// followed (their targets are checked where they are defined).
+func checkDuplicateKeys(file string, n *yaml.Node, ds *Diagnostics, depth int) {
+	if n == nil || depth > 200 {
+		return
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && !isMergeKey(k) {
+				if prev, dup := seen[k.Value]; dup {
+					ds.Errorf(nodePos(file, k), "key %q is declared twice in one mapping (first at line %d)", k.Value, prev.Line)
+				}
+				seen[k.Value] = k
+			}
+		}
+	}
+	for _, c := range n.Content {
+		checkDuplicateKeys(file, c, ds, depth+1)
+	}
+}
+
+// mergeDoc adds the top-level sections of one document to r.
+func (r *Raw) mergeDoc(f *File, doc *yaml.Node, ds *Diagnostics) {
+	root := deref(doc)
+	if root == nil || isNull(root) {
+		return
+	}
+	if root.Kind != yaml.MappingNode {
+		return // the JSON Schema reports the type
+	}
+	for _, e := range entries(root) {
+		sec := e.Key.Value
+		val := deref(e.Val)
+		if !knownSection(sec) {
+			continue // the JSON Schema reports unknown fields
+		}
+		if r.Blocks[sec] == nil {
+			r.Blocks[sec] = map[string]*Block{}
+		}
+		if !namedSections[sec] {
+			if prev, dup := r.Blocks[sec][""]; dup {
+				ds.Errorf(nodePos(f.Name, e.Key), "%s: is declared twice: here and at %s", sec, prev.Pos()).
+					WithHint("keep one %s: block across all manifest files", sec)
+				continue
+			}
+			r.Blocks[sec][""] = &Block{Section: sec, File: f.Name, Key: e.Key, Node: val}
+			continue
+		}
+		for _, ne := range entries(val) {
+			name := ne.Key.Value
+			b := &Block{Section: sec, Name: name, File: f.Name, Key: ne.Key, Node: deref(ne.Val)}
+			if prev, dup := r.Blocks[sec][name]; dup {
+				if prev.File != f.Name || prev.Key.Line != ne.Key.Line {
+					ds.Errorf(b.Pos(), "%s %q is declared twice: here and at %s", singular(sec), name, prev.Pos()).
+						WithHint("names must be unique across all manifest files")
+				}
+				continue
+			}
+			r.Blocks[sec][name] = b
+		}
+	}
+}
+
+func knownSection(s string) bool {
+	for _, k := range Sections {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+func singular(section string) string {
+	switch section {
+	case "variables":
+		return "variable"
+	case "voices":
+		return "voice"
+	case "embeddings":
+		return "embedding"
+	case "syntheses":
+		return "synthesis"
+	case "transcriptions":
+		return "transcription"
+	}
+	return section
+}
+
+// nodePos is the position of n in file.
+func nodePos(file string, n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: file}
+	}
+	return Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// sortedNames returns the names of a section in sorted order.
+func (r *Raw) sortedNames(section string) []string {
+	m := r.Blocks[section]
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,230 @@
+package manifest
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// SpeedNames maps the service's speed words to numbers (speech-synthesis.md,
+// Synthesis request: slow 0.85, medium 1.0, fast 1.15).
+var SpeedNames = map[string]float64{"slow": 0.85, "medium": 1.0, "fast": 1.15}
+
+// speed evaluates a speed: a number or slow/medium/fast.
+func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
+	v, _, ok := x.eval(f, sc)
+	if !ok {
+		return nil, false
+	}
+	if s, isStr := v.(string); isStr {
+		if n, ok := SpeedNames[strings.TrimSpace(s)]; ok {
+			return &n, true
+		}
+	}
+	n, ok := asFloat(v)
+	if !ok {
+		d := x.ds.Errorf(f.Pos(), "speed %s is neither a number nor slow, medium or fast", quoteValue(v))
+		if s, isStr := v.(string); isStr {
+			if sg := Suggest(s, []string{"slow", "medium", "fast"}); sg != "" {
+				d.WithHint("did you mean %q?", sg)
+			}
+		}
+		return nil, false
+	}
+	return &n, true
+}
+
+func (x *expander) expandVoices() {
+	for _, name := range x.raw.sortedNames("voices") {
+		b := x.raw.Blocks["voices"][name]
+		if x.raw.isBroken("voices", name) {
+			x.voices[name] = nil
+			continue
+		}
+		fs := fieldsOf(b.File, b.Node)
+		sc := x.scope()
+		v := &Voice{Name: name, Address: Address(KindVoice, name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}
+		v.Model, _, _ = x.str(fs["model"], sc)
+		v.Voice, _, _ = x.str(fs["voice"], sc)
+		v.Language, _, _ = x.str(fs["language"], sc)
+		v.Speed, _ = x.speed(fs["speed"], sc)
+		v.Embedding, _, _ = x.str(fs["embedding"], sc)
+		if p, _, ok := x.str(fs["embedding_file"], sc); ok {
+			v.EmbeddingFile = cleanRel(p)
+		}
+		x.voices[name] = v
+		x.m.Voices = append(x.m.Voices, v)
+	}
+}
+
+func (x *expander) expandEmbeddings() {
+	for _, name := range x.raw.sortedNames("embeddings") {
+		b := x.raw.Blocks["embeddings"][name]
+		if x.raw.isBroken("embeddings", name) {
+			continue
+		}
+		fs := fieldsOf(b.File, b.Node)
+		sc := x.scope()
+		e := &Embedding{Name: name, Address: Address(KindEmbedding, name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}
+		if p, _, ok := x.str(fs["reference_audio"], sc); ok {
+			e.ReferenceAudio = cleanRel(p)
+		}
+		if p, _, ok := x.str(fs["output"], sc); ok {
+			e.Output = cleanRel(p)
+		}
+		e.Consent, _, _ = x.str(fs["consent"], sc)
+		x.m.Embeddings = append(x.m.Embeddings, e)
+	}
+}
+
+// cleanRel cleans a manifest path and writes it with forward slashes.
+func cleanRel(p string) string {
+	if p == "" {
+		return ""
+	}
+	return filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+}
+
+// synthesisFields merges a synthesis block with defaults.synthesis: a field
+// the block sets replaces the default as a whole.
+func (x *expander) synthesisFields(b *Block) map[string]*field {
+	fs := fieldsOf(b.File, b.Node)
+	db := x.raw.Blocks["defaults"][""]
+	if db == nil || x.raw.isBroken("defaults", "") {
+		return fs
+	}
+	dn := lookup(db.Node, "synthesis")
+	for name, f := range fieldsOf(db.File, dn) {
+		if _, set := fs[name]; !set && name != "for_each" {
+			fs[name] = f
+		}
+	}
+	return fs
+}
+
+func (x *expander) expandSyntheses() {
+	for _, name := range x.raw.sortedNames("syntheses") {
+		b := x.raw.Blocks["syntheses"][name]
+		if x.raw.isBroken("syntheses", name) {
+			continue
+		}
+		fs := x.synthesisFields(b)
+		sc := x.scope()
+		fe := fieldsOf(b.File, b.Node)["for_each"]
+		if fe == nil {
+			if s := x.synthesis(b, fs, sc, nil); s != nil {
+				x.m.Syntheses = append(x.m.Syntheses, s)
+			}
+			continue
+		}
+		elems, ok := x.forEach(fe.File, fe.Val, sc)
+		if !ok {
+			continue
+		}
+		if len(elems) == 0 {
+			x.ds.Warnf(fe.Pos(), "for_each of synthesis %q has no elements", name)
+		}
+		x.m.Syntheses = append(x.m.Syntheses, make([]*Synthesis, 0, len(elems))...)
+		for _, ev := range elems {
+			sc.each = ev
+			if s := x.synthesis(b, fs, sc, ev); s != nil {
+				x.m.Syntheses = append(x.m.Syntheses, s)
+			}
+		}
+	}
+}
+
+// synthesis builds one synthesis instance.
+func (x *expander) synthesis(b *Block, fs map[string]*field, sc *scope, ev *eachValue) *Synthesis {
+	s := &Synthesis{Name: b.Name, Pos: b.Pos(), Fields: fieldPositions(fs), Transport: TransportREST}
+	if ev != nil {
+		s.Key, _ = ev.Key.V.(string)
+		s.HasKey = true
+		s.KeyPos = ev.Key.Pos
+	}
+	s.Address = Address(KindSynthesis, b.Name, s.Key, s.HasKey)
+	s.Voice, _, _ = x.str(fs["voice"], sc)
+	text, spans, hasText := x.str(fs["text"], sc)
+	s.Text, s.TextSpans = text, spans
+	if hasText {
+		s.Fields["text"] = fs["text"].Pos()
+	}
+	if t, _, ok := x.str(fs["transport"], sc); ok {
+		s.Transport = t
+	}
+	if o, _, ok := x.str(fs["output"], sc); ok {
+		s.Output = cleanRel(o)
+	}
+	s.AudioConfig = x.audioConfig(fs["audio_config"], sc, s.Fields)
+	lang, _, hasLang := x.str(fs["language"], sc)
+	speed, hasSpeed := x.speed(fs["speed"], sc)
+	v, known := x.voices[s.Voice]
+	switch {
+	case s.Voice == "":
+	case !known:
+		d := x.ds.Errorf(s.Fields["voice"], "synthesis %q refers to unknown voice %q", b.Name, s.Voice)
+		if sg := Suggest(s.Voice, mapKeys(x.voices)); sg != "" {
+			d.WithHint("did you mean %q?", sg)
+		} else {
+			d.WithHint("declare it under voices:")
+		}
+		if ev != nil {
+			sc.eachErrs["voice:"+s.Voice] = true
+		}
+		return nil
+	case v == nil: // the voice itself is broken and reported
+		return nil
+	default:
+		s.Model, s.VoiceName = v.Model, v.Voice
+		s.EmbeddingName, s.EmbeddingFile = v.Embedding, v.EmbeddingFile
+		if !hasLang && v.Language != "" {
+			lang = v.Language
+			s.Fields["language"] = v.Fields["language"]
+		}
+		if !hasSpeed && v.Speed != nil {
+			speed = v.Speed
+			s.Fields["speed"] = v.Fields["speed"]
+		}
+	}
+	s.Language, s.Speed = lang, speed
+	return s
+}
+
+// audioConfig evaluates an audio_config map; nil when not set.
+func (x *expander) audioConfig(f *field, sc *scope, pos map[string]Pos) *AudioConfig {
+	if f == nil || isNull(f.Val) {
+		return nil
+	}
+	ac := &AudioConfig{}
+	for name, sf := range fieldsOf(f.File, deref(f.Val)) {
+		pos["audio_config."+name] = sf.Pos()
+		switch name {
+		case "sample_rate", "num_channels", "sample_width":
+			v, ok := x.integer(sf, sc)
+			if !ok {
+				continue
+			}
+			switch name {
+			case "sample_rate":
+				ac.SampleRate = int(v)
+			case "num_channels":
+				ac.NumChannels = int(v)
+			case "sample_width":
+				ac.SampleWidth = int(v)
+			}
+		case "encoding", "container", "bitrate":
+			v, _, ok := x.str(sf, sc)
+			if !ok {
+				continue
+			}
+			switch name {
+			case "encoding":
+				ac.Encoding = v
+			case "container":
+				ac.Container = v
+			case "bitrate":
+				ac.Bitrate = v
+			}
+		}
+	}
+	return ac
+}

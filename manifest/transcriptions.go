@@ -1,0 +1,212 @@
+package manifest
+
+import (
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DefaultBatchModel is the batch jobs model (speech-recognition.md, Versioning).
+const DefaultBatchModel = "stt-v2.5"
+
+// transcriptionInput is one input of a transcription block.
+type transcriptionInput struct {
+	key     string // path relative to Dir, or the URL
+	rel     string // output path stem below output_dir
+	isURL   bool
+	pattern string
+	pos     Pos
+}
+
+func (x *expander) expandTranscriptions() {
+	for _, name := range x.raw.sortedNames("transcriptions") {
+		b := x.raw.Blocks["transcriptions"][name]
+		if x.raw.isBroken("transcriptions", name) {
+			continue
+		}
+		fs := fieldsOf(b.File, b.Node)
+		sc := x.scope()
+		proto := x.transcriptionProto(b, fs, sc)
+		for _, in := range x.transcriptionInputs(b, fs, sc) {
+			t := *proto
+			t.Fields = proto.Fields
+			t.Key, t.Input, t.IsURL, t.Pattern = in.key, in.key, in.isURL, in.pattern
+			t.Address = Address(KindTranscription, name, in.key, true)
+			t.Outputs = make(map[string]string, len(t.Formats))
+			for _, f := range t.Formats {
+				t.Outputs[f] = path.Join(t.OutputDir, in.rel+"."+f)
+			}
+			t.InputPos = in.pos
+			x.m.Transcriptions = append(x.m.Transcriptions, &t)
+		}
+	}
+}
+
+// transcriptionProto evaluates the settings shared by every input.
+func (x *expander) transcriptionProto(b *Block, fs map[string]*field, sc *scope) *Transcription {
+	t := &Transcription{Name: b.Name, Pos: b.Pos(), Fields: fieldPositions(fs)}
+	t.API, _, _ = x.str(fs["api"], sc)
+	t.Model, _, _ = x.str(fs["model"], sc)
+	if t.Model == "" && t.API == APIBatch {
+		t.Model = DefaultBatchModel
+	}
+	t.LanguageCode, _, _ = x.str(fs["language_code"], sc)
+	t.Format, _, _ = x.str(fs["format"], sc)
+	t.ITNNativeNumerals, _ = x.boolean(fs["itn_native_numerals"], sc)
+	t.WithDiarization, _ = x.boolean(fs["with_diarization"], sc)
+	if n, ok := x.integer(fs["num_speakers"], sc); ok {
+		t.NumSpeakers = int(n)
+	}
+	t.IsMultiChannel, _ = x.boolean(fs["is_multi_channel"], sc)
+	if d, ok := x.boolean(fs["with_denoise"], sc); ok {
+		t.WithDenoise = &d
+	}
+	t.CallbackURL, _, _ = x.str(fs["callback_url"], sc)
+	if n, ok := x.integer(fs["sample_rate"], sc); ok {
+		t.SampleRate = int(n)
+	} else if t.API == APIRealtime {
+		t.SampleRate = 16000
+	}
+	if d, _, ok := x.str(fs["output_dir"], sc); ok {
+		t.OutputDir = cleanRel(d)
+	}
+	t.Formats, _, _ = x.strList(fs["formats"], sc)
+	if len(t.Formats) == 0 {
+		t.Formats = []string{"json"}
+	}
+	return t
+}
+
+// transcriptionInputs expands inputs: globs and urls: into inputs with
+// their output stems.
+func (x *expander) transcriptionInputs(b *Block, fs map[string]*field, sc *scope) []transcriptionInput {
+	var out []transcriptionInput
+	pats, ppos, _ := x.strList(fs["inputs"], sc)
+	for i, p := range pats {
+		out = append(out, x.glob(p, ppos[i])...)
+	}
+	urls, upos, _ := x.strList(fs["urls"], sc)
+	for i, u := range urls {
+		if in, ok := x.urlInput(u, upos[i]); ok {
+			out = append(out, in)
+		}
+	}
+	seen := map[string]Pos{}
+	kept := out[:0]
+	for _, in := range out {
+		if prev, dup := seen[in.key]; dup {
+			x.ds.Warnf(in.pos, "input %q of transcription %q is also matched at %s; it is transcribed once", in.key, b.Name, prev)
+			continue
+		}
+		seen[in.key] = in.pos
+		kept = append(kept, in)
+	}
+	return kept
+}
+
+func (x *expander) urlInput(raw string, pos Pos) (transcriptionInput, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		x.ds.Errorf(pos, "url %q is not an absolute URL", raw)
+		return transcriptionInput{}, false
+	}
+	if u.Scheme != "https" {
+		x.ds.Errorf(pos, "url %q must use https", raw).WithHint("batch jobs fetch public HTTPS URLs only")
+		return transcriptionInput{}, false
+	}
+	if strings.HasSuffix(u.Path, "/") || u.Path == "" {
+		x.ds.Errorf(pos, "url %q names a prefix, not a file", raw).
+			WithHint("the service expands a prefix itself, so voxform cannot know its outputs; list the files")
+		return transcriptionInput{}, false
+	}
+	base := path.Base(u.Path)
+	return transcriptionInput{key: raw, rel: strings.TrimSuffix(base, path.Ext(base)), isURL: true, pattern: raw, pos: pos}, true
+}
+
+// hasMeta reports whether a path segment holds glob syntax.
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// glob expands one inputs: pattern (with ** for any number of directories)
+// relative to the manifest directory.
+func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
+	pat := cleanRel(pattern)
+	if filepath.IsAbs(filepath.FromSlash(pattern)) {
+		x.ds.Errorf(pos, "input pattern %q is absolute", pattern).WithHint("write inputs relative to the manifest directory")
+		return nil
+	}
+	segs := strings.Split(pat, "/")
+	fixed := 0
+	for fixed < len(segs) && !hasMeta(segs[fixed]) {
+		fixed++
+	}
+	for _, s := range segs[fixed:] {
+		if _, err := path.Match(s, ""); err != nil && s != "**" {
+			x.ds.Errorf(pos, "input pattern %q is malformed: %v", pattern, err)
+			return nil
+		}
+	}
+	if fixed == len(segs) { // a plain file
+		full := filepath.Join(x.raw.Dir, filepath.FromSlash(pat))
+		st, err := os.Stat(full)
+		if err != nil || st.IsDir() {
+			x.ds.Errorf(pos, "input %q does not exist or is not a file", pattern)
+			return nil
+		}
+		base := path.Base(pat)
+		return []transcriptionInput{{key: pat, rel: strings.TrimSuffix(base, path.Ext(base)), pattern: pattern, pos: pos}}
+	}
+	prefix := strings.Join(segs[:fixed], "/")
+	root := filepath.Join(x.raw.Dir, filepath.FromSlash(prefix))
+	var out []transcriptionInput
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		relToRoot, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		rr := filepath.ToSlash(relToRoot)
+		if !matchSegs(segs[fixed:], strings.Split(rr, "/")) {
+			return nil
+		}
+		key := rr
+		if prefix != "" && prefix != "." {
+			key = path.Join(prefix, rr)
+		}
+		out = append(out, transcriptionInput{key: key, rel: strings.TrimSuffix(rr, path.Ext(rr)), pattern: pattern, pos: pos})
+		return nil
+	})
+	if len(out) == 0 {
+		x.ds.Warnf(pos, "input pattern %q matches no files", pattern)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// matchSegs matches path segments against pattern segments; "**" matches
+// zero or more segments.
+func matchSegs(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchSegs(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}

@@ -1,0 +1,264 @@
+package schema
+
+import (
+	"slices"
+	"time"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// Model is a synthesis model of the catalog (speech-synthesis.md, "What
+// the service does" and "Synthesis request").
+type Model struct {
+	Name             string   `json:"name"`
+	Voices           []string `json:"voices"`    // empty for vc-v1
+	Languages        []string `json:"languages"` // allowed language values
+	DefaultLanguage  string   `json:"default_language,omitempty"`
+	LanguageRequired bool     `json:"language_required"`
+	VoiceRequired    bool     `json:"voice_required"`
+	Speed            bool     `json:"speed"`           // accepts speed
+	RendersTags      bool     `json:"renders_tags"`    // renders audio tags
+	NeedsEmbedding   bool     `json:"needs_embedding"` // vc-v1
+	Note             string   `json:"note,omitempty"`
+}
+
+// Container is a row of the audio format reference.
+type Container struct {
+	Name        string `json:"name"`
+	Encoding    string `json:"encoding,omitempty"`
+	Output      string `json:"output"`
+	ContentType string `json:"content_type"`
+	ForcedRate  int    `json:"forced_sample_rate,omitempty"` // mulaw, alaw: 8000
+	Bitrate     bool   `json:"bitrate"`                      // mp3 only
+	// Raw is true for containers voxform can write itself from the raw
+	// PCM a WebSocket delivers.
+	Raw bool `json:"websocket_ok"`
+}
+
+// Alias is a container/encoding pair equivalent to another container.
+type Alias struct {
+	Container  string `json:"container"`
+	Encoding   string `json:"encoding"`
+	Equivalent string `json:"equivalent"`
+}
+
+// RecognitionAPI holds what the recognition document says of one API.
+type RecognitionAPI struct {
+	Name           string        `json:"name"`
+	Languages      []string      `json:"languages"`
+	MaxLanguages   int           `json:"max_languages"` // codes per request
+	ITN            bool          `json:"itn"`           // format, itn_native_numerals
+	Diarization    bool          `json:"diarization"`
+	Denoise        bool          `json:"denoise"`
+	MultiChannel   bool          `json:"multi_channel"`
+	URLs           bool          `json:"urls"` // public https inputs
+	Callback       bool          `json:"callback"`
+	Models         []string      `json:"models,omitempty"`
+	InputFormats   []string      `json:"input_formats"`  // file extensions
+	OutputFormats  []string      `json:"output_formats"` // transcript renderings
+	MaxDuration    time.Duration `json:"max_duration,omitempty"`
+	DurationStrict bool          `json:"duration_strict,omitempty"` // "less than"
+	IdealDuration  time.Duration `json:"ideal_duration,omitempty"`
+	MaxFileBytes   int64         `json:"max_file_bytes,omitempty"`
+	MinSampleRate  int           `json:"min_sample_rate,omitempty"`
+	MaxSampleRate  int           `json:"max_sample_rate,omitempty"`
+	SampleRates    []int         `json:"sample_rates,omitempty"` // realtime send rates
+	MaxSpeakers    int           `json:"max_speakers,omitempty"`
+}
+
+// Limit is one documented limit, for display.
+type Limit struct {
+	Item  string `json:"item"`
+	Value string `json:"value"`
+}
+
+// Catalog is what the service documents: models, voices, languages, tags,
+// formats and limits. The manifest's catalog: block extends it.
+type Catalog struct {
+	Models          []*Model                   `json:"models"`
+	Tags            []string                   `json:"tags"`
+	Containers      []*Container               `json:"containers"`
+	Encodings       []string                   `json:"encodings"`
+	Aliases         []Alias                    `json:"encoding_aliases"`
+	SampleRates     []int                      `json:"sample_rates"`
+	MinSampleRate   int                        `json:"min_sample_rate"`
+	MaxSampleRate   int                        `json:"max_sample_rate"`
+	MaxChannels     int                        `json:"max_channels"`
+	MaxSampleWidth  int                        `json:"max_sample_width"`
+	Bitrates        []string                   `json:"bitrates"`
+	Defaults        manifest.AudioConfig       `json:"audio_config_defaults"`
+	SpeedMin        float64                    `json:"speed_min"`
+	SpeedMax        float64                    `json:"speed_max"`
+	Transports      []string                   `json:"transports"`
+	RefAudioFormats []string                   `json:"reference_audio_formats"`
+	RefAudioMin     time.Duration              `json:"reference_audio_ideal_min"`
+	RefAudioMax     time.Duration              `json:"reference_audio_ideal_max"`
+	Recognition     map[string]*RecognitionAPI `json:"recognition"`
+	Limits          []Limit                    `json:"limits"`
+}
+
+var tts25Languages = []string{"auto", "hi-IN", "en-IN", "ta-IN", "te-IN", "kn-IN", "ml-IN", "mr-IN", "pa-IN", "bn-IN", "gu-IN", "hi-en"}
+
+var sttLanguages = []string{"bn-IN", "en-IN", "gu-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "pa-IN", "ta-IN", "te-IN"}
+
+// Builtin returns a fresh copy of the built-in catalog.
+func Builtin() *Catalog {
+	c := &Catalog{
+		Models: []*Model{
+			{Name: "tts-v2.0", Voices: []string{"Pranav", "Kaveri", "Shubhra", "Deepak"}, Languages: []string{"IND-IN"},
+				DefaultLanguage: "IND-IN", VoiceRequired: true, Note: "English and Hindi; announced as to be deprecated"},
+			{Name: "tts-v2.5", Voices: []string{"Nalini", "Kaveri", "Deepak", "Girish", "Poorvi"}, Languages: slices.Clone(tts25Languages),
+				LanguageRequired: true, VoiceRequired: true, Speed: true, Note: "recommended; the documents name only these example voices of its 42-44"},
+			{Name: "tts-v3.0", Voices: []string{"Shivani", "Avinash"}, Languages: []string{"hi-IN", "en-IN"},
+				VoiceRequired: true, Speed: true, RendersTags: true, Note: "the only model that renders audio tags"},
+			{Name: "vc-v1", NeedsEmbedding: true, Note: "speaks in a cloned voice given by a speaker embedding; sends no voice name"},
+		},
+		Tags: []string{"laugh", "giggle", "sigh", "exhales", "sniffles", "yawns", "coughs", "clears throat",
+			"whispers", "shouting", "excited", "slow", "pauses"},
+		Containers: []*Container{
+			{Name: "wav", Encoding: "linear_pcm", Output: "WAV file with header", ContentType: "audio/wav", Raw: true},
+			{Name: "raw", Encoding: "linear_pcm", Output: "raw 16-bit PCM", ContentType: "application/octet-stream", Raw: true},
+			{Name: "mp3", Output: "MP3 file", ContentType: "audio/mpeg", Bitrate: true},
+			{Name: "ogg", Output: "OGG Opus file", ContentType: "audio/ogg"},
+			{Name: "mulaw", Output: "raw G.711 mu-law", ContentType: "audio/basic", ForcedRate: 8000, Raw: true},
+			{Name: "alaw", Output: "raw G.711 A-law", ContentType: "audio/alaw", ForcedRate: 8000, Raw: true},
+		},
+		Encodings: []string{"linear_pcm", "pcm_s16le", "pcm_mulaw", "pcm_alaw", "oggopus"},
+		Aliases: []Alias{
+			{"raw", "pcm_mulaw", "mulaw"}, {"raw", "pcm_alaw", "alaw"},
+			{"raw", "oggopus", "ogg"}, {"ogg", "oggopus", "ogg"},
+		},
+		SampleRates:   []int{8000, 16000, 22050, 24000, 44100, 48000},
+		MinSampleRate: 8000, MaxSampleRate: 48000, MaxChannels: 8, MaxSampleWidth: 4,
+		Bitrates: []string{"32k", "64k", "96k", "128k", "192k"},
+		Defaults: manifest.AudioConfig{SampleRate: 48000, NumChannels: 1, SampleWidth: 2,
+			Encoding: "linear_pcm", Container: "wav", Bitrate: "128k"},
+		SpeedMin: 0.85, SpeedMax: 1.15,
+		Transports:      []string{manifest.TransportREST, manifest.TransportSSE, manifest.TransportWebSocket},
+		RefAudioFormats: []string{"wav", "mp3"},
+		RefAudioMin:     5 * time.Second, RefAudioMax: 30 * time.Second,
+		Recognition: builtinRecognition(),
+	}
+	c.Limits = builtinLimits()
+	return c
+}
+
+func builtinRecognition() map[string]*RecognitionAPI {
+	return map[string]*RecognitionAPI{
+		manifest.APIREST: {Name: manifest.APIREST, Languages: slices.Clone(sttLanguages), MaxLanguages: 1, ITN: true,
+			InputFormats:  []string{"wav", "mp3", "ogg", "flac", "aac", "m4a"},
+			OutputFormats: []string{"json", "txt"},
+			MaxDuration:   60 * time.Second, IdealDuration: 30 * time.Second, MinSampleRate: 8000, MaxSampleRate: 44100},
+		manifest.APIRealtime: {Name: manifest.APIRealtime, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
+			InputFormats:  []string{"wav", "mp3"},
+			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: []int{16000, 8000}},
+		manifest.APIBatchLegacy: {Name: manifest.APIBatchLegacy, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
+			ITN: true, MultiChannel: true,
+			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},
+			OutputFormats: []string{"json", "txt", "srt", "vtt"},
+			MaxDuration:   time.Hour, DurationStrict: true, MaxFileBytes: 80 << 20},
+		manifest.APIBatch: {Name: manifest.APIBatch,
+			Languages:    []string{"bn-IN", "bn-BD", "en-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "ta-IN", "te-IN"},
+			MaxLanguages: 3, Diarization: true, Denoise: true, MultiChannel: true, URLs: true, Callback: true,
+			Models:        []string{manifest.DefaultBatchModel},
+			InputFormats:  []string{"wav", "mp3", "mp4", "flac", "ogg", "opus", "m4a", "aac", "webm", "amr"},
+			OutputFormats: []string{"json", "txt", "srt", "vtt"},
+			MaxDuration:   4 * time.Hour, MaxFileBytes: 10 << 20, MaxSpeakers: 2},
+	}
+}
+
+func builtinLimits() []Limit {
+	return []Limit{
+		{"speed", "0.85 to 1.15, or slow (0.85), medium (1.0), fast (1.15); tts-v2.5 and later"},
+		{"sample_rate", "8000 to 48000 Hz; supported 8000, 16000, 22050, 24000, 44100, 48000"},
+		{"num_channels", "1 to 8"},
+		{"sample_width", "1 to 4 bytes"},
+		{"mulaw, alaw", "sample rate forced to 8000 Hz"},
+		{"bitrate", "32k to 192k; mp3 only"},
+		{"OGG on the streaming endpoint", "delivered as one chunk"},
+		{"reference audio for embeddings", "WAV or MP3, ideally 5 to 30 s"},
+		{"synthesis billing", "characters of text, tags included"},
+		{"rest recognition", "files up to 60 s (ideal 30 s), 8 to 44.1 kHz"},
+		{"realtime recognition", "PCM 16-bit mono at 16 or 8 kHz, frames of 1024 bytes"},
+		{"batch_legacy recognition", "files under 1 h; 10 files and 80 MB per call; poll every 60 s or slower"},
+		{"batch recognition", "10 MB per uploaded file; 4 h per file; 100 files per job; up to 3 language codes"},
+		{"diarization", "num_speakers at most 2 (batch)"},
+	}
+}
+
+// Model returns a model by name, or nil.
+func (c *Catalog) Model(name string) *Model {
+	for _, m := range c.Models {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// ModelNames lists the models.
+func (c *Catalog) ModelNames() []string {
+	out := make([]string, len(c.Models))
+	for i, m := range c.Models {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// Container returns a container by name, or nil.
+func (c *Catalog) Container(name string) *Container {
+	for _, k := range c.Containers {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// ContainerNames lists the containers.
+func (c *Catalog) ContainerNames() []string {
+	out := make([]string, len(c.Containers))
+	for i, k := range c.Containers {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Extend returns the catalog with a manifest's catalog: block added: extra
+// models (like tts-v2.5), voices and languages per model, and recognition
+// language codes per API.
+func (c *Catalog) Extend(ext manifest.CatalogExtension) *Catalog {
+	for _, name := range ext.Models {
+		if c.Model(name) == nil {
+			base := *c.Model("tts-v2.5")
+			base.Name, base.Voices, base.Note = name, nil, "declared in the manifest's catalog: block"
+			base.Languages = slices.Clone(base.Languages)
+			c.Models = append(c.Models, &base)
+		}
+	}
+	for model, voices := range ext.Voices {
+		if m := c.Model(model); m != nil {
+			m.Voices = appendNew(m.Voices, voices)
+		}
+	}
+	for model, langs := range ext.Languages {
+		if m := c.Model(model); m != nil {
+			m.Languages = appendNew(m.Languages, langs)
+		}
+	}
+	for api, langs := range ext.RecognitionLanguages {
+		if r := c.Recognition[api]; r != nil {
+			r.Languages = appendNew(r.Languages, langs)
+		}
+	}
+	return c
+}
+
+func appendNew(list, more []string) []string {
+	for _, s := range more {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}

@@ -1,0 +1,119 @@
+package schema
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// EndpointNames are the endpoint names service.paths may override; they
+// are the keys of speechapi.DefaultPaths.
+var EndpointNames = []string{"tts_inference", "tts_sse", "tts_realtime", "tts_embeddings", "stt",
+	"stt_realtime", "stt_batch_submit", "stt_batch_status", "stt_jobs", "stt_job", "stt_job_start",
+	"stt_job_files", "stt_job_cancel"}
+
+func (c *checker) checkService() {
+	s := c.m.Service
+	at := func(f string) manifest.Pos { return fieldPos(s.Fields, f, s.Pos) }
+	c.checkURL(s.BaseURL, at("base_url"), "base_url", "https")
+	c.checkURL(s.WSBaseURL, at("ws_base_url"), "ws_base_url", "wss")
+	if s.Retries < 0 || s.Retries > 100 {
+		c.ds.Errorf(at("retries"), "service.retries %d is out of range 0 to 100", s.Retries)
+	}
+	if _, set := s.Fields["parallelism"]; set && (s.Parallelism < 1 || s.Parallelism > 1024) {
+		c.ds.Errorf(at("parallelism"), "service.parallelism %d is out of range 1 to 1024", s.Parallelism)
+	}
+	if _, set := s.Fields["requests_per_second"]; set && s.RequestsPerSecond <= 0 {
+		c.ds.Errorf(at("requests_per_second"), "service.requests_per_second %g must be positive", s.RequestsPerSecond)
+	}
+	if s.APIKeyEnv == "" || strings.ContainsAny(s.APIKeyEnv, "= \t$") {
+		c.ds.Errorf(at("api_key_env"), "service.api_key_env %q is not an environment variable name", s.APIKeyEnv)
+	}
+	for _, name := range sortedKeys(s.Paths) {
+		p := s.Paths[name]
+		if !slices.Contains(EndpointNames, name) {
+			d := c.ds.Errorf(at("paths."+name), "service.paths: unknown endpoint %q", name)
+			if sg := manifest.Suggest(name, EndpointNames); sg != "" {
+				d.WithHint("did you mean %q?", sg)
+			} else {
+				d.WithHint("endpoints: %s", strings.Join(EndpointNames, ", "))
+			}
+		}
+		if !strings.HasPrefix(p, "/") {
+			c.ds.Errorf(at("paths."+name), "service.paths.%s %q must start with /", name, p)
+		}
+	}
+}
+
+// checkURL checks a base URL: absolute, with the secure scheme unless it
+// points at the loopback interface (the emulator).
+func (c *checker) checkURL(raw string, pos manifest.Pos, field, scheme string) {
+	if raw == "" || strings.Contains(raw, "${") {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		c.ds.Errorf(pos, "service.%s %q is not an absolute URL", field, raw)
+		return
+	}
+	insecure := map[string]string{"https": "http", "wss": "ws"}[scheme]
+	switch {
+	case u.Scheme == scheme:
+	case u.Scheme == insecure && isLoopback(u.Hostname()):
+	default:
+		c.ds.Errorf(pos, "service.%s %q must use %s://", field, raw, scheme).
+			WithHint("the API key travels in a header; only the loopback emulator may use %s://", insecure)
+	}
+}
+
+func isLoopback(host string) bool {
+	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
+}
+
+func (c *checker) checkCatalog() {
+	ext := c.m.Catalog
+	for _, group := range []map[string][]string{ext.Voices, ext.Languages} {
+		for model := range group {
+			if c.cat.Model(model) == nil {
+				d := c.ds.Errorf(ext.Pos, "catalog: unknown model %q", model)
+				if sg := manifest.Suggest(model, c.cat.ModelNames()); sg != "" {
+					d.WithHint("did you mean %q?", sg)
+				} else {
+					d.WithHint("declare new models under catalog.models")
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) checkBudget() {
+	b := c.m.Budget
+	if b == nil {
+		return
+	}
+	if b.MaxCharacters != nil && *b.MaxCharacters < 0 {
+		c.ds.Errorf(fieldPos(b.Fields, "max_characters", b.Pos), "budget.max_characters %d must not be negative", *b.MaxCharacters)
+	}
+	if b.MaxAudioSeconds != nil && *b.MaxAudioSeconds < 0 {
+		c.ds.Errorf(fieldPos(b.Fields, "max_audio_seconds", b.Pos), "budget.max_audio_seconds %g must not be negative", *b.MaxAudioSeconds)
+	}
+}
+
+// fieldPos returns the position of a field, or def when it is unknown.
+func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
+	if p, ok := fields[name]; ok && p.Line > 0 {
+		return p
+	}
+	return def
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

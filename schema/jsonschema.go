@@ -1,0 +1,237 @@
+package schema
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"gopkg.in/yaml.v3"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// JSON is the manifest's JSON Schema, as published for editors
+// (# yaml-language-server: $schema=...).
+//
+//go:embed manifest.schema.json
+var JSON []byte
+
+const schemaURL = "https://voxform.dev/schema/manifest.schema.json"
+
+var (
+	compileOnce sync.Once
+	compiled    *jsonschema.Schema
+	schemaDoc   map[string]any
+	compileErr  error
+)
+
+// compile compiles the embedded schema once.
+func compile() (*jsonschema.Schema, error) {
+	compileOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(schemaURL, bytes.NewReader(JSON)); err != nil {
+			compileErr = fmt.Errorf("load manifest schema: %w", err)
+			return
+		}
+		compiled, compileErr = c.Compile(schemaURL)
+		if compileErr == nil {
+			compileErr = json.Unmarshal(JSON, &schemaDoc)
+		}
+	})
+	return compiled, compileErr
+}
+
+// ValidateRaw checks every document of every file against the JSON Schema.
+// Errors are mapped from JSON pointers back to YAML positions, and the
+// blocks they fall in are marked broken so that expansion skips them.
+// Value errors (enum, ranges) are left to the semantic rules, which also
+// see interpolated values and name the value in their messages.
+func ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
+	var ds manifest.Diagnostics
+	s, err := compile()
+	if err != nil {
+		ds.Errorf(manifest.Pos{}, "%v", err)
+		return ds
+	}
+	for _, f := range raw.Files {
+		for _, doc := range f.Docs {
+			v, err := manifest.ToJSON(doc)
+			if err != nil {
+				ds.Errorf(manifest.Pos{File: f.Name, Line: 1, Col: 1}, "%v", err)
+				raw.MarkBroken("")
+				continue
+			}
+			err = s.Validate(v)
+			var ve *jsonschema.ValidationError
+			if errors.As(err, &ve) {
+				for _, leaf := range leaves(ve) {
+					mapError(raw, f, doc, leaf, &ds)
+				}
+			} else if err != nil {
+				ds.Errorf(manifest.Pos{File: f.Name}, "validate: %v", err)
+			}
+		}
+	}
+	return ds
+}
+
+// leaves returns the innermost errors of a validation error tree.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+var (
+	reAdditional = regexp.MustCompile(`'([^']*)'`)
+	reType       = regexp.MustCompile(`expected ([a-z, ]+), but got ([a-z]+)`)
+)
+
+// keyword returns the last keyword of a keyword location.
+func keyword(loc string) string {
+	return loc[strings.LastIndexByte(loc, '/')+1:]
+}
+
+// mapError turns one schema error into a positioned diagnostic.
+func mapError(raw *manifest.Raw, f *manifest.File, doc *yaml.Node, ve *jsonschema.ValidationError, ds *manifest.Diagnostics) {
+	kw := keyword(ve.KeywordLocation)
+	val, key, _ := manifest.NodeAt(doc, ve.InstanceLocation)
+	if isInterpolated(val) {
+		return // checked after interpolation
+	}
+	switch kw {
+	case "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		if !strings.Contains(ve.KeywordLocation, "propertyNames") {
+			return // the semantic rules check values, interpolated or not
+		}
+	}
+	raw.MarkBroken(ve.InstanceLocation)
+	what := describe(ve.InstanceLocation)
+	pos := posOf(f.Name, val, key)
+	switch kw {
+	case "additionalProperties":
+		props := schemaProperties(ve.AbsoluteKeywordLocation)
+		for _, m := range reAdditional.FindAllStringSubmatch(ve.Message, -1) {
+			name := m[1]
+			_, kn, _ := manifest.NodeAt(doc, ve.InstanceLocation+"/"+escapePointer(name))
+			d := ds.Errorf(posOf(f.Name, nil, kn), "unknown field %q in %s", name, what)
+			if s := manifest.Suggest(name, props); s != "" {
+				d.WithHint("did you mean %q?", s)
+			} else if len(props) > 0 {
+				d.WithHint("known fields: %s", strings.Join(props, ", "))
+			}
+		}
+	case "type":
+		got := "a value"
+		want := ve.Message
+		if m := reType.FindStringSubmatch(ve.Message); m != nil {
+			want, got = m[1], m[2]
+		}
+		ds.Errorf(pos, "%s: want %s, not %s%s", what, article(want), article(got), shown(val))
+	case "required":
+		for _, m := range reAdditional.FindAllStringSubmatch(ve.Message, -1) {
+			ds.Errorf(pos, "%s is missing required field %q", what, m[1])
+		}
+	case "pattern":
+		ds.Errorf(pos, "invalid name%s in %s", shown(val), what).
+			WithHint("names start with a letter or _ and hold letters, digits, _ and -")
+	case "enum", "const":
+		_, kn, _ := manifest.NodeAt(doc, ve.InstanceLocation)
+		ds.Errorf(posOf(f.Name, nil, kn), "unknown name in %s: %s", what, ve.Message)
+	default:
+		ds.Errorf(pos, "%s: %s", what, ve.Message)
+	}
+}
+
+// isInterpolated reports whether n is a string holding a ${...} reference.
+func isInterpolated(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" &&
+		strings.Contains(strings.ReplaceAll(n.Value, "$${", ""), "${")
+}
+
+func posOf(file string, val, key *yaml.Node) manifest.Pos {
+	n := val
+	if n == nil || (n.Kind != yaml.ScalarNode && key != nil) {
+		n = key
+	}
+	if n == nil {
+		return manifest.Pos{File: file, Line: 1, Col: 1}
+	}
+	return manifest.Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+func shown(n *yaml.Node) string {
+	if n != nil && n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf(" (%q)", n.Value)
+	}
+	return ""
+}
+
+func article(t string) string {
+	t = strings.TrimSpace(t)
+	switch {
+	case strings.Contains(t, ","), strings.Contains(t, " or "):
+		return t
+	case t == "null":
+		return "null"
+	case strings.HasPrefix(t, "a"), strings.HasPrefix(t, "i"), strings.HasPrefix(t, "o"):
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// describe names the place of a JSON pointer for messages:
+// "/syntheses/menu/audio_config" -> `syntheses.menu.audio_config`.
+func describe(ptr string) string {
+	if ptr == "" {
+		return "the manifest"
+	}
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, t := range toks {
+		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	}
+	return strings.Join(toks, ".")
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// schemaProperties lists the property names of the schema object that
+// holds the keyword at an absolute keyword location.
+func schemaProperties(absLoc string) []string {
+	_, frag, _ := strings.Cut(absLoc, "#")
+	frag = strings.TrimSuffix(frag, "/additionalProperties")
+	var cur any = schemaDoc
+	for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		if t == "" {
+			continue
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[t]
+	}
+	m, _ := cur.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
