@@ -3,6 +3,7 @@ package audio
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -111,6 +112,9 @@ func FramesDuration(frames int64, rate int) time.Duration {
 	}
 	r := int64(rate)
 	sec := frames / r
+	if sec >= math.MaxInt64/int64(time.Second)-1 {
+		return time.Duration(math.MaxInt64)
+	}
 	rem := frames % r
 	return time.Duration(sec)*time.Second + time.Duration((rem*int64(time.Second)+r/2)/r)
 }
