@@ -1,0 +1,147 @@
+package recog
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
+)
+
+// REST limits (speech-recognition.md, "REST transcription", "Limits").
+const (
+	restMaxSeconds = 60.0
+	restMinRate    = 8000
+	restMaxRate    = 44100
+	// restMaxBytes bounds the upload of a 60 s clip in any documented
+	// format (a 44.1 kHz stereo 32-bit WAV minute is about 21 MB).
+	restMaxBytes = 25_000_000
+)
+
+// restContainers are the documented REST audio formats.
+var restContainers = []string{"wav", "mp3", "ogg", "opus", "flac", "aac", "m4a"}
+
+// transcribe serves POST /stt/v3.
+func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
+	f, err := readForm(r, restMaxBytes, restMaxBytes+maxField*8)
+	if err != nil {
+		restError(w, err)
+		return
+	}
+	defer f.cleanup()
+	opts, err := parseTextOptions(f, false)
+	if err != nil {
+		restInvalid(w, err.Error())
+		return
+	}
+	files := f.files["audio_file"]
+	if len(files) != 1 {
+		restInvalid(w, "audio_file is required: send exactly one audio file")
+		return
+	}
+	a, err := s.analyzePath(files[0].Path)
+	if err != nil {
+		emu.WriteRESTError(w, http.StatusInternalServerError, emu.APIError, "could not read the audio file")
+		return
+	}
+	if msg := restAudioProblem(a); msg != "" {
+		restInvalid(w, msg)
+		return
+	}
+	segs := a.segments(opts.lang, 1)
+	s.env.Stats.BillAudioSeconds(a.Seconds)
+	emu.WriteJSON(w, http.StatusOK, map[string]any{
+		"success":    true,
+		"request_id": s.id("req"),
+		"timestamp":  s.env.Now().UTC().Format("20060102_150405.000"),
+		"transcript": opts.render(fullText(segs)),
+	})
+}
+
+// restAudioProblem checks a REST clip against the documented limits.
+func restAudioProblem(a *analysis) string {
+	switch {
+	case a.Size == 0:
+		return "audio_file is empty"
+	case !slices.Contains(restContainers, a.Container):
+		return "unsupported audio format: send WAV, MP3, OGG, FLAC, AAC or M4A"
+	case a.Decoded && (a.Rate < restMinRate || a.Rate > restMaxRate):
+		return fmt.Sprintf("unsupported sampling rate %d Hz: the rate must be 8000 to 44100 Hz", a.Rate)
+	case a.Seconds > restMaxSeconds+0.01:
+		return fmt.Sprintf("audio is %.1f seconds long: the maximum is 60 seconds (use batch transcription for longer audio)", a.Seconds)
+	}
+	return ""
+}
+
+// textOptions are the REST and older batch fields that shape the text.
+type textOptions struct {
+	lang         string
+	transcribe   bool // format=transcribe: ITN on
+	native       bool
+	multiChannel bool
+}
+
+func (o textOptions) render(text string) string {
+	if !o.transcribe {
+		return text
+	}
+	return itn(text, o.lang, o.native)
+}
+
+func parseTextOptions(f *form, legacy bool) (textOptions, error) {
+	var o textOptions
+	lang, ok := f.value("language_code")
+	if !ok || lang == "" {
+		return o, errors.New("language_code is required")
+	}
+	if !restLanguage(lang) {
+		return o, fmt.Errorf("unsupported language_code %q: use one of bn-IN, en-IN, gu-IN, hi-IN, kn-IN, ml-IN, mr-IN, pa-IN, ta-IN, te-IN", lang)
+	}
+	o.lang = lang
+	switch v, _ := f.value("format"); v {
+	case "", "verbatim":
+	case "transcribe":
+		o.transcribe = true
+	default:
+		return o, fmt.Errorf("invalid format %q: use verbatim or transcribe", v)
+	}
+	var err error
+	if o.native, err = boolField(f, "itn_native_numerals"); err != nil {
+		return o, err
+	}
+	if legacy {
+		if o.multiChannel, err = boolField(f, "is_multi_channel"); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func boolField(f *form, name string) (bool, error) {
+	v, ok := f.value(name)
+	if !ok || v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, not %q", name, v)
+	}
+	return b, nil
+}
+
+func restInvalid(w http.ResponseWriter, msg string) {
+	emu.WriteRESTError(w, http.StatusBadRequest, emu.InvalidRequest, msg)
+}
+
+// restError answers a form-reading error in the REST shape.
+func restError(w http.ResponseWriter, err error) {
+	var tl *tooLargeError
+	switch {
+	case errors.As(err, &tl), errors.Is(err, errNotMultipart):
+		restInvalid(w, err.Error())
+	default:
+		restInvalid(w, "could not read the multipart body: "+err.Error())
+	}
+}

@@ -1,0 +1,109 @@
+package recog
+
+import (
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// segment is one time-aligned piece of a transcript.
+type segment struct {
+	Start, End float64
+	Text       string
+	Speaker    int
+}
+
+// maxSegmentWords bounds a segment; longer sentences are cut.
+const maxSegmentWords = 14
+
+var sentenceEnd = regexp.MustCompile(`[^.!?।|]+[.!?।|]*`)
+
+// segments returns the transcript of the audio in lang as segments spread
+// over its duration: the text spoken when the emulator synthesized the
+// audio, else a deterministic placeholder. With speakers == 2 the speaker
+// alternates from segment to segment (diarization, multi-channel).
+func (a *analysis) segments(lang string, speakers int) []segment {
+	if a.Silent || a.Tone || a.Size == 0 {
+		return nil
+	}
+	var pieces []string
+	if a.Known {
+		pieces = splitText(a.Spoken.Text)
+	} else {
+		pieces = placeholder(lang, a.Seconds, a.Seed)
+	}
+	total := 0
+	for _, p := range pieces {
+		total += utf8.RuneCountInString(p)
+	}
+	if total == 0 {
+		return nil
+	}
+	segs := make([]segment, 0, len(pieces))
+	done := 0
+	for i, p := range pieces {
+		start := round3(a.Seconds * float64(done) / float64(total))
+		done += utf8.RuneCountInString(p)
+		end := round3(a.Seconds * float64(done) / float64(total))
+		sp := 0
+		if speakers >= 2 {
+			sp = i % 2
+		}
+		segs = append(segs, segment{Start: start, End: end, Text: p, Speaker: sp})
+	}
+	return segs
+}
+
+// fullText joins segment texts.
+func fullText(segs []segment) string {
+	parts := make([]string, len(segs))
+	for i, s := range segs {
+		parts[i] = s.Text
+	}
+	return strings.Join(parts, " ")
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// splitText cuts text into sentences, and sentences of more than
+// maxSegmentWords words into pieces.
+func splitText(text string) []string {
+	var out []string
+	for _, s := range sentenceEnd.FindAllString(text, -1) {
+		words := strings.Fields(s)
+		for len(words) > 0 {
+			n := min(len(words), maxSegmentWords)
+			out = append(out, strings.Join(words[:n], " "))
+			words = words[n:]
+		}
+	}
+	return out
+}
+
+// placeholder makes about 2.2 words a second of deterministic text from the
+// language's vocabulary, in sentences of 6 to 12 words.
+func placeholder(lang string, seconds float64, seed uint64) []string {
+	vocab := wordsFor(lang)
+	rng := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	n := max(1, int(seconds*2.2))
+	stop := "."
+	if b, _, _ := strings.Cut(lang, "-"); b == "hi" || b == "mr" {
+		stop = "।"
+	}
+	var out []string
+	for n > 0 {
+		k := min(n, 6+rng.IntN(7))
+		words := make([]string, k)
+		for i := range words {
+			words[i] = vocab[rng.IntN(len(vocab))]
+		}
+		r, size := utf8.DecodeRuneInString(words[0])
+		words[0] = string(unicode.ToUpper(r)) + words[0][size:]
+		out = append(out, strings.Join(words, " ")+stop)
+		n -= k
+	}
+	return out
+}
