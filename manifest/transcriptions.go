@@ -31,9 +31,13 @@ func (x *expander) expandTranscriptions() {
 		fs := fieldsOf(b.File, b.Node)
 		sc := x.scope()
 		proto := x.transcriptionProto(b, fs, sc)
+		x.m.TranscriptionSettings = append(x.m.TranscriptionSettings, proto)
+		if fs["inputs"] == nil && fs["urls"] == nil {
+			x.ds.Errorf(b.Pos(), "transcription %q has neither inputs nor urls", name).
+				WithHint("list local files (globs allowed) under inputs:, or https URLs under urls: (api batch)")
+		}
 		for _, in := range x.transcriptionInputs(b, fs, sc) {
 			t := *proto
-			t.Fields = proto.Fields
 			t.Key, t.Input, t.IsURL, t.Pattern = in.key, in.key, in.isURL, in.pattern
 			t.Address = Address(KindTranscription, name, in.key, true)
 			t.Outputs = make(map[string]string, len(t.Formats))

@@ -68,6 +68,11 @@ type Manifest struct {
 	Syntheses      []*Synthesis
 	Transcriptions []*Transcription
 
+	// TranscriptionSettings holds one Transcription per transcriptions:
+	// block with its settings but no input (Key, Input, Outputs empty), so
+	// that a block's settings are checked even when it matches no files.
+	TranscriptionSettings []*Transcription
+
 	// DataFiles are the for_each data files read, relative to Dir, sorted.
 	DataFiles []string
 	// VarFiles are the -var-file files read, as given.

@@ -1,0 +1,96 @@
+package schema
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// checkEmbeddings checks reference recordings: present, WAV or MP3, and
+// ideally 5 to 30 s long.
+// conformance: VC-012, VC-013
+func (c *checker) checkEmbeddings() {
+	for _, e := range c.m.Embeddings {
+		f := func(n string) manifest.Pos { return at(e.Fields, n, e.Pos) }
+		if e.Output == "" {
+			c.ds.Errorf(e.Pos, "embedding %q has no output", e.Name)
+		} else if ext := strings.ToLower(path.Ext(e.Output)); ext != ".json" {
+			c.ds.Warnf(f("output"), "output %q of embedding %q holds JSON but is named %s", e.Output, e.Name, ext)
+		}
+		if e.ReferenceAudio == "" {
+			c.ds.Errorf(e.Pos, "embedding %q has no reference_audio", e.Name)
+			continue
+		}
+		ext := strings.TrimPrefix(strings.ToLower(path.Ext(e.ReferenceAudio)), ".")
+		if !slices.Contains(c.cat.RefAudioFormats, ext) {
+			c.ds.Errorf(f("reference_audio"), "reference_audio %q must be a WAV or MP3 file", e.ReferenceAudio)
+			continue
+		}
+		full := c.abs(e.ReferenceAudio)
+		st, err := os.Stat(full)
+		if err != nil || st.IsDir() {
+			c.ds.Errorf(f("reference_audio"), "reference_audio %q does not exist or is not a file", e.ReferenceAudio)
+			continue
+		}
+		info, ok := c.probe(full, e.ReferenceAudio, f("reference_audio"))
+		if !ok {
+			continue
+		}
+		if info.Duration < c.cat.RefAudioMin || info.Duration > c.cat.RefAudioMax {
+			c.ds.Warnf(f("reference_audio"), "reference_audio %q is %s long; 5 to 30 s of clear speech is ideal",
+				e.ReferenceAudio, roundDuration(info.Duration))
+		}
+	}
+}
+
+// checkEmbeddingFile checks a vc-v1 voice's embedding file: present and an
+// embedding object (embedding string, shape of two integers, dtype).
+// conformance: VC-007, VC-008, VC-009
+func (c *checker) checkEmbeddingFile(v *manifest.Voice) {
+	pos := at(v.Fields, "embedding_file", v.Pos)
+	for _, e := range c.m.Embeddings {
+		if e.Output == v.EmbeddingFile {
+			c.ds.Errorf(pos, "embedding_file %q is the output of embedding %q", v.EmbeddingFile, e.Name).
+				WithHint("write embedding: %s instead, so that the embedding is made first", e.Name)
+			return
+		}
+	}
+	f, err := os.Open(c.abs(v.EmbeddingFile))
+	if err != nil {
+		c.ds.Errorf(pos, "embedding_file %q cannot be read: %v", v.EmbeddingFile, causeOf(err))
+		return
+	}
+	defer f.Close()
+	var obj struct {
+		Embedding *string `json:"embedding"`
+		Shape     []int   `json:"shape"`
+		Dtype     *string `json:"dtype"`
+	}
+	if err := json.NewDecoder(f).Decode(&obj); err != nil {
+		c.ds.Errorf(pos, "embedding_file %q is not an embedding JSON object: %v", v.EmbeddingFile, err)
+		return
+	}
+	if obj.Embedding == nil || obj.Dtype == nil || len(obj.Shape) != 2 {
+		c.ds.Errorf(pos, "embedding_file %q lacks embedding, shape (two integers) or dtype", v.EmbeddingFile)
+	}
+}
+
+// abs resolves a manifest-relative path.
+func (c *checker) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.m.Dir, filepath.FromSlash(p))
+}
+
+func causeOf(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,134 @@
+package schema
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// reserved are paths voxform itself writes beside the manifests.
+var reserved = []string{"voxform.state.json", "voxform.state.json.lock", "voxform.state.json.journal", ".voxform"}
+
+// output is one file a resource writes.
+type output struct {
+	path    string
+	address string
+	pos     manifest.Pos
+}
+
+// checkPaths: outputs stay inside the manifest directory, no two
+// resources write one path, no output is also an input, and no output is
+// a directory of another.
+func (c *checker) checkPaths() {
+	outs := c.outputs()
+	inputs := c.inputs()
+	byPath := map[string]output{}
+	for _, o := range outs {
+		switch {
+		case path.IsAbs(o.path) || strings.HasPrefix(o.path, "/"):
+			c.ds.Errorf(o.pos, "output %q is an absolute path; outputs must be inside the manifest directory", o.path)
+			continue
+		case o.path == ".." || strings.HasPrefix(o.path, "../"):
+			c.ds.Errorf(o.pos, "output %q is outside the manifest directory", o.path).
+				WithHint("write outputs below the manifest directory, for example build/")
+			continue
+		case o.path == ".":
+			c.ds.Errorf(o.pos, "output %q is the manifest directory itself", o.path)
+			continue
+		}
+		if r := reservedPath(o.path); r != "" {
+			c.ds.Errorf(o.pos, "output %q would overwrite %s, which voxform keeps", o.path, r)
+			continue
+		}
+		if prev, dup := byPath[o.path]; dup {
+			c.ds.Errorf(o.pos, "output %q of %s is also written by %s (%s)", o.path, o.address, prev.address, prev.pos).
+				WithHint("give every resource its own output path")
+			continue
+		}
+		byPath[o.path] = o
+		if what, ok := inputs[o.path]; ok {
+			c.ds.Errorf(o.pos, "output %q of %s is also an input (%s)", o.path, o.address, what)
+		}
+	}
+	for p, o := range byPath {
+		for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			if other, ok := byPath[dir]; ok {
+				c.ds.Errorf(o.pos, "output %q of %s is inside %q, a file written by %s", p, o.address, dir, other.address)
+			}
+		}
+	}
+}
+
+func reservedPath(p string) string {
+	first := strings.SplitN(p, "/", 2)[0]
+	for _, r := range reserved {
+		if p == r || first == r {
+			return r
+		}
+	}
+	return ""
+}
+
+// outputs lists every output in address order; for_each instances are
+// positioned at their key (the data file row) where known.
+func (c *checker) outputs() []output {
+	var outs []output
+	for _, e := range c.m.Embeddings {
+		if e.Output != "" {
+			outs = append(outs, output{e.Output, e.Address, at(e.Fields, "output", e.Pos)})
+		}
+	}
+	for _, s := range c.m.Syntheses {
+		if s.Output == "" {
+			continue
+		}
+		pos := at(s.Fields, "output", s.Pos)
+		if s.HasKey && s.KeyPos.Line > 0 {
+			pos = s.KeyPos
+		}
+		outs = append(outs, output{s.Output, s.Address, pos})
+	}
+	for _, t := range c.m.Transcriptions {
+		formats := make([]string, 0, len(t.Outputs))
+		for f := range t.Outputs {
+			formats = append(formats, f)
+		}
+		sort.Strings(formats)
+		for _, f := range formats {
+			outs = append(outs, output{t.Outputs[f], t.Address, t.InputPos})
+		}
+	}
+	return outs
+}
+
+// inputs maps each file voxform reads to a description.
+func (c *checker) inputs() map[string]string {
+	in := map[string]string{}
+	for _, f := range c.m.Files {
+		in[f] = "a manifest file"
+	}
+	for _, f := range c.m.DataFiles {
+		in[f] = "a for_each data file"
+	}
+	for _, f := range c.m.VarFiles {
+		in[path.Clean(f)] = "a -var-file"
+	}
+	for _, e := range c.m.Embeddings {
+		if e.ReferenceAudio != "" {
+			in[e.ReferenceAudio] = "reference audio of " + e.Address
+		}
+	}
+	for _, v := range c.m.Voices {
+		if v.EmbeddingFile != "" {
+			in[v.EmbeddingFile] = "embedding file of " + v.Address
+		}
+	}
+	for _, t := range c.m.Transcriptions {
+		if !t.IsURL {
+			in[t.Input] = "input of " + t.Address
+		}
+	}
+	return in
+}

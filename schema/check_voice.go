@@ -1,0 +1,119 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// at returns a field's position, or the resource's.
+func at(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
+	return fieldPos(fields, name, def)
+}
+
+// unknownName reports a value outside a list, with "did you mean".
+func (c *checker) unknownName(pos manifest.Pos, what, val string, allowed []string, hint string) {
+	d := c.ds.Errorf(pos, "%s %q is not one of %s", what, val, strings.Join(allowed, ", "))
+	if sg := manifest.Suggest(val, allowed); sg != "" {
+		d.WithHint("did you mean %q?", sg)
+	} else if hint != "" {
+		d.WithHint("%s", hint)
+	}
+}
+
+// conformance: TTS-001, TTS-007, TTS-046, TTS-047, TTS-048, TTS-049, VC-005, VC-006
+func (c *checker) checkVoices() {
+	embeddings := map[string]bool{}
+	for _, e := range c.m.Embeddings {
+		embeddings[e.Name] = true
+	}
+	for _, v := range c.m.Voices {
+		f := func(n string) manifest.Pos { return at(v.Fields, n, v.Pos) }
+		model := c.cat.Model(v.Model)
+		if model == nil {
+			c.unknownName(f("model"), "model", v.Model, c.cat.ModelNames(), "declare new models under catalog.models")
+			continue
+		}
+		if model.NeedsEmbedding {
+			c.checkCloneVoice(v, embeddings)
+		} else {
+			if _, set := v.Fields["embedding"]; set {
+				c.ds.Errorf(f("embedding"), "embedding is only for model vc-v1, not %s", v.Model)
+			}
+			if _, set := v.Fields["embedding_file"]; set {
+				c.ds.Errorf(f("embedding_file"), "embedding_file is only for model vc-v1, not %s", v.Model)
+			}
+			switch {
+			case v.Voice == "" && model.VoiceRequired:
+				c.ds.Errorf(v.Pos, "voice %q needs a voice: name for model %s", v.Name, v.Model).
+					WithHint("voices of %s: %s", v.Model, strings.Join(model.Voices, ", "))
+			case v.Voice != "" && !slices.Contains(model.Voices, v.Voice):
+				c.unknownName(f("voice"), "voice name for "+v.Model, v.Voice, model.Voices,
+					fmt.Sprintf("if the service has added it, declare it under catalog.voices.%s", v.Model))
+			}
+		}
+		if v.Language != "" {
+			c.checkLanguage(model, v.Language, f("language"))
+		}
+		if v.Speed != nil {
+			c.checkSpeed(model, *v.Speed, f("speed"))
+		}
+	}
+}
+
+// checkCloneVoice checks a vc-v1 voice: an embedding or an embedding
+// file, no voice name.
+func (c *checker) checkCloneVoice(v *manifest.Voice, embeddings map[string]bool) {
+	f := func(n string) manifest.Pos { return at(v.Fields, n, v.Pos) }
+	if _, set := v.Fields["voice"]; set {
+		c.ds.Errorf(f("voice"), "model vc-v1 sends no voice name, but voice is %q", v.Voice).
+			WithHint("remove voice:; the cloned voice comes from the embedding")
+	}
+	switch {
+	case v.Embedding == "" && v.EmbeddingFile == "":
+		c.ds.Errorf(v.Pos, "voice %q with model vc-v1 needs an embedding or an embedding_file", v.Name).
+			WithHint("name an embeddings: entry, or the path of an embedding JSON file")
+	case v.Embedding != "" && v.EmbeddingFile != "":
+		c.ds.Errorf(f("embedding_file"), "voice %q sets both embedding and embedding_file; set one", v.Name)
+	case v.Embedding != "" && !embeddings[v.Embedding]:
+		d := c.ds.Errorf(f("embedding"), "voice %q refers to unknown embedding %q", v.Name, v.Embedding)
+		if sg := manifest.Suggest(v.Embedding, sortedKeys(embeddings)); sg != "" {
+			d.WithHint("did you mean %q?", sg)
+		} else {
+			d.WithHint("declare it under embeddings:")
+		}
+	case v.EmbeddingFile != "":
+		c.checkEmbeddingFile(v)
+	}
+}
+
+// checkLanguage checks a language against a model's list.
+// conformance: TTS-015, TTS-017
+func (c *checker) checkLanguage(model *Model, lang string, pos manifest.Pos) {
+	if slices.Contains(model.Languages, lang) {
+		return
+	}
+	if len(model.Languages) == 0 {
+		c.ds.Errorf(pos, "model %s takes no language, but language is %q", model.Name, lang).
+			WithHint("remove language:")
+		return
+	}
+	c.unknownName(pos, "language for "+model.Name, lang, model.Languages,
+		fmt.Sprintf("to allow another value, declare it under catalog.languages.%s", model.Name))
+}
+
+// checkSpeed checks a speed: tts-v2.5 and later, 0.85 to 1.15.
+// conformance: TTS-010, TTS-011, TTS-012, TTS-013, TTS-014
+func (c *checker) checkSpeed(model *Model, speed float64, pos manifest.Pos) {
+	if !model.Speed {
+		c.ds.Errorf(pos, "speed is not accepted by model %s (only tts-v2.5 and later)", model.Name).
+			WithHint("remove speed:, or use tts-v2.5 or tts-v3.0")
+		return
+	}
+	if speed < c.cat.SpeedMin || speed > c.cat.SpeedMax {
+		c.ds.Errorf(pos, "speed %g is out of range %g to %g", speed, c.cat.SpeedMin, c.cat.SpeedMax).
+			WithHint("or use slow (0.85), medium (1.0) or fast (1.15)")
+	}
+}
