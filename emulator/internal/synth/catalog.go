@@ -1,0 +1,92 @@
+package synth
+
+// The service's catalog as the emulator knows it (speech-synthesis.md,
+// "Resources and their fields"). Where the document gives only examples
+// (the tts-v2.5 and tts-v3.0 voices, the tts-v3.0 languages) the emulator
+// accepts a plausible built-in list that contains every example name.
+
+const (
+	modelV20 = "tts-v2.0"
+	modelV25 = "tts-v2.5"
+	modelV30 = "tts-v3.0"
+	modelVC  = "vc-v1"
+)
+
+// voices lists the voices each named model accepts. vc-v1 takes none.
+var voices = map[string][]string{
+	modelV20: {"Pranav", "Kaveri", "Shubhra", "Deepak"},
+	modelV25: {
+		// The document's example names first, then the emulator's own
+		// plausible catalog.
+		"Nalini", "Kaveri", "Deepak", "Girish", "Poorvi",
+		"Aditi", "Amol", "Anand", "Ananya", "Anushka", "Arvind", "Bhavna",
+		"Chitra", "Divya", "Gopal", "Harish", "Ishita", "Jaya", "Karthik",
+		"Lakshmi", "Madhav", "Meera", "Mohan", "Naveen", "Neha", "Pallavi",
+		"Pavithra", "Prakash", "Rahul", "Ramesh", "Revathi", "Sanjay",
+		"Shreya", "Suresh", "Tara", "Uma", "Varun", "Vidya", "Vikram",
+		"Yamini", "Zoya", "Rohan",
+	},
+	modelV30: {"Shivani", "Avinash", "Kaveri", "Deepak", "Nalini", "Girish", "Poorvi", "Meera", "Rahul"},
+}
+
+// languages lists the language values each model accepts. tts-v3.0 and
+// vc-v1 accept the tts-v2.5 set (the documents show only hi-IN and en-IN
+// for tts-v3.0 and nothing for vc-v1).
+var languages = map[string][]string{
+	modelV20: {"IND-IN"},
+	modelV25: {"auto", "hi-IN", "en-IN", "ta-IN", "te-IN", "kn-IN", "ml-IN", "mr-IN", "pa-IN", "bn-IN", "gu-IN", "hi-en"},
+}
+
+func init() {
+	languages[modelV30] = languages[modelV25]
+	languages[modelVC] = languages[modelV25]
+}
+
+// languageRequired tells whether a model needs an explicit language.
+var languageRequired = map[string]bool{modelV25: true, modelV30: true}
+
+// speeds are the named speeds.
+var speeds = map[string]float64{"slow": 0.85, "medium": 1.0, "fast": 1.15}
+
+const (
+	minSpeed = 0.85
+	maxSpeed = 1.15
+)
+
+// sampleRates is the supported set; the schema bounds (8000-48000) are wider
+// and a rate between them outside the set is refused (SPEC section 8a).
+var sampleRates = []int{8000, 16000, 22050, 24000, 44100, 48000}
+
+var encodings = []string{"linear_pcm", "pcm_s16le", "pcm_mulaw", "pcm_alaw", "oggopus"}
+
+var containers = []string{"wav", "raw", "mp3", "ogg", "mulaw", "alaw"}
+
+var bitrates = []string{"32k", "64k", "96k", "128k", "192k"}
+
+// contentTypes per container (Audio format reference).
+var contentTypes = map[string]string{
+	"wav":   "audio/wav",
+	"raw":   "application/octet-stream",
+	"mp3":   "audio/mpeg",
+	"ogg":   "audio/ogg",
+	"mulaw": "audio/basic",
+	"alaw":  "audio/alaw",
+}
+
+// tagKind says what an audio tag does in the emulator's rendering.
+type tagKind int
+
+const (
+	tagEvent   tagKind = iota // a sound at the tag's position, then that delivery
+	tagStyle                  // a delivery from the tag on
+	tagSilence                // <pauses>: silence, never spoken
+)
+
+// tags is the documented set (Audio tags); names match exactly, case and
+// inner spaces included.
+var tags = map[string]tagKind{
+	"laugh": tagEvent, "giggle": tagEvent, "sigh": tagEvent, "exhales": tagEvent,
+	"sniffles": tagEvent, "yawns": tagEvent, "coughs": tagEvent, "clears throat": tagEvent,
+	"whispers": tagStyle, "shouting": tagStyle, "excited": tagStyle, "slow": tagStyle,
+	"pauses": tagSilence,
+}

@@ -1,0 +1,162 @@
+package synth
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
+)
+
+// chunkBytes is the size of one streamed piece of PCM-like audio: about a
+// second, in whole frames, at least 4 KiB. At 48 kHz 16-bit a chunk's
+// base64 line is longer than 64 KiB, as the live service's can be.
+func chunkBytes(f outFormat) int {
+	fb := f.frameBytes()
+	n := f.Rate * fb
+	if n < 4096 {
+		n = (4096 + fb - 1) / fb * fb
+	}
+	return n
+}
+
+// pieces cuts an encoded synthesis into the pieces streamed as chunks.
+type pieces struct {
+	enc   *encoded
+	f     outFormat
+	wavs  bool // each piece a whole WAV file (live quirk), the first header-only
+	first bool
+	size  int
+	buf   []byte
+}
+
+func newPieces(enc *encoded, f outFormat, wavs bool) *pieces {
+	p := &pieces{enc: enc, f: f, wavs: wavs && f.Container == "wav", first: true, size: chunkBytes(f)}
+	if f.Container == "mp3" {
+		p.size = 32 << 10
+	}
+	return p
+}
+
+// next returns the next piece, or io.EOF.
+func (p *pieces) next() ([]byte, error) {
+	if p.f.Container == "ogg" {
+		// OGG is delivered as one chunk (Endpoint 2).
+		if !p.first {
+			return nil, io.EOF
+		}
+		p.first = false
+		var b bytes.Buffer
+		if _, err := io.Copy(&b, p.enc); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	if p.wavs && p.first {
+		p.first = false
+		// Skip the whole-file header: each piece brings its own.
+		if _, err := io.CopyN(io.Discard, p.enc, int64(len(wavHeader(p.f, 0)))); err != nil {
+			return nil, err
+		}
+		return wavHeader(p.f, 0), nil
+	}
+	if cap(p.buf) < p.size {
+		p.buf = make([]byte, p.size)
+	}
+	n, err := io.ReadFull(p.enc, p.buf[:p.size])
+	if n == 0 {
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		return nil, err
+	}
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	if p.wavs {
+		return append(wavHeader(p.f, int64(n)), p.buf[:n]...), nil
+	}
+	return p.buf[:n], nil
+}
+
+// sseWriter writes events and flushes each one.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (s *sseWriter) event(name string, data any) error {
+	var payload []byte
+	switch d := data.(type) {
+	case string:
+		payload = []byte(d)
+	default:
+		payload, _ = json.Marshal(d)
+	}
+	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, payload); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// quickStartForm tells whether a request gets the second, quick-start
+// event form (audio_chunk/completed). Only with live quirks, and only for
+// some requests, as the live service is seen to do.
+func (s *service) quickStartForm(j *job) bool {
+	return s.env.Opts.LiveQuirks && hash64(j.Text)&1 == 1
+}
+
+// sse is POST /api/v1/tts/sse: start, chunks, complete (Events).
+func (s *service) sse(w http.ResponseWriter, r *http.Request) {
+	j, ok := s.readJob(w, r)
+	if !ok {
+		return
+	}
+	enc, err := s.open(r, j)
+	if err != nil {
+		writeOpenError(w, err)
+		return
+	}
+	defer enc.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	s.bill(j)
+	w.WriteHeader(http.StatusOK)
+	ev := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	quick := s.quickStartForm(j)
+	if !quick {
+		if ev.event("start", map[string]any{"status": "streaming_started", "text": j.Text}) != nil {
+			return
+		}
+	}
+	p := newPieces(enc, j.Format, s.env.Opts.LiveQuirks)
+	index := 0
+	for {
+		piece, err := p.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			_ = ev.event("error", map[string]string{"type": emu.APIError, "message": "synthesis failed: " + err.Error()})
+			return
+		}
+		index++
+		audio := base64.StdEncoding.EncodeToString(piece)
+		if quick {
+			err = ev.event("audio_chunk", audio)
+		} else {
+			err = ev.event("chunk", map[string]any{"chunk_index": index, "audio": audio, "is_final": false})
+		}
+		if err != nil {
+			return
+		}
+	}
+	if quick {
+		_ = ev.event("completed", map[string]string{"status": "success"})
+		return
+	}
+	_ = ev.event("complete", map[string]any{"chunk_index": index + 1, "audio": "", "is_final": true})
+}

@@ -1,0 +1,202 @@
+package synth
+
+import (
+	"hash/fnv"
+	"io"
+	"math"
+	"unicode"
+)
+
+// The synthetic voice: a deterministic waveform whose energy envelope
+// follows the text, one short voiced unit per character, so that different
+// texts have different envelopes (and the emulator's recognition half can
+// tell them apart). Used when espeak-ng is absent or disabled.
+
+const (
+	charSeconds  = 0.065 // a letter at speed 1.0
+	markSeconds  = 0.025 // a combining mark (matra, virama)
+	spaceSeconds = 0.045
+	punctSeconds = 0.16
+	pauseSeconds = 0.35 // <pauses>
+	eventSeconds = 0.45 // <laugh>, <sigh>, ...
+)
+
+// unit is a stretch of synthetic sound.
+type unit struct {
+	n     int64   // samples
+	amp   float64 // peak amplitude
+	f0    float64 // voice pitch, Hz
+	f1    float64 // a formant, Hz
+	noise float64 // breathiness, 0..1
+	pulse float64 // tremolo rate in Hz (laughter), 0: none
+}
+
+// style is the delivery a tag sets (rule 1: from the tag to the next one).
+type style struct {
+	amp, pitch, dur, noise, pulse float64
+}
+
+var neutral = style{amp: 1, pitch: 1, dur: 1}
+
+var styles = map[string]style{
+	"whispers":      {amp: 0.35, pitch: 1, dur: 1.05, noise: 0.8},
+	"shouting":      {amp: 1.45, pitch: 1.15, dur: 1, noise: 0.1},
+	"excited":       {amp: 1.2, pitch: 1.25, dur: 0.9},
+	"slow":          {amp: 1, pitch: 0.95, dur: 1.35},
+	"laugh":         {amp: 1.1, pitch: 1.1, dur: 1, pulse: 6},
+	"giggle":        {amp: 0.9, pitch: 1.3, dur: 0.95, pulse: 9},
+	"sigh":          {amp: 0.8, pitch: 0.9, dur: 1.1, noise: 0.4},
+	"exhales":       {amp: 0.8, pitch: 0.95, dur: 1.05, noise: 0.4},
+	"sniffles":      {amp: 0.85, pitch: 1, dur: 1, noise: 0.3, pulse: 3},
+	"yawns":         {amp: 0.8, pitch: 0.85, dur: 1.2, noise: 0.3},
+	"coughs":        {amp: 0.9, pitch: 0.9, dur: 1, noise: 0.5},
+	"clears throat": {amp: 0.9, pitch: 0.9, dur: 1, noise: 0.5},
+}
+
+// voiceIdentity is what makes one voice differ from another.
+func voiceIdentity(j *job) (f0, formant float64) {
+	h := hash64(j.Model + "\x00" + j.Voice + "\x00" + j.Embedding)
+	return 100 + float64(h%150), float64((h>>8)%400) - 200
+}
+
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// planUnits lays out the synthetic units of a job at rate Hz.
+func planUnits(j *job, rate int) ([]unit, int64) {
+	f0, formant := voiceIdentity(j)
+	st := neutral
+	var units []unit
+	var total int64
+	add := func(seconds float64, u unit) {
+		u.n = int64(seconds / j.Speed * float64(rate))
+		if u.n <= 0 {
+			return
+		}
+		units = append(units, u)
+		total += u.n
+	}
+	for _, p := range j.Parts {
+		if p.Tag != "" {
+			switch tags[p.Tag] {
+			case tagSilence:
+				add(pauseSeconds, unit{})
+			case tagEvent:
+				st = styles[p.Tag]
+				add(eventSeconds, unit{amp: 0.6, f0: f0 * 1.2, f1: 900, noise: 0.6, pulse: 7})
+			case tagStyle:
+				st = styles[p.Tag]
+			}
+			continue
+		}
+		for _, r := range p.Text {
+			add(charUnit(r, st, f0, formant))
+		}
+	}
+	return units, total
+}
+
+// charUnit is the sound of one character in a style.
+func charUnit(r rune, st style, f0, formant float64) (float64, unit) {
+	h := hash64(string(r))
+	switch {
+	case unicode.IsSpace(r):
+		return spaceSeconds * st.dur, unit{amp: 0.02}
+	case unicode.IsPunct(r) || unicode.IsSymbol(r):
+		return punctSeconds * st.dur, unit{}
+	case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
+		return markSeconds * st.dur, unit{amp: 0.2 * st.amp, f0: f0 * st.pitch, f1: 500 + formant, noise: st.noise}
+	}
+	amp := (0.25 + 0.6*float64(h&0xff)/255) * st.amp
+	f1 := 300 + float64((h>>8)%2200) + formant
+	return charSeconds * st.dur, unit{amp: amp, f0: f0 * st.pitch * (0.9 + 0.2*float64((h>>20)&0xff)/255), f1: f1, noise: st.noise, pulse: st.pulse}
+}
+
+// synthetic streams the units as 16-bit mono samples.
+type synthetic struct {
+	units []unit
+	rate  float64
+	i     int
+	pos   int64
+	ph0   float64
+	ph1   float64
+	rng   uint64
+	total int64
+}
+
+func newSynthetic(j *job, rate int) *synthetic {
+	units, total := planUnits(j, rate)
+	return &synthetic{units: units, rate: float64(rate), total: total, rng: hash64(j.Text) | 1}
+}
+
+// Total is the exact number of samples.
+func (s *synthetic) Total() int64 { return s.total }
+
+// Read fills p with samples.
+func (s *synthetic) Read(p []int16) (int, error) {
+	n := 0
+	for n < len(p) && s.i < len(s.units) {
+		u := &s.units[s.i]
+		p[n] = s.sample(u)
+		n++
+		s.pos++
+		if s.pos == u.n {
+			s.i, s.pos = s.i+1, 0
+		}
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (s *synthetic) sample(u *unit) int16 {
+	if u.amp == 0 {
+		return 0
+	}
+	// A raised-cosine ramp of up to 5 ms at both ends avoids clicks.
+	ramp := min(int64(s.rate*0.005), u.n/2)
+	g := 1.0
+	if ramp > 0 {
+		switch {
+		case s.pos < ramp:
+			g = 0.5 - 0.5*math.Cos(math.Pi*float64(s.pos)/float64(ramp))
+		case u.n-s.pos <= ramp:
+			g = 0.5 - 0.5*math.Cos(math.Pi*float64(u.n-s.pos)/float64(ramp))
+		}
+	}
+	if u.pulse > 0 {
+		t := float64(s.pos) / s.rate
+		g *= 0.55 + 0.45*math.Sin(2*math.Pi*u.pulse*t)
+	}
+	s.ph0 += u.f0 / s.rate
+	s.ph1 += u.f1 / s.rate
+	s.ph0 -= math.Floor(s.ph0)
+	s.ph1 -= math.Floor(s.ph1)
+	v := 0.6*sine(s.ph0) + 0.25*sine(2*s.ph0) + 0.15*sine(s.ph1)
+	if u.noise > 0 {
+		s.rng ^= s.rng << 13
+		s.rng ^= s.rng >> 7
+		s.rng ^= s.rng << 17
+		nz := float64(int64(s.rng>>11))/float64(1<<52) - 1
+		v = (1-u.noise)*v + u.noise*nz
+	}
+	x := v * u.amp * g * 0.7
+	return int16(max(-1, min(1, x)) * 32767)
+}
+
+var sineTable = func() []float64 {
+	t := make([]float64, 4096)
+	for i := range t {
+		t[i] = math.Sin(2 * math.Pi * float64(i) / 4096)
+	}
+	return t
+}()
+
+// sine is sin(2*pi*phase) from a table; phase may exceed 1.
+func sine(phase float64) float64 {
+	return sineTable[int(phase*4096)&4095]
+}

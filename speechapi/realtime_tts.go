@@ -1,0 +1,253 @@
+package speechapi
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/voxform/voxform/audio"
+)
+
+// minSecondsPerChar is the least audio a spoken character can take: a
+// stream that closes normally with less than this is implausibly short.
+const minSecondsPerChar = 0.01
+
+// SynthesizeRealtime synthesizes over the /api/v1/tts WebSocket: it sends
+// the request as one JSON text message and receives raw PCM in binary
+// frames, ended by the server's close 1000 (SPEC section 8a), or the live
+// service's JSON text frames ({type: start|audio|complete|error, data:
+// {audio, chunk_index, is_final}}), where a frame or base64 piece may be a
+// whole WAV file. voxform writes the container itself: wav (which needs w
+// to be an io.WriteSeeker, to patch the header), raw, mulaw and alaw
+// (G.711 from the PCM); mp3 and ogg cannot be produced this way.
+//
+// Any other close, silence longer than Config.Timeout, a gap in chunk
+// indexes or an implausibly short stream is an *IncompleteError; the
+// handshake is retried like an HTTP request.
+func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	cfg := req.AudioConfig.Resolved()
+	out, err := newPCMSink(cfg, w)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize realtime: %w", err)
+	}
+	conn, err := c.dialWS(ctx, EndpointTTSRealtime)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize realtime: %w", err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.NetConn().Close() })
+	defer stop()
+	res := &SynthesisResult{Container: cfg.Container}
+	err = c.realtimeExchange(conn, req, out, res)
+	res.Bytes = out.bytesWritten()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return res, fmt.Errorf("synthesize realtime: %w", scrub(err, c.cfg.APIKey))
+	}
+	return res, nil
+}
+
+// realtimeExchange sends the request and reads the audio until the end.
+func (c *Client) realtimeExchange(conn *websocket.Conn, req *SynthesisRequest, out *pcmSink, res *SynthesisResult) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode request: %w", err)
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(c.cfg.Timeout))
+	if err := conn.WriteMessage(websocket.TextMessage, body); err != nil {
+		return &IncompleteError{What: "websocket", Reason: "send request: " + err.Error()}
+	}
+	rs := &realtimeState{out: out, res: res}
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(c.cfg.Timeout))
+		typ, msg, err := conn.ReadMessage()
+		if err != nil {
+			return rs.ended(err, req)
+		}
+		done, err := rs.message(typ, msg)
+		if err != nil {
+			return err
+		}
+		if done {
+			_ = conn.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			return out.finish()
+		}
+	}
+}
+
+// realtimeState follows one realtime synthesis.
+type realtimeState struct {
+	out    *pcmSink
+	res    *SynthesisResult
+	order  chunkOrder
+	json   bool // the server speaks in JSON text frames
+	binary bool
+	failed error // an error message the server sent
+}
+
+// wsMessage is a JSON text frame of the live service's form.
+type wsMessage struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// message handles one frame; done reports the completion message.
+func (rs *realtimeState) message(typ int, msg []byte) (done bool, err error) {
+	if typ == websocket.BinaryMessage {
+		rs.binary = true
+		rs.res.Chunks++
+		return false, rs.out.add(msg)
+	}
+	rs.json = true
+	var m wsMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return false, fmt.Errorf("websocket text frame is not JSON: %s", excerpt(msg))
+	}
+	switch m.Type {
+	case "error":
+		rs.failed = streamError(m.Data)
+		return false, rs.failed
+	case "audio", "chunk", "complete", "completed":
+		var ch streamChunk
+		if len(m.Data) > 0 {
+			if err := json.Unmarshal(m.Data, &ch); err != nil {
+				return false, fmt.Errorf("websocket %s message: %v", m.Type, err)
+			}
+		}
+		final := m.Type == "complete" || m.Type == "completed" || ch.IsFinal
+		if ch.ChunkIndex != nil {
+			check := rs.order.next
+			if final && ch.Audio == "" {
+				check = rs.order.final
+			}
+			if err := check(*ch.ChunkIndex, "websocket"); err != nil {
+				return false, err
+			}
+		}
+		if ch.Audio != "" {
+			piece, err := base64.StdEncoding.DecodeString(ch.Audio)
+			if err != nil {
+				return false, fmt.Errorf("websocket audio is not base64: %v", err)
+			}
+			rs.res.Chunks++
+			if err := rs.out.add(piece); err != nil {
+				return false, err
+			}
+		}
+		return final, nil
+	}
+	return false, nil // start and other status messages
+}
+
+// ended decides what a read error means: the server's close 1000 ends a
+// binary stream; anything else is incomplete.
+func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
+	if rs.failed != nil {
+		return rs.failed
+	}
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure && !rs.json {
+		if err := rs.out.plausible(req.Text); err != nil {
+			return err
+		}
+		return rs.out.finish()
+	}
+	if errors.As(err, &ce) {
+		reason := fmt.Sprintf("closed with %d %s", ce.Code, ce.Text)
+		if rs.json {
+			reason += " before the complete message"
+		}
+		return &IncompleteError{What: "websocket", Reason: reason}
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &IncompleteError{What: "websocket", Reason: "no frame within the timeout and no close"}
+	}
+	return &IncompleteError{What: "websocket", Reason: "connection ended without a close: " + err.Error()}
+}
+
+// dialWS opens a WebSocket with the key in x-api-key-id, retrying a
+// handshake that failed with a temporary error.
+func (c *Client) dialWS(ctx context.Context, endpoint string) (*websocket.Conn, error) {
+	d := websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, ReadBufferSize: 64 << 10, WriteBufferSize: 16 << 10, Proxy: http.ProxyFromEnvironment}
+	h := http.Header{}
+	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
+	h.Set("User-Agent", "voxform")
+	for attempt := 0; ; attempt++ {
+		conn, resp, err := d.DialContext(ctx, c.wsURL(endpoint), h)
+		if err == nil {
+			return conn, nil
+		}
+		if resp != nil {
+			err = parseError(resp)
+		} else {
+			err = scrub(err, c.cfg.APIKey)
+		}
+		if attempt >= c.cfg.Retries || !IsTemporary(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(c.path(endpoint, ""), attempt+1, err)
+		}
+		if err := sleepCtx(ctx, retryWait(err, c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// spokenChars counts the characters of text outside <tags>.
+func spokenChars(text string) int {
+	n, inTag := 0, false
+	for _, r := range text {
+		switch {
+		case r == '<':
+			inTag = true
+		case r == '>' && inTag:
+			inTag = false
+		case !inTag && r != ' ':
+			n++
+		}
+	}
+	return n
+}
+
+// plausible checks that a normally closed binary stream carried whole
+// frames and at least minSecondsPerChar of audio per spoken character.
+func (p *pcmSink) plausible(text string) error {
+	fb := int64(p.in.BlockAlign())
+	if p.received == 0 {
+		return &IncompleteError{What: "websocket", Reason: "closed before any audio"}
+	}
+	if p.received%fb != 0 {
+		return &IncompleteError{What: "websocket", Reason: fmt.Sprintf("%d bytes is not a whole number of %d-byte frames", p.received, fb)}
+	}
+	got := float64(p.received/fb) / float64(p.in.SampleRate)
+	want := minSecondsPerChar * float64(min(spokenChars(text), utf8.RuneCountInString(text)))
+	if got < want {
+		return &IncompleteError{What: "websocket", Reason: fmt.Sprintf("%.2f s of audio is too short for %d characters", got, spokenChars(text))}
+	}
+	return nil
+}
+
+// wsPCMFormat is the PCM the socket carries for a resolved config: the
+// requested rate, channels and width; 16-bit for mulaw and alaw (at 8000
+// Hz), which voxform encodes itself.
+func wsPCMFormat(cfg AudioConfig) audio.Format {
+	bits := 8 * cfg.SampleWidth
+	if cfg.Container == ContainerMuLaw || cfg.Container == ContainerALaw {
+		bits = 16
+	}
+	return audio.Format{SampleRate: cfg.SampleRate, Channels: cfg.NumChannels, BitsPerSample: bits, Encoding: audio.PCM}
+}

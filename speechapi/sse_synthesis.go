@@ -1,0 +1,204 @@
+package speechapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// streamChunk is the data of a chunk or complete event (Events).
+type streamChunk struct {
+	ChunkIndex *int   `json:"chunk_index"`
+	Audio      string `json:"audio"`
+	IsFinal    bool   `json:"is_final"`
+	// Type and Event name the event when a server sends only data lines.
+	Type  string `json:"type"`
+	Event string `json:"event"`
+	// Status is the completed event's status (quick-start form).
+	Status string `json:"status"`
+}
+
+// SynthesizeStream calls POST /api/v1/tts/sse and writes the decoded audio
+// to w. It accepts both documented event forms (start/chunk/complete and
+// audio_chunk/completed), checks chunk order by chunk_index, and turns an
+// error event into an *Error even under HTTP 200. A stream that ends
+// without its completion event, or with a gap in chunk indexes, is an
+// *IncompleteError; what was written to w must then be discarded.
+//
+// For wav, each chunk may be a whole WAV file (the live service does so,
+// the first possibly header-only); the pieces are joined into one valid
+// WAV, which needs w to be an io.WriteSeeker (an *os.File). A plain writer
+// works when the stream carries a single header declaring the whole size,
+// as the documents describe.
+func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	cfg := req.AudioConfig.Resolved()
+	sink, err := newStreamSink(cfg, w)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize stream: %w", err)
+	}
+	resp, err := c.postSynthesis(ctx, EndpointTTSStream, req, "text/event-stream")
+	if err != nil {
+		return nil, fmt.Errorf("synthesize stream: %w", err)
+	}
+	defer resp.Body.Close()
+	if err := checkEventStream(resp); err != nil {
+		return nil, fmt.Errorf("synthesize stream: %w", err)
+	}
+	res := &SynthesisResult{Container: cfg.Container}
+	err = readSynthesisEvents(resp.Body, sink, res)
+	res.Bytes = sink.bytesWritten()
+	if err != nil {
+		return res, fmt.Errorf("synthesize stream: %w", scrub(err, c.cfg.APIKey))
+	}
+	return res, nil
+}
+
+// checkEventStream accepts text/event-stream; a JSON body is a service error.
+func checkEventStream(resp *http.Response) error {
+	ct := resp.Header.Get("Content-Type")
+	if bytes.HasPrefix([]byte(ct), []byte("text/event-stream")) {
+		return nil
+	}
+	e := &Error{StatusCode: resp.StatusCode}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	fillError(e, b)
+	if bytes.HasPrefix([]byte(ct), []byte("application/json")) {
+		return e
+	}
+	return fmt.Errorf("response Content-Type %q is not text/event-stream", ct)
+}
+
+// readSynthesisEvents reads events until the completion event.
+func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult) error {
+	const what = "sse stream"
+	events := newSSEReader(body)
+	var order chunkOrder
+	for {
+		ev, err := events.Next()
+		if err == io.EOF {
+			return &IncompleteError{What: what, Reason: fmt.Sprintf("ended after %d chunks without a complete event", res.Chunks)}
+		}
+		if err != nil {
+			return &IncompleteError{What: what, Reason: err.Error()}
+		}
+		var ch streamChunk
+		name := ev.Name
+		if name == "" || name == "message" {
+			_ = json.Unmarshal(ev.Data, &ch)
+			name = firstNonEmpty(ch.Event, ch.Type)
+		}
+		switch name {
+		case "start":
+		case "error":
+			return streamError(ev.Data)
+		case "chunk", "audio_chunk", "audio":
+			piece, index, err := chunkAudio(ev.Data)
+			if err != nil {
+				return fmt.Errorf("chunk %d: %w", res.Chunks+1, err)
+			}
+			if index != nil {
+				if err := order.next(*index, what); err != nil {
+					return err
+				}
+			}
+			res.Chunks++
+			if err := sink.add(piece); err != nil {
+				return err
+			}
+		case "complete", "completed":
+			return finishStream(ev.Data, name, &order, sink)
+		}
+	}
+}
+
+// finishStream handles the completion event.
+func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink) error {
+	var ch streamChunk
+	if err := json.Unmarshal(data, &ch); err != nil && len(bytes.TrimSpace(data)) > 0 {
+		return fmt.Errorf("%s event: %v", name, err)
+	}
+	if name == "completed" && ch.Status != "" && ch.Status != "success" {
+		return fmt.Errorf("completed event has status %q", ch.Status)
+	}
+	if ch.ChunkIndex != nil {
+		if err := order.final(*ch.ChunkIndex, "sse stream"); err != nil {
+			return err
+		}
+	}
+	if ch.Audio != "" {
+		piece, err := base64.StdEncoding.DecodeString(ch.Audio)
+		if err != nil {
+			return fmt.Errorf("complete event audio: %v", err)
+		}
+		if err := sink.add(piece); err != nil {
+			return err
+		}
+	}
+	return sink.finish()
+}
+
+// chunkAudio decodes a chunk's audio: a JSON object with audio and
+// chunk_index, or (quick-start form) the bare base64 string, possibly
+// JSON-quoted.
+func chunkAudio(data []byte) ([]byte, *int, error) {
+	data = bytes.TrimSpace(data)
+	var b64 string
+	var index *int
+	switch {
+	case len(data) > 0 && data[0] == '{':
+		var ch streamChunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			return nil, nil, fmt.Errorf("chunk data: %v", err)
+		}
+		b64, index = ch.Audio, ch.ChunkIndex
+	case len(data) > 0 && data[0] == '"':
+		if err := json.Unmarshal(data, &b64); err != nil {
+			return nil, nil, fmt.Errorf("chunk data: %v", err)
+		}
+	default:
+		b64 = string(data)
+	}
+	piece, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
+	}
+	return piece, index, nil
+}
+
+// streamError turns an error event's data ({"type", "message"}, SPEC
+// section 8a, or any of the documented error shapes) into an *Error whose
+// status follows the type, so that Temporary tells whether to retry.
+func streamError(data []byte) error {
+	e := &Error{}
+	fillError(e, data)
+	e.StatusCode = statusOfType(e.Type)
+	return e
+}
+
+// statusOfType maps a documented error type to its HTTP status.
+func statusOfType(t string) int {
+	switch t {
+	case TypeInvalidRequest:
+		return http.StatusBadRequest
+	case TypeForbidden:
+		return http.StatusForbidden
+	case TypeRateLimit:
+		return http.StatusTooManyRequests
+	case TypeServiceUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

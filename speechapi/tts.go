@@ -1,0 +1,279 @@
+package speechapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// SynthesisRequest is the JSON body of every synthesis transport
+// (speech-synthesis.md, "Synthesis request"). Field names are the service's.
+type SynthesisRequest struct {
+	Text  string `json:"text"`
+	Model string `json:"model"`
+	// Voice is required for tts-v2.0, tts-v2.5 and tts-v3.0, and never sent
+	// for vc-v1.
+	Voice string `json:"voice,omitempty"`
+	// Language is required for tts-v2.5; tts-v2.0 defaults to IND-IN.
+	Language string `json:"language,omitempty"`
+	// Speed is 0.85 to 1.15 (slow, medium and fast are 0.85, 1.0 and 1.15;
+	// see ParseSpeed); 0 leaves it out, which the service takes as 1.0.
+	Speed float64 `json:"speed,omitempty"`
+	// AudioConfig is the output format; nil leaves it out, which gives
+	// the documented defaults (wav, 48000 Hz, mono, 16-bit).
+	AudioConfig *AudioConfig `json:"audio_config,omitempty"`
+	// SpeakerEmbedding is required for vc-v1: the object CreateEmbedding
+	// returned, passed unchanged.
+	SpeakerEmbedding *Embedding `json:"speaker_embedding,omitempty"`
+}
+
+// AudioConfig is the output format of a synthesis ("audio_config"). Zero
+// fields are left out and take the service's defaults.
+type AudioConfig struct {
+	SampleRate  int    `json:"sample_rate,omitempty"`
+	NumChannels int    `json:"num_channels,omitempty"`
+	SampleWidth int    `json:"sample_width,omitempty"`
+	Encoding    string `json:"encoding,omitempty"`
+	Container   string `json:"container,omitempty"`
+	Bitrate     string `json:"bitrate,omitempty"`
+}
+
+// Containers of the audio format reference.
+const (
+	ContainerWAV   = "wav"
+	ContainerRaw   = "raw"
+	ContainerMP3   = "mp3"
+	ContainerOGG   = "ogg"
+	ContainerMuLaw = "mulaw"
+	ContainerALaw  = "alaw"
+)
+
+// Resolved returns the format the service produces for c: documented
+// defaults filled in (wav, 48000 Hz, 1 channel, 2 bytes, linear_pcm,
+// 128k), the encoding aliases folded into the container (raw+pcm_mulaw is
+// mulaw, raw+pcm_alaw is alaw, raw or ogg + oggopus is ogg), and mulaw and
+// alaw forced to 8000 Hz and 1 byte per sample. A nil c gives the defaults.
+func (c *AudioConfig) Resolved() AudioConfig {
+	r := AudioConfig{SampleRate: 48000, NumChannels: 1, SampleWidth: 2, Encoding: "linear_pcm", Container: ContainerWAV, Bitrate: "128k"}
+	if c == nil {
+		return r
+	}
+	if c.SampleRate != 0 {
+		r.SampleRate = c.SampleRate
+	}
+	if c.NumChannels != 0 {
+		r.NumChannels = c.NumChannels
+	}
+	if c.SampleWidth != 0 {
+		r.SampleWidth = c.SampleWidth
+	}
+	if c.Encoding != "" {
+		r.Encoding = c.Encoding
+	}
+	if c.Container != "" {
+		r.Container = c.Container
+	}
+	if c.Bitrate != "" {
+		r.Bitrate = c.Bitrate
+	}
+	switch {
+	case r.Encoding == "pcm_mulaw" && r.Container == ContainerRaw:
+		r.Container = ContainerMuLaw
+	case r.Encoding == "pcm_alaw" && r.Container == ContainerRaw:
+		r.Container = ContainerALaw
+	case r.Encoding == "oggopus" && (r.Container == ContainerRaw || r.Container == ContainerOGG):
+		r.Container = ContainerOGG
+	}
+	switch r.Container {
+	case ContainerMuLaw, ContainerALaw:
+		r.SampleRate, r.SampleWidth = 8000, 1
+	case ContainerMP3, ContainerOGG:
+		r.SampleWidth = 2
+	}
+	return r
+}
+
+// frameBytes is the size of one frame of a PCM-like resolved container.
+func (c AudioConfig) frameBytes() int { return c.NumChannels * c.SampleWidth }
+
+// ParseSpeed converts a speed as the documents write it (a number, or
+// slow, medium, fast) into the number sent.
+func ParseSpeed(s string) (float64, error) {
+	switch s {
+	case "slow":
+		return 0.85, nil
+	case "medium":
+		return 1.0, nil
+	case "fast":
+		return 1.15, nil
+	}
+	var v float64
+	if _, err := fmt.Sscanf(s, "%g", &v); err != nil || v < 0.85 || v > 1.15 {
+		return 0, fmt.Errorf("speed %q: want a number from 0.85 to 1.15, or slow, medium, fast", s)
+	}
+	return v, nil
+}
+
+// contentTypes are the documented Content-Types per container, with the
+// spellings servers commonly use for the same thing.
+var contentTypes = map[string][]string{
+	ContainerWAV:   {"audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"},
+	ContainerRaw:   {"application/octet-stream", "audio/l16", "audio/pcm"},
+	ContainerMP3:   {"audio/mpeg", "audio/mp3"},
+	ContainerOGG:   {"audio/ogg", "audio/opus", "application/ogg"},
+	ContainerMuLaw: {"audio/basic", "audio/mulaw", "audio/x-mulaw", "audio/pcmu"},
+	ContainerALaw:  {"audio/alaw", "audio/x-alaw-basic", "audio/pcma"},
+}
+
+// SynthesisResult describes audio a synthesis call wrote.
+type SynthesisResult struct {
+	// Container is the resolved container of the audio written.
+	Container string
+	// Bytes is the number of bytes written to the caller's writer.
+	Bytes int64
+	// ContentType is the response's Content-Type (REST only).
+	ContentType string
+	// Chunks is the number of audio chunks or frames received (streams).
+	Chunks int
+}
+
+// Synthesize calls POST /api/v1/tts/inference and streams the audio to w.
+// It checks the Content-Type against the requested container, the
+// container's magic bytes, and that the whole body arrived (Content-Length,
+// and for WAV the header's data size): a short body is an
+// *IncompleteError, and what was written to w must then be discarded
+// (see Retry). Errors before the response are retried by the client.
+func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	resp, err := c.postSynthesis(ctx, EndpointTTSInference, req, "*/*")
+	if err != nil {
+		return nil, fmt.Errorf("synthesize: %w", err)
+	}
+	defer resp.Body.Close()
+	cfg := req.AudioConfig.Resolved()
+	res := &SynthesisResult{Container: cfg.Container, ContentType: resp.Header.Get("Content-Type")}
+	if err := checkContentType(res.ContentType, cfg.Container, resp.Body); err != nil {
+		return nil, fmt.Errorf("synthesize: %w", err)
+	}
+	v := newBodyValidator(cfg, w)
+	n, err := io.Copy(v, resp.Body)
+	res.Bytes = n
+	if v.werr != nil {
+		return res, fmt.Errorf("synthesize: write audio: %w", v.werr)
+	}
+	if err != nil {
+		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, scrub(err, c.cfg.APIKey))})
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("got %d of %d bytes", n, resp.ContentLength)})
+	}
+	if err := v.finish(); err != nil {
+		return res, fmt.Errorf("synthesize: %w", err)
+	}
+	return res, nil
+}
+
+// postSynthesis sends the request body to an HTTP synthesis endpoint.
+func (c *Client) postSynthesis(ctx context.Context, endpoint string, req *SynthesisRequest, accept string) (*http.Response, error) {
+	if req == nil {
+		return nil, fmt.Errorf("no synthesis request")
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	hreq, err := c.newRequest(ctx, http.MethodPost, c.url(endpoint, ""), body)
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", accept)
+	return c.do(hreq)
+}
+
+// checkContentType accepts the documented Content-Type of container. A
+// JSON body under 200 is read as a service error.
+func checkContentType(ct, container string, body io.Reader) error {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(ct))
+	}
+	for _, want := range contentTypes[container] {
+		if mt == want {
+			return nil
+		}
+	}
+	if mt == "application/json" {
+		e := &Error{StatusCode: http.StatusOK}
+		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
+		fillError(e, b)
+		return e
+	}
+	return fmt.Errorf("response Content-Type %q does not match container %s (want %s)", ct, container, contentTypes[container][0])
+}
+
+// bodyValidator passes audio through to the caller's writer while checking
+// the container's magic bytes and, for WAV, the declared data size.
+type bodyValidator struct {
+	cfg  AudioConfig
+	w    io.Writer
+	head []byte
+	n    int64
+	werr error
+}
+
+func newBodyValidator(cfg AudioConfig, w io.Writer) *bodyValidator {
+	return &bodyValidator{cfg: cfg, w: w}
+}
+
+func (v *bodyValidator) Write(p []byte) (int, error) {
+	if len(v.head) < 64 {
+		v.head = append(v.head, p[:min(len(p), 64-len(v.head))]...)
+	}
+	n, err := v.w.Write(p)
+	v.n += int64(n)
+	if err != nil {
+		v.werr = err
+	}
+	return n, err
+}
+
+// finish checks the whole body.
+func (v *bodyValidator) finish() error {
+	if v.n == 0 {
+		return &IncompleteError{What: "synthesis response", Reason: "empty audio body"}
+	}
+	if err := checkMagic(v.cfg.Container, v.head); err != nil {
+		return err
+	}
+	switch v.cfg.Container {
+	case ContainerWAV:
+		return checkWAVSize(v.head, v.n)
+	case ContainerRaw, ContainerMuLaw, ContainerALaw:
+		if fb := int64(v.cfg.frameBytes()); fb > 0 && v.n%fb != 0 {
+			return &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("%d bytes is not a whole number of %d-byte frames", v.n, fb)}
+		}
+	}
+	return nil
+}
+
+// checkMagic verifies the first bytes of a container.
+func checkMagic(container string, head []byte) error {
+	ok := true
+	switch container {
+	case ContainerWAV:
+		ok = len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WAVE"
+	case ContainerMP3:
+		ok = bytes.HasPrefix(head, []byte("ID3")) || (len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0)
+	case ContainerOGG:
+		ok = bytes.HasPrefix(head, []byte("OggS"))
+	}
+	if !ok {
+		return fmt.Errorf("response is not %s audio (starts with %q)", container, excerpt(head[:min(len(head), 8)]))
+	}
+	return nil
+}
