@@ -26,6 +26,10 @@ type expander struct {
 	dataSeen  map[string]bool
 	dataCache map[string][]byte
 	voices    map[string]*Voice
+	// failed is set when a value fails to evaluate (and is reported); an
+	// instance with a failed value is dropped, so that its empty value is
+	// not reported again by later rules.
+	failed bool
 }
 
 // Expand resolves variables, defaults, for_each and transcription inputs of
@@ -78,7 +82,9 @@ func (x *expander) singleton(sec string) (*Block, map[string]*field) {
 	if b == nil || x.raw.isBroken(sec, "") {
 		return nil, nil
 	}
-	return b, fieldsOf(b.File, b.Node)
+	fs := fieldsOf(b.File, b.Node)
+	x.raw.dropBroken(sec, "", fs)
+	return b, fs
 }
 
 func (x *expander) version() {

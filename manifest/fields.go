@@ -33,7 +33,11 @@ func (x *expander) eval(f *field, sc *scope) (any, []Span, bool) {
 	if f == nil || isNull(f.Val) {
 		return nil, nil, false
 	}
-	return x.ip.interpolate(f.File, f.Val, sc, &x.ds)
+	v, spans, ok := x.ip.interpolate(f.File, f.Val, sc, &x.ds)
+	if !ok {
+		x.failed = true
+	}
+	return v, spans, ok
 }
 
 // str evaluates a string field; present is false when the field is
@@ -45,6 +49,7 @@ func (x *expander) str(f *field, sc *scope) (s string, spans []Span, present boo
 	}
 	s, isScalar := scalarString(v)
 	if !isScalar {
+		x.failed = true
 		x.ds.Errorf(f.Pos(), "%s: want a string, not a %s", f.Name, typeName(v))
 		return "", nil, false
 	}
@@ -59,6 +64,7 @@ func (x *expander) integer(f *field, sc *scope) (int64, bool) {
 	}
 	i, ok := asInt(v)
 	if !ok {
+		x.failed = true
 		x.ds.Errorf(f.Pos(), "%s: want an integer, not %s", f.Name, quoteValue(v))
 		return 0, false
 	}
@@ -73,6 +79,7 @@ func (x *expander) number(f *field, sc *scope) (float64, bool) {
 	}
 	n, ok := asFloat(v)
 	if !ok {
+		x.failed = true
 		x.ds.Errorf(f.Pos(), "%s: want a number, not %s", f.Name, quoteValue(v))
 		return 0, false
 	}
@@ -87,6 +94,7 @@ func (x *expander) boolean(f *field, sc *scope) (bool, bool) {
 	}
 	b, ok := asBool(v)
 	if !ok {
+		x.failed = true
 		x.ds.Errorf(f.Pos(), "%s: want true or false, not %s", f.Name, quoteValue(v))
 		return false, false
 	}
@@ -108,6 +116,7 @@ func (x *expander) strList(f *field, sc *scope) ([]string, []Pos, bool) {
 	for _, it := range items {
 		v, _, ok := x.ip.interpolate(f.File, it, sc, &x.ds)
 		if !ok {
+			x.failed = true
 			continue
 		}
 		s, isScalar := scalarString(v)
@@ -139,6 +148,7 @@ func (x *expander) duration(f *field, sc *scope) (time.Duration, bool) {
 	} else if n, ok := asFloat(v); ok && n > 0 && n < 1e9 {
 		return time.Duration(n * float64(time.Second)), true
 	}
+	x.failed = true
 	x.ds.Errorf(f.Pos(), "%s: want a positive duration like \"60s\" or \"2m\", not %s", f.Name, quoteValue(v))
 	return 0, false
 }

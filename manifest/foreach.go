@@ -178,7 +178,11 @@ func (x *expander) forEachFile(at Pos, path string) ([]*eachValue, bool) {
 		x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "data file %s is empty", rel)
 		return nil, false
 	}
-	checkDuplicateKeys(rel, root, &x.ds, 0)
+	// Duplicate keys of the top mapping are for_each keys, reported by
+	// forEachNode; deeper ones are checked here.
+	for _, c := range root.Content {
+		checkDuplicateKeys(rel, c, &x.ds, 1)
+	}
 	return x.forEachNode(rel, root)
 }
 

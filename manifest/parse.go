@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,27 +53,51 @@ type Raw struct {
 	broken map[string]bool
 }
 
-// MarkBroken records that the block at the JSON pointer of a file failed
-// schema validation, so that expansion skips it instead of reporting its
-// problems a second time.
+// MarkBroken records that the value at a JSON pointer of a file failed
+// schema validation, so that expansion skips it (a whole block, or one
+// field of a block) instead of reporting its problems a second time.
 func (r *Raw) MarkBroken(pointer string) {
-	toks := splitPointer(pointer)
+	toks := SplitPointer(pointer)
 	if len(toks) == 0 || toks[0] == "" {
 		r.broken["*"] = true
 		return
 	}
-	if namedSections[toks[0]] && len(toks) >= 2 {
-		r.broken[toks[0]+"/"+toks[1]] = true
-		return
+	keep := 2 // singleton section and field
+	if namedSections[toks[0]] {
+		keep = 3 // section, name and field
 	}
-	r.broken[toks[0]] = true
+	if len(toks) > keep {
+		toks = toks[:keep]
+	}
+	r.broken[strings.Join(toks, "/")] = true
 }
 
+// isBroken reports whether a whole block (name "" for singletons) is broken.
 func (r *Raw) isBroken(section, name string) bool {
 	if r.broken["*"] || r.broken[section] {
 		return true
 	}
 	return name != "" && r.broken[section+"/"+name]
+}
+
+// brokenField reports whether one field of a block is broken.
+func (r *Raw) brokenField(section, name, field string) bool {
+	if name == "" {
+		return r.broken[section+"/"+field]
+	}
+	return r.broken[section+"/"+name+"/"+field]
+}
+
+// dropBroken removes a block's broken fields from fs.
+func (r *Raw) dropBroken(section, name string, fs map[string]*field) {
+	if len(r.broken) == 0 {
+		return
+	}
+	for f := range fs {
+		if r.brokenField(section, name, f) {
+			delete(fs, f)
+		}
+	}
 }
 
 // ManifestFiles lists the *.yaml and *.yml files of dir, sorted.
@@ -97,7 +122,7 @@ func ManifestFiles(dir string) ([]string, error) {
 
 // Parse reads and merges every manifest file of dir. Problems are returned
 // as diagnostics; the Raw is usable (possibly partial) whenever it is non-nil.
-func Parse(dir string) (*Raw, Diagnostics) {
+func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 	var ds Diagnostics
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -123,8 +148,61 @@ func Parse(dir string) (*Raw, Diagnostics) {
 		srcs[i] = b
 	}
 	r, pds := ParseSources(abs, names, srcs)
+	if skip := r.dataFiles(opts); len(skip) > 0 {
+		// A YAML data or variable file beside the manifests is not a
+		// manifest: parse again without it.
+		var keptNames []string
+		var keptSrcs [][]byte
+		for i, n := range names {
+			if !skip[n] {
+				keptNames, keptSrcs = append(keptNames, n), append(keptSrcs, srcs[i])
+			}
+		}
+		r, pds = ParseSources(abs, keptNames, keptSrcs)
+	}
 	ds.Append(pds)
 	return r, ds
+}
+
+// dataFiles returns the manifest-directory files named by a literal
+// for_each or by -var-file.
+func (r *Raw) dataFiles(opts LoadOptions) map[string]bool {
+	out := map[string]bool{}
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(r.Dir, p)
+			if err != nil {
+				return
+			}
+			p = rel
+		}
+		p = filepath.Clean(p)
+		if filepath.Dir(p) == "." {
+			out[p] = true
+		}
+	}
+	for _, v := range opts.VarFiles {
+		add(v)
+	}
+	for _, b := range r.Blocks["syntheses"] {
+		if fe := lookup(b.Node, "for_each"); fe != nil && fe.Kind == yaml.ScalarNode && !strings.Contains(fe.Value, "${") {
+			add(fe.Value)
+		}
+	}
+	for n := range out {
+		if !slices.Contains(r.fileNames(), n) {
+			delete(out, n)
+		}
+	}
+	return out
+}
+
+func (r *Raw) fileNames() []string {
+	out := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		out[i] = f.Name
+	}
+	return out
 }
 
 // ParseSources is Parse over contents already read: names[i] holds srcs[i].

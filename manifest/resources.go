@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 )
@@ -22,6 +23,7 @@ func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
 	}
 	n, ok := asFloat(v)
 	if !ok {
+		x.failed = true
 		d := x.ds.Errorf(f.Pos(), "speed %s is neither a number nor slow, medium or fast", quoteValue(v))
 		if s, isStr := v.(string); isStr {
 			if sg := Suggest(s, []string{"slow", "medium", "fast"}); sg != "" {
@@ -41,8 +43,10 @@ func (x *expander) expandVoices() {
 			continue
 		}
 		fs := fieldsOf(b.File, b.Node)
-		sc := x.scope()
 		v := &Voice{Name: name, Address: Address(KindVoice, name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}
+		x.raw.dropBroken("voices", name, fs)
+		sc := x.scope()
+		x.failed = false
 		v.Model, _, _ = x.str(fs["model"], sc)
 		v.Voice, _, _ = x.str(fs["voice"], sc)
 		v.Language, _, _ = x.str(fs["language"], sc)
@@ -50,6 +54,10 @@ func (x *expander) expandVoices() {
 		v.Embedding, _, _ = x.str(fs["embedding"], sc)
 		if p, _, ok := x.str(fs["embedding_file"], sc); ok {
 			v.EmbeddingFile = cleanRel(p)
+		}
+		if x.failed {
+			x.voices[name] = nil // reported; syntheses using it are skipped
+			continue
 		}
 		x.voices[name] = v
 		x.m.Voices = append(x.m.Voices, v)
@@ -63,8 +71,9 @@ func (x *expander) expandEmbeddings() {
 			continue
 		}
 		fs := fieldsOf(b.File, b.Node)
-		sc := x.scope()
 		e := &Embedding{Name: name, Address: Address(KindEmbedding, name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}
+		x.raw.dropBroken("embeddings", name, fs)
+		sc := x.scope()
 		if p, _, ok := x.str(fs["reference_audio"], sc); ok {
 			e.ReferenceAudio = cleanRel(p)
 		}
@@ -89,7 +98,7 @@ func cleanRel(p string) string {
 func (x *expander) synthesisFields(b *Block) map[string]*field {
 	fs := fieldsOf(b.File, b.Node)
 	db := x.raw.Blocks["defaults"][""]
-	if db == nil || x.raw.isBroken("defaults", "") {
+	if db == nil || x.raw.isBroken("defaults", "") || x.raw.brokenField("defaults", "", "synthesis") {
 		return fs
 	}
 	dn := lookup(db.Node, "synthesis")
@@ -108,34 +117,42 @@ func (x *expander) expandSyntheses() {
 			continue
 		}
 		fs := x.synthesisFields(b)
+		pos := fieldPositions(fs)
+		x.raw.dropBroken("syntheses", b.Name, fs)
 		sc := x.scope()
+		if x.raw.brokenField("syntheses", name, "for_each") {
+			continue
+		}
 		fe := fieldsOf(b.File, b.Node)["for_each"]
 		if fe == nil {
-			if s := x.synthesis(b, fs, sc, nil); s != nil {
+			if s := x.synthesis(b, fs, pos, sc, nil); s != nil {
 				x.m.Syntheses = append(x.m.Syntheses, s)
 			}
 			continue
 		}
+		nd := len(x.ds)
 		elems, ok := x.forEach(fe.File, fe.Val, sc)
 		if !ok {
 			continue
 		}
-		if len(elems) == 0 {
+		if len(elems) == 0 && len(x.ds) == nd {
 			x.ds.Warnf(fe.Pos(), "for_each of synthesis %q has no elements", name)
 		}
 		x.m.Syntheses = append(x.m.Syntheses, make([]*Synthesis, 0, len(elems))...)
 		for _, ev := range elems {
 			sc.each = ev
-			if s := x.synthesis(b, fs, sc, ev); s != nil {
+			if s := x.synthesis(b, fs, pos, sc, ev); s != nil {
 				x.m.Syntheses = append(x.m.Syntheses, s)
 			}
 		}
 	}
 }
 
-// synthesis builds one synthesis instance.
-func (x *expander) synthesis(b *Block, fs map[string]*field, sc *scope, ev *eachValue) *Synthesis {
-	s := &Synthesis{Name: b.Name, Pos: b.Pos(), Fields: fieldPositions(fs), Transport: TransportREST}
+// synthesis builds one synthesis instance; nil when one of its values
+// failed to evaluate (that is reported).
+func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos, sc *scope, ev *eachValue) *Synthesis {
+	x.failed = false
+	s := &Synthesis{Name: b.Name, Pos: b.Pos(), Fields: maps.Clone(pos), Transport: TransportREST}
 	if ev != nil {
 		s.Key, _ = ev.Key.V.(string)
 		s.HasKey = true
@@ -160,6 +177,8 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, sc *scope, ev *each
 	v, known := x.voices[s.Voice]
 	switch {
 	case s.Voice == "":
+	case !known && x.raw.isBroken("voices", ""):
+		return nil // the voices: section is broken and reported
 	case !known:
 		d := x.ds.Errorf(s.Fields["voice"], "synthesis %q refers to unknown voice %q", b.Name, s.Voice)
 		if sg := Suggest(s.Voice, mapKeys(x.voices)); sg != "" {
@@ -186,6 +205,9 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, sc *scope, ev *each
 		}
 	}
 	s.Language, s.Speed = lang, speed
+	if x.failed {
+		return nil
+	}
 	return s
 }
 

@@ -29,8 +29,11 @@ func (x *expander) expandTranscriptions() {
 			continue
 		}
 		fs := fieldsOf(b.File, b.Node)
+		pos := fieldPositions(fs)
+		x.raw.dropBroken("transcriptions", name, fs)
 		sc := x.scope()
 		proto := x.transcriptionProto(b, fs, sc)
+		proto.Fields = pos
 		x.m.TranscriptionSettings = append(x.m.TranscriptionSettings, proto)
 		if fs["inputs"] == nil && fs["urls"] == nil {
 			x.ds.Errorf(b.Pos(), "transcription %q has neither inputs nor urls", name).

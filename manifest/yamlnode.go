@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"net/url"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -107,7 +109,7 @@ func NodeAt(root *yaml.Node, pointer string) (val, key *yaml.Node, ok bool) {
 	if pointer == "" || pointer == "/" {
 		return n, nil, n != nil
 	}
-	for _, tok := range splitPointer(pointer) {
+	for _, tok := range SplitPointer(pointer) {
 		if n == nil {
 			return nil, key, false
 		}
@@ -136,7 +138,9 @@ func NodeAt(root *yaml.Node, pointer string) (val, key *yaml.Node, ok bool) {
 	return n, key, true
 }
 
-func splitPointer(p string) []string {
+// SplitPointer splits a JSON pointer into unescaped tokens (the schema
+// validator also URL-escapes them).
+func SplitPointer(p string) []string {
 	if len(p) > 0 && p[0] == '/' {
 		p = p[1:]
 	}
@@ -144,7 +148,11 @@ func splitPointer(p string) []string {
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i == len(p) || p[i] == '/' {
-			out = append(out, unescapePointer(p[start:i]))
+			tok := p[start:i]
+			if u, err := url.PathUnescape(tok); err == nil {
+				tok = u
+			}
+			out = append(out, unescapePointer(tok))
 			start = i + 1
 		}
 	}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -56,9 +57,9 @@ type RecognitionAPI struct {
 	Models         []string      `json:"models,omitempty"`
 	InputFormats   []string      `json:"input_formats"`  // file extensions
 	OutputFormats  []string      `json:"output_formats"` // transcript renderings
-	MaxDuration    time.Duration `json:"max_duration,omitempty"`
+	MaxDuration    time.Duration `json:"-"`
 	DurationStrict bool          `json:"duration_strict,omitempty"` // "less than"
-	IdealDuration  time.Duration `json:"ideal_duration,omitempty"`
+	IdealDuration  time.Duration `json:"-"`
 	MaxFileBytes   int64         `json:"max_file_bytes,omitempty"`
 	MinSampleRate  int           `json:"min_sample_rate,omitempty"`
 	MaxSampleRate  int           `json:"max_sample_rate,omitempty"`
@@ -91,8 +92,8 @@ type Catalog struct {
 	SpeedMax        float64                    `json:"speed_max"`
 	Transports      []string                   `json:"transports"`
 	RefAudioFormats []string                   `json:"reference_audio_formats"`
-	RefAudioMin     time.Duration              `json:"reference_audio_ideal_min"`
-	RefAudioMax     time.Duration              `json:"reference_audio_ideal_max"`
+	RefAudioMin     time.Duration              `json:"-"`
+	RefAudioMax     time.Duration              `json:"-"`
 	Recognition     map[string]*RecognitionAPI `json:"recognition"`
 	Limits          []Limit                    `json:"limits"`
 }
@@ -261,4 +262,24 @@ func appendNew(list, more []string) []string {
 		}
 	}
 	return list
+}
+
+// MarshalJSON writes durations as seconds.
+func (r *RecognitionAPI) MarshalJSON() ([]byte, error) {
+	type plain RecognitionAPI
+	return json.Marshal(struct {
+		*plain
+		MaxSeconds   float64 `json:"max_duration_seconds,omitempty"`
+		IdealSeconds float64 `json:"ideal_duration_seconds,omitempty"`
+	}{(*plain)(r), r.MaxDuration.Seconds(), r.IdealDuration.Seconds()})
+}
+
+// MarshalJSON writes durations as seconds.
+func (c *Catalog) MarshalJSON() ([]byte, error) {
+	type plain Catalog
+	return json.Marshal(struct {
+		*plain
+		RefMin float64 `json:"reference_audio_ideal_min_seconds"`
+		RefMax float64 `json:"reference_audio_ideal_max_seconds"`
+	}{(*plain)(c), c.RefAudioMin.Seconds(), c.RefAudioMax.Seconds()})
 }

@@ -29,13 +29,13 @@ func (c *checker) checkSyntheses() {
 // reported once at its position.
 func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 	f := func(n string) manifest.Pos { return at(s.Fields, n, s.Pos) }
-	if s.Voice == "" {
+	if _, set := s.Fields["voice"]; !set {
 		c.ds.Errorf(s.Pos, "synthesis %q has no voice", s.Name).WithHint("name one of the voices: entries")
 	}
 	if _, set := s.Fields["text"]; !set {
 		c.ds.Errorf(s.Pos, "synthesis %q has no text", s.Name)
 	}
-	if s.Output == "" {
+	if _, set := s.Fields["output"]; !set {
 		c.ds.Errorf(s.Pos, "synthesis %q has no output", s.Name).WithHint("set output: to the file to write")
 	}
 	if !slices.Contains(c.cat.Transports, s.Transport) {

@@ -199,11 +199,7 @@ func describe(ptr string) string {
 	if ptr == "" {
 		return "the manifest"
 	}
-	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for i, t := range toks {
-		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
-	}
-	return strings.Join(toks, ".")
+	return strings.Join(manifest.SplitPointer(ptr), ".")
 }
 
 func escapePointer(s string) string {

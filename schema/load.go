@@ -11,7 +11,7 @@ import (
 // position; the manifest is nil only when nothing could be read. Callers
 // must not use the manifest for paid work when diags.HasErrors().
 func Load(dir string, opts manifest.LoadOptions) (*manifest.Manifest, manifest.Diagnostics) {
-	raw, ds := manifest.Parse(dir)
+	raw, ds := manifest.Parse(dir, opts)
 	if raw == nil {
 		ds.Sort()
 		return nil, ds
