@@ -11,28 +11,24 @@ import (
 type decoded struct {
 	rate, channels int
 	mono           audio.SampleSource
-	declared       float64 // duration the header declares, seconds (0: unknown)
+	declared       float64 // duration a WAV header declares, seconds (0: unknown)
 }
 
-// decodeAudio decodes WAV (PCM, float, mu-law, A-law) to mono samples.
+// decodeAudio decodes WAV (PCM, float, mu-law, A-law) and MP3 to mono
+// samples with audio.Decode.
 func decodeAudio(r io.ReadSeeker, container string) (*decoded, error) {
-	if container != "wav" {
-		return nil, fmt.Errorf("decode %s: not supported", container)
+	var declared float64
+	if container == "wav" {
+		if f, n, err := audio.ReadWAVHeader(r); err == nil && n > 0 && f.ByteRate() > 0 {
+			declared = float64(n) / float64(f.ByteRate())
+		}
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
 	}
-	f, dataBytes, err := audio.ReadWAVHeader(r)
+	d, err := audio.Decode(r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decode %s: %w", container, err)
 	}
-	var body io.Reader = r
-	d := &decoded{rate: f.SampleRate, channels: f.Channels}
-	if dataBytes > 0 {
-		body = io.LimitReader(r, dataBytes)
-		d.declared = float64(dataBytes) / float64(f.ByteRate())
-	}
-	src, err := audio.NewSampleReader(body, f)
-	if err != nil {
-		return nil, err
-	}
-	d.mono = audio.Mono(src)
-	return d, nil
+	return &decoded{rate: d.Format.SampleRate, channels: d.Format.Channels, mono: audio.Mono(d.Samples), declared: declared}, nil
 }

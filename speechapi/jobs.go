@@ -1,0 +1,353 @@
+package speechapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Batch job statuses (speech-recognition.md, "Batch jobs, job statuses").
+const (
+	JobCreated        = "CREATED"
+	JobStarting       = "STARTING"
+	JobQueued         = "QUEUED"
+	JobInProgress     = "IN_PROGRESS"
+	JobCompleted      = "COMPLETED"
+	JobPartialFailure = "PARTIAL_FAILURE"
+	JobFailed         = "FAILED"
+	JobStartFailed    = "START_FAILED"
+	JobCancelling     = "CANCELLING"
+	JobCancelled      = "CANCELLED"
+)
+
+// File statuses of a batch job.
+const (
+	FileCompleted = "COMPLETED"
+	FileFailed    = "FAILED"
+	FileSkipped   = "SKIPPED"
+	FileCancelled = "CANCELLED"
+)
+
+// IsTerminal reports whether a batch job status is final.
+func IsTerminal(status string) bool {
+	switch status {
+	case JobCompleted, JobPartialFailure, JobFailed, JobStartFailed, JobCancelled:
+		return true
+	}
+	return false
+}
+
+// Batch job polling minimums (speech-recognition.md, "Limits").
+const (
+	JobPollInterval     = 10 * time.Second
+	JobPollIntervalMany = 30 * time.Second // for jobs of 100 files or more
+)
+
+// JobConfig is a batch job's config object.
+type JobConfig struct {
+	Model string `json:"model"` // "stt-v2.5"
+	// LanguageCode is one code, or up to 3 comma-separated codes for
+	// per-file language identification.
+	LanguageCode    string `json:"language_code"`
+	Mode            string `json:"mode,omitempty"` // "transcribe"
+	WithDiarization bool   `json:"with_diarization"`
+	NumSpeakers     *int   `json:"num_speakers,omitempty"` // at most 2; required with diarization
+	IsMultiChannel  bool   `json:"is_multi_channel"`
+	WithDenoise     *bool  `json:"with_denoise,omitempty"`
+}
+
+// Check validates the documented config rules before a call is made.
+func (c JobConfig) Check() error {
+	switch {
+	case c.Model == "":
+		return errors.New("config.model is required")
+	case c.LanguageCode == "":
+		return errors.New("config.language_code is required")
+	case len(strings.Split(c.LanguageCode, ",")) > 3:
+		return fmt.Errorf("config.language_code %q: at most 3 codes", c.LanguageCode)
+	case c.WithDiarization && c.NumSpeakers == nil:
+		return errors.New("config.num_speakers is required with diarization")
+	case c.NumSpeakers != nil && (*c.NumSpeakers < 1 || *c.NumSpeakers > 2):
+		return fmt.Errorf("config.num_speakers %d: at most 2", *c.NumSpeakers)
+	}
+	return nil
+}
+
+// CreateJobResult is the 201 answer of a job create.
+type CreateJobResult struct {
+	JobID     string `json:"job_id"`
+	Status    string `json:"status"`
+	CreatedAt string `json:"created_at"`
+	Message   string `json:"message"`
+	// TotalFilesAccepted is null for URL jobs.
+	TotalFilesAccepted *int `json:"total_files_accepted"`
+}
+
+// JobProgress is a job status's file counters.
+type JobProgress struct {
+	TotalFiles      int `json:"total_files"`
+	CompletedFiles  int `json:"completed_files"`
+	FailedFiles     int `json:"failed_files"`
+	InProgressFiles int `json:"in_progress_files"`
+	QueuedFiles     int `json:"queued_files"`
+	CancelledFiles  int `json:"cancelled_files"`
+}
+
+// Job is the batch job status object.
+type Job struct {
+	JobID        string      `json:"job_id"`
+	Status       string      `json:"status"`
+	Config       JobConfig   `json:"config"`
+	Progress     JobProgress `json:"progress"`
+	CancelReason *string     `json:"cancel_reason"`
+	CreatedAt    *string     `json:"created_at"`
+	StartedAt    *string     `json:"started_at"`
+	CompletedAt  *string     `json:"completed_at"`
+	CancelledAt  *string     `json:"cancelled_at"`
+	UpdatedAt    *string     `json:"updated_at"`
+}
+
+// Err returns a *JobError for START_FAILED, FAILED and CANCELLED jobs (a
+// PARTIAL_FAILURE job's failures are per file).
+func (j *Job) Err() error {
+	switch j.Status {
+	case JobStartFailed, JobFailed, JobCancelled:
+		reason := ""
+		if j.CancelReason != nil {
+			reason = *j.CancelReason
+		}
+		return &JobError{JobID: j.JobID, Status: j.Status, Reason: reason}
+	}
+	return nil
+}
+
+// CreateJobUpload creates a batch job from uploaded audio files or ZIP
+// archives (multipart). It does not start the job: record the returned id,
+// then call StartJob. At most 100 files (see PlanJobs).
+func (c *Client) CreateJobUpload(ctx context.Context, cfg JobConfig, files []Source, callbackURL string) (*CreateJobResult, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, errors.New("create batch job: no files")
+	}
+	if plan, err := PlanJobs(files); err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	} else if len(plan) != 1 {
+		return nil, fmt.Errorf("create batch job: %d files exceed one job's limit of %d: use PlanJobs", len(files), MaxJobFiles)
+	}
+	conf, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	}
+	parts := []part{{name: "config", value: string(conf), contentType: "application/json"}}
+	for i := range files {
+		parts = append(parts, part{name: "files", file: &files[i]})
+	}
+	if callbackURL != "" {
+		parts = append(parts, part{name: "callback_url", value: callbackURL})
+	}
+	body, ctype := formBody(parts)
+	return c.createJob(ctx, body, ctype)
+}
+
+// CreateJobURLs creates a batch job from public https URLs (a path ending
+// in "/" is a prefix). Paths are checked by the service at start.
+func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []string, callbackURL string) (*CreateJobResult, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("create batch job: no paths")
+	}
+	type auth struct {
+		Mode string `json:"mode"`
+	}
+	type source struct {
+		Type  string   `json:"type"`
+		Auth  auth     `json:"auth"`
+		Paths []string `json:"paths"`
+	}
+	req := struct {
+		Config      JobConfig `json:"config"`
+		Source      source    `json:"source"`
+		CallbackURL string    `json:"callback_url,omitempty"`
+	}{cfg, source{"cloud_storage", auth{"public"}, paths}, callbackURL}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	}
+	return c.createJob(ctx, body, "application/json")
+}
+
+// createJob posts a create. A create is not retried after a connection
+// error that may have reached the service? It is: a job that was created
+// but never started costs nothing and is found by ListJobs.
+func (c *Client) createJob(ctx context.Context, body any, ctype string) (*CreateJobResult, error) {
+	var out CreateJobResult
+	if err := c.call(ctx, http.MethodPost, c.url(EndpointJobs, ""), body, ctype, nil, &out); err != nil {
+		return nil, fmt.Errorf("create batch job: %w", err)
+	}
+	if out.JobID == "" {
+		return nil, errors.New("create batch job: the answer has no job_id")
+	}
+	return &out, nil
+}
+
+// StartJobResult is the answer of a start.
+type StartJobResult struct {
+	JobID   string `json:"job_id"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	// AlreadyStarted is set when the service answered 409
+	// JOB_ALREADY_STARTED: the job runs (or ran) already, which is success.
+	AlreadyStarted bool `json:"-"`
+}
+
+// StartJob starts a created job (202). A 409 JOB_ALREADY_STARTED is not an
+// error: the job is started.
+func (c *Client) StartJob(ctx context.Context, jobID string) (*StartJobResult, error) {
+	var out StartJobResult
+	err := c.call(ctx, http.MethodPost, c.url(EndpointJobStart, jobID), nil, "", nil, &out)
+	if IsCode(err, CodeJobAlreadyStarted) {
+		return &StartJobResult{JobID: jobID, AlreadyStarted: true, Message: errMessage(err)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start batch job %s: %w", jobID, err)
+	}
+	return &out, nil
+}
+
+// GetJob reads a job's status.
+func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
+	var out Job
+	if err := c.call(ctx, http.MethodGet, c.url(EndpointJob, jobID), nil, "", nil, &out); err != nil {
+		return nil, fmt.Errorf("batch job %s status: %w", jobID, err)
+	}
+	return &out, nil
+}
+
+// WaitJob polls a job until it is terminal and returns its last status
+// (check Job.Err). The interval is at least 10 s, 30 s for jobs of 100 files
+// or more, unless the base URL is a loopback address.
+func (c *Client) WaitJob(ctx context.Context, jobID string, opts PollOptions) (*Job, error) {
+	for {
+		j, err := c.GetJob(ctx, jobID)
+		if err != nil {
+			return nil, err
+		}
+		if opts.OnStatus != nil {
+			opts.OnStatus(j.Status)
+		}
+		if IsTerminal(j.Status) {
+			return j, nil
+		}
+		minimum := JobPollInterval
+		if j.Progress.TotalFiles >= 100 {
+			minimum = JobPollIntervalMany
+		}
+		if err := sleep(ctx, c.pollInterval(opts.Interval, minimum)); err != nil {
+			return nil, fmt.Errorf("wait for batch job %s: %w", jobID, err)
+		}
+	}
+}
+
+// CancelJobResult is the answer of a cancel.
+type CancelJobResult struct {
+	JobID       string  `json:"job_id"`
+	Status      string  `json:"status"` // CANCELLED, or CANCELLING for a running job
+	Message     string  `json:"message"`
+	CancelledAt *string `json:"cancelled_at"`
+	// AlreadyCancelled is set when the service answered 409 JOB_CANCELLED.
+	AlreadyCancelled bool `json:"-"`
+}
+
+// CancelJob cancels a job. 200 with CANCELLED or CANCELLING is accepted; a
+// 409 JOB_CANCELLED means it was cancelled already (not an error); a job in
+// another terminal state gives an *Error with Type JOB_NOT_CANCELLABLE.
+func (c *Client) CancelJob(ctx context.Context, jobID, reason string) (*CancelJobResult, error) {
+	body, _ := json.Marshal(map[string]string{"reason": reason})
+	if reason == "" {
+		body = []byte("{}")
+	}
+	var out CancelJobResult
+	err := c.call(ctx, http.MethodPost, c.url(EndpointJobCancel, jobID), body, "application/json", nil, &out)
+	if IsCode(err, CodeJobCancelled) {
+		return &CancelJobResult{JobID: jobID, Status: JobCancelled, AlreadyCancelled: true, Message: errMessage(err)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cancel batch job %s: %w", jobID, err)
+	}
+	if out.Status != JobCancelled && out.Status != JobCancelling {
+		return nil, fmt.Errorf("cancel batch job %s: unexpected status %q", jobID, out.Status)
+	}
+	return &out, nil
+}
+
+// Pagination is a listing's page information.
+type Pagination struct {
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+	TotalCount int     `json:"total_count"`
+}
+
+// JobsQuery selects a page of ListJobs.
+type JobsQuery struct {
+	Status string // a job status, or "" for all
+	Limit  int    // 1-100 (0: the service default, 50)
+	Cursor string // pagination.next_cursor of the previous page
+}
+
+// JobsPage is one page of the jobs listing, newest first.
+type JobsPage struct {
+	Data       []Job      `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// ListJobs reads GET /stt/v3/batch/jobs, so that a caller can find jobs it
+// created but never recorded (SPEC sections 4 and 8a).
+func (c *Client) ListJobs(ctx context.Context, q JobsQuery) (*JobsPage, error) {
+	var out JobsPage
+	u := c.url(EndpointJobs, "") + query(q.Status, q.Limit, q.Cursor)
+	if err := c.call(ctx, http.MethodGet, u, nil, "", nil, &out); err != nil {
+		return nil, fmt.Errorf("list batch jobs: %w", err)
+	}
+	return &out, nil
+}
+
+func query(status string, limit int, cursor string) string {
+	v := url.Values{}
+	if status != "" {
+		v.Set("status", status)
+	}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// IsCode reports whether err is a service *Error with the given type or code.
+func IsCode(err error, code string) bool {
+	var se *Error
+	return errors.As(err, &se) && se.Type == code
+}
+
+func errMessage(err error) string {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Message
+	}
+	return ""
+}

@@ -1,0 +1,216 @@
+package speechapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Older batch limits (speech-recognition.md, "Limits"). A megabyte is
+// 1,000,000 bytes.
+const (
+	LegacyMaxFiles = 10
+	LegacyMaxBytes = 80_000_000
+	// LegacyPollInterval is the documented minimum between two status
+	// polls of one job.
+	LegacyPollInterval = 60 * time.Second
+	// legacyOverhead is what each file part adds to the body beyond its
+	// bytes (headers, boundary), plus room for the fields.
+	legacyPartOverhead  = 1024
+	legacyFieldOverhead = 64 << 10
+)
+
+// LegacyOptions are the form fields and headers of an older batch submit.
+type LegacyOptions struct {
+	LanguageCode   string
+	MultiChannel   bool
+	Format         string // FormatVerbatim or FormatTranscribe (ITN)
+	NativeNumerals bool
+	// RequestID is sent as X-API-Request-ID when set.
+	RequestID string
+}
+
+// LegacySubmitResult is the older batch submit response.
+type LegacySubmitResult struct {
+	JobID     string `json:"job_id"`
+	Status    string `json:"status"` // always "submitted"
+	FileCount int    `json:"file_count"`
+	Message   string `json:"message"`
+	// RequestID is the X-API-Request-ID the service answered with, if any.
+	RequestID string `json:"-"`
+}
+
+// LegacyJob is the older batch status object. Statuses are lower case.
+type LegacyJob struct {
+	JobID           string         `json:"job_id"`
+	Status          string         `json:"status"` // submitted, processing, completed, failed
+	TotalFiles      int            `json:"total_files"`
+	CompletedFiles  int            `json:"completed_files"`
+	FailedFiles     int            `json:"failed_files"`
+	OverallProgress int            `json:"overall_progress"`
+	Results         []LegacyResult `json:"results"`
+	Error           *string        `json:"error"`
+}
+
+// Done reports whether the job reached completed or failed.
+func (j *LegacyJob) Done() bool { return j.Status == "completed" || j.Status == "failed" }
+
+// LegacyResult is one file's result.
+type LegacyResult struct {
+	Filename       string          `json:"filename"`
+	Status         string          `json:"status"` // completed or failed
+	FullTranscript string          `json:"full_transcript"`
+	TotalDuration  float64         `json:"total_duration"`
+	Error          *string         `json:"error"`
+	Segments       []LegacySegment `json:"segments"`
+}
+
+// Err returns a *FileError when the file failed.
+func (r LegacyResult) Err(jobID string) error {
+	if r.Status == "completed" {
+		return nil
+	}
+	msg := "no error message"
+	if r.Error != nil {
+		msg = *r.Error
+	}
+	return &FileError{JobID: jobID, Path: r.Filename, Status: r.Status, Message: msg}
+}
+
+// LegacySegment is one time-aligned segment of an older batch result.
+type LegacySegment struct {
+	SegmentID        int     `json:"segment_id"`
+	StartTime        float64 `json:"start_time"`
+	EndTime          float64 `json:"end_time"`
+	Text             string  `json:"text"`
+	SpeakerID        int     `json:"speaker_id"`
+	LanguageDetected string  `json:"language_detected"`
+}
+
+// PlanLegacy splits files into submit calls of at most 10 files and 80 MB
+// each. Every size must be known; a single file over the limit is an error
+// naming it.
+func PlanLegacy(files []Source) ([][]Source, error) {
+	var plan [][]Source
+	var cur []Source
+	var bytes int64
+	for _, f := range files {
+		if f.Size < 0 {
+			return nil, fmt.Errorf("plan older batch: %s: size unknown", f.Name)
+		}
+		need := f.Size + legacyPartOverhead
+		if need+legacyFieldOverhead > LegacyMaxBytes {
+			return nil, &FileError{Path: f.Name, Message: fmt.Sprintf("%d bytes: larger than the 80 MB older batch payload limit", f.Size)}
+		}
+		if len(cur) == LegacyMaxFiles || bytes+need+legacyFieldOverhead > LegacyMaxBytes {
+			plan = append(plan, cur)
+			cur, bytes = nil, 0
+		}
+		cur = append(cur, f)
+		bytes += need
+	}
+	if len(cur) > 0 {
+		plan = append(plan, cur)
+	}
+	return plan, nil
+}
+
+// SubmitLegacy submits one call of files (see PlanLegacy) to POST
+// /stt/v3/batch/submit. The job starts at once; record its id.
+func (c *Client) SubmitLegacy(ctx context.Context, files []Source, opts LegacyOptions) (*LegacySubmitResult, error) {
+	if err := checkTextOptions(opts.LanguageCode, opts.Format); err != nil {
+		return nil, fmt.Errorf("submit older batch: %w", err)
+	}
+	if plan, err := PlanLegacy(files); err != nil {
+		return nil, fmt.Errorf("submit older batch: %w", err)
+	} else if len(plan) != 1 {
+		return nil, fmt.Errorf("submit older batch: %d files exceed one call's limits (10 files, 80 MB): use PlanLegacy", len(files))
+	}
+	parts := []part{{name: "language_code", value: opts.LanguageCode},
+		{name: "is_multi_channel", value: strconv.FormatBool(opts.MultiChannel)},
+		{name: "format", value: orDefault(opts.Format, FormatVerbatim)},
+		{name: "itn_native_numerals", value: strconv.FormatBool(opts.NativeNumerals)}}
+	for i := range files {
+		parts = append(parts, part{name: "audio_files", file: &files[i]})
+	}
+	body, ctype := formBody(parts)
+	var out LegacySubmitResult
+	h, err := c.callHeaders(ctx, http.MethodPost, c.url(EndpointBatchSubmit, ""), body, ctype, traceHeader(opts.RequestID), &out)
+	if err != nil {
+		return nil, fmt.Errorf("submit older batch: %w", err)
+	}
+	out.RequestID = h.Get("X-API-Request-ID")
+	if out.JobID == "" {
+		return nil, fmt.Errorf("submit older batch: the answer has no job_id")
+	}
+	return &out, nil
+}
+
+func traceHeader(id string) http.Header {
+	if id == "" {
+		return nil
+	}
+	return http.Header{"X-Api-Request-Id": {id}}
+}
+
+// LegacyStatus reads GET /stt/v3/batch/status/{job_id}. requestID may be
+// empty.
+func (c *Client) LegacyStatus(ctx context.Context, jobID, requestID string) (*LegacyJob, error) {
+	var out LegacyJob
+	if err := c.call(ctx, http.MethodGet, c.url(EndpointBatchStatus, jobID), nil, "", traceHeader(requestID), &out); err != nil {
+		return nil, fmt.Errorf("older batch status %s: %w", jobID, err)
+	}
+	return &out, nil
+}
+
+// WaitLegacy polls an older batch job until completed or failed, no more
+// often than every 60 s per job unless the service is on a loopback
+// address.
+func (c *Client) WaitLegacy(ctx context.Context, jobID string, opts PollOptions) (*LegacyJob, error) {
+	every := c.pollInterval(opts.Interval, LegacyPollInterval)
+	for {
+		j, err := c.LegacyStatus(ctx, jobID, "")
+		if err != nil {
+			return nil, err
+		}
+		if opts.OnStatus != nil {
+			opts.OnStatus(j.Status)
+		}
+		if j.Done() {
+			return j, nil
+		}
+		if err := sleep(ctx, every); err != nil {
+			return nil, fmt.Errorf("wait for older batch job %s: %w", jobID, err)
+		}
+	}
+}
+
+// PollOptions tune status polling.
+type PollOptions struct {
+	// Interval between polls; raised to the documented minimum unless the
+	// base URL is a loopback address (0: the minimum).
+	Interval time.Duration
+	// OnStatus, if set, sees every status polled.
+	OnStatus func(status string)
+}
+
+// pollInterval enforces the documented minimum against a real service.
+func (c *Client) pollInterval(asked, minimum time.Duration) time.Duration {
+	if IsLoopbackURL(c.cfg.BaseURL) && asked > 0 {
+		return asked
+	}
+	return max(asked, minimum)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,96 @@
+package speechapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// DownloadTranscript streams a completed file's transcript JSON, exactly as
+// served, to w. The presigned URL is fetched WITHOUT the API key (its host
+// is third-party storage). When the link has expired (or is refused), the
+// job's files are listed again for a fresh link and the download is tried
+// once more. Nothing is written to w unless the download answered 200.
+func (c *Client) DownloadTranscript(ctx context.Context, jobID string, rec FileRecord, w io.Writer) (int64, error) {
+	if rec.Status != FileCompleted || rec.TranscriptURL == nil || *rec.TranscriptURL == "" {
+		return 0, &FileError{JobID: jobID, Path: rec.OriginalPath, FileID: rec.FileID, Status: rec.Status,
+			Message: "no transcript to download"}
+	}
+	n, err := c.getPresigned(ctx, *rec.TranscriptURL, w)
+	var se *Error
+	if !asError(err, &se) || se.StatusCode < 400 || se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests {
+		return n, wrapDownload(rec, err)
+	}
+	fresh, ferr := c.freshLink(ctx, jobID, rec.FileID)
+	if ferr != nil {
+		return 0, wrapDownload(rec, fmt.Errorf("%w; refreshing the link failed: %v", err, ferr))
+	}
+	n, err = c.getPresigned(ctx, fresh, w)
+	return n, wrapDownload(rec, err)
+}
+
+func wrapDownload(rec FileRecord, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("download transcript of %s: %w", rec.OriginalPath, err)
+}
+
+func asError(err error, target **Error) bool {
+	if err == nil {
+		return false
+	}
+	se, ok := err.(*Error)
+	if ok {
+		*target = se
+	}
+	return ok
+}
+
+// freshLink lists the job's completed files again to find fileID's new
+// transcript URL.
+func (c *Client) freshLink(ctx context.Context, jobID, fileID string) (string, error) {
+	recs, err := c.AllJobFiles(ctx, jobID, FileCompleted)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if r.FileID == fileID && r.TranscriptURL != nil {
+			return *r.TranscriptURL, nil
+		}
+	}
+	return "", fmt.Errorf("file %s is no longer listed as completed", fileID)
+}
+
+// getPresigned GETs a presigned URL with the plain client: no API key, no
+// retry of a body already being written.
+func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (int64, error) {
+	if err := checkScheme(rawURL, "https"); err != nil {
+		return 0, fmt.Errorf("transcript url: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return 0, fmt.Errorf("transcript url: %w", err)
+	}
+	req.Header.Set("User-Agent", "voxform")
+	resp, err := c.plain.Do(req)
+	if err != nil {
+		return 0, scrub(err, c.cfg.APIKey)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, parseError(resp)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, &IncompleteError{What: "transcript download", Reason: err.Error()}
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return n, &IncompleteError{What: "transcript download", Reason: fmt.Sprintf("%d of %d bytes", n, resp.ContentLength)}
+	}
+	if n == 0 {
+		return 0, &IncompleteError{What: "transcript download", Reason: "empty body"}
+	}
+	return n, nil
+}

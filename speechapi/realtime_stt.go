@@ -1,0 +1,290 @@
+package speechapi
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/voxform/voxform/audio"
+)
+
+// RealtimeFrameBytes is the documented realtime frame: 512 samples of
+// 16-bit mono PCM.
+const RealtimeFrameBytes = 1024
+
+// RealtimeOptions tune TranscribeRealtime.
+type RealtimeOptions struct {
+	// LanguageCode is sent as the language_code query parameter.
+	LanguageCode string
+	// SampleRate is 16000 (default) or 8000; it is sent as sample_rate.
+	SampleRate int
+	// Paced sends frames in real time (32 ms per 16 kHz frame); otherwise
+	// as fast as the connection accepts them.
+	Paced bool
+	// IdleTimeout ends the session when no message came for this long
+	// after the last frame was sent (0: 10 s).
+	IdleTimeout time.Duration
+}
+
+// RealtimeMessage is a server transcript message.
+type RealtimeMessage struct {
+	Type             string `json:"type"`
+	Timestamp        string `json:"timestamp"`
+	Text             string `json:"text"`
+	AudioDurationMS  int    `json:"audio_duration_ms"`
+	SegmentID        string `json:"segment_id"`
+	SegmentIndex     int    `json:"segment_index"`
+	Latency          int    `json:"latency"`
+	DetectedLanguage string `json:"detected_language"`
+}
+
+// RealtimeSegment is a transcript message placed on the audio's timeline
+// (segments follow one another; each lasts its audio_duration_ms).
+type RealtimeSegment struct {
+	Index      int
+	ID         string
+	Start, End time.Duration
+	Text       string
+	Language   string
+}
+
+// RealtimeResult is a realtime session's outcome.
+type RealtimeResult struct {
+	Segments []RealtimeSegment
+	Messages []RealtimeMessage
+	// AudioSent is the duration of audio sent.
+	AudioSent time.Duration
+	// Closed is true when the server closed normally (1000), false when the
+	// idle timeout ended the session.
+	Closed bool
+}
+
+// TranscribeRealtime streams audio (WAV in any PCM, mu-law or A-law
+// encoding, or MP3) over the realtime WebSocket: it decodes, downmixes and
+// resamples it to 16-bit mono PCM at SampleRate, sends 1024-byte binary
+// frames and an empty frame at the end, and collects transcript messages
+// until the server closes with 1000 or the idle timeout passes.
+func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts RealtimeOptions) (*RealtimeResult, error) {
+	if opts.LanguageCode == "" {
+		return nil, errors.New("realtime transcription: language_code is required")
+	}
+	if opts.SampleRate == 0 {
+		opts.SampleRate = 16000
+	}
+	if opts.SampleRate != 16000 && opts.SampleRate != 8000 {
+		return nil, fmt.Errorf("realtime transcription: sample rate %d is not 16000 or 8000", opts.SampleRate)
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 10 * time.Second
+	}
+	src, err := realtimeSource(r, opts.SampleRate)
+	if err != nil {
+		return nil, fmt.Errorf("realtime transcription: %w", err)
+	}
+	conn, err := c.dialRealtime(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("realtime transcription: %w", err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	res, err := c.realtimeSession(conn, src, opts)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("realtime transcription: %w", ctx.Err())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("realtime transcription: %w", err)
+	}
+	return res, nil
+}
+
+// realtimeSource decodes r to mono samples at rate.
+func realtimeSource(r io.ReadSeeker, rate int) (audio.SampleSource, error) {
+	d, err := audio.Decode(r)
+	if err != nil {
+		return nil, err
+	}
+	mono := audio.Mono(d.Samples)
+	if d.Format.SampleRate == rate {
+		return mono, nil
+	}
+	return audio.NewResampler(mono, d.Format.SampleRate, rate)
+}
+
+func (c *Client) dialRealtime(ctx context.Context, opts RealtimeOptions) (*websocket.Conn, error) {
+	q := url.Values{"language_code": {opts.LanguageCode}, "sample_rate": {strconv.Itoa(opts.SampleRate)}}
+	u := c.wsURL(EndpointSTTRealtime)
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	d := websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, Proxy: http.ProxyFromEnvironment}
+	h := http.Header{}
+	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
+	h.Set("User-Agent", "voxform")
+	for attempt := 0; ; attempt++ {
+		conn, resp, err := d.DialContext(ctx, u+sep+q.Encode(), h)
+		if err == nil {
+			return conn, nil
+		}
+		if resp != nil {
+			err = parseError(resp)
+		} else {
+			err = scrub(err, c.cfg.APIKey)
+		}
+		if attempt >= c.cfg.Retries || !IsTemporary(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if err := sleep(ctx, Backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// realtimeSession sends the audio while a reader collects messages.
+func (c *Client) realtimeSession(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptions) (*RealtimeResult, error) {
+	res := &RealtimeResult{}
+	var (
+		mu      sync.Mutex
+		sent    bool // the end frame went out: idle timeout armed
+		readErr = make(chan error, 1)
+	)
+	go func() { readErr <- collect(conn, res, &mu, &sent, opts.IdleTimeout) }()
+	samples, err := sendFrames(conn, src, opts)
+	if err != nil {
+		conn.Close()
+		<-readErr
+		return nil, err
+	}
+	mu.Lock()
+	sent = true
+	mu.Unlock()
+	_ = conn.SetReadDeadline(time.Now().Add(opts.IdleTimeout))
+	if err := <-readErr; err != nil {
+		return nil, err
+	}
+	res.AudioSent = time.Duration(float64(samples) / float64(opts.SampleRate) * float64(time.Second))
+	var at time.Duration
+	for _, m := range res.Messages {
+		d := time.Duration(m.AudioDurationMS) * time.Millisecond
+		res.Segments = append(res.Segments, RealtimeSegment{Index: m.SegmentIndex, ID: m.SegmentID,
+			Start: at, End: at + d, Text: m.Text, Language: m.DetectedLanguage})
+		at += d
+	}
+	return res, nil
+}
+
+// sendFrames writes 1024-byte binary frames (the last padded with
+// silence), then the empty end-of-audio frame. It returns the samples sent.
+func sendFrames(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptions) (int64, error) {
+	buf := make([]float64, RealtimeFrameBytes/2)
+	frame := make([]byte, RealtimeFrameBytes)
+	frameDur := time.Duration(float64(len(buf)) / float64(opts.SampleRate) * float64(time.Second))
+	start := time.Now()
+	var total int64
+	for i := 0; ; i++ {
+		n, err := fillSamples(src, buf)
+		if n > 0 {
+			for j := range buf {
+				v := 0.0
+				if j < n {
+					v = buf[j]
+				}
+				binary.LittleEndian.PutUint16(frame[2*j:], uint16(toPCM16(v)))
+			}
+			if opts.Paced {
+				time.Sleep(time.Until(start.Add(time.Duration(i) * frameDur)))
+			}
+			if werr := conn.WriteMessage(websocket.BinaryMessage, frame); werr != nil {
+				return total, fmt.Errorf("send audio: %w", werr)
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, fmt.Errorf("decode audio: %w", err)
+		}
+	}
+	if err := conn.WriteMessage(websocket.BinaryMessage, []byte{}); err != nil {
+		return total, fmt.Errorf("send end of audio: %w", err)
+	}
+	return total, nil
+}
+
+func toPCM16(v float64) int16 {
+	v = math.Round(v * 32767)
+	return int16(max(-32768, min(32767, v)))
+}
+
+// fillSamples reads until buf is full or the audio ends (io.EOF, possibly
+// with n > 0).
+func fillSamples(src audio.SampleSource, buf []float64) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := src.ReadSamples(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		if k == 0 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// collect reads transcript messages until a close or the idle timeout.
+func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bool, idle time.Duration) error {
+	for {
+		kind, data, err := conn.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			switch {
+			case errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure:
+				res.Closed = true
+				return nil
+			case errors.As(err, &ce):
+				return fmt.Errorf("the service closed the stream: %d %s", ce.Code, ce.Text)
+			}
+			var ne net.Error
+			mu.Lock()
+			armed := *sent
+			mu.Unlock()
+			if armed && errors.As(err, &ne) && ne.Timeout() {
+				return nil // idle timeout after the last frame: the session is over
+			}
+			return &IncompleteError{What: "realtime transcription", Reason: "connection ended without a close: " + err.Error()}
+		}
+		if kind != websocket.TextMessage {
+			continue
+		}
+		var m RealtimeMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			return fmt.Errorf("invalid message from the service: %v", err)
+		}
+		if m.Type != "transcript" {
+			continue // other message types are not documented
+		}
+		res.Messages = append(res.Messages, m)
+		mu.Lock()
+		if *sent {
+			_ = conn.SetReadDeadline(time.Now().Add(idle))
+		}
+		mu.Unlock()
+	}
+}

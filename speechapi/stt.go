@@ -1,0 +1,107 @@
+package speechapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// Recognition text formats (speech-recognition.md, "REST transcription").
+const (
+	FormatVerbatim   = "verbatim"
+	FormatTranscribe = "transcribe"
+)
+
+// TranscribeOptions are the form fields of POST /stt/v3.
+type TranscribeOptions struct {
+	// LanguageCode is required, e.g. "hi-IN".
+	LanguageCode string
+	// Format is FormatVerbatim (default) or FormatTranscribe (ITN on).
+	Format string
+	// NativeNumerals sets itn_native_numerals (with FormatTranscribe).
+	NativeNumerals bool
+}
+
+// TranscribeResult is the REST transcription response.
+type TranscribeResult struct {
+	Success    bool   `json:"success"`
+	RequestID  string `json:"request_id"`
+	Timestamp  string `json:"timestamp"` // YYYYMMDD_HHMMSS.mmm
+	Transcript string `json:"transcript"`
+}
+
+// Transcribe sends one clip (up to 60 s) to POST /stt/v3 as multipart
+// audio_file, streaming it from audio.
+func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOptions) (*TranscribeResult, error) {
+	if err := checkTextOptions(opts.LanguageCode, opts.Format); err != nil {
+		return nil, fmt.Errorf("transcribe %s: %w", audio.Name, err)
+	}
+	parts := []part{
+		{name: "language_code", value: opts.LanguageCode},
+		{name: "format", value: orDefault(opts.Format, FormatVerbatim)},
+		{name: "itn_native_numerals", value: strconv.FormatBool(opts.NativeNumerals)},
+		{name: "audio_file", file: &audio},
+	}
+	body, ctype := formBody(parts)
+	var out TranscribeResult
+	if err := c.call(ctx, http.MethodPost, c.url(EndpointSTT, ""), body, ctype, nil, &out); err != nil {
+		return nil, fmt.Errorf("transcribe %s: %w", audio.Name, err)
+	}
+	if !out.Success {
+		return nil, fmt.Errorf("transcribe %s: the service answered success=false", audio.Name)
+	}
+	return &out, nil
+}
+
+func checkTextOptions(lang, format string) error {
+	if lang == "" {
+		return fmt.Errorf("language_code is required")
+	}
+	switch format {
+	case "", FormatVerbatim, FormatTranscribe:
+		return nil
+	}
+	return fmt.Errorf("format %q is not %s or %s", format, FormatVerbatim, FormatTranscribe)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// call sends a request with retries and decodes a 2xx JSON answer into
+// out (nil: discard). body is nil, []byte or a body func; headers are
+// added to the request. It returns the response headers.
+func (c *Client) call(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) error {
+	_, err := c.callHeaders(ctx, method, url, body, ctype, headers, out)
+	return err
+}
+
+func (c *Client) callHeaders(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) (http.Header, error) {
+	req, err := c.newRequest(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	for k, v := range headers {
+		req.Header[k] = v
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer drain(resp.Body)
+	if out != nil {
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(out); err != nil {
+			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: "invalid JSON: " + err.Error()}
+		}
+	}
+	return resp.Header, nil
+}

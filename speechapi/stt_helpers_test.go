@@ -1,0 +1,157 @@
+package speechapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// recogEmu is an emulator over real HTTP with a clock tests can move.
+type recogEmu struct {
+	srv    *emulator.Server
+	http   *httptest.Server
+	client *speechapi.Client
+
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func newRecogEmu(t *testing.T, opts emulator.Options) *recogEmu {
+	t.Helper()
+	if opts.TimeScale == 0 {
+		opts.TimeScale = 2000
+	}
+	e := &recogEmu{srv: emulator.New(opts)}
+	e.srv.SetClock(func() time.Time {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return time.Now().Add(e.offset)
+	})
+	e.http = httptest.NewServer(e.srv)
+	t.Cleanup(func() {
+		e.http.Close()
+		e.srv.Close()
+	})
+	e.client = newRecogClient(t, e.http.URL, "test-key")
+	return e
+}
+
+func newRecogClient(t *testing.T, url, key string) *speechapi.Client {
+	t.Helper()
+	c, err := speechapi.New(speechapi.Config{BaseURL: url, APIKey: key, Retries: 2,
+		RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// advance moves the emulator's clock forward.
+func (e *recogEmu) advance(d time.Duration) {
+	e.mu.Lock()
+	e.offset += d
+	e.mu.Unlock()
+}
+
+// recogStats is the subset of GET /_emulator/stats the tests read.
+type recogStats struct {
+	Requests                     map[string]int64 `json:"requests"`
+	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
+	BatchJobsCreated             int64            `json:"batch_jobs_created"`
+	BatchJobsStarted             int64            `json:"batch_jobs_started"`
+	BatchJobsCancelled           int64            `json:"batch_jobs_cancelled"`
+	LegacyJobsSubmitted          int64            `json:"legacy_jobs_submitted"`
+	FilesTranscribed             int64            `json:"files_transcribed"`
+	PresignedDownloads           int64            `json:"presigned_downloads"`
+	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
+	WebhooksSent                 int64            `json:"webhooks_sent"`
+}
+
+func (e *recogEmu) stats(t *testing.T) recogStats {
+	t.Helper()
+	var s recogStats
+	if err := json.Unmarshal(e.srv.StatsJSON(), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fastPoll polls a loopback emulator every few milliseconds.
+var fastPoll = speechapi.PollOptions{Interval: 3 * time.Millisecond}
+
+// kind of test audio.
+const (
+	speechy = iota // bursts of noise with pauses: not silent, not a tone
+	silent
+	tone
+)
+
+// wavBytes makes a deterministic 16-bit mono WAV of the given kind.
+func wavBytes(t *testing.T, seed uint64, seconds float64, rate, kind int) []byte {
+	t.Helper()
+	n := int(seconds * float64(rate))
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	var buf bytes.Buffer
+	f := audio.Format{SampleRate: rate, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
+	if err := audio.WriteWAVHeader(&buf, f, int64(n*2)); err != nil {
+		t.Fatal(err)
+	}
+	samples := make([]float64, n)
+	for i := range samples {
+		x := float64(i) / float64(rate)
+		switch kind {
+		case speechy:
+			env := math.Max(0, math.Sin(2*math.Pi*x*(1.5+float64(seed%5)*0.2)))
+			samples[i] = 0.4 * env * (rng.Float64()*2 - 1)
+		case tone:
+			samples[i] = 0.5 * math.Sin(2*math.Pi*440*x)
+		}
+	}
+	w, err := audio.NewSampleWriter(&buf, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSamples(samples); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// writeFile writes data under dir and returns a file Source.
+func writeFile(t *testing.T, dir, name string, data []byte) speechapi.Source {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := speechapi.FileSource(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func serviceError(t *testing.T, err error) *speechapi.Error {
+	t.Helper()
+	se, ok := asServiceError(err)
+	if !ok {
+		t.Fatalf("error %v (%T) is not a *speechapi.Error", err, err)
+	}
+	return se
+}

@@ -1,0 +1,160 @@
+package speechapi_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// conformance: STT-003, STT-004, STT-005, STT-006, STT-028, STT-029, STT-031, STT-033, ERR-013, ERR-014
+func TestTranscribeREST(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	clip := wavBytes(t, 1, 4, 16000, speechy)
+	res, err := e.client.Transcribe(ctx, writeFile(t, dir, "a.wav", clip), speechapi.TranscribeOptions{LanguageCode: "en-IN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Success || res.RequestID == "" || res.Transcript == "" {
+		t.Errorf("result %+v", res)
+	}
+	if _, err := time.Parse("20060102_150405.000", res.Timestamp); err != nil {
+		t.Errorf("timestamp %q: %v", res.Timestamp, err)
+	}
+	// A one-shot reader streams the same clip: same deterministic text.
+	res2, err := e.client.Transcribe(ctx, speechapi.ReaderSource("b.wav", bytes.NewReader(clip), -1), speechapi.TranscribeOptions{LanguageCode: "en-IN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Transcript != res.Transcript || res2.RequestID == res.RequestID {
+		t.Errorf("same clip gave %q (id %s) then %q (id %s)", res.Transcript, res.RequestID, res2.Transcript, res2.RequestID)
+	}
+	if got := e.stats(t).Requests["POST /stt/v3"]; got != 2 {
+		t.Errorf("POST /stt/v3 requests = %d, want 2", got)
+	}
+}
+
+// conformance: STT-001, STT-015, STT-016, STT-030, STT-031, STT-032, STT-033, STT-034, ERR-014, ERR-015, ERR-016, ERR-009, ERR-012
+func TestTranscribeRESTRejects(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		data []byte
+		lang string
+		want string // substring of the 400 message
+	}{
+		{"too long", wavBytes(t, 2, 61, 8000, speechy), "hi-IN", "60 seconds"},
+		{"rate too high", wavBytes(t, 3, 1, 48000, speechy), "hi-IN", "8000 to 44100"},
+		{"not audio", []byte("hello, this is text and not audio at all"), "hi-IN", "unsupported audio format"},
+		{"bn-BD", wavBytes(t, 4, 1, 16000, speechy), "bn-BD", "unsupported language_code"},
+		{"empty", nil, "hi-IN", "empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.client.Transcribe(ctx, writeFile(t, dir, tc.name+".wav", tc.data), speechapi.TranscribeOptions{LanguageCode: tc.lang})
+			se := serviceError(t, err)
+			if se.StatusCode != 400 || se.Type != speechapi.TypeInvalidRequest || !strings.Contains(se.Message, tc.want) {
+				t.Errorf("got %v, want 400 INVALID_REQUEST_ERROR containing %q", se, tc.want)
+			}
+		})
+	}
+	t.Run("accepted edges", func(t *testing.T) {
+		for _, c := range []struct {
+			sec  float64
+			rate int
+		}{{60, 8000}, {1, 44100}, {1, 8000}} {
+			src := writeFile(t, dir, "edge.wav", wavBytes(t, 5, c.sec, c.rate, speechy))
+			if _, err := e.client.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "ta-IN"}); err != nil {
+				t.Errorf("%.0f s at %d Hz: %v", c.sec, c.rate, err)
+			}
+		}
+	})
+	t.Run("bad format option", func(t *testing.T) {
+		_, err := e.client.Transcribe(ctx, writeFile(t, dir, "x.wav", wavBytes(t, 6, 1, 16000, speechy)), speechapi.TranscribeOptions{LanguageCode: "hi-IN", Format: "pretty"})
+		if err == nil || !strings.Contains(err.Error(), "pretty") {
+			t.Errorf("format pretty: %v", err)
+		}
+	})
+	t.Run("no key", func(t *testing.T) {
+		c := newRecogClient(t, e.http.URL, "")
+		_, err := c.Transcribe(ctx, writeFile(t, dir, "k.wav", wavBytes(t, 7, 1, 16000, speechy)), speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
+		if se := serviceError(t, err); se.StatusCode != 403 || se.Type != speechapi.TypeForbidden {
+			t.Errorf("no key: %v, want 403 FORBIDDEN", se)
+		}
+	})
+}
+
+// conformance: RT-002, RT-003, RT-004, RT-005, RT-006, RT-007, RT-009, RT-010, RT-011, RT-012, RT-013, RT-014, ERR-010
+func TestTranscribeRealtime(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	ctx := context.Background()
+	for _, rate := range []int{16000, 8000} {
+		// 22.05 kHz input: decoded and resampled by the client; the
+		// emulator closes the stream on any frame that is not 1024 bytes
+		// or not binary, so success proves the framing.
+		clip := wavBytes(t, 11, 3, 22050, speechy)
+		res, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(clip), speechapi.RealtimeOptions{LanguageCode: "hi-IN", SampleRate: rate})
+		if err != nil {
+			t.Fatalf("rate %d: %v", rate, err)
+		}
+		if !res.Closed || len(res.Segments) == 0 {
+			t.Fatalf("rate %d: closed=%v segments=%d", rate, res.Closed, len(res.Segments))
+		}
+		if d := res.AudioSent - 3*time.Second; d < -40*time.Millisecond || d > 40*time.Millisecond {
+			t.Errorf("audio sent %v, want 3s", res.AudioSent)
+		}
+		last := res.Segments[len(res.Segments)-1]
+		if d := last.End - 3*time.Second; d < -10*time.Millisecond || d > 70*time.Millisecond { // the last frame is padded
+			t.Errorf("segments end at %v, want about 3s", last.End)
+		}
+		for i, m := range res.Messages {
+			if m.Type != "transcript" || m.SegmentIndex != i || m.SegmentID == "" || m.Text == "" || m.DetectedLanguage != "hi-IN" {
+				t.Errorf("message %d: %+v", i, m)
+			}
+			if _, err := time.Parse(time.RFC3339Nano, m.Timestamp); err != nil {
+				t.Errorf("message %d timestamp %q: %v", i, m.Timestamp, err)
+			}
+		}
+	}
+	if got := e.stats(t).Requests["GET /stt/v3"]; got != 2 {
+		t.Errorf("GET /stt/v3 = %d, want 2", got)
+	}
+	t.Run("bad language is a handshake error", func(t *testing.T) {
+		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "bn-BD"})
+		if se := serviceError(t, err); se.StatusCode != 400 {
+			t.Errorf("got %v", se)
+		}
+	})
+	t.Run("paced", func(t *testing.T) {
+		start := time.Now()
+		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 12, 0.5, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN", Paced: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); el < 400*time.Millisecond {
+			t.Errorf("paced 0.5 s of audio took %v", el)
+		}
+	})
+}
+
+// conformance: RT-010, ERR-010
+func TestTranscribeRealtimeCustomPath(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k",
+		Paths: map[string]string{speechapi.EndpointSTTRealtime: "/stt/v3/stream"}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
+	if err == nil {
+		t.Fatal("a path the emulator does not serve worked")
+	}
+}
