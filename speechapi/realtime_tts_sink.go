@@ -19,34 +19,48 @@ type pcmSink struct {
 	buf      []byte
 	received int64 // PCM data bytes received
 	written  int64 // bytes written to w (not counting a WAV header)
+	started  bool
 }
 
 func newPCMSink(cfg AudioConfig, w io.Writer) (*pcmSink, error) {
 	p := &pcmSink{cfg: cfg, in: wsPCMFormat(cfg), w: w}
 	switch cfg.Container {
 	case ContainerWAV:
-		ws, ok := w.(io.WriteSeeker)
-		if !ok {
+		if _, ok := w.(io.WriteSeeker); !ok {
 			return nil, fmt.Errorf("wav over websocket needs an io.WriteSeeker such as *os.File to write the header's sizes")
 		}
-		wv, err := audio.NewWAVWriter(ws, p.in)
-		if err != nil {
-			return nil, err
-		}
-		p.wav = wv
 	case ContainerRaw, ContainerMuLaw, ContainerALaw:
 	default:
 		return nil, fmt.Errorf("container %s cannot be written from websocket PCM: use wav, raw, mulaw or alaw, or the rest or sse transport", cfg.Container)
 	}
-	if err := p.in.Validate(); err != nil {
-		return nil, err
-	}
 	return p, nil
+}
+
+// start begins the output when the first audio arrives, so that a
+// request the service rejects writes nothing.
+func (p *pcmSink) start() error {
+	if err := p.in.Validate(); err != nil {
+		return fmt.Errorf("websocket audio: %w", err)
+	}
+	if p.cfg.Container == ContainerWAV {
+		wv, err := audio.NewWAVWriter(p.w.(io.WriteSeeker), p.in)
+		if err != nil {
+			return err
+		}
+		p.wav = wv
+	}
+	p.started = true
+	return nil
 }
 
 // add appends one frame or piece: raw PCM, or a whole WAV file whose
 // format must be the expected one.
 func (p *pcmSink) add(piece []byte) error {
+	if !p.started {
+		if err := p.start(); err != nil {
+			return err
+		}
+	}
 	if audio.IsWAV(piece) {
 		f, data, err := audio.ParseWAV(piece)
 		if err != nil {
@@ -124,7 +138,8 @@ func (p *pcmSink) finish() error {
 // bytesWritten is what reached the caller's writer.
 func (p *pcmSink) bytesWritten() int64 {
 	if p.wav != nil {
-		return int64(audio.WAVHeaderSize(p.in)) + p.wav.DataBytes()
+		n := p.wav.DataBytes()
+		return int64(audio.WAVHeaderSize(p.in)) + n + n&1
 	}
 	return p.written
 }

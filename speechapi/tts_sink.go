@@ -41,8 +41,9 @@ type streamSink struct {
 	written  int64
 	pieces   int
 	head     []byte
-	declared int64 // pass-through WAV: data bytes the first header declares
+	declared int64 // WAV: data bytes the first header declares for the whole stream
 	offset   int64 // pass-through WAV: header length
+	data     int64 // joined WAV: data bytes added so far
 }
 
 func newStreamSink(cfg AudioConfig, w io.Writer) (*streamSink, error) {
@@ -61,10 +62,7 @@ func newStreamSink(cfg AudioConfig, w io.Writer) (*streamSink, error) {
 func (s *streamSink) add(piece []byte) error {
 	s.pieces++
 	if s.joiner != nil {
-		if err := s.joiner.Add(piece); err != nil {
-			return err
-		}
-		return nil
+		return s.join(piece)
 	}
 	if s.cfg.Container == ContainerWAV {
 		if err := s.passWAV(piece); err != nil {
@@ -80,6 +78,30 @@ func (s *streamSink) add(piece []byte) error {
 		return fmt.Errorf("write audio: %w", err)
 	}
 	return nil
+}
+
+// join adds a piece to the WAV joiner. When the first piece's header
+// declares the size of the whole stream (the documented form: one file cut
+// into chunks), data beyond it (the RIFF pad byte) is not audio.
+func (s *streamSink) join(piece []byte) error {
+	if audio.IsWAV(piece) {
+		_, data, err := audio.ParseWAV(piece)
+		if err != nil {
+			return fmt.Errorf("wav piece %d: %w", s.pieces, err)
+		}
+		if s.pieces == 1 {
+			if _, declared, err := audio.ReadWAVHeader(bytes.NewReader(piece)); err == nil && declared > int64(len(data)) {
+				s.declared = declared
+			}
+		}
+		s.data += int64(len(data))
+		return s.joiner.Add(piece)
+	}
+	if s.declared >= 0 {
+		piece = piece[:max(0, min(int64(len(piece)), s.declared-s.data))]
+	}
+	s.data += int64(len(piece))
+	return s.joiner.Add(piece)
 }
 
 // errNeedSeeker explains why a plain writer cannot take the stream.
@@ -150,7 +172,8 @@ func (s *streamSink) finish() error {
 func (s *streamSink) bytesWritten() int64 {
 	if s.joiner != nil {
 		f, _ := s.joiner.Format()
-		return int64(audio.WAVHeaderSize(f)) + s.joiner.DataBytes()
+		n := s.joiner.DataBytes()
+		return int64(audio.WAVHeaderSize(f)) + n + n&1
 	}
 	return s.written
 }

@@ -42,8 +42,9 @@ func init() {
 	languages[modelVC] = languages[modelV25]
 }
 
-// languageRequired tells whether a model needs an explicit language.
-var languageRequired = map[string]bool{modelV25: true, modelV30: true}
+// languageRequired tells whether a model needs an explicit language: only
+// tts-v2.5 by the documents; tts-v3.0 and vc-v1 detect it from the script.
+var languageRequired = map[string]bool{modelV25: true}
 
 // speeds are the named speeds.
 var speeds = map[string]float64{"slow": 0.85, "medium": 1.0, "fast": 1.15}

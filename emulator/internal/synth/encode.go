@@ -124,9 +124,10 @@ func encode(ctx context.Context, src pcmSource, f outFormat) (*encoded, error) {
 		return &encoded{Reader: pr, size: pr.Size(), close: src.Close}, nil
 	}
 	hdr := wavHeader(f, pr.Size())
+	pad := pr.Size() & 1 // RIFF chunks are word-aligned: odd data gets a pad byte
 	return &encoded{
-		Reader: io.MultiReader(bytes.NewReader(hdr), pr),
-		size:   int64(len(hdr)) + pr.Size(),
+		Reader: io.MultiReader(bytes.NewReader(hdr), pr, bytes.NewReader(make([]byte, pad))),
+		size:   int64(len(hdr)) + pr.Size() + pad,
 		close:  src.Close,
 	}, nil
 }

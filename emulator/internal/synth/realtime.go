@@ -162,7 +162,7 @@ func (s *service) wsJSON(conn *websocket.Conn, pr *pcmReader, f outFormat, drop 
 		if n == 0 {
 			break
 		}
-		pending = append(wavHeader(wavFmt, int64(n)), buf[:n]...)
+		pending = wavFile(wavFmt, buf[:n])
 		if err != nil {
 			break
 		}

@@ -21,11 +21,12 @@ const (
 type service struct {
 	env *emu.Env
 	r   *renderer
+	enc *encodedCache
 }
 
 // Register adds the synthesis endpoints to m.
 func Register(m *emu.Mux, env *emu.Env) {
-	s := &service{env: env, r: newRenderer(env)}
+	s := &service{env: env, r: newRenderer(env), enc: newEncodedCache()}
 	m.Handle(emu.Route{Pattern: routeInference, Shape: emu.ShapeREST, Handler: s.inference})
 	m.Handle(emu.Route{Pattern: routeSSE, Shape: emu.ShapeREST, Handler: s.sse})
 	m.Handle(emu.Route{Pattern: routeRealtime, Shape: emu.ShapeREST, Handler: s.realtime})
@@ -105,11 +106,22 @@ func (s *service) inference(w http.ResponseWriter, r *http.Request) {
 
 // open renders j and wraps it in its container.
 func (s *service) open(r *http.Request, j *job) (*encoded, error) {
+	compressed := j.Format.Container == "mp3" || j.Format.Container == "ogg"
+	key := formatKey(s.r.key(j, j.Format.Rate), j.Format)
+	if compressed {
+		if enc, ok := s.enc.cached(key); ok {
+			return enc, nil
+		}
+	}
 	src, err := s.r.open(r.Context(), j, j.Format.Rate)
 	if err != nil {
 		return nil, err
 	}
-	return encode(r.Context(), src, j.Format)
+	enc, err := encode(r.Context(), src, j.Format)
+	if err != nil || !compressed {
+		return enc, err
+	}
+	return s.enc.recording(key, enc), nil
 }
 
 func itoa(n int64) string {

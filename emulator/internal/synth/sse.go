@@ -77,9 +77,18 @@ func (p *pieces) next() ([]byte, error) {
 		return nil, err
 	}
 	if p.wavs {
-		return append(wavHeader(p.f, int64(n)), p.buf[:n]...), nil
+		return wavFile(p.f, p.buf[:n]), nil
 	}
 	return p.buf[:n], nil
+}
+
+// wavFile is a whole WAV file holding data, with its pad byte.
+func wavFile(f outFormat, data []byte) []byte {
+	b := append(wavHeader(f, int64(len(data))), data...)
+	if len(data)%2 == 1 {
+		b = append(b, 0)
+	}
+	return b
 }
 
 // sseWriter writes events and flushes each one.
