@@ -63,7 +63,8 @@ func (s *service) webhookFor(j *job) webhook {
 }
 
 // send POSTs a webhook once, without retries or signature, and only to a
-// loopback address: the emulator never reaches out to other hosts.
+// loopback address: the emulator never reaches out to other hosts. A
+// webhook to any other host is dropped and not counted.
 func (s *service) send(h webhook) {
 	u, err := url.Parse(h.url)
 	if err != nil || !isLoopback(u.Hostname()) {
@@ -76,10 +77,10 @@ func (s *service) send(h webhook) {
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
+	s.env.Stats.Inc(emu.WebhooksSent) // counted when posted, delivered or not
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return
 	}
 	resp.Body.Close()
-	s.env.Stats.Inc(emu.WebhooksSent)
 }

@@ -1,0 +1,383 @@
+package speechapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+var hiConfig = speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}
+
+// conformance: BJ-021, BJ-024, BJ-028, BJ-029, BJ-030, BJ-031, BJ-032, BJ-039, BJ-041, BJ-042, BJ-043,
+// BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-069, BJ-074, BJ-075, BJ-078, BJ-080,
+// BJ-081, BJ-082, BJ-083, BJ-085, BJ-094, ERR-009
+func TestBatchJob151FilesSplit(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	var files []speechapi.Source
+	for i := range 151 {
+		files = append(files, writeFile(t, dir, fmt.Sprintf("call-%03d.wav", i), wavBytes(t, uint64(100+i), 0.3, 8000, speechy)))
+	}
+	plan, err := speechapi.PlanJobs(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 2 || len(plan[0]) != 100 || len(plan[1]) != 51 {
+		t.Fatalf("plan sizes %d", len(plan))
+	}
+	var created []string
+	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: fastPoll,
+		OnCreated: func(id string, _ []speechapi.Source) { created = append(created, id) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 2 || len(res.Jobs) != 2 || len(res.Files) != 151 {
+		t.Fatalf("created %d jobs, %d results, %d files", len(created), len(res.Jobs), len(res.Files))
+	}
+	ctx := context.Background()
+	// Pagination: 100 files in pages of 30.
+	seen := map[string]bool{}
+	q := speechapi.FilesQuery{Limit: 30}
+	pages := 0
+	for {
+		p, err := e.client.ListJobFiles(ctx, created[0], q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if p.Pagination.TotalCount != 100 || len(p.Data) > 30 {
+			t.Fatalf("page %d: total %d, %d records", pages, p.Pagination.TotalCount, len(p.Data))
+		}
+		for _, r := range p.Data {
+			if seen[r.FileID] {
+				t.Fatalf("file %s listed twice", r.FileID)
+			}
+			seen[r.FileID] = true
+		}
+		if !p.Pagination.HasMore {
+			if p.Pagination.NextCursor != nil {
+				t.Errorf("last page has a next_cursor")
+			}
+			break
+		}
+		q.Cursor = *p.Pagination.NextCursor
+	}
+	if pages != 4 || len(seen) != 100 {
+		t.Errorf("%d pages, %d files", pages, len(seen))
+	}
+	// Default page size 50.
+	p, err := e.client.ListJobFiles(ctx, created[0], speechapi.FilesQuery{})
+	if err != nil || len(p.Data) != 50 {
+		t.Fatalf("default page: %v, %d records", err, len(p.Data))
+	}
+	// Download every transcript, without the key.
+	for _, f := range res.Files {
+		if f.Record.Status != speechapi.FileCompleted || f.Record.DurationSeconds == nil || *f.Record.DurationSeconds != "0.300" {
+			t.Fatalf("record %+v", f.Record)
+		}
+		var buf bytes.Buffer
+		if _, err := e.client.DownloadTranscript(ctx, f.JobID, f.Record, &buf); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			FileID         string           `json:"file_id"`
+			JobID          string           `json:"job_id"`
+			OriginalPath   string           `json:"original_path"`
+			LanguageCode   string           `json:"language_code"`
+			Model          string           `json:"model"`
+			Mode           string           `json:"mode"`
+			FullTranscript string           `json:"full_transcript"`
+			CreatedAt      string           `json:"created_at"`
+			Segments       []map[string]any `json:"segments"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.FileID != f.Record.FileID || doc.JobID != f.JobID || doc.OriginalPath != f.Record.OriginalPath ||
+			doc.LanguageCode != "hi-IN" || doc.Model != "stt-v2.5" || doc.Mode != "transcribe" || doc.FullTranscript == "" || len(doc.Segments) == 0 {
+			t.Fatalf("transcript %s", buf.String())
+		}
+		for _, k := range []string{"confidence", "language_detected", "sentiment", "emotion"} {
+			if v, ok := doc.Segments[0][k]; !ok || v != nil {
+				t.Fatalf("segment %s = %v, want null", k, v)
+			}
+		}
+	}
+	st := e.stats(t)
+	if st.BatchJobsCreated != 2 || st.BatchJobsStarted != 2 || st.FilesTranscribed != 151 ||
+		st.PresignedDownloads != 151 || st.PresignedDownloadsWithAPIKey != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if d := st.BilledAudioSeconds - 151*0.3; d < -0.01 || d > 0.01 {
+		t.Errorf("billed %.3f s, want %.1f", st.BilledAudioSeconds, 151*0.3)
+	}
+	if st.Requests["POST /stt/v3/batch/jobs"] != 2 || st.Requests["POST /stt/v3/batch/jobs/{job_id}/start"] != 2 {
+		t.Errorf("requests %v", st.Requests)
+	}
+}
+
+// conformance: BJ-084, BJ-086, BJ-085
+func TestTranscriptURLExpiredIsRefreshed(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{TranscriptURLTTL: time.Minute})
+	dir := t.TempDir()
+	ctx := context.Background()
+	res, err := e.client.RunJob(ctx, hiConfig, []speechapi.Source{writeFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, speechy))}, speechapi.RunOptions{Poll: fastPoll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Files[0].Record
+	e.advance(2 * time.Minute) // the listed link is now expired
+	resp, err := http.Get(*rec.TranscriptURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("expired link answered %d", resp.StatusCode)
+	}
+	var buf bytes.Buffer
+	if _, err := e.client.DownloadTranscript(ctx, res.Jobs[0].JobID, rec, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(buf.Bytes()) {
+		t.Fatalf("downloaded %q", buf.String())
+	}
+	st := e.stats(t)
+	if st.PresignedDownloads != 1 || st.PresignedDownloadsWithAPIKey != 0 || st.Requests["GET /stt/v3/batch/jobs/{job_id}/files"] != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// webhookSink collects webhook payloads.
+type webhookSink struct {
+	mu   sync.Mutex
+	got  []map[string]any
+	srv  *httptest.Server
+	seen chan struct{}
+}
+
+func newWebhookSink(t *testing.T) *webhookSink {
+	s := &webhookSink{seen: make(chan struct{}, 10)}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		s.mu.Lock()
+		s.got = append(s.got, m)
+		s.mu.Unlock()
+		s.seen <- struct{}{}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// wait returns the next payload.
+func (s *webhookSink) wait(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case <-s.seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no webhook")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got[len(s.got)-1]
+}
+
+// conformance: BJ-035, BJ-030, BJ-033, WH-001, WH-002, WH-003, WH-004, WH-005, WH-006, WH-007, WH-008, WH-012, WH-013
+func TestPartialFailureAndWebhook(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	sink := newWebhookSink(t)
+	dir := t.TempDir()
+	files := []speechapi.Source{
+		writeFile(t, dir, "good.wav", wavBytes(t, 1, 1, 16000, speechy)),
+		writeFile(t, dir, "quiet.wav", wavBytes(t, 2, 1, 16000, silent)),
+		writeFile(t, dir, "beep.wav", wavBytes(t, 3, 1, 16000, tone)),
+	}
+	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: fastPoll, CallbackURL: sink.srv.URL + "/hook"})
+	if res == nil || res.Jobs[0].Status != speechapi.JobPartialFailure {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	var named []string
+	for _, target := range []string{"quiet.wav", "beep.wav"} {
+		var fe *speechapi.FileError
+		found := false
+		for _, f := range res.Files {
+			if errors.As(f.Err, &fe) && fe.Path == target && fe.Status == speechapi.FileFailed &&
+				strings.Contains(fe.Message, "transcript empty after 3 retries") && fe.FileID != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no FileError for %s in %v", target, err)
+		}
+		named = append(named, target)
+	}
+	if err == nil || !strings.Contains(err.Error(), named[0]) {
+		t.Errorf("joined error %v does not name %s", err, named[0])
+	}
+	hook := sink.wait(t)
+	if hook["event"] != "job.partial_failure" || hook["status"] != "PARTIAL_FAILURE" || hook["job_id"] != res.Jobs[0].JobID ||
+		hook["callback_url"] != sink.srv.URL+"/hook" || hook["completed_files"] != 1.0 || hook["failed_files"] != 2.0 ||
+		hook["total_files"] != 3.0 || hook["completed_at"] == nil || hook["org_id"] == nil || hook["user_id"] == nil {
+		t.Errorf("webhook %v", hook)
+	}
+	if tr, _ := hook["transcripts"].([]any); len(tr) != 1 || tr[0].(map[string]any)["full_transcript"] == "" {
+		t.Errorf("webhook transcripts %v", hook["transcripts"])
+	}
+	if got := e.stats(t).WebhooksSent; got != 1 {
+		t.Errorf("webhooks_sent = %d", got)
+	}
+}
+
+// conformance: BJ-055, BJ-036, BJ-037, BJ-073, BJ-060, BJ-061, BJ-062, BJ-063, BJ-064, BJ-065, BJ-066, BJ-025, WH-014
+func TestURLJobStartFailedAndPrefix(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	sink := newWebhookSink(t)
+	ctx := context.Background()
+	// Every path bad: a host the emulator never reaches, a bad format.
+	created, err := e.client.CreateJobURLs(ctx, hiConfig, []string{"https://audio.example.com/a.wav", "https://127.0.0.1:1/notes.txt"}, sink.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Status != speechapi.JobCreated || created.TotalFilesAccepted != nil || created.CreatedAt == "" {
+		t.Errorf("create %+v", created)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var je *speechapi.JobError
+	if !errors.As(job.Err(), &je) || je.Status != speechapi.JobStartFailed || je.Reason == "" || je.JobID != created.JobID {
+		t.Fatalf("job error %v", job.Err())
+	}
+	recs, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("files %v %v", recs, err)
+	}
+	for _, r := range recs {
+		var fe *speechapi.FileError
+		if !errors.As(r.Err(created.JobID), &fe) || fe.Status != speechapi.FileSkipped || fe.Path != r.OriginalPath {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if !strings.HasPrefix(*recs[0].ErrorMessage, "ENOTFOUND") {
+		t.Errorf("unreachable host message %q", *recs[0].ErrorMessage)
+	}
+	if hook := sink.wait(t); hook["event"] != "job.failed" || hook["status"] != "START_FAILED" {
+		t.Errorf("webhook %v", hook)
+	}
+
+	// A prefix on a loopback server expands to the audio files under it.
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bucket/calls/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bucket/calls/":
+			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="readme.txt">r</a>`)
+		case "/bucket/calls/one.wav":
+			w.Write(wavBytes(t, 21, 1, 16000, speechy))
+		case "/bucket/calls/two.wav":
+			w.Write(wavBytes(t, 22, 1, 16000, speechy))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	store := httptest.NewServer(mux)
+	defer store.Close()
+	created, err = e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/bucket/calls/", store.URL + "/bucket/missing.wav"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	job, err = e.client.WaitJob(ctx, created.JobID, fastPoll)
+	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 2 || job.Progress.FailedFiles != 1 {
+		t.Fatalf("prefix job %+v %v", job, err)
+	}
+	done, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCompleted)
+	if err != nil || len(done) != 2 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
+		t.Fatalf("completed files %+v %v", done, err)
+	}
+	skipped, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileSkipped)
+	if err != nil || len(skipped) != 1 || !strings.HasPrefix(*skipped[0].ErrorMessage, "HTTP_404") {
+		t.Fatalf("skipped files %+v %v", skipped, err)
+	}
+}
+
+// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-009, WH-011, ERR-032, ERR-036
+func TestCancelJob(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{TimeScale: 50})
+	sink := newWebhookSink(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	var files []speechapi.Source
+	for i := range 12 {
+		files = append(files, writeFile(t, dir, fmt.Sprintf("f%d.wav", i), wavBytes(t, uint64(i), 0.5, 8000, speechy)))
+	}
+	created, err := e.client.CreateJobUpload(ctx, hiConfig, files, sink.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.client.CancelJob(ctx, created.JobID, "wrong language")
+	if err != nil || c.Status != speechapi.JobCancelling || c.CancelledAt == nil {
+		t.Fatalf("cancel %+v %v", c, err)
+	}
+	again, err := e.client.CancelJob(ctx, created.JobID, "")
+	if err != nil || !again.AlreadyCancelled {
+		t.Fatalf("second cancel %+v %v", again, err)
+	}
+	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
+	if err != nil || job.Status != speechapi.JobCancelled || job.Progress.CancelledFiles != 12 || *job.CancelReason != "wrong language" {
+		t.Fatalf("job %+v %v", job, err)
+	}
+	if hook := sink.wait(t); hook["event"] != "job.cancelled" || hook["completed_at"] != nil || len(hook["transcripts"].([]any)) != 0 {
+		t.Errorf("webhook %v", hook)
+	}
+	recs, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCancelled)
+	if err != nil || len(recs) != 12 || recs[0].TranscriptURL != nil {
+		t.Fatalf("cancelled files %d %v", len(recs), err)
+	}
+	// From CREATED: cancelled at once, with a webhook.
+	created, err = e.client.CreateJobUpload(ctx, hiConfig, files[:1], sink.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = e.client.CancelJob(ctx, created.JobID, "")
+	if err != nil || c.Status != speechapi.JobCancelled {
+		t.Fatalf("cancel from CREATED %+v %v", c, err)
+	}
+	if hook := sink.wait(t); hook["event"] != "job.cancelled" || hook["job_id"] != created.JobID {
+		t.Errorf("webhook %v", hook)
+	}
+	// A completed job is not cancellable.
+	fast := newRecogEmu(t, emulator.Options{})
+	res, err := fast.client.RunJob(ctx, hiConfig, files[:1], speechapi.RunOptions{Poll: fastPoll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fast.client.CancelJob(ctx, res.Jobs[0].JobID, "")
+	if se := serviceError(t, err); se.StatusCode != 409 || se.Type != speechapi.CodeJobNotCancellable {
+		t.Errorf("cancel completed: %v", se)
+	}
+	if st := e.stats(t); st.BatchJobsCancelled != 2 || st.FilesTranscribed != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
