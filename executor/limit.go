@@ -111,3 +111,17 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	return resp, err
 }
+
+// LimitTransport wraps next with the client-side rate limit (requests per
+// second, 0 for none) and an adaptive limit of at most maxInFlight requests
+// in flight that halves on every 429 and recovers on success.
+func LimitTransport(next http.RoundTripper, rps float64, maxInFlight int) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	t := &limitedTransport{next: next, limit: newAdaptiveLimit(maxInFlight)}
+	if rps > 0 {
+		t.rate = rate.NewLimiter(rate.Limit(rps), max(1, int(rps)))
+	}
+	return t
+}

@@ -10,18 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/voxform/voxform/state"
 )
 
 // tempMarker is part of every temporary output's name, so that temp files
 // left by a killed process are recognised and swept by the next apply.
 const tempMarker = ".voxform-tmp-"
-
-// Output is a finished output file as state records it.
-type Output struct {
-	Path   string // as declared, relative to the manifest directory
-	SHA256 string
-	Size   int64
-}
 
 // outputFile is an output being written. Bytes go to a temporary file beside
 // the final path; Commit validates, syncs, renames into place and syncs the
@@ -68,8 +63,12 @@ func (o *outputFile) Seek(offset int64, whence int) (int64, error) {
 	return o.f.Seek(offset, whence)
 }
 
-// Truncate empties the file so that a retried operation starts afresh.
-func (o *outputFile) Truncate() error {
+// Truncate empties the file (size must be 0) so that a retried operation
+// starts afresh; with Seek it makes outputFile a speechapi.Truncater.
+func (o *outputFile) Truncate(size int64) error {
+	if size != 0 {
+		return errors.New("outputs can only be truncated to empty")
+	}
 	if err := o.f.Truncate(0); err != nil {
 		return err
 	}
@@ -86,15 +85,18 @@ func (o *outputFile) TempPath() string { return o.f.Name() }
 
 // Commit makes the output visible at its final path. validate, if not nil,
 // checks the complete temporary file first (container magic, sizes).
-func (o *outputFile) Commit(validate func(path string) error) (Output, error) {
+func (o *outputFile) Commit(validate func(path string) error) (state.Output, error) {
 	if o.done {
-		return Output{}, errors.New("output already finished")
+		return state.Output{}, errors.New("output already finished")
 	}
 	o.done = true
-	fail := func(err error) (Output, error) {
+	fail := func(err error) (state.Output, error) {
 		o.f.Close()
 		os.Remove(o.f.Name())
-		return Output{}, err
+		return state.Output{}, err
+	}
+	if err := o.f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fail(fmt.Errorf("chmod %s: %w", o.rel, err))
 	}
 	if err := o.f.Sync(); err != nil {
 		return fail(fmt.Errorf("sync %s: %w", o.rel, err))
@@ -115,9 +117,9 @@ func (o *outputFile) Commit(validate func(path string) error) (Output, error) {
 		return fail(fmt.Errorf("rename %s into place: %w", o.rel, err))
 	}
 	if err := syncDir(filepath.Dir(o.final)); err != nil {
-		return Output{}, err
+		return state.Output{}, err
 	}
-	return Output{Path: o.rel, SHA256: sum, Size: size}, nil
+	return state.Output{Path: o.rel, SHA256: sum, Size: size}, nil
 }
 
 // digest returns the content hash, re-reading the file if the writer seeked.

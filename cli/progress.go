@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voxform/voxform/executor"
+)
+
+// renderer turns executor events into output. All renderers are safe for
+// concurrent use.
+type renderer interface {
+	Event(executor.Event)
+	Close()
+}
+
+// newRenderer picks the output form: JSON messages, a live terminal display,
+// or plain log lines.
+func newRenderer(w io.Writer, jsonOut, terminal, color bool) renderer {
+	switch {
+	case jsonOut:
+		return &jsonRenderer{enc: json.NewEncoder(w)}
+	case terminal:
+		return newLiveRenderer(w, color)
+	default:
+		return &plainRenderer{w: w}
+	}
+}
+
+// jsonRenderer writes newline-delimited apply_start, apply_progress,
+// apply_complete and apply_errored messages (SPEC section 5), and a final
+// apply_summary.
+type jsonRenderer struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+type jsonApplyMessage struct {
+	Type       string   `json:"type"`
+	Time       string   `json:"time"`
+	Address    string   `json:"address,omitempty"`
+	Action     string   `json:"action,omitempty"`
+	Total      int      `json:"total,omitempty"`
+	Bytes      int64    `json:"bytes,omitempty"`
+	JobID      string   `json:"job_id,omitempty"`
+	JobStatus  string   `json:"job_status,omitempty"`
+	FilesDone  int      `json:"files_done,omitempty"`
+	FilesTotal int      `json:"files_total,omitempty"`
+	Outputs    []string `json:"outputs,omitempty"`
+	Elapsed    float64  `json:"elapsed_seconds,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Skipped    bool     `json:"skipped,omitempty"`
+
+	Done               *int    `json:"done,omitempty"`
+	Failed             *int    `json:"failed,omitempty"`
+	SkippedCount       *int    `json:"skipped_count,omitempty"`
+	Interrupted        bool    `json:"interrupted,omitempty"`
+	BilledCharacters   int64   `json:"billed_characters,omitempty"`
+	BilledAudioSeconds float64 `json:"billed_audio_seconds,omitempty"`
+}
+
+func (r *jsonRenderer) Event(e executor.Event) {
+	m := jsonApplyMessage{Time: e.Time.UTC().Format(time.RFC3339Nano), Address: e.Address, Action: e.Action}
+	switch e.Kind {
+	case executor.EventApplyStart:
+		m.Type, m.Total = "apply_start", e.Total
+		m.Address, m.Action = "", ""
+	case executor.EventStart, executor.EventProgress, executor.EventRetry:
+		m.Type = "apply_progress"
+		m.Bytes, m.JobID, m.JobStatus, m.FilesDone, m.FilesTotal = e.Bytes, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal
+		if e.Err != nil {
+			m.Error = e.Err.Error()
+		}
+	case executor.EventDone:
+		m.Type, m.Bytes, m.Elapsed = "apply_complete", e.Bytes, e.Elapsed.Seconds()
+		m.JobID = e.JobID
+		for _, o := range e.Outputs {
+			m.Outputs = append(m.Outputs, o.Path)
+		}
+	case executor.EventFailed:
+		m.Type, m.Error, m.Elapsed = "apply_errored", errString(e.Err), e.Elapsed.Seconds()
+	case executor.EventSkipped:
+		m.Type, m.Skipped, m.Reason = "apply_errored", true, e.Reason
+	case executor.EventApplyDone:
+		s := e.Summary
+		m.Type = "apply_summary"
+		m.Done, m.Failed, m.SkippedCount = &s.Done, &s.Failed, &s.Skipped
+		m.Interrupted, m.BilledCharacters, m.BilledAudioSeconds = s.Interrupted, s.BilledCharacters, s.BilledAudioSeconds
+		m.Elapsed = s.Elapsed.Seconds()
+	default:
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_ = r.enc.Encode(&m)
+}
+
+func (r *jsonRenderer) Close() {}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// plainRenderer writes one line per finished resource: for logs and CI.
+type plainRenderer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (r *plainRenderer) Event(e executor.Event) {
+	line := plainLine(e, false)
+	if line == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintln(r.w, line)
+}
+
+func (r *plainRenderer) Close() {}
+
+// plainLine is the log line of an event, or "" for events not logged.
+func plainLine(e executor.Event, color bool) string {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	switch e.Kind {
+	case executor.EventStart:
+		if e.JobID != "" {
+			return fmt.Sprintf("%s: %s (job %s)", e.Address, pastAction(e.Action, false), e.JobID)
+		}
+		return fmt.Sprintf("%s: %s...", e.Address, pastAction(e.Action, false))
+	case executor.EventDone:
+		detail := []string{}
+		if e.Bytes > 0 {
+			detail = append(detail, formatBytes(e.Bytes))
+		}
+		if e.JobID != "" {
+			detail = append(detail, "job "+e.JobID)
+		}
+		detail = append(detail, e.Elapsed.Round(time.Millisecond).String())
+		return fmt.Sprintf("%s: %s (%s)", e.Address, paint("32", pastAction(e.Action, true)), strings.Join(detail, ", "))
+	case executor.EventFailed:
+		return fmt.Sprintf("%s: %s: %v", e.Address, paint("31", "failed"), e.Err)
+	case executor.EventSkipped:
+		return fmt.Sprintf("%s: %s: %s", e.Address, paint("33", "skipped"), e.Reason)
+	case executor.EventRetry:
+		return fmt.Sprintf("%s: retrying: %v", e.Address, e.Err)
+	case executor.EventProgress:
+		if e.JobID != "" && e.FilesTotal > 0 {
+			return fmt.Sprintf("%s: job %s %s, %d/%d files", e.Address, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal)
+		}
+	}
+	return ""
+}
+
+func pastAction(action string, done bool) string {
+	verbs := map[string][2]string{
+		"create":  {"creating", "created"},
+		"replace": {"replacing", "replaced"},
+		"repair":  {"repairing", "repaired"},
+		"move":    {"moving", "moved"},
+		"resume":  {"resuming", "resumed"},
+		"delete":  {"deleting", "deleted"},
+	}
+	v, ok := verbs[action]
+	if !ok {
+		v = [2]string{action, action + " done"}
+	}
+	if done {
+		return v[1]
+	}
+	return v[0]
+}
+
+// formatBytes prints a byte count for people: 512 B, 12.3 KB, 4.5 MB.
+func formatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

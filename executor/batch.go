@@ -1,0 +1,467 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/transcript"
+)
+
+// member is one transcription of a batch job.
+type member struct {
+	action *planner.Action
+	name   string // the uploaded file name or the source URL: original_path
+	start  time.Time
+}
+
+// batchOperation runs a group unit: new batch jobs for a block's
+// transcriptions, or the resumption of one pending job.
+func (x *run) batchOperation(id string, actions []*planner.Action) func(context.Context) error {
+	return func(ctx context.Context) error {
+		sort.Slice(actions, func(i, j int) bool { return actions[i].Address < actions[j].Address })
+		var failed int
+		countFail := func(n int) { failed += n }
+		if strings.HasPrefix(id, "job ") {
+			countFail(x.resumeJob(ctx, actions))
+		} else {
+			countFail(x.newJobs(ctx, actions))
+		}
+		if failed > 0 {
+			return &unitError{n: failed}
+		}
+		return nil
+	}
+}
+
+// uploadName is the file name a local input is uploaded under: its path
+// relative to the manifest directory with slashes made safe, so that two
+// inputs with one base name in different folders stay apart in a job.
+func uploadName(input string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(input, "./"), "/", "__")
+}
+
+func memberName(t *manifest.Transcription) string {
+	if t.IsURL {
+		return t.Input
+	}
+	return uploadName(t.Input)
+}
+
+// newJobs creates, records, starts and follows the batch jobs of a block.
+// It returns how many resources failed.
+func (x *run) newJobs(ctx context.Context, actions []*planner.Action) int {
+	t0 := actions[0].Desired.Transcription
+	var members []*member
+	for _, a := range actions {
+		members = append(members, &member{action: a, name: memberName(a.Desired.Transcription), start: x.opts.Now()})
+		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
+	}
+	chunks, err := x.jobChunks(t0, members)
+	if err != nil {
+		return x.failMembers(members, err, false)
+	}
+	failed := 0
+	for i, chunk := range chunks {
+		if x.stopped() {
+			for _, c := range chunks[i:] {
+				for _, m := range c {
+					x.skip(m.action.Address, "interrupted before its batch job was created")
+				}
+			}
+			break
+		}
+		failed += x.runChunk(ctx, t0, chunk)
+	}
+	return failed
+}
+
+// jobChunks splits members into jobs: at most 100 files per batch job, and
+// 10 files / 80 MB per older batch submit.
+func (x *run) jobChunks(t *manifest.Transcription, members []*member) ([][]*member, error) {
+	limit := speechapi.MaxJobFiles
+	if t.API == manifest.APIBatchLegacy {
+		srcs, err := x.sources(members)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := speechapi.PlanLegacy(srcs)
+		if err != nil {
+			return nil, err
+		}
+		return regroup(members, plan), nil
+	}
+	var out [][]*member
+	for len(members) > 0 {
+		n := min(limit, len(members))
+		out = append(out, members[:n])
+		members = members[n:]
+	}
+	return out, nil
+}
+
+// regroup maps planned source groups back to members, in order.
+func regroup(members []*member, plan [][]speechapi.Source) [][]*member {
+	var out [][]*member
+	i := 0
+	for _, g := range plan {
+		out = append(out, members[i:i+len(g)])
+		i += len(g)
+	}
+	return out
+}
+
+func (x *run) sources(members []*member) ([]speechapi.Source, error) {
+	out := make([]speechapi.Source, 0, len(members))
+	for _, m := range members {
+		src, err := speechapi.FileSource(x.abs(m.action.Desired.Transcription.Input))
+		if err != nil {
+			return nil, err
+		}
+		src.Name = m.name
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+// runChunk creates one job, records its id before anything else happens,
+// then starts and follows it.
+func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*member) int {
+	api := t.API
+	var jobID string
+	if api == manifest.APIBatchLegacy {
+		srcs, err := x.sources(chunk)
+		if err != nil {
+			return x.failMembers(chunk, err, false)
+		}
+		res, err := x.opts.Client.SubmitLegacy(ctx, srcs, speechapi.LegacyOptions{
+			LanguageCode: t.LanguageCode, MultiChannel: t.IsMultiChannel, Format: t.Format, NativeNumerals: t.ITNNativeNumerals,
+		})
+		if err != nil {
+			return x.failMembers(chunk, fmt.Errorf("submit older batch job: %w", err), false)
+		}
+		jobID = res.JobID
+	} else {
+		res, err := x.createJob(ctx, t, chunk)
+		if err != nil {
+			return x.failMembers(chunk, fmt.Errorf("create batch job: %w", err), false)
+		}
+		jobID = res.JobID
+	}
+	entries := map[string]*state.Resource{}
+	for _, m := range chunk {
+		entries[m.action.Address] = x.pendingRecord(m.action)
+	}
+	if err := x.opts.Recorder.RecordPending(jobID, api, entries); err != nil {
+		// Without a record the job must never start: it would be billed
+		// and then forgotten.
+		return x.failMembers(chunk, fmt.Errorf("record batch job %s: %w", jobID, err), false)
+	}
+	return x.follow(ctx, api, jobID, chunk, true)
+}
+
+func (x *run) createJob(ctx context.Context, t *manifest.Transcription, chunk []*member) (*speechapi.CreateJobResult, error) {
+	cfg := jobConfig(t)
+	if t.IsURL {
+		paths := make([]string, len(chunk))
+		for i, m := range chunk {
+			paths[i] = m.name
+		}
+		return x.opts.Client.CreateJobURLs(ctx, cfg, paths, t.CallbackURL)
+	}
+	srcs, err := x.sources(chunk)
+	if err != nil {
+		return nil, err
+	}
+	return x.opts.Client.CreateJobUpload(ctx, cfg, srcs, t.CallbackURL)
+}
+
+func jobConfig(t *manifest.Transcription) speechapi.JobConfig {
+	cfg := speechapi.JobConfig{
+		Model:           t.Model,
+		LanguageCode:    t.LanguageCode,
+		Mode:            "transcribe",
+		WithDiarization: t.WithDiarization,
+		IsMultiChannel:  t.IsMultiChannel,
+		WithDenoise:     t.WithDenoise,
+	}
+	if cfg.Model == "" {
+		cfg.Model = "stt-v2.5"
+	}
+	if t.WithDiarization || t.NumSpeakers > 0 {
+		n := t.NumSpeakers
+		cfg.NumSpeakers = &n
+	}
+	return cfg
+}
+
+// pendingRecord is what state holds for a transcription while its job runs.
+func (x *run) pendingRecord(a *planner.Action) *state.Resource {
+	rec := x.transcriptionRecord(a, nil, 0)
+	rec.Kind = string(a.Desired.Kind)
+	rec.Fingerprint = a.Desired.Fingerprint
+	rec.Request = a.Desired.Request
+	rec.BilledAudioSeconds = 0
+	return rec
+}
+
+// failMembers reports err for every member; with forget, their pending
+// entries are removed so that the next plan creates them again.
+func (x *run) failMembers(members []*member, err error, forget bool) int {
+	for _, m := range members {
+		if forget {
+			_ = x.opts.Recorder.Remove(m.action.Address)
+		}
+		x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+	}
+	return len(members)
+}
+
+// resumeJob follows a job recorded as pending by an earlier apply.
+func (x *run) resumeJob(ctx context.Context, actions []*planner.Action) int {
+	p := actions[0].Prior
+	var members []*member
+	for _, a := range actions {
+		name := ""
+		if a.Desired != nil && a.Desired.Transcription != nil {
+			name = memberName(a.Desired.Transcription)
+		} else if a.Prior.Source != nil {
+			name = firstNonEmpty(a.Prior.Source.URL, uploadName(a.Prior.Source.Path))
+		}
+		members = append(members, &member{action: a, name: name, start: x.opts.Now()})
+		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.JobID})
+	}
+	return x.follow(ctx, p.JobAPI, p.JobID, members, false)
+}
+
+// follow starts (if needed), polls and collects a recorded job.
+func (x *run) follow(ctx context.Context, api, jobID string, members []*member, fresh bool) int {
+	if api == manifest.APIBatchLegacy {
+		return x.followLegacy(ctx, jobID, members)
+	}
+	job, err := x.opts.Client.GetJob(ctx, jobID)
+	if speechapi.IsCode(err, speechapi.CodeJobNotFound) {
+		return x.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
+	}
+	if err != nil {
+		return x.failMembers(members, fmt.Errorf("batch job %s: %w", jobID, err), false)
+	}
+	if job.Status == speechapi.JobCreated {
+		if _, err := x.opts.Client.StartJob(ctx, jobID); err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
+			return x.failMembers(members, fmt.Errorf("start batch job %s: %w", jobID, err), false)
+		}
+	}
+	job, err = x.waitJob(ctx, jobID, len(members))
+	if err != nil {
+		if x.stopped() {
+			for _, m := range members {
+				x.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s stays pending and resumes on the next apply", jobID))
+			}
+			return 0
+		}
+		return x.failMembers(members, fmt.Errorf("wait for batch job %s: %w", jobID, err), false)
+	}
+	files, err := x.opts.Client.AllJobFiles(ctx, jobID, "")
+	if err != nil {
+		return x.failMembers(members, fmt.Errorf("list files of batch job %s: %w", jobID, err), false)
+	}
+	return x.collect(ctx, job, files, members)
+}
+
+// waitJob polls a job until it is terminal, reporting file counts. A stop
+// request ends the wait (the job stays pending).
+func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job, error) {
+	interval := x.pollInterval(speechapi.JobPollInterval)
+	if n >= 100 {
+		interval = x.pollInterval(speechapi.JobPollIntervalMany)
+	}
+	for {
+		job, err := x.opts.Client.GetJob(ctx, jobID)
+		if err != nil {
+			return nil, err
+		}
+		x.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
+			FilesDone: job.Progress.CompletedFiles + job.Progress.FailedFiles + job.Progress.CancelledFiles, FilesTotal: job.Progress.TotalFiles})
+		if speechapi.IsTerminal(job.Status) {
+			return job, nil
+		}
+		if err := x.pause(ctx, interval); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// pause waits for d, or until a stop request or cancellation.
+func (x *run) pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-x.opts.Stop:
+		return ErrInterrupted
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pollInterval is the interval between status polls: the documented
+// minimum against a real service, short against a loopback emulator.
+func (x *run) pollInterval(documented time.Duration) time.Duration {
+	if x.opts.PollInterval > 0 {
+		return x.opts.PollInterval
+	}
+	if speechapi.IsLoopbackURL(x.opts.Client.BaseURL()) {
+		return 50 * time.Millisecond
+	}
+	return documented
+}
+
+// collect downloads each completed file's transcript and writes and
+// records its outputs; failed, skipped and cancelled files fail their
+// resource (and are forgotten, so that the next apply tries them again).
+func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi.FileRecord, members []*member) int {
+	byName := map[string]speechapi.FileRecord{}
+	for _, f := range files {
+		byName[f.OriginalPath] = f
+		byName[path.Base(f.OriginalPath)] = f
+	}
+	var (
+		mu     sync.Mutex
+		failed int
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, max(1, x.opts.Parallelism))
+	)
+	for _, m := range members {
+		rec, ok := byName[m.name]
+		if !ok {
+			rec, ok = byName[path.Base(m.name)]
+		}
+		if !ok {
+			failed += x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
+			continue
+		}
+		if err := rec.Err(job.JobID); err != nil {
+			failed += x.failMembers([]*member{m}, err, true)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(m *member, rec speechapi.FileRecord) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := x.collectFile(ctx, job.JobID, rec, m); err != nil {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+				x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+			}
+		}(m, rec)
+	}
+	wg.Wait()
+	return failed
+}
+
+// collectFile downloads one transcript into its json output, renders the
+// other formats from it and records the resource.
+func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
+	a := m.action
+	t := a.Desired.Transcription
+	jsonOut, err := createOutput(x.opts.Dir, t.Outputs["json"])
+	if t.Outputs["json"] == "" {
+		jsonOut, err = createOutput(x.opts.Dir, transcriptScratch(t))
+	}
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Abort()
+	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(attempt int) error {
+		if attempt > 1 {
+			if err := speechapi.Rewind(jsonOut); err != nil {
+				return err
+			}
+		}
+		_, err := x.opts.Client.DownloadTranscript(ctx, jobID, rec, jsonOut)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	meta, segs, err := readTranscript(jsonOut.TempPath(), labelled(t))
+	if err != nil {
+		return fmt.Errorf("transcript of %s: %w", m.name, err)
+	}
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error {
+		f, err := os.Open(jsonOut.TempPath())
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}, segs)
+	if err != nil {
+		return err
+	}
+	secs := meta.DurationSeconds
+	if secs == 0 && rec.DurationSeconds != nil {
+		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
+	}
+	res := x.transcriptionRecord(a, outs, secs)
+	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
+	res.Model = firstNonEmpty(meta.Model, t.Model)
+	res.DetectedLanguage = meta.LanguageCode
+	r, err := x.recordResource(a, res, 0, secs)
+	if err != nil {
+		return err
+	}
+	x.done(a.Address, string(a.Type), r.outputs, x.opts.Now().Sub(m.start), 0, secs, jobID)
+	return nil
+}
+
+// transcriptScratch is where a transcript is downloaded when json is not
+// one of the requested formats: beside the outputs, removed after use.
+func transcriptScratch(t *manifest.Transcription) string {
+	for _, p := range t.Outputs {
+		return strings.TrimSuffix(p, path.Ext(p)) + ".transcript.json"
+	}
+	return "transcript.json"
+}
+
+// transcriptMeta are the audit fields of a downloaded transcript JSON.
+type transcriptMeta struct {
+	LanguageCode    string  `json:"language_code"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Model           string  `json:"model"`
+}
+
+func readTranscript(path string, labels bool) (transcriptMeta, []transcript.Segment, error) {
+	var meta transcriptMeta
+	f, err := os.Open(path)
+	if err != nil {
+		return meta, nil, err
+	}
+	defer f.Close()
+	segs, err := transcript.ParseJSON(f, labels)
+	if err != nil {
+		return meta, nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return meta, nil, err
+	}
+	if err := jsonDecode(f, &meta); err != nil {
+		return meta, nil, err
+	}
+	return meta, segs, nil
+}

@@ -1,0 +1,73 @@
+package executor
+
+import (
+	"time"
+
+	"github.com/voxform/voxform/state"
+)
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// Event kinds, in the order a resource goes through them.
+const (
+	// EventApplyStart is sent once, before any work, with Total.
+	EventApplyStart EventKind = "apply_start"
+	// EventStart: work on Address began.
+	EventStart EventKind = "resource_start"
+	// EventProgress: Bytes written so far, or a batch job's file counts.
+	EventProgress EventKind = "resource_progress"
+	// EventDone: Address completed and was recorded.
+	EventDone EventKind = "resource_done"
+	// EventFailed: Address failed with Err; its dependents will be skipped.
+	EventFailed EventKind = "resource_failed"
+	// EventSkipped: Address did not run (Reason says why).
+	EventSkipped EventKind = "resource_skipped"
+	// EventRetry: a call for Address is being retried after Err.
+	EventRetry EventKind = "resource_retry"
+	// EventApplyDone is sent once, at the end, with the Summary.
+	EventApplyDone EventKind = "apply_done"
+)
+
+// Event is one report of the executor's progress. Renderers (the CLI's
+// terminal, plain and JSON outputs) turn events into what a user sees.
+type Event struct {
+	Kind    EventKind
+	Time    time.Time
+	Address string
+	Action  string // create, replace, repair, move, resume, delete
+	Total   int    // EventApplyStart: number of resources to process
+
+	Bytes      int64  // EventProgress / EventDone: bytes written
+	JobID      string // batch job id, when one is involved
+	JobStatus  string
+	FilesDone  int
+	FilesTotal int
+
+	Outputs []state.Output // EventDone
+	Elapsed time.Duration  // EventDone / EventFailed
+	Err     error          // EventFailed / EventRetry
+	Reason  string         // EventSkipped
+
+	Summary *Summary // EventApplyDone
+}
+
+// Summary counts what an apply did.
+type Summary struct {
+	Done, Failed, Skipped int
+	// Interrupted reports that a stop request ended the apply early.
+	Interrupted bool
+	// Failures lists each failure with its address, in address order.
+	Failures []Failure
+	// BilledCharacters and BilledAudioSeconds are what the completed work
+	// was billed, as the service counts.
+	BilledCharacters   int64
+	BilledAudioSeconds float64
+	Elapsed            time.Duration
+}
+
+// Failure is one resource that failed.
+type Failure struct {
+	Address string
+	Err     error
+}

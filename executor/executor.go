@@ -1,0 +1,248 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+)
+
+// Options configure Apply.
+type Options struct {
+	// Dir is the manifest directory; every path of the plan is relative to it.
+	Dir string
+	// Client calls the speech service.
+	Client *speechapi.Client
+	// Recorder records every completed operation (and every batch job id
+	// the moment it exists) through the state journal.
+	Recorder *state.Recorder
+	// Parallelism is the number of workers (0: 4).
+	Parallelism int
+	// Stop, when closed, starts nothing new: in-flight calls finish and are
+	// recorded; batch jobs stop being polled and stay pending (first Ctrl-C).
+	// Cancelling ctx cancels in-flight calls (second Ctrl-C).
+	Stop <-chan struct{}
+	// Events receives progress reports; nil discards them. It is called
+	// from several goroutines.
+	Events func(Event)
+	// Retry bounds the retries of a whole operation (a stream cut mid-body).
+	Retry speechapi.RetryPolicy
+	// PollInterval overrides the batch polling interval. Zero uses the
+	// documented minimums (10 s, 30 s for 100 or more files, 60 s for the
+	// older batch API), or 50 ms when the service is on a loopback address.
+	PollInterval time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// ErrInterrupted is wrapped by errors of work cut short by a stop request.
+var ErrInterrupted = errors.New("interrupted")
+
+// run is one Apply in progress.
+type run struct {
+	opts Options
+	ctx  context.Context
+
+	// members lists the addresses each unit works on.
+	members map[string][]string
+
+	mu      sync.Mutex
+	summary Summary
+}
+
+// Apply runs the plan: every action in dependency order with
+// opts.Parallelism workers. A failed action does not stop independent ones;
+// its dependents are skipped. Completed work is recorded as it completes.
+// The returned summary lists every failure with its address.
+func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, error) {
+	if opts.Client == nil && needsService(plan) {
+		return nil, errors.New("apply: no service client")
+	}
+	if opts.Recorder == nil {
+		return nil, errors.New("apply: no state recorder")
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 4
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Events == nil {
+		opts.Events = func(Event) {}
+	}
+	x := &run{opts: opts, ctx: ctx, members: map[string][]string{}}
+	start := opts.Now()
+	sweepTemps(outputDirs(opts.Dir, plan))
+	units, err := x.units(plan)
+	if err != nil {
+		return nil, err
+	}
+	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
+	err = runGraph(ctx, opts.Stop, opts.Parallelism, units, x.unitDone)
+	s := x.finish(start)
+	return s, err
+}
+
+func needsService(plan *planner.Plan) bool {
+	for _, a := range plan.Actions {
+		switch a.Type {
+		case planner.Create, planner.Replace, planner.Resume:
+			return true
+		case planner.Repair:
+			if a.RenderFrom == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// emit stamps and sends an event.
+func (x *run) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = x.opts.Now()
+	}
+	x.opts.Events(e)
+}
+
+// unitDone accounts for a unit's outcome. Units report each address's own
+// success or failure through done/fail; what is left here are units that
+// never ran, and the error of a unit as a whole.
+func (x *run) unitDone(o outcome) {
+	switch {
+	case o.skipped != "":
+		for _, addr := range x.members[o.id] {
+			x.skip(addr, o.skipped)
+		}
+	case o.err != nil:
+		var ue *unitError
+		if !errors.As(o.err, &ue) { // per-address failures were reported already
+			for _, addr := range x.members[o.id] {
+				x.fail(addr, "", 0, o.err)
+			}
+		}
+	}
+}
+
+// unitError marks a unit's error as already reported per address.
+type unitError struct{ n int }
+
+func (e *unitError) Error() string { return fmt.Sprintf("%d resource(s) failed", e.n) }
+
+func (x *run) done(addr, action string, outs []state.Output, elapsed time.Duration, billedChars int64, billedSecs float64, jobID string) {
+	var bytes int64
+	for _, o := range outs {
+		bytes += o.Size
+	}
+	x.mu.Lock()
+	x.summary.Done++
+	x.summary.BilledCharacters += billedChars
+	x.summary.BilledAudioSeconds += billedSecs
+	x.mu.Unlock()
+	x.emit(Event{Kind: EventDone, Address: addr, Action: action, Outputs: outs, Bytes: bytes, Elapsed: elapsed, JobID: jobID})
+}
+
+func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, context.Canceled) {
+		x.skip(addr, err.Error())
+		return
+	}
+	x.mu.Lock()
+	x.summary.Failed++
+	x.summary.Failures = append(x.summary.Failures, Failure{Address: addr, Err: err})
+	x.mu.Unlock()
+	x.emit(Event{Kind: EventFailed, Address: addr, Action: action, Elapsed: elapsed, Err: err})
+}
+
+func (x *run) skip(addr, why string) {
+	x.mu.Lock()
+	x.summary.Skipped++
+	x.mu.Unlock()
+	x.emit(Event{Kind: EventSkipped, Address: addr, Reason: why})
+}
+
+func (x *run) finish(start time.Time) *Summary {
+	x.mu.Lock()
+	s := x.summary
+	x.mu.Unlock()
+	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Address < s.Failures[j].Address })
+	select {
+	case <-x.opts.Stop:
+		s.Interrupted = true
+	default:
+	}
+	if x.ctx.Err() != nil {
+		s.Interrupted = true
+	}
+	s.Elapsed = x.opts.Now().Sub(start)
+	x.emit(Event{Kind: EventApplyDone, Summary: &s})
+	return &s
+}
+
+// stopped reports whether a stop was requested.
+func (x *run) stopped() bool {
+	select {
+	case <-x.opts.Stop:
+		return true
+	default:
+		return x.ctx.Err() != nil
+	}
+}
+
+// retryPolicy is the whole-operation retry policy, reporting retries.
+func (x *run) retryPolicy(addr string) speechapi.RetryPolicy {
+	p := x.opts.Retry
+	p.OnRetry = func(attempt int, err error) {
+		x.emit(Event{Kind: EventRetry, Address: addr, Err: err})
+	}
+	return p
+}
+
+// abs returns the absolute path of a manifest-relative path.
+func (x *run) abs(rel string) string { return filepath.Join(x.opts.Dir, filepath.FromSlash(rel)) }
+
+// outputDirs lists the directories the plan writes into, for sweeping
+// temporary files a killed apply left behind.
+func outputDirs(dir string, plan *planner.Plan) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		d := filepath.Dir(filepath.Join(dir, filepath.FromSlash(p)))
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	for _, a := range plan.Actions {
+		if a.Desired != nil {
+			for _, o := range a.Desired.Outputs {
+				add(o.Path)
+			}
+		}
+		if a.Prior != nil {
+			for _, o := range a.Prior.Outputs {
+				add(o.Path)
+			}
+		}
+	}
+	return out
+}
+
+// kindOf returns the manifest kind of an action.
+func kindOf(a *planner.Action) manifest.Kind {
+	if a.Desired != nil {
+		return a.Desired.Kind
+	}
+	if a.Prior != nil {
+		return manifest.Kind(a.Prior.Kind)
+	}
+	return ""
+}

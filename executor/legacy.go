@@ -1,0 +1,111 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/transcript"
+)
+
+// legacyPollInterval is the older batch API's documented minimum between
+// two polls of one job.
+const legacyPollInterval = 60 * time.Second
+
+// followLegacy polls an older batch job until it completes and writes each
+// file's result.
+func (x *run) followLegacy(ctx context.Context, jobID string, members []*member) int {
+	interval := x.pollInterval(legacyPollInterval)
+	var job *speechapi.LegacyJob
+	for {
+		var err error
+		job, err = x.opts.Client.LegacyStatus(ctx, jobID, "")
+		if isNotFound(err) {
+			return x.failMembers(members, fmt.Errorf("older batch job %s no longer exists: the next apply submits again", jobID), true)
+		}
+		if err != nil {
+			return x.failMembers(members, fmt.Errorf("older batch job %s: %w", jobID, err), false)
+		}
+		x.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
+			FilesDone: job.CompletedFiles + job.FailedFiles, FilesTotal: job.TotalFiles})
+		if job.Done() {
+			break
+		}
+		if err := x.pause(ctx, interval); err != nil {
+			for _, m := range members {
+				x.skip(m.action.Address, fmt.Sprintf("interrupted: older batch job %s stays pending and resumes on the next apply", jobID))
+			}
+			return 0
+		}
+	}
+	byName := map[string]speechapi.LegacyResult{}
+	for _, r := range job.Results {
+		byName[r.Filename] = r
+		byName[path.Base(r.Filename)] = r
+	}
+	failed := 0
+	for _, m := range members {
+		r, ok := byName[m.name]
+		if !ok {
+			msg := "no result for this file"
+			if job.Error != nil {
+				msg = *job.Error
+			}
+			failed += x.failMembers([]*member{m}, &speechapi.FileError{JobID: jobID, Path: m.name, Status: job.Status, Message: msg}, true)
+			continue
+		}
+		if err := r.Err(jobID); err != nil {
+			failed += x.failMembers([]*member{m}, err, true)
+			continue
+		}
+		if err := x.writeLegacyResult(jobID, r, m); err != nil {
+			failed++
+			x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+		}
+	}
+	return failed
+}
+
+func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, m *member) error {
+	a := m.action
+	t := a.Desired.Transcription
+	segs := make([]transcript.Segment, 0, len(r.Segments))
+	for _, s := range r.Segments {
+		seg := transcript.Segment{Start: transcript.Seconds(s.StartTime), End: transcript.Seconds(s.EndTime), Text: s.Text}
+		if t.IsMultiChannel {
+			seg.Speaker = transcript.SpeakerLabel(s.SpeakerID)
+		}
+		segs = append(segs, seg)
+	}
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, &r) }, segs)
+	if err != nil {
+		return err
+	}
+	res := x.transcriptionRecord(a, outs, r.TotalDuration)
+	res.JobID, res.JobAPI = jobID, manifest.APIBatchLegacy
+	if len(r.Segments) > 0 {
+		res.DetectedLanguage = r.Segments[0].LanguageDetected
+	}
+	res.DetectedLanguage = firstNonEmpty(res.DetectedLanguage, t.LanguageCode)
+	rr, err := x.recordResource(a, res, 0, r.TotalDuration)
+	if err != nil {
+		return err
+	}
+	x.done(a.Address, string(a.Type), rr.outputs, x.opts.Now().Sub(m.start), 0, r.TotalDuration, jobID)
+	return nil
+}
+
+// isNotFound reports a 404 from the service.
+func isNotFound(err error) bool {
+	var se *speechapi.Error
+	return errors.As(err, &se) && se.StatusCode == http.StatusNotFound
+}
+
+func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }

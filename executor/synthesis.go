@@ -1,0 +1,194 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+)
+
+// synthesize produces one synthesis output over its transport. A stream
+// cut mid-body is retried from an empty temporary file; the output appears
+// at its path only once complete and valid, and is then recorded.
+func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error) {
+	s := a.Desired.Synthesis
+	req, err := x.synthesisRequest(a)
+	if err != nil {
+		return result{}, err
+	}
+	out, err := createOutput(x.opts.Dir, s.Output)
+	if err != nil {
+		return result{}, err
+	}
+	defer out.Abort()
+	call := x.opts.Client.Synthesize
+	switch s.Transport {
+	case manifest.TransportSSE:
+		call = x.opts.Client.SynthesizeStream
+	case manifest.TransportWebSocket:
+		call = x.opts.Client.SynthesizeRealtime
+	}
+	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(attempt int) error {
+		if attempt > 1 {
+			if err := speechapi.Rewind(out); err != nil {
+				return err
+			}
+		}
+		_, err := call(ctx, req, out)
+		return err
+	})
+	if err != nil {
+		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
+	}
+	o, err := out.Commit(validator(req.AudioConfig.Resolved().Container))
+	if err != nil {
+		return result{}, err
+	}
+	return x.recordResource(a, &state.Resource{
+		Outputs:          []state.Output{o},
+		BilledCharacters: a.Desired.Characters,
+	}, a.Desired.Characters, 0)
+}
+
+func transportName(t string) string {
+	if t == "" {
+		return manifest.TransportREST
+	}
+	return t
+}
+
+// synthesisRequest builds the request the service receives from the
+// manifest's effective values; a vc-v1 voice reads its speaker embedding
+// from the embedding output (or embedding file) now, after its embedding
+// action has run.
+func (x *run) synthesisRequest(a *planner.Action) (*speechapi.SynthesisRequest, error) {
+	s := a.Desired.Synthesis
+	req := &speechapi.SynthesisRequest{
+		Text:     s.Text,
+		Model:    s.Model,
+		Voice:    s.VoiceName,
+		Language: s.Language,
+	}
+	if s.Speed != nil {
+		req.Speed = *s.Speed
+	}
+	if c := s.AudioConfig; c != nil {
+		req.AudioConfig = &speechapi.AudioConfig{
+			SampleRate: c.SampleRate, NumChannels: c.NumChannels, SampleWidth: c.SampleWidth,
+			Encoding: c.Encoding, Container: c.Container, Bitrate: c.Bitrate,
+		}
+	}
+	for _, src := range a.Desired.Sources {
+		if src.Role != "embedding" {
+			continue
+		}
+		emb, err := readEmbedding(x.abs(src.Path))
+		if err != nil {
+			return nil, fmt.Errorf("speaker embedding for voice %s: %w", s.Voice, err)
+		}
+		req.SpeakerEmbedding = emb
+		req.Voice = ""
+	}
+	return req, nil
+}
+
+func readEmbedding(path string) (*speechapi.Embedding, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var e speechapi.Embedding
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("%s: not an embedding JSON file: %v", path, err)
+	}
+	if e.Embedding == "" || len(e.Shape) != 2 {
+		return nil, fmt.Errorf("%s: not an embedding: needs embedding and a two-dimensional shape", path)
+	}
+	return &e, nil
+}
+
+// embed uploads a reference recording and writes the speaker embedding as
+// JSON, exactly as the service returned it.
+func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
+	e := a.Desired.Embedding
+	f, err := os.Open(x.abs(e.ReferenceAudio))
+	if err != nil {
+		return result{}, fmt.Errorf("reference audio: %w", err)
+	}
+	defer f.Close()
+	emb, err := x.opts.Client.CreateEmbedding(ctx, e.ReferenceAudio, f)
+	if err != nil {
+		return result{}, fmt.Errorf("create embedding: %w", err)
+	}
+	out, err := createOutput(x.opts.Dir, e.Output)
+	if err != nil {
+		return result{}, err
+	}
+	defer out.Abort()
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(emb); err != nil {
+		return result{}, fmt.Errorf("write embedding: %w", err)
+	}
+	o, err := out.Commit(nil)
+	if err != nil {
+		return result{}, err
+	}
+	return x.recordResource(a, &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}, 0, 0)
+}
+
+// recordResource fills the common fields, records the resource, and removes
+// outputs the resource no longer declares.
+func (x *run) recordResource(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
+	res.Kind = string(a.Desired.Kind)
+	res.Fingerprint = a.Desired.Fingerprint
+	res.Request = a.Desired.Request
+	if a.Prior != nil && res.CreatedAt.IsZero() && a.Type == planner.Repair {
+		res.CreatedAt = a.Prior.CreatedAt
+	}
+	if err := x.opts.Recorder.Record(a.Address, res); err != nil {
+		return result{}, fmt.Errorf("record %s: %w", a.Address, err)
+	}
+	x.removeStale(a)
+	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
+}
+
+// removeStale deletes recorded outputs that nothing declares any more.
+func (x *run) removeStale(a *planner.Action) {
+	for _, p := range a.Removes {
+		os.Remove(x.abs(p))
+	}
+}
+
+// validator returns the check a finished output of container must pass.
+func validator(container string) func(path string) error {
+	switch container {
+	case speechapi.ContainerWAV, speechapi.ContainerMP3, speechapi.ContainerOGG:
+		return func(path string) error {
+			info, err := audio.Probe(path)
+			if err != nil {
+				return err
+			}
+			if string(info.Container) != container {
+				return fmt.Errorf("expected %s audio, found %s", container, info.Container)
+			}
+			return nil
+		}
+	}
+	return func(path string) error {
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if st.Size() == 0 {
+			return fmt.Errorf("empty %s audio", container)
+		}
+		return nil
+	}
+}

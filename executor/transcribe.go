@@ -1,0 +1,264 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/transcript"
+)
+
+// transcribe runs a REST or realtime transcription of one input.
+func (x *run) transcribe(ctx context.Context, a *planner.Action) (result, error) {
+	t := a.Desired.Transcription
+	switch t.API {
+	case manifest.APIREST:
+		return x.transcribeREST(ctx, a)
+	case manifest.APIRealtime:
+		return x.transcribeRealtime(ctx, a)
+	}
+	return result{}, fmt.Errorf("transcription api %q is sent as a batch job, not alone", t.API)
+}
+
+func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, error) {
+	t := a.Desired.Transcription
+	src, err := speechapi.FileSource(x.abs(t.Input))
+	if err != nil {
+		return result{}, err
+	}
+	var res *speechapi.TranscribeResult
+	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
+		var err error
+		res, err = x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptions{
+			LanguageCode: t.LanguageCode, Format: t.Format, NativeNumerals: t.ITNNativeNumerals,
+		})
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	secs := probeSeconds(x.abs(t.Input))
+	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, res) }, segs)
+	if err != nil {
+		return result{}, err
+	}
+	rec := x.transcriptionRecord(a, outs, secs)
+	if res.RequestID != "" {
+		rec.RequestIDs = []string{res.RequestID}
+	}
+	rec.DetectedLanguage = t.LanguageCode
+	return x.recordResource(a, rec, 0, secs)
+}
+
+// realtimeDocument is the transcript JSON voxform writes for a realtime
+// session: the service returns messages, not a document, so voxform
+// assembles one in the shape of the batch transcript JSON (segments with
+// start_time and end_time in seconds) and keeps every message as received.
+type realtimeDocument struct {
+	LanguageCode    string                      `json:"language_code"`
+	DurationSeconds float64                     `json:"duration_seconds"`
+	FullTranscript  string                      `json:"full_transcript"`
+	Segments        []realtimeDocSegment        `json:"segments"`
+	Messages        []speechapi.RealtimeMessage `json:"messages"`
+}
+
+type realtimeDocSegment struct {
+	SegmentID        string  `json:"segment_id"`
+	StartTime        float64 `json:"start_time"`
+	EndTime          float64 `json:"end_time"`
+	Text             string  `json:"text"`
+	LanguageDetected string  `json:"language_detected,omitempty"`
+}
+
+func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result, error) {
+	t := a.Desired.Transcription
+	var res *speechapi.RealtimeResult
+	err := speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
+		f, err := os.Open(x.abs(t.Input))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptions{
+			LanguageCode: t.LanguageCode, SampleRate: t.SampleRate,
+		})
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	doc := realtimeDocument{LanguageCode: t.LanguageCode, DurationSeconds: res.AudioSent.Seconds(), Messages: res.Messages}
+	var segs []transcript.Segment
+	detected := ""
+	for _, s := range res.Segments {
+		doc.Segments = append(doc.Segments, realtimeDocSegment{
+			SegmentID: s.ID, StartTime: s.Start.Seconds(), EndTime: s.End.Seconds(), Text: s.Text, LanguageDetected: s.Language,
+		})
+		if doc.FullTranscript != "" && s.Text != "" {
+			doc.FullTranscript += " "
+		}
+		doc.FullTranscript += s.Text
+		segs = append(segs, transcript.Segment{Start: s.Start, End: s.End, Text: s.Text})
+		if detected == "" {
+			detected = s.Language
+		}
+	}
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
+	if err != nil {
+		return result{}, err
+	}
+	secs := res.AudioSent.Seconds()
+	rec := x.transcriptionRecord(a, outs, secs)
+	rec.DetectedLanguage = firstNonEmpty(detected, t.LanguageCode)
+	return x.recordResource(a, rec, 0, secs)
+}
+
+// transcriptionRecord fills the audit fields of a transcription.
+func (x *run) transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *state.Resource {
+	t := a.Desired.Transcription
+	rec := &state.Resource{
+		Outputs:            outs,
+		Model:              t.Model,
+		DurationSeconds:    secs,
+		BilledAudioSeconds: secs,
+	}
+	for _, s := range a.Desired.Sources {
+		if s.Role == "source" {
+			rec.Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
+		}
+	}
+	return rec
+}
+
+// writeTranscripts writes every requested format of one input: json via
+// writeJSONDoc, the others rendered from segs. All outputs are committed
+// only once every one of them was written.
+func (x *run) writeTranscripts(t *manifest.Transcription, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+	formats := append([]string(nil), t.Formats...)
+	sort.Strings(formats)
+	files := make([]*outputFile, 0, len(formats))
+	defer func() {
+		for _, f := range files {
+			f.Abort()
+		}
+	}()
+	opts := transcript.Options{}
+	for _, format := range formats {
+		f, err := createOutput(x.opts.Dir, t.Outputs[format])
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		if format == "json" {
+			err = writeJSONDoc(f)
+		} else {
+			err = transcript.RenderSlice(f, transcript.Format(format), segs, opts)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", t.Outputs[format], err)
+		}
+	}
+	outs := make([]state.Output, 0, len(files))
+	for i, f := range files {
+		o, err := f.Commit(nil)
+		if err != nil {
+			return nil, err
+		}
+		o.Format = formats[i]
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// render is the free repair of a transcription: the recorded transcript
+// JSON is intact, so the missing formats are rendered from it again.
+func (x *run) render(ctx context.Context, a *planner.Action) (result, error) {
+	t := a.Desired.Transcription
+	segs, err := segmentsFromFile(x.abs(a.RenderFrom), labelled(t), a.Prior.DurationSeconds)
+	if err != nil {
+		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
+	}
+	jsonPath := a.RenderFrom
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error {
+		f, err := os.Open(x.abs(jsonPath))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}, segs)
+	if err != nil {
+		return result{}, err
+	}
+	rec := *a.Prior
+	rec.Outputs = outs
+	rec.UpdatedAt = time.Time{}
+	return x.recordResource(a, &rec, 0, 0)
+}
+
+// segmentsFromFile reads the segments of a transcript JSON voxform wrote.
+// A REST response has no segments: its whole transcript becomes one
+// segment over the recorded duration.
+func segmentsFromFile(path string, labels bool, durationSecs float64) ([]transcript.Segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	segs, err := transcript.ParseJSON(f, labels)
+	if err != nil || len(segs) > 0 {
+		return segs, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	var rest struct {
+		Transcript string `json:"transcript"`
+	}
+	if err := json.NewDecoder(f).Decode(&rest); err != nil {
+		return nil, err
+	}
+	if rest.Transcript == "" {
+		return nil, nil
+	}
+	return []transcript.Segment{{End: transcript.Seconds(durationSecs), Text: rest.Transcript}}, nil
+}
+
+// labelled reports whether segments carry speaker labels.
+func labelled(t *manifest.Transcription) bool { return t.WithDiarization || t.IsMultiChannel }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// probeSeconds returns an audio file's duration, or 0 when unknown.
+func probeSeconds(path string) float64 {
+	info, err := audio.Probe(path)
+	if err != nil {
+		return 0
+	}
+	return info.Duration.Seconds()
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
