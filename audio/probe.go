@@ -22,9 +22,9 @@ type Info struct {
 	Duration time.Duration
 }
 
-// ErrUnsupported is wrapped by probe errors for containers Sniff recognises
-// but whose duration voxform does not read.
-var ErrUnsupported = errors.New("probing not supported")
+// ErrUnsupported is wrapped by errors about audio voxform recognises but
+// cannot probe or decode (an m4a duration, Ogg FLAC, MPEG 2.5 decoding).
+var ErrUnsupported = errors.New("not supported by voxform")
 
 // Probe opens path and probes it with ProbeReader.
 func Probe(path string) (Info, error) {
@@ -77,7 +77,7 @@ func ProbeReader(rs io.ReadSeeker) (Info, error) {
 		}
 		return Info{Container: c}, fmt.Errorf("unknown audio container: starts with %q", printable(head))
 	}
-	return Info{Container: c}, fmt.Errorf("%w: %s files", ErrUnsupported, c)
+	return Info{Container: c}, fmt.Errorf("%w: duration of %s files", ErrUnsupported, c)
 }
 
 func probeWAV(rs io.ReadSeeker, size int64) (Info, error) {

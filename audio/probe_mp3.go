@@ -132,7 +132,7 @@ func probeMPEG(rs io.ReadSeeker, size int64) (Info, error) {
 		case bytes.HasPrefix(head, []byte("fLaC")):
 			return probeFLAC(br)
 		case isADTS(head):
-			return Info{Container: ContainerAAC}, fmt.Errorf("%w: aac files", ErrUnsupported)
+			return Info{Container: ContainerAAC}, fmt.Errorf("%w: duration of aac files", ErrUnsupported)
 		}
 	}
 	skipped, err := syncMPEG(br, mpegSearch)

@@ -131,7 +131,7 @@ func TestProbeErrors(t *testing.T) {
 		{"id3 only", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x05"), "hello"...), "not an MP3 file: no MPEG audio frame in the first 65536 bytes after the tags", nil},
 		{"ogg garbage", []byte("OggS\x00\x02garbage"), "not an Ogg file: first page is truncated or malformed", nil},
 		{"flac truncated", []byte("fLaC\x00\x00\x00\x22\x10\x00"), "not a FLAC file: header is truncated", nil},
-		{"m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), "probing not supported: m4a files", audio.ErrUnsupported},
+		{"m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), "not supported by voxform: duration of m4a files", audio.ErrUnsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

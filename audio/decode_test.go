@@ -1,0 +1,269 @@
+package audio_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/voxform/voxform/audio"
+)
+
+// TestDecodeWAVMatchesFFmpeg decodes WAV files of every encoding and
+// compares every sample with ffmpeg's conversion to 64-bit float.
+func TestDecodeWAVMatchesFFmpeg(t *testing.T) {
+	tests := []struct {
+		name  string
+		rate  int
+		args  []string
+		codec string
+	}{
+		{"u8 stereo", 22050, []string{"-ac", "2", "-c:a", "pcm_u8"}, "pcm"},
+		{"s16", 16000, []string{"-c:a", "pcm_s16le"}, "pcm"},
+		{"s24", 48000, []string{"-c:a", "pcm_s24le"}, "pcm"},
+		{"s32", 44100, []string{"-c:a", "pcm_s32le"}, "pcm"},
+		{"f32", 24000, []string{"-c:a", "pcm_f32le"}, "float"},
+		{"mulaw", 8000, []string{"-c:a", "pcm_mulaw"}, "mulaw"},
+		{"alaw", 8000, []string{"-c:a", "pcm_alaw"}, "alaw"},
+		{"extensible 3ch", 8000, []string{"-ac", "3", "-c:a", "pcm_s16le"}, "pcm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := genFFmpeg(t, "a.wav", 0.5, tt.rate, tt.args...)
+			want := f64le(ffmpegPipe(t, nil, "-i", path, "-f", "f64le", "-c:a", "pcm_f64le", "-"))
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			d, err := audio.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Container != audio.ContainerWAV || d.Format.Encoding.String() != tt.codec || d.Format.SampleRate != tt.rate {
+				t.Errorf("decoded %s %v", d.Container, d.Format)
+			}
+			got := readAll(t, d.Samples)
+			if len(got) != len(want) {
+				t.Fatalf("%d samples, ffmpeg %d", len(got), len(want))
+			}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-7 {
+					t.Fatalf("sample %d = %v, ffmpeg %v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+func f64le(b []byte) []float64 {
+	out := make([]float64, len(b)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+// TestDecodeMP3 decodes MP3 files made by ffmpeg and checks rate, length
+// and pitch against what was encoded.
+func TestDecodeMP3(t *testing.T) {
+	tests := []struct {
+		name string
+		rate int
+		args []string
+	}{
+		{"cbr 44.1k with Info frame and ID3 tags", 44100, []string{"-c:a", "libmp3lame", "-b:a", "128k", "-write_id3v1", "1", "-metadata", "title=x"}},
+		{"vbr 48k stereo", 48000, []string{"-ac", "2", "-c:a", "libmp3lame", "-q:a", "5"}},
+		{"mpeg2 22.05k no Xing", 22050, []string{"-c:a", "libmp3lame", "-b:a", "64k", "-write_xing", "0"}},
+		{"mpeg2 16k", 16000, []string{"-c:a", "libmp3lame", "-b:a", "32k"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := genFFmpeg(t, "a.mp3", 2, tt.rate, tt.args...)
+			want := len(ffmpegPipe(t, nil, "-i", path, "-f", "s16le", "-ac", "2", "-")) / 4
+			f, _ := os.Open(path)
+			defer f.Close()
+			d, err := audio.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Format.SampleRate != tt.rate || d.Format.Channels != 2 {
+				t.Errorf("format %v", d.Format)
+			}
+			got := readAll(t, audio.Mono(d.Samples))
+			// go-mp3 does not trim the encoder delay and padding; ffmpeg does.
+			if slack := 2 * 1152; len(got) < want || len(got) > want+slack {
+				t.Errorf("%d frames, ffmpeg %d (+%d allowed)", len(got), want, slack)
+			}
+			if f := zeroCrossFreq(got, tt.rate); math.Abs(f-440) > 1 {
+				t.Errorf("pitch %.2f Hz, want 440", f)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		is   error
+	}{
+		{"ogg", oggSeed("OpusHead\x01\x01\x38\x01\x80\xbb\x00\x00\x00\x00\x00", 48000), audio.ErrUnsupported},
+		{"garbage", []byte("hello world"), audio.ErrUnsupported},
+		{"mpeg 2.5", bytes.Repeat(append([]byte{0xFF, 0xE3, 0x18, 0xC4}, make([]byte, 68)...), 10), audio.ErrUnsupported},
+		{"bad wav", []byte("RIFF\x00\x00\x00\x00WAVEdata"), audio.ErrNotWAV},
+		{"mp3 garbage frames", concat([]byte("ID3\x03\x00\x00\x00\x00\x00\x00"), bytes.Repeat([]byte{0xFF, 0xFB, 0x90, 0x44, 0xFF, 0xFF}, 2000)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := audio.Decode(bytes.NewReader(tt.in))
+			if err == nil {
+				_, err = io.Copy(io.Discard, mustEncoder(t, d))
+			}
+			if err == nil {
+				if tt.is != nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %v, want %v", err, tt.is)
+			}
+		})
+	}
+}
+
+func mustEncoder(t *testing.T, d *audio.Decoded) io.Reader {
+	t.Helper()
+	e, err := audio.NewEncoder(d.Samples, d.Format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestToPCM16MonoFrames converts WAV and MP3 input to what realtime
+// recognition takes and cuts it into frames.
+// conformance: RT-012, RT-013
+func TestToPCM16MonoFrames(t *testing.T) {
+	tests := []struct {
+		name      string
+		file      string
+		args      []string
+		srcRate   int
+		rate      int
+		tolerance int // output samples beyond the exact count allowed (MP3 decoder delay)
+	}{
+		{"48k stereo wav to 16k", "a.wav", []string{"-ac", "2", "-c:a", "pcm_s16le"}, 48000, 16000, 0},
+		{"8k mulaw wav to 16k", "a.wav", []string{"-c:a", "pcm_mulaw"}, 8000, 16000, 0},
+		{"22.05k wav to 16k", "a.wav", []string{"-c:a", "pcm_s24le"}, 22050, 16000, 0},
+		{"44.1k wav to 8k", "a.wav", []string{"-c:a", "pcm_f32le"}, 44100, 8000, 0},
+		{"44.1k mp3 to 16k", "a.mp3", []string{"-c:a", "libmp3lame"}, 44100, 16000, 2 * 1152 * 16000 / 44100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := genFFmpeg(t, tt.file, 1.5, tt.srcRate, tt.args...)
+			f, _ := os.Open(path)
+			defer f.Close()
+			d, err := audio.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pcm, err := audio.ToPCM16Mono(d, tt.rate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr := audio.NewFrameReader(pcm, audio.RealtimeFrameBytes)
+			var all []byte
+			for {
+				frame, err := fr.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(frame) != 1024 {
+					t.Fatalf("frame of %d bytes", len(frame))
+				}
+				all = append(all, frame...)
+			}
+			samples := make([]float64, len(all)/2)
+			for i := range samples {
+				samples[i] = float64(int16(binary.LittleEndian.Uint16(all[2*i:]))) / 32768
+			}
+			exact := (int(1.5*float64(tt.srcRate))*tt.rate + tt.srcRate - 1) / tt.srcRate
+			if padded := (exact*2 + 1023) / 1024 * 512; len(samples) < padded || len(samples) > padded+tt.tolerance+512 {
+				t.Errorf("%d samples, want %d (exactly %d, padded to a frame)", len(samples), padded, exact)
+			}
+			if f := zeroCrossFreq(samples[:exact], tt.rate); math.Abs(f-440) > 1 {
+				t.Errorf("pitch %.2f Hz, want 440", f)
+			}
+		})
+	}
+}
+
+func TestFrameReader(t *testing.T) {
+	for _, n := range []int{0, 1, 1023, 1024, 1025, 4096} {
+		fr := audio.NewFrameReader(bytes.NewReader(bytes.Repeat([]byte{7}, n)), 1024)
+		var sizes []int
+		total := 0
+		for {
+			b, err := fr.Next()
+			if err == io.EOF {
+				break
+			}
+			sizes = append(sizes, len(b))
+			total += bytes.Count(b, []byte{7})
+		}
+		if want := (n + 1023) / 1024; len(sizes) != want || total != n {
+			t.Errorf("%d bytes: frames %v with %d data bytes, want %d frames", n, sizes, total, want)
+		}
+	}
+}
+
+// TestStreamingMemory probes and decodes ten minutes of 48 kHz stereo WAV
+// (110 MB) and checks that the bytes allocated stay a small constant.
+func TestStreamingMemory(t *testing.T) {
+	path := t.TempDir() + "/long.wav"
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := audio.Format{SampleRate: 48000, Channels: 2, BitsPerSample: 16}
+	w, _ := audio.NewWAVWriter(f, fm)
+	size := int64(fm.ByteRate()) * 600
+	if _, err := f.Seek(size-1, io.SeekCurrent); err != nil { // sparse data
+		t.Fatal(err)
+	}
+	w.Write([]byte{0})
+	// The WAVWriter counted one byte; write the header for the full size.
+	f.Seek(0, io.SeekStart)
+	audio.WriteWAVHeader(f, fm, size)
+	f.Close()
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	info, err := audio.Probe(path)
+	if err != nil || info.Duration.Minutes() != 10 {
+		t.Fatalf("Probe = %+v, %v", info, err)
+	}
+	in, _ := os.Open(path)
+	defer in.Close()
+	d, err := audio.Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, mustEncoder(t, d))
+	if err != nil || n != size {
+		t.Fatalf("decoded %d bytes, want %d: %v", n, size, err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("allocated %d bytes to stream a %d-byte file", alloc, size)
+	}
+}
