@@ -1,4 +1,29 @@
 // Package state owns voxform.state.json: its versioned format, crash-safe
 // writes, the journal of completed operations, the lock file and the local
 // hash cache. See SPEC section 4.
+//
+// The state file is pretty-printed JSON with sorted keys so that a pull
+// request shows a readable diff. It is only ever replaced atomically (see
+// WriteFileAtomic): a kill at any instant leaves the old or the new file.
+//
+// During apply every change goes through one Recorder. Each change is one
+// line appended to voxform.state.json.journal and fsynced before the call
+// returns, so the cost of recording one result does not depend on the number
+// of resources. Close folds the journal into the state file. A journal left by
+// a process that died is replayed by Read and folded by the next locked Open.
+//
+// Journal lines have the form "CRC32C-HEX SPACE JSON NEWLINE". The first line
+// is a "begin" record naming the lineage and the serial of the state it
+// applies to; a journal whose base serial is older than the state file was
+// already folded and is discarded. A line that is torn (no newline) or whose
+// checksum does not match ends the replay: only the last line can be torn,
+// because every earlier one was fsynced before the next was written.
+//
+// The lock (voxform.state.json.lock) is an flock on a file holding JSON
+// holder information, so a second plan or apply fails at once naming the
+// holder. The hash cache (.voxform/hashes.json) maps path, size, mtime, ctime
+// and inode to a SHA-256 so that an unchanged tree is not re-hashed.
+//
+// Backend is the small interface a future shared backend (PostgreSQL,
+// SPEC section 12) will implement; Local is the only implementation.
 package state

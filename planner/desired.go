@@ -1,0 +1,274 @@
+package planner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
+)
+
+// HashFunc returns the content hash of a file, by path relative to the
+// manifest directory. A missing file is FileHash{Exists: false}, not an error.
+type HashFunc func(path string) (state.FileHash, error)
+
+// ProbeFunc returns the duration in seconds of an audio file, by path
+// relative to the manifest directory (audio.Probe in production).
+type ProbeFunc func(path string) (float64, error)
+
+// Desired is one resource as the manifest wants it, in a form the planner can
+// diff field by field.
+type Desired struct {
+	Address string        `json:"address"`
+	Kind    manifest.Kind `json:"kind"`
+	// Block is the address of the block the resource was expanded from
+	// (synthesis.menu for synthesis.menu["a"]).
+	Block string `json:"block"`
+	// Request is the canonical request (see Build); Fingerprint its SHA-256.
+	Request     map[string]any `json:"request"`
+	Fingerprint string         `json:"fingerprint"`
+	// Sources are the input files (or URLs) the request depends on.
+	Sources []Source `json:"sources,omitempty"`
+	// DependsOn are the addresses this resource needs first (a vc-v1
+	// synthesis needs its embedding).
+	DependsOn []string `json:"depends_on,omitempty"`
+	// Outputs are the files the resource writes.
+	Outputs []Output `json:"outputs"`
+	// Characters is what a synthesis bills (code points of the text).
+	Characters int64 `json:"characters,omitempty"`
+	// Consent is an embedding's consent note, for the state's audit trail.
+	Consent string `json:"consent,omitempty"`
+
+	// The manifest resource, for the executor. Not saved in plan files:
+	// Plan.Bind attaches them again from the reloaded manifest.
+	Synthesis     *manifest.Synthesis     `json:"-"`
+	Embedding     *manifest.Embedding     `json:"-"`
+	Transcription *manifest.Transcription `json:"-"`
+}
+
+// Source is an input of a resource.
+type Source struct {
+	// Role is reference_audio, source (a transcription input) or
+	// embedding (the speaker embedding of a vc-v1 synthesis).
+	Role string `json:"role"`
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+	// SHA256 is the content hash at planning time; empty for URLs and for
+	// an embedding produced by an action of the same plan (see From).
+	SHA256 string `json:"sha256,omitempty"`
+	// From is the address of the resource that writes Path.
+	From string `json:"from,omitempty"`
+}
+
+// Output is a file a resource writes.
+type Output struct {
+	Path string `json:"path"`
+	// Format is a transcript format (json, txt, srt, vtt); empty otherwise.
+	Format string `json:"format,omitempty"`
+}
+
+// InputFiles lists the local input files of m whose content hashes Build
+// needs: reference recordings, embedding files and transcription sources.
+func InputFiles(m *manifest.Manifest) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, e := range m.Embeddings {
+		add(e.ReferenceAudio)
+	}
+	for _, s := range m.Syntheses {
+		if s.Model == modelVC && s.EmbeddingName == "" {
+			add(s.EmbeddingFile)
+		}
+	}
+	for _, t := range m.Transcriptions {
+		if !t.IsURL {
+			add(t.Input)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Build returns the desired resources of m, sorted by address. hash gives
+// the content of input files (see InputFiles); a missing input is an error
+// at the position that names it.
+func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
+	var out []*Desired
+	embFP := map[string]string{}
+	for _, e := range m.Embeddings {
+		d, err := buildEmbedding(e, hash)
+		if err != nil {
+			return nil, err
+		}
+		embFP[e.Name] = d.Fingerprint
+		out = append(out, d)
+	}
+	for _, s := range m.Syntheses {
+		d, err := buildSynthesis(s, embFP, m.Embeddings, hash)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	for _, t := range m.Transcriptions {
+		d, err := buildTranscription(t, hash)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out, nil
+}
+
+func inputHash(hash HashFunc, pos manifest.Pos, what, path string) (string, error) {
+	h, err := hash(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s %s: %w", pos, what, path, err)
+	}
+	if !h.Exists {
+		return "", fmt.Errorf("%s: %s %s: no such file", pos, what, path)
+	}
+	return h.SHA256, nil
+}
+
+func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
+	sum, err := inputHash(hash, fieldPos(e.Fields, "reference_audio", e.Pos), "reference audio", e.ReferenceAudio)
+	if err != nil {
+		return nil, err
+	}
+	d := &Desired{
+		Address:   e.Address,
+		Kind:      manifest.KindEmbedding,
+		Block:     e.Address,
+		Request:   embeddingRequest(sum),
+		Sources:   []Source{{Role: "reference_audio", Path: e.ReferenceAudio, SHA256: sum}},
+		Outputs:   []Output{{Path: e.Output}},
+		Consent:   e.Consent,
+		Embedding: e,
+	}
+	return d, d.fingerprint()
+}
+
+func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
+	d := &Desired{
+		Address:    s.Address,
+		Kind:       manifest.KindSynthesis,
+		Block:      "synthesis." + s.Name,
+		Outputs:    []Output{{Path: s.Output}},
+		Characters: BilledCharacters(s.Text),
+		Synthesis:  s,
+	}
+	var emb map[string]any
+	if s.Model == modelVC {
+		switch {
+		case s.EmbeddingName != "":
+			fp, ok := embFP[s.EmbeddingName]
+			if !ok {
+				return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, s.EmbeddingName)
+			}
+			emb = map[string]any{"embedding_fingerprint": fp}
+			addr := "embedding." + s.EmbeddingName
+			d.DependsOn = []string{addr}
+			d.Sources = []Source{{Role: "embedding", Path: embeddingOutput(embs, s.EmbeddingName), From: addr}}
+		case s.EmbeddingFile != "":
+			sum, err := inputHash(hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", s.EmbeddingFile)
+			if err != nil {
+				return nil, err
+			}
+			emb = map[string]any{"file_sha256": sum}
+			d.Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
+		default:
+			return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
+		}
+	}
+	d.Request = synthesisRequest(s, emb)
+	return d, d.fingerprint()
+}
+
+func embeddingOutput(embs []*manifest.Embedding, name string) string {
+	for _, e := range embs {
+		if e.Name == name {
+			return e.Output
+		}
+	}
+	return ""
+}
+
+func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, error) {
+	d := &Desired{
+		Address:       t.Address,
+		Kind:          manifest.KindTranscription,
+		Block:         "transcription." + t.Name,
+		Transcription: t,
+	}
+	var sum string
+	if t.IsURL {
+		d.Sources = []Source{{Role: "source", URL: t.Input}}
+	} else {
+		var err error
+		sum, err = inputHash(hash, t.Pos, "input", t.Input)
+		if err != nil {
+			return nil, err
+		}
+		d.Sources = []Source{{Role: "source", Path: t.Input, SHA256: sum}}
+	}
+	formats := make([]string, 0, len(t.Outputs))
+	for f := range t.Outputs {
+		formats = append(formats, f)
+	}
+	sort.Strings(formats)
+	for _, f := range formats {
+		d.Outputs = append(d.Outputs, Output{Path: t.Outputs[f], Format: f})
+	}
+	d.Request = transcriptionRequest(t, sum)
+	return d, d.fingerprint()
+}
+
+func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
+	if p, ok := fields[name]; ok {
+		return p
+	}
+	return def
+}
+
+// fingerprint sets d.Fingerprint from the kind and the canonical request.
+func (d *Desired) fingerprint() error {
+	fp, err := Fingerprint(string(d.Kind), d.Request)
+	d.Fingerprint = fp
+	return err
+}
+
+// Fingerprint is the SHA-256 (hex) of the canonical JSON of a kind and its
+// canonical request.
+func Fingerprint(kind string, request map[string]any) (string, error) {
+	b, err := Canonical(map[string]any{"kind": kind, "request": request})
+	if err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Canonical encodes v as compact JSON with object keys sorted at every level
+// and no HTML escaping. Equal values give equal bytes, whether numbers are Go
+// integers or the float64s of decoded JSON.
+func Canonical(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

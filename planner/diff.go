@@ -1,0 +1,253 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
+)
+
+// planOne decides the action of one selected desired resource; nil is a
+// no-op. deletes holds the state-only entries of this plan: a new address
+// whose fingerprint equals one of them takes it over (a rename) for free.
+func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
+	prior, ok := c.st.Resources[d.Address]
+	if !ok {
+		if a, err := c.takeOver(d, deletes); a != nil || err != nil {
+			return a, err
+		}
+		cost, err := c.billed(d)
+		return &Action{Address: d.Address, Type: Create, Desired: d, Cost: cost, Reasons: []string{"not in state"}}, err
+	}
+	switch {
+	case c.replace[d.Address] || prior.Fingerprint != d.Fingerprint:
+		var reasons []string
+		if c.replace[d.Address] {
+			reasons = append(reasons, "replacement requested")
+		}
+		if prior.Fingerprint != d.Fingerprint {
+			reasons = append(reasons, changeReasons(prior.Request, d)...)
+		}
+		if prior.Status == state.StatusPending && prior.JobID != "" {
+			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
+		}
+		cost, err := c.billed(d)
+		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost, Reasons: reasons}
+		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
+		return a, err
+	case prior.Status == state.StatusPending:
+		reason := "remote job pending"
+		if prior.JobID != "" {
+			reason = fmt.Sprintf("%s job %s pending", orWord(prior.JobAPI, "remote"), prior.JobID)
+		}
+		return &Action{Address: d.Address, Type: Resume, Desired: d, Prior: prior, Reasons: []string{reason}}, nil
+	}
+	return c.checkOutputs(d, prior)
+}
+
+func orWord(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// takeOver finds a state-only entry of the same kind and fingerprint whose
+// outputs are intact and turns the create into a free move.
+func (c *computer) takeOver(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
+	names := make([]string, 0)
+	for addr, r := range deletes {
+		if r.Kind == string(d.Kind) && r.Fingerprint == d.Fingerprint && r.Status == state.StatusComplete {
+			names = append(names, addr)
+		}
+	}
+	sort.Strings(names)
+	for _, old := range names {
+		prior := deletes[old]
+		moves, ok, err := c.sameOutputs(d, prior)
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		delete(deletes, old)
+		reasons := []string{"moved from " + old}
+		for _, m := range moves {
+			reasons = append(reasons, fmt.Sprintf("output %s -> %s", m.From, m.To))
+		}
+		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: prior, MovedFrom: old, Moves: moves, Reasons: reasons}, nil
+	}
+	return nil, nil
+}
+
+// sameOutputs reports whether prior's outputs are intact and correspond one
+// to one (by format) to d's, returning the renames needed.
+func (c *computer) sameOutputs(d *Desired, prior *state.Resource) ([]Rename, bool, error) {
+	if len(prior.Outputs) != len(d.Outputs) {
+		return nil, false, nil
+	}
+	var moves []Rename
+	for _, o := range d.Outputs {
+		p, ok := findFormat(prior.Outputs, o.Format)
+		if !ok {
+			return nil, false, nil
+		}
+		st, err := c.outputStatus(p.Path, p)
+		if err != nil || st != intact {
+			return nil, false, err
+		}
+		if p.Path != o.Path {
+			moves = append(moves, Rename{From: p.Path, To: o.Path})
+		}
+	}
+	return moves, true, nil
+}
+
+func findFormat(outs []state.Output, format string) (state.Output, bool) {
+	for _, o := range outs {
+		if o.Format == format {
+			return o, true
+		}
+	}
+	return state.Output{}, false
+}
+
+type outputState int
+
+const (
+	intact outputState = iota
+	missing
+	modified
+)
+
+// outputStatus compares the file at path with the recorded output rec.
+// With NoRefresh the state is trusted.
+func (c *computer) outputStatus(path string, rec state.Output) (outputState, error) {
+	if c.in.Options.NoRefresh {
+		return intact, nil
+	}
+	if c.in.Hash == nil {
+		return missing, fmt.Errorf("plan: no file hasher")
+	}
+	h, err := c.in.Hash(path)
+	switch {
+	case err != nil:
+		return missing, err
+	case !h.Exists:
+		return missing, nil
+	case h.SHA256 != rec.SHA256:
+		return modified, nil
+	}
+	return intact, nil
+}
+
+func describe(st outputState, path string) string {
+	if st == missing {
+		return fmt.Sprintf("output %s missing", path)
+	}
+	return fmt.Sprintf("output %s modified outside voxform", path)
+}
+
+// checkOutputs plans a resource whose fingerprint is unchanged: repair
+// damaged or missing outputs, move renamed ones, remove dropped formats.
+func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, error) {
+	a := &Action{Address: d.Address, Desired: d, Prior: prior}
+	var damaged []string
+	jsonOK := ""
+	for _, o := range d.Outputs {
+		p, ok := findFormat(prior.Outputs, o.Format)
+		if !ok {
+			damaged = append(damaged, o.Format)
+			if o.Format == "" {
+				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s not recorded", o.Path))
+			} else {
+				a.Reasons = append(a.Reasons, fmt.Sprintf("format %s added", o.Format))
+			}
+			continue
+		}
+		st, err := c.outputStatus(p.Path, p)
+		if err != nil {
+			return nil, err
+		}
+		at := p.Path
+		if p.Path != o.Path {
+			if st != intact {
+				// Perhaps it was already moved by hand.
+				if st2, err := c.outputStatus(o.Path, p); err != nil {
+					return nil, err
+				} else if st2 == intact {
+					st = intact
+				}
+			}
+			if st == intact {
+				a.Moves = append(a.Moves, Rename{From: p.Path, To: o.Path})
+				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s -> %s", p.Path, o.Path))
+				at = o.Path
+			}
+		}
+		if st != intact {
+			damaged = append(damaged, o.Format)
+			a.Reasons = append(a.Reasons, describe(st, p.Path))
+		} else if o.Format == "json" {
+			jsonOK = at
+		}
+	}
+	var dropped []state.Output
+	for _, p := range prior.Outputs {
+		if !containsFormat(d.Outputs, p.Format) {
+			dropped = append(dropped, p)
+			a.Reasons = append(a.Reasons, fmt.Sprintf("format %s removed", p.Format))
+		}
+	}
+	a.Removes = c.unclaimed(dropped, d.Outputs)
+	switch {
+	case len(damaged) > 0:
+		a.Type = Repair
+		if d.Kind == manifest.KindTranscription && jsonOK != "" {
+			a.RenderFrom = jsonOK
+			a.Reasons = append(a.Reasons, "rendered from the recorded transcript")
+			return a, nil
+		}
+		cost, err := c.billed(d)
+		a.Cost = cost
+		return a, err
+	case len(a.Moves) > 0:
+		a.Type = Move
+		return a, nil
+	case len(dropped) > 0:
+		a.Type = Repair
+		return a, nil
+	}
+	return nil, nil
+}
+
+func containsFormat(outs []Output, format string) bool {
+	for _, o := range outs {
+		if o.Format == format {
+			return true
+		}
+	}
+	return false
+}
+
+// billed is what running d costs: its characters, or the duration of its
+// source audio (unknown for URLs and files the probe cannot read).
+func (c *computer) billed(d *Desired) (Cost, error) {
+	switch d.Kind {
+	case manifest.KindSynthesis:
+		return Cost{Characters: d.Characters}, nil
+	case manifest.KindTranscription:
+		src := d.Sources[0]
+		if src.Path == "" || c.in.Probe == nil {
+			return Cost{UnknownAudio: 1}, nil
+		}
+		secs, err := c.in.Probe(src.Path)
+		if err != nil || secs < 0 {
+			return Cost{UnknownAudio: 1}, nil
+		}
+		return Cost{AudioSeconds: secs}, nil
+	}
+	return Cost{}, nil
+}

@@ -1,0 +1,118 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// Message types of the -json output (see the package documentation).
+const (
+	MsgDiagnostic    = "diagnostic"
+	MsgPlannedChange = "planned_change"
+	MsgChangeSummary = "change_summary"
+)
+
+// DiagnosticMessage is a manifest diagnostic (or a plan error) in -json
+// output.
+type DiagnosticMessage struct {
+	Type     string `json:"type"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Col      int    `json:"col,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// PlannedChange is one action in -json output.
+type PlannedChange struct {
+	Type      string   `json:"type"`
+	Address   string   `json:"address"`
+	Action    string   `json:"action"`
+	Symbol    string   `json:"symbol"`
+	Kind      string   `json:"kind"`
+	Reasons   []string `json:"reasons,omitempty"`
+	DependsOn []string `json:"depends_on,omitempty"`
+	Outputs   []Output `json:"outputs,omitempty"`
+	Moves     []Rename `json:"moves,omitempty"`
+	Removes   []string `json:"removes,omitempty"`
+	MovedFrom string   `json:"moved_from,omitempty"`
+	// RenderFrom: a free repair rendering transcript formats from this JSON.
+	RenderFrom  string `json:"render_from,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Cost        Cost   `json:"cost"`
+}
+
+// ChangeSummary is the last message of -json plan output.
+type ChangeSummary struct {
+	Type    string     `json:"type"`
+	Add     int        `json:"add"`
+	Replace int        `json:"replace"`
+	Repair  int        `json:"repair"`
+	Move    int        `json:"move"`
+	Resume  int        `json:"resume"`
+	Destroy int        `json:"destroy"`
+	NoOp    int        `json:"no_op"`
+	Cost    Cost       `json:"cost"`
+	Budget  *BudgetMsg `json:"budget,omitempty"`
+}
+
+// BudgetMsg is the manifest's budget in a change_summary; null is unlimited.
+type BudgetMsg struct {
+	MaxCharacters   *int64   `json:"max_characters"`
+	MaxAudioSeconds *float64 `json:"max_audio_seconds"`
+}
+
+// Diagnostic returns the -json message of a manifest diagnostic.
+func Diagnostic(d manifest.Diagnostic) DiagnosticMessage {
+	return DiagnosticMessage{Type: MsgDiagnostic, Severity: string(d.Severity), Message: d.Message,
+		File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Hint: d.Hint}
+}
+
+// Change returns the -json message of an action.
+func (a *Action) Change() PlannedChange {
+	pc := PlannedChange{
+		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
+		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
+		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, Cost: a.Cost,
+	}
+	switch {
+	case a.Desired != nil:
+		pc.Kind = string(a.Desired.Kind)
+		pc.Outputs = a.Desired.Outputs
+		pc.Fingerprint = a.Desired.Fingerprint
+	case a.Prior != nil:
+		pc.Kind = a.Prior.Kind
+	}
+	return pc
+}
+
+// SummaryMessage returns the change_summary message of the plan.
+func (p *Plan) SummaryMessage(b *manifest.Budget) ChangeSummary {
+	s := p.Summary()
+	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair,
+		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost}
+	if b != nil {
+		cs.Budget = &BudgetMsg{MaxCharacters: b.MaxCharacters, MaxAudioSeconds: b.MaxAudioSeconds}
+	}
+	return cs
+}
+
+// WriteJSON writes the plan's planned_change messages in dependency order,
+// then its change_summary, one JSON object per line.
+func (p *Plan) WriteJSON(w io.Writer, b *manifest.Budget) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, a := range p.Actions {
+		if err := enc.Encode(a.Change()); err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+	}
+	if err := enc.Encode(p.SummaryMessage(b)); err != nil {
+		return fmt.Errorf("write plan: %w", err)
+	}
+	return nil
+}

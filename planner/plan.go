@@ -1,0 +1,310 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
+)
+
+// ActionType is what an action does (SPEC section 5).
+type ActionType string
+
+// The action types, in the order the plan groups them.
+const (
+	Create  ActionType = "create"
+	Replace ActionType = "replace"
+	Repair  ActionType = "repair"
+	Move    ActionType = "move"
+	Resume  ActionType = "resume"
+	Delete  ActionType = "delete"
+	NoOp    ActionType = "no-op"
+)
+
+// actionOrder is the display order of action groups.
+var actionOrder = []ActionType{Create, Replace, Repair, Move, Resume, Delete}
+
+// Symbol is the one-glyph mark of an action type in plan output.
+func (t ActionType) Symbol() string {
+	switch t {
+	case Create:
+		return "+"
+	case Replace:
+		return "-/+"
+	case Repair:
+		return "!"
+	case Move:
+		return ">"
+	case Resume:
+		return "~"
+	case Delete:
+		return "-"
+	}
+	return " "
+}
+
+// Action is one change of a plan.
+type Action struct {
+	Address string     `json:"address"`
+	Type    ActionType `json:"action"`
+	// Reasons say why, naming each changed field ("text",
+	// "voice Kaveri -> Deepak", "embedding founder changed").
+	Reasons []string `json:"reasons,omitempty"`
+	// Desired is the resource as the manifest wants it; nil for Delete.
+	Desired *Desired `json:"desired,omitempty"`
+	// Prior is what the state recorded; nil for Create.
+	Prior *state.Resource `json:"prior,omitempty"`
+	// Cost is what the action bills.
+	Cost Cost `json:"cost"`
+	// DependsOn lists the addresses of actions of this plan that must
+	// succeed before this one starts.
+	DependsOn []string `json:"depends_on,omitempty"`
+	// Moves are renames of existing outputs (Move, and Repair of a
+	// transcription whose other outputs moved). A move whose From is gone
+	// and whose To already holds the recorded hash only needs recording.
+	Moves []Rename `json:"moves,omitempty"`
+	// Removes are recorded output paths that nothing declares any more:
+	// the executor deletes them once the action's new outputs are in place.
+	Removes []string `json:"removes,omitempty"`
+	// MovedFrom is set when a new address takes over a recorded resource
+	// with the same fingerprint (a renamed resource or for_each key): no
+	// API call, the executor renames outputs and records the entry under
+	// Address, removing MovedFrom (state.Recorder.Move).
+	MovedFrom string `json:"moved_from,omitempty"`
+	// RenderFrom is set on a free Repair of a transcription: the intact
+	// transcript JSON from which the missing formats are rendered.
+	RenderFrom string `json:"render_from,omitempty"`
+}
+
+// Rename is a move of an output file.
+type Rename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Options are the plan flags.
+type Options struct {
+	// Targets limit the plan to these addresses (or whole blocks) and what
+	// they depend on.
+	Targets []string `json:"targets,omitempty"`
+	// Replace forces these addresses to be replaced.
+	Replace []string `json:"replace,omitempty"`
+	// Destroy plans the deletion of everything recorded.
+	Destroy bool `json:"destroy,omitempty"`
+	// NoRefresh trusts the state: outputs are not hashed (-refresh=false).
+	NoRefresh bool `json:"no_refresh,omitempty"`
+}
+
+// Input is everything Compute needs.
+type Input struct {
+	Desired []*Desired
+	State   *state.File
+	// Hash gives the current content of outputs (not called with
+	// Options.NoRefresh).
+	Hash HashFunc
+	// Probe gives the duration of local transcription inputs that will be
+	// billed; nil counts them as unknown.
+	Probe   ProbeFunc
+	Options Options
+	// Budget, when set, refuses a plan that costs more.
+	Budget *manifest.Budget
+}
+
+// Plan is the outcome of Compute.
+type Plan struct {
+	// Actions are the changes, in dependency order (an action comes after
+	// everything in its DependsOn). No-ops are not listed.
+	Actions []*Action `json:"actions"`
+	// NoOps counts the selected resources that need nothing.
+	NoOps   int     `json:"no_ops"`
+	Cost    Cost    `json:"cost"`
+	Options Options `json:"options"`
+	// Lineage and Serial identify the state the plan was computed from.
+	Lineage string `json:"lineage"`
+	Serial  int64  `json:"serial"`
+
+	byAddr map[string]*Action
+}
+
+// HasChanges reports whether the plan does anything.
+func (p *Plan) HasChanges() bool { return len(p.Actions) > 0 }
+
+// Action returns the action at addr, or nil.
+func (p *Plan) Action(addr string) *Action {
+	if p.byAddr == nil {
+		p.index()
+	}
+	return p.byAddr[addr]
+}
+
+func (p *Plan) index() {
+	p.byAddr = make(map[string]*Action, len(p.Actions))
+	for _, a := range p.Actions {
+		p.byAddr[a.Address] = a
+	}
+}
+
+// Dependents returns the addresses of the actions that depend on addr.
+func (p *Plan) Dependents(addr string) []string {
+	var out []string
+	for _, a := range p.Actions {
+		for _, d := range a.DependsOn {
+			if d == addr {
+				out = append(out, a.Address)
+			}
+		}
+	}
+	return out
+}
+
+// Summary counts a plan's actions by type.
+type Summary struct {
+	Add, Replace, Repair, Move, Resume, Destroy, NoOp int
+}
+
+// Summary counts the plan's actions.
+func (p *Plan) Summary() Summary {
+	s := Summary{NoOp: p.NoOps}
+	for _, a := range p.Actions {
+		switch a.Type {
+		case Create:
+			s.Add++
+		case Replace:
+			s.Replace++
+		case Repair:
+			s.Repair++
+		case Move:
+			s.Move++
+		case Resume:
+			s.Resume++
+		case Delete:
+			s.Destroy++
+		}
+	}
+	return s
+}
+
+// ErrBudget is wrapped by the error of a plan that costs more than the budget.
+var ErrBudget = errors.New("plan exceeds the budget")
+
+// Compute diffs the desired resources against the state.
+func Compute(in Input) (*Plan, error) {
+	st := in.State
+	if st == nil {
+		st = &state.File{Resources: map[string]*state.Resource{}}
+	}
+	c := &computer{in: in, st: st, desired: map[string]*Desired{}}
+	for _, d := range in.Desired {
+		c.desired[d.Address] = d
+	}
+	if err := c.selectAddresses(); err != nil {
+		return nil, err
+	}
+	if err := c.plan(); err != nil {
+		return nil, err
+	}
+	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops}
+	actions, err := order(c.actions)
+	if err != nil {
+		return nil, err
+	}
+	p.Actions = actions
+	for _, a := range p.Actions {
+		p.Cost = p.Cost.Add(a.Cost)
+	}
+	if err := CheckBudget(p.Cost, in.Budget); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// computer holds the working set of one Compute.
+type computer struct {
+	in      Input
+	st      *state.File
+	desired map[string]*Desired
+	// selected desired addresses and selected state-only addresses
+	selDesired []string
+	selDeleted []string
+	replace    map[string]bool
+	actions    []*Action
+	noops      int
+	// claimed are the output paths some desired resource writes: a delete
+	// or replace never removes them.
+	claimed map[string]bool
+}
+
+func (c *computer) plan() error {
+	c.claimed = map[string]bool{}
+	if !c.in.Options.Destroy {
+		for _, d := range c.in.Desired {
+			for _, o := range d.Outputs {
+				c.claimed[o.Path] = true
+			}
+		}
+	}
+	deletes := map[string]*state.Resource{}
+	for _, a := range c.selDeleted {
+		deletes[a] = c.st.Resources[a]
+	}
+	for _, addr := range c.selDesired {
+		d := c.desired[addr]
+		a, err := c.planOne(d, deletes)
+		if err != nil {
+			return err
+		}
+		if a == nil {
+			c.noops++
+			continue
+		}
+		c.actions = append(c.actions, a)
+	}
+	dels := make([]string, 0, len(deletes))
+	for a := range deletes {
+		dels = append(dels, a)
+	}
+	sort.Strings(dels)
+	for _, addr := range dels {
+		c.actions = append(c.actions, c.deleteAction(addr, deletes[addr]))
+	}
+	return c.addPathDependencies()
+}
+
+func (c *computer) deleteAction(addr string, prior *state.Resource) *Action {
+	a := &Action{Address: addr, Type: Delete, Prior: prior}
+	switch {
+	case c.in.Options.Destroy:
+		a.Reasons = []string{"destroy requested"}
+	default:
+		a.Reasons = []string{"no longer in the manifest"}
+	}
+	if prior.Status == state.StatusPending && prior.JobID != "" {
+		a.Reasons = append(a.Reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
+	}
+	a.Removes = c.unclaimed(prior.Outputs, nil)
+	return a
+}
+
+// unclaimed returns the paths of outs that neither keep (the action's own
+// new outputs) nor any desired resource writes.
+func (c *computer) unclaimed(outs []state.Output, keep []Output) []string {
+	var rm []string
+	for _, o := range outs {
+		if c.claimed[o.Path] || containsPath(keep, o.Path) {
+			continue
+		}
+		rm = append(rm, o.Path)
+	}
+	return rm
+}
+
+func containsPath(outs []Output, p string) bool {
+	for _, o := range outs {
+		if o.Path == p {
+			return true
+		}
+	}
+	return false
+}

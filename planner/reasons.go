@@ -1,0 +1,129 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// fieldRank orders reasons: what a reviewer cares about first.
+var fieldRank = map[string]int{
+	"model": 1, "voice": 2, "speaker_embedding": 3, "reference_audio": 3, "source": 3,
+	"api": 4, "language": 5, "language_code": 5, "speed": 6, "text": 7, "audio_config": 8,
+}
+
+// changeReasons names each field of the canonical request that changed
+// between the recorded request and d's. A state without a recorded request
+// (written by hand, or damaged) gives "fingerprint changed".
+func changeReasons(prior map[string]any, d *Desired) []string {
+	if prior == nil {
+		return []string{"fingerprint changed"}
+	}
+	keys := unionKeys(prior, d.Request)
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	var out []string
+	for _, k := range keys {
+		old, oldOK := prior[k]
+		cur, curOK := d.Request[k]
+		if oldOK && curOK && equalJSON(old, cur) {
+			continue
+		}
+		out = append(out, fieldReason(k, old, oldOK, cur, curOK, d)...)
+	}
+	if len(out) == 0 {
+		out = []string{"fingerprint changed"}
+	}
+	return out
+}
+
+func rank(k string) int {
+	if r, ok := fieldRank[k]; ok {
+		return r
+	}
+	return 50
+}
+
+func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired) []string {
+	switch k {
+	case "text":
+		return []string{"text"}
+	case "speaker_embedding":
+		if len(d.DependsOn) > 0 {
+			return []string{fmt.Sprintf("embedding %s changed", strings.TrimPrefix(d.DependsOn[0], "embedding."))}
+		}
+		if len(d.Sources) > 0 && d.Sources[0].Path != "" {
+			return []string{fmt.Sprintf("embedding file %s changed", d.Sources[0].Path)}
+		}
+		return []string{"embedding changed"}
+	case "reference_audio":
+		return []string{"reference audio changed"}
+	case "source":
+		if m, ok := cur.(map[string]any); ok && m["url"] != nil {
+			return []string{"source URL changed"}
+		}
+		return []string{"source file changed"}
+	case "audio_config":
+		om, _ := old.(map[string]any)
+		cm, _ := cur.(map[string]any)
+		var out []string
+		for _, sk := range sortedKeys(unionKeys(om, cm)) {
+			ov, ook := om[sk]
+			cv, cok := cm[sk]
+			if ook && cok && equalJSON(ov, cv) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("audio_config.%s %s -> %s", sk, show(ov, ook), show(cv, cok)))
+		}
+		return out
+	}
+	return []string{fmt.Sprintf("%s %s -> %s", k, show(old, oldOK), show(cur, curOK))}
+}
+
+func unionKeys(a, b map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+func sortedKeys(k []string) []string {
+	sort.Strings(k)
+	return k
+}
+
+func equalJSON(a, b any) bool {
+	x, err1 := Canonical(a)
+	y, err2 := Canonical(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// show formats a request value for a reason: strings bare, others as JSON.
+func show(v any, ok bool) string {
+	if !ok {
+		return "(unset)"
+	}
+	if s, isStr := v.(string); isStr {
+		if s == "" {
+			return `""`
+		}
+		return s
+	}
+	b, err := Canonical(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
+)
+
+// Saved plan file format (plan -out FILE).
+const (
+	savedFormat  = "voxform-plan"
+	savedVersion = 1
+)
+
+// SavedPlan is a plan file: the plan bound to the state it was computed from
+// (lineage and serial) and to the manifest (its hash and variables). It
+// holds the canonical requests, text included; never the API key.
+type SavedPlan struct {
+	Format         string `json:"format"`
+	Version        int    `json:"version"`
+	VoxformVersion string `json:"voxform_version"`
+	// ManifestHash is manifest.Manifest.Hash when the plan was made.
+	ManifestHash string `json:"manifest_hash"`
+	// Variables are the manifest's effective variables.
+	Variables map[string]any `json:"variables,omitempty"`
+	// Vars and VarFiles are the -var and -var-file flags, so that apply
+	// and show load the manifest the same way.
+	Vars     []string `json:"vars,omitempty"`
+	VarFiles []string `json:"var_files,omitempty"`
+	Plan     *Plan    `json:"plan"`
+}
+
+// NewSaved binds p to the manifest it was computed from.
+func NewSaved(p *Plan, m *manifest.Manifest, vars, varFiles []string) *SavedPlan {
+	return &SavedPlan{
+		Format: savedFormat, Version: savedVersion, VoxformVersion: state.VoxformVersion,
+		ManifestHash: m.Hash, Variables: m.Variables, Vars: vars, VarFiles: varFiles, Plan: p,
+	}
+}
+
+// Write encodes the saved plan as JSON.
+func (s *SavedPlan) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("write plan file: %w", err)
+	}
+	return nil
+}
+
+// ErrStalePlan is wrapped by the error of a plan file that no longer matches
+// the state or the manifest.
+var ErrStalePlan = errors.New("the saved plan is stale")
+
+// ReadSaved decodes a plan file, refusing anything that is not a voxform plan
+// of a version this voxform knows.
+func ReadSaved(r io.Reader) (*SavedPlan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read plan file: %w", err)
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil || head.Format != savedFormat {
+		return nil, errors.New("read plan file: not a voxform plan file")
+	}
+	if head.Version != savedVersion {
+		return nil, fmt.Errorf("read plan file: format version %d is not supported (this voxform reads %d)", head.Version, savedVersion)
+	}
+	var s SavedPlan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("read plan file: %w", err)
+	}
+	if s.Plan == nil {
+		return nil, errors.New("read plan file: no plan in it")
+	}
+	s.Plan.index()
+	return &s, nil
+}
+
+// Check refuses a plan made for another state (lineage), for an older state
+// (serial: something was applied since), or for another manifest (hash or
+// variables).
+func (s *SavedPlan) Check(st *state.File, m *manifest.Manifest) error {
+	p := s.Plan
+	if p.Lineage != "" && st.Lineage != "" && p.Lineage != st.Lineage {
+		return fmt.Errorf("%w: it was made for another state (lineage %s; this state is %s)", ErrStalePlan, p.Lineage, st.Lineage)
+	}
+	if p.Lineage != st.Lineage || p.Serial != st.Serial {
+		return fmt.Errorf("%w: the state changed since it was made (serial %d, now %d)", ErrStalePlan, p.Serial, st.Serial)
+	}
+	if m.Hash != s.ManifestHash {
+		return fmt.Errorf("%w: the manifest changed since it was made", ErrStalePlan)
+	}
+	if !equalJSON(normalizeVars(m.Variables), normalizeVars(s.Variables)) {
+		return fmt.Errorf("%w: the variables differ from those it was made with", ErrStalePlan)
+	}
+	return nil
+}
+
+func normalizeVars(v map[string]any) map[string]any {
+	if len(v) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+// Bind attaches the manifest resources of m (loaded with the plan's
+// variables) to the plan's actions and checks, with hash, that every input
+// file still has the content the plan was computed from.
+func (s *SavedPlan) Bind(m *manifest.Manifest, hash HashFunc) error {
+	desired, err := Build(m, hash)
+	if err != nil {
+		return err
+	}
+	byAddr := make(map[string]*Desired, len(desired))
+	for _, d := range desired {
+		byAddr[d.Address] = d
+	}
+	for _, a := range s.Plan.Actions {
+		if a.Desired == nil {
+			continue
+		}
+		d, ok := byAddr[a.Address]
+		if !ok {
+			return fmt.Errorf("%w: %s is no longer in the manifest", ErrStalePlan, a.Address)
+		}
+		if d.Fingerprint != a.Desired.Fingerprint {
+			return fmt.Errorf("%w: %s changed since the plan was made (an input file changed)", ErrStalePlan, a.Address)
+		}
+		a.Desired.Synthesis, a.Desired.Embedding, a.Desired.Transcription = d.Synthesis, d.Embedding, d.Transcription
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/voxform/voxform/state"
+)
+
+// selectAddresses applies -target, -replace and -destroy: which desired
+// resources are planned and which recorded ones are deleted.
+func (c *computer) selectAddresses() error {
+	opts := c.in.Options
+	c.replace = map[string]bool{}
+	for _, r := range opts.Replace {
+		n := 0
+		for addr := range c.desired {
+			if state.MatchAddress(r, addr) {
+				c.replace[addr] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("-replace %s: no resource of the manifest has this address", r)
+		}
+	}
+	recorded := c.st.Addresses()
+	if opts.Destroy {
+		for _, t := range opts.Targets {
+			if !matchesAny(t, recorded) {
+				return fmt.Errorf("-target %s: no recorded resource has this address", t)
+			}
+		}
+		for _, addr := range recorded {
+			if len(opts.Targets) == 0 || matchTargets(opts.Targets, addr) {
+				c.selDeleted = append(c.selDeleted, addr)
+			}
+		}
+		return nil
+	}
+	sel := map[string]bool{}
+	for _, t := range opts.Targets {
+		n := 0
+		for addr := range c.desired {
+			if state.MatchAddress(t, addr) {
+				c.include(addr, sel)
+				n++
+			}
+		}
+		if n == 0 && !matchesAny(t, recorded) {
+			return fmt.Errorf("-target %s: no resource in the manifest or the state has this address", t)
+		}
+	}
+	for _, d := range c.in.Desired {
+		if len(opts.Targets) == 0 || sel[d.Address] {
+			c.selDesired = append(c.selDesired, d.Address)
+		}
+	}
+	sort.Strings(c.selDesired)
+	for _, addr := range recorded {
+		if _, ok := c.desired[addr]; ok {
+			continue
+		}
+		if len(opts.Targets) == 0 || matchTargets(opts.Targets, addr) {
+			c.selDeleted = append(c.selDeleted, addr)
+		}
+	}
+	return nil
+}
+
+// include selects addr and, as Terraform does, everything it depends on.
+func (c *computer) include(addr string, sel map[string]bool) {
+	if sel[addr] {
+		return
+	}
+	sel[addr] = true
+	if d, ok := c.desired[addr]; ok {
+		for _, dep := range d.DependsOn {
+			c.include(dep, sel)
+		}
+	}
+}
+
+func matchesAny(pattern string, addrs []string) bool {
+	for _, a := range addrs {
+		if state.MatchAddress(pattern, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchTargets(targets []string, addr string) bool {
+	for _, t := range targets {
+		if state.MatchAddress(t, addr) {
+			return true
+		}
+	}
+	return false
+}

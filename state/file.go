@@ -1,0 +1,242 @@
+package state
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FormatVersion is the version of the state file format this voxform reads
+// and writes. A file with a higher version is refused (read the version
+// first, as Terraform does), so that an older voxform never misreads or
+// overwrites a newer state.
+const FormatVersion = 1
+
+// Resource statuses.
+const (
+	// StatusComplete: the outputs exist and match the recorded hashes.
+	StatusComplete = "complete"
+	// StatusPending: a remote job was created and recorded; its results are
+	// not in yet. A later apply resumes the job instead of creating another.
+	StatusPending = "pending"
+)
+
+// File is the content of voxform.state.json.
+type File struct {
+	Version        int                  `json:"version"`
+	Lineage        string               `json:"lineage"`
+	Serial         int64                `json:"serial"`
+	VoxformVersion string               `json:"voxform_version"`
+	Resources      map[string]*Resource `json:"resources"`
+}
+
+// Resource is what voxform recorded about one address. The API key is never
+// part of it.
+type Resource struct {
+	// Kind is the resource kind: voice, embedding, synthesis, transcription.
+	Kind string `json:"kind"`
+	// Status is StatusComplete or StatusPending.
+	Status string `json:"status"`
+	// Fingerprint is the SHA-256 of the canonical request (SPEC section 4).
+	Fingerprint string `json:"fingerprint"`
+	// Request is the canonical request the fingerprint was computed from,
+	// text included, with the content hashes of input files.
+	Request map[string]any `json:"request,omitempty"`
+	// Outputs are the files written, with their hashes.
+	Outputs []Output `json:"outputs,omitempty"`
+
+	// Remote identifiers.
+	RequestIDs []string `json:"request_ids,omitempty"`
+	JobID      string   `json:"job_id,omitempty"`
+	// JobAPI is the recognition API of JobID: batch or batch_legacy.
+	JobAPI string `json:"job_api,omitempty"`
+	FileID string `json:"file_id,omitempty"`
+
+	// Billing.
+	BilledCharacters   int64   `json:"billed_characters,omitempty"`
+	BilledAudioSeconds float64 `json:"billed_audio_seconds,omitempty"`
+
+	// Transcriptions: the source and what the service reported.
+	Source           *Source `json:"source,omitempty"`
+	Model            string  `json:"model,omitempty"`
+	DetectedLanguage string  `json:"detected_language,omitempty"`
+	DurationSeconds  float64 `json:"duration_seconds,omitempty"`
+
+	// Consent is an embedding's consent note, recorded for audit.
+	Consent string `json:"consent,omitempty"`
+
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Output is one file a resource wrote.
+type Output struct {
+	Path   string `json:"path"` // relative to the manifest directory
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	// Format is the transcript format (json, txt, srt, vtt) of a
+	// transcription output; empty for other kinds.
+	Format string `json:"format,omitempty"`
+}
+
+// Source is the input of a transcription: a local file with its content hash,
+// or a URL.
+type Source struct {
+	Path   string `json:"path,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	URL    string `json:"url,omitempty"`
+}
+
+// New returns an empty state with a fresh lineage.
+func New() *File {
+	return &File{
+		Version:        FormatVersion,
+		Lineage:        NewLineage(),
+		VoxformVersion: VoxformVersion,
+		Resources:      map[string]*Resource{},
+	}
+}
+
+// NewLineage returns a random identifier (UUID version 4 form).
+func NewLineage() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("state: no randomness: " + err.Error())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Addresses returns the recorded addresses, sorted.
+func (f *File) Addresses() []string {
+	out := make([]string, 0, len(f.Resources))
+	for a := range f.Resources {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Clone returns a copy of f whose resource map may be changed independently.
+// Resources themselves are shared: they are replaced, never mutated.
+func (f *File) Clone() *File {
+	c := *f
+	c.Resources = make(map[string]*Resource, len(f.Resources))
+	for a, r := range f.Resources {
+		c.Resources[a] = r
+	}
+	return &c
+}
+
+// ErrNewerVersion is returned for a state file written by a newer voxform.
+var ErrNewerVersion = errors.New("state file format is newer than this voxform supports")
+
+// Decode reads a state file. The version is read first, and a version this
+// voxform does not know is refused before anything else is interpreted.
+func Decode(r io.Reader) (*File, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("read state: %s", jsonErr(data, err))
+	}
+	switch {
+	case head.Version == nil:
+		return nil, errors.New("read state: no version field: not a voxform state file")
+	case *head.Version > FormatVersion:
+		return nil, fmt.Errorf("read state: version %d: %w (%d); upgrade voxform", *head.Version, ErrNewerVersion, FormatVersion)
+	case *head.Version < 1:
+		return nil, fmt.Errorf("read state: unknown version %d", *head.Version)
+	}
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("read state: %s", jsonErr(data, err))
+	}
+	if f.Resources == nil {
+		f.Resources = map[string]*Resource{}
+	}
+	for a, r := range f.Resources {
+		if r == nil {
+			return nil, fmt.Errorf("read state: resource %s is null", a)
+		}
+	}
+	return &f, nil
+}
+
+// jsonErr adds a line number to a JSON syntax error.
+func jsonErr(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Sprintf("line %d: %v", line, err)
+	}
+	return err.Error()
+}
+
+// Encode writes f as pretty-printed JSON with sorted keys and no HTML
+// escaping (audio tags such as <laugh> stay readable), ending in a newline.
+func (f *File) Encode(w io.Writer) error {
+	b, err := MarshalSorted(f)
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// MarshalSorted encodes v as indented JSON whose object keys are sorted at
+// every level, without HTML escaping, ending in a newline.
+func MarshalSorted(v any) ([]byte, error) {
+	raw, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(generic); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// MatchAddress reports whether addr is pattern or an instance of the block
+// pattern names: "synthesis.menu" matches `synthesis.menu["billing"]`.
+func MatchAddress(pattern, addr string) bool {
+	if addr == pattern {
+		return true
+	}
+	return strings.HasPrefix(addr, pattern) && strings.HasPrefix(addr[len(pattern):], "[")
+}

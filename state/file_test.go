@@ -1,0 +1,132 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sampleResource(text string) *Resource {
+	return &Resource{
+		Kind:        "synthesis",
+		Status:      StatusComplete,
+		Fingerprint: "ab12",
+		Request:     map[string]any{"text": text, "model": "tts-v3.0", "speed": 1.15, "audio_config": map[string]any{"sample_rate": 48000}},
+		Outputs:     []Output{{Path: "build/a.wav", SHA256: "ff", Size: 10}},
+		RequestIDs:  []string{"req-1"},
+		CreatedAt:   time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+		UpdatedAt:   time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+	}
+}
+
+func TestEncodeSortedReadable(t *testing.T) {
+	f := New()
+	f.Resources["synthesis.b"] = sampleResource("<laugh> नमस्ते & bye")
+	f.Resources["synthesis.a"] = sampleResource("x")
+	var buf bytes.Buffer
+	if err := f.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `"<laugh> नमस्ते & bye"`) {
+		t.Errorf("text not readable in the state file:\n%s", out)
+	}
+	// Keys sorted at every level: "lineage" < "resources" < "serial" < "version".
+	order := []string{`"lineage"`, `"resources"`, `"synthesis.a"`, `"audio_config"`, `"model"`, `"speed"`, `"synthesis.b"`, `"serial"`, `"version"`, `"voxform_version"`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(out[last+1:], k)
+		if i < 0 {
+			t.Fatalf("key %s missing or out of order in:\n%s", k, out)
+		}
+		last += 1 + i
+	}
+	if !strings.HasSuffix(out, "}\n") || !strings.Contains(out, "\n  \"resources\": {\n") {
+		t.Errorf("not pretty-printed:\n%s", out)
+	}
+	got, err := Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(f.Resources["synthesis.b"].Outputs, got.Resources["synthesis.b"].Outputs); diff != "" {
+		t.Error(diff)
+	}
+	if got.Resources["synthesis.b"].Request["speed"] != 1.15 {
+		t.Errorf("speed = %v", got.Resources["synthesis.b"].Request["speed"])
+	}
+}
+
+func TestDecodeVersions(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"newer", `{"version": 2, "resources": {"x": {"kind": "new-thing", "shape": [1]}}}`, "version 2: state file format is newer"},
+		{"missing", `{"lineage": "x"}`, "no version field"},
+		{"zero", `{"version": 0}`, "unknown version 0"},
+		{"syntax", "{\n\"version\": 1,\n\"resources\": {,}}", "line 3"},
+		{"unknown field", `{"version": 1, "resources": {}, "bogus": 1}`, "bogus"},
+		{"null resource", `{"version": 1, "resources": {"synthesis.a": null}}`, "is null"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Decode error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	_, err := Decode(strings.NewReader(`{"version": 7}`))
+	if !errors.Is(err, ErrNewerVersion) {
+		t.Errorf("not ErrNewerVersion: %v", err)
+	}
+}
+
+func TestMatchAddress(t *testing.T) {
+	tests := []struct {
+		pattern, addr string
+		want          bool
+	}{
+		{"synthesis.menu", `synthesis.menu["a"]`, true},
+		{"synthesis.menu", "synthesis.menu", true},
+		{"synthesis.menu", "synthesis.menu2", false},
+		{`synthesis.menu["a"]`, `synthesis.menu["a"]`, true},
+		{`synthesis.menu["a"]`, `synthesis.menu["ab"]`, false},
+		{"synthesis", "synthesis.menu", false},
+	}
+	for _, tc := range tests {
+		if got := MatchAddress(tc.pattern, tc.addr); got != tc.want {
+			t.Errorf("MatchAddress(%q, %q) = %v", tc.pattern, tc.addr, got)
+		}
+	}
+}
+
+func TestWriteFileAtomicFailureLeavesOld(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteFileAtomic(p, 0o644, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "old" {
+		t.Errorf("content = %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("temp file left behind: %v", ents)
+	}
+}

@@ -1,0 +1,239 @@
+package state
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// Journal record operations.
+const (
+	opBegin  = "begin"
+	opPut    = "put"
+	opRemove = "remove"
+)
+
+// record is one line of the journal.
+type record struct {
+	Op string `json:"op"`
+	// Lineage and BaseSerial (begin only) name the state the journal
+	// applies to.
+	Lineage    string `json:"lineage,omitempty"`
+	BaseSerial int64  `json:"base_serial,omitempty"`
+	// Resources are set (put): one for a completed resource, several for the
+	// files of a batch job recorded together.
+	Resources map[string]*Resource `json:"resources,omitempty"`
+	// Remove lists addresses removed from the state.
+	Remove []string `json:"remove,omitempty"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// encodeRecord returns the journal line of rec: checksum, space, JSON, newline.
+func encodeRecord(rec *record) ([]byte, error) {
+	body, err := marshalNoEscape(rec)
+	if err != nil {
+		return nil, fmt.Errorf("encode journal record: %w", err)
+	}
+	line := make([]byte, 0, len(body)+10)
+	line = fmt.Appendf(line, "%08x ", crc32.Checksum(body, castagnoli))
+	line = append(line, body...)
+	return append(line, '\n'), nil
+}
+
+// decodeRecord parses one journal line (newline included). ok is false for a
+// torn or corrupt line.
+func decodeRecord(line []byte) (*record, bool) {
+	if len(line) < 10 || line[len(line)-1] != '\n' || line[8] != ' ' {
+		return nil, false
+	}
+	sum, err := strconv.ParseUint(string(line[:8]), 16, 32)
+	if err != nil {
+		return nil, false
+	}
+	body := line[9 : len(line)-1]
+	if crc32.Checksum(body, castagnoli) != uint32(sum) {
+		return nil, false
+	}
+	var rec record
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return nil, false
+	}
+	return &rec, true
+}
+
+// apply applies a put or remove record to f.
+func (rec *record) apply(f *File) {
+	for a, r := range rec.Resources {
+		f.Resources[a] = r
+	}
+	for _, a := range rec.Remove {
+		delete(f.Resources, a)
+	}
+}
+
+// journalReplay is the outcome of reading a journal.
+type journalReplay struct {
+	exists  bool // a journal file was found
+	stale   bool // it was already folded into the state file
+	records int  // put/remove records applied
+	torn    bool // replay stopped at a torn or corrupt line
+}
+
+// replayJournal applies the journal at path to f (in memory). A missing
+// journal is not an error.
+func replayJournal(path string, f *File, stateExists bool) (journalReplay, error) {
+	var out journalReplay
+	fh, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("read journal: %w", err)
+	}
+	defer fh.Close()
+	out.exists = true
+	br := bufio.NewReaderSize(fh, 64<<10)
+	first := true
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return out, fmt.Errorf("read journal: %w", err)
+		}
+		rec, ok := decodeRecord(line)
+		if !ok {
+			out.torn = true
+			return out, nil
+		}
+		if first {
+			first = false
+			stale, err := checkBegin(path, rec, f, stateExists)
+			if err != nil || stale {
+				out.stale = stale
+				return out, err
+			}
+			continue
+		}
+		if rec.Op != opPut && rec.Op != opRemove {
+			return out, fmt.Errorf("read journal %s: unknown record %q", path, rec.Op)
+		}
+		rec.apply(f)
+		out.records++
+	}
+}
+
+// checkBegin validates the begin record against the state. A journal based on
+// an older serial was already folded (the process died between writing the
+// state and removing the journal): it is stale.
+func checkBegin(path string, rec *record, f *File, stateExists bool) (stale bool, err error) {
+	if rec.Op != opBegin {
+		return false, fmt.Errorf("read journal %s: first record is %q, not begin", path, rec.Op)
+	}
+	if !stateExists && f.Serial == 0 {
+		f.Lineage = rec.Lineage
+	}
+	if rec.Lineage != f.Lineage {
+		return false, fmt.Errorf("read journal %s: lineage %s does not match the state's %s", path, rec.Lineage, f.Lineage)
+	}
+	switch {
+	case rec.BaseSerial < f.Serial:
+		return true, nil
+	case rec.BaseSerial > f.Serial:
+		return false, fmt.Errorf("read journal %s: it continues state serial %d but the state file has serial %d (was the state file replaced by an older copy?)", path, rec.BaseSerial, f.Serial)
+	}
+	return false, nil
+}
+
+// journalWriter appends records durably. Appends from many goroutines are
+// written in order and share fsyncs (group commit): a caller returns only
+// once a sync that covers its own line has completed.
+type journalWriter struct {
+	path string
+
+	mu      sync.Mutex // guards f writes, seq, err
+	f       *os.File
+	seq     uint64
+	err     error
+	syncMu  sync.Mutex // one fsync at a time
+	synced  uint64
+	syncErr error
+}
+
+// createJournal creates the journal with its begin record, durably.
+func createJournal(path, lineage string, baseSerial int64) (*journalWriter, error) {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create journal: %w", err)
+	}
+	line, err := encodeRecord(&record{Op: opBegin, Lineage: lineage, BaseSerial: baseSerial})
+	if err == nil {
+		_, err = fh.Write(line)
+	}
+	if err == nil {
+		err = fh.Sync()
+	}
+	if err == nil {
+		err = SyncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		fh.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("create journal: %w", err)
+	}
+	return &journalWriter{path: path, f: fh}, nil
+}
+
+// write appends line and applies fn under the write lock, so that the
+// in-memory order equals the journal order. It returns the line's sequence
+// number for wait.
+func (j *journalWriter) write(line []byte, fn func()) (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return 0, j.err
+	}
+	if _, err := j.f.Write(line); err != nil {
+		// A partial line may be on disk: nothing may follow it.
+		j.err = fmt.Errorf("append journal: %w", err)
+		return 0, j.err
+	}
+	fn()
+	j.seq++
+	return j.seq, nil
+}
+
+// wait returns once the line with sequence seq is synced.
+func (j *journalWriter) wait(seq uint64) error {
+	j.syncMu.Lock()
+	defer j.syncMu.Unlock()
+	if j.synced >= seq {
+		return j.syncErr
+	}
+	if j.syncErr != nil {
+		return j.syncErr
+	}
+	j.mu.Lock()
+	target := j.seq
+	j.mu.Unlock()
+	if err := j.f.Sync(); err != nil {
+		j.syncErr = fmt.Errorf("sync journal: %w", err)
+		j.mu.Lock()
+		j.err = j.syncErr
+		j.mu.Unlock()
+		return j.syncErr
+	}
+	j.synced = target
+	return nil
+}
+
+func (j *journalWriter) close() error { return j.f.Close() }

@@ -1,0 +1,198 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockInfo describes the holder of the state lock. It is written as JSON into
+// the lock file so that a second process can say who holds it.
+type LockInfo struct {
+	ID        string    `json:"id"`
+	Operation string    `json:"operation"`
+	PID       int       `json:"pid"`
+	Host      string    `json:"host"`
+	Who       string    `json:"who"`
+	Version   string    `json:"voxform_version"`
+	Created   time.Time `json:"created"`
+}
+
+// LockedError reports that another process holds the lock.
+type LockedError struct {
+	Path string
+	// Info is the holder's information; zero if it could not be read.
+	Info LockInfo
+}
+
+func (e *LockedError) Error() string {
+	i := e.Info
+	if i.PID == 0 {
+		return fmt.Sprintf("state is locked by another process (%s)", e.Path)
+	}
+	return fmt.Sprintf("state is locked by pid %d on %s (operation %s, by %s, since %s, lock id %s)",
+		i.PID, i.Host, i.Operation, i.Who, i.Created.UTC().Format(time.RFC3339), i.ID)
+}
+
+// FileLock is a held flock on voxform.state.json.lock.
+type FileLock struct {
+	path string
+	f    *os.File
+	info LockInfo
+}
+
+// Lock implements Backend: it takes an exclusive, non-blocking flock and
+// writes the holder information into the lock file.
+func (l *Local) Lock(op string) (Unlocker, error) {
+	path := l.LockPath()
+	for attempt := 0; ; attempt++ {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock state: %w", err)
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, &LockedError{Path: path, Info: holderInfo(path)}
+			}
+			return nil, fmt.Errorf("lock state: %w", err)
+		}
+		// force-unlock may have unlinked the file we opened: then our
+		// flock guards nothing. Retry on the current file.
+		if !sameFile(f, path) {
+			f.Close()
+			if attempt > 10 {
+				return nil, errors.New("lock state: the lock file keeps being replaced")
+			}
+			continue
+		}
+		fl := &FileLock{path: path, f: f, info: newLockInfo(op)}
+		if err := fl.writeInfo(); err != nil {
+			fl.Unlock()
+			return nil, err
+		}
+		return fl, nil
+	}
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func newLockInfo(op string) LockInfo {
+	host, _ := os.Hostname()
+	who := "unknown"
+	if u, err := user.Current(); err == nil {
+		who = u.Username
+	}
+	return LockInfo{
+		ID:        NewLineage(),
+		Operation: op,
+		PID:       os.Getpid(),
+		Host:      host,
+		Who:       who,
+		Version:   VoxformVersion,
+		Created:   time.Now().UTC(),
+	}
+}
+
+func (fl *FileLock) writeInfo() error {
+	b, err := json.MarshalIndent(fl.info, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fl.f.Truncate(0); err != nil {
+		return fmt.Errorf("lock state: %w", err)
+	}
+	if _, err := fl.f.WriteAt(append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("lock state: %w", err)
+	}
+	return nil
+}
+
+// holderInfo reads the holder information, allowing the holder a moment to
+// write it if it has only just taken the lock.
+func holderInfo(path string) LockInfo {
+	for i := 0; ; i++ {
+		info, err := readLockInfo(path)
+		if (err == nil && info.PID != 0) || i == 20 {
+			return info
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func readLockInfo(path string) (LockInfo, error) {
+	var info LockInfo
+	f, err := os.Open(path)
+	if err != nil {
+		return info, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	if err != nil {
+		return info, err
+	}
+	err = json.Unmarshal(b, &info)
+	return info, err
+}
+
+// Info returns the holder information written into the lock file.
+func (fl *FileLock) Info() LockInfo { return fl.info }
+
+func (fl *FileLock) held() bool { return fl.f != nil }
+
+// Unlock clears the holder information and releases the flock. The lock file
+// stays: removing it would let a waiting process lock an unlinked inode.
+func (fl *FileLock) Unlock() error {
+	if fl.f == nil {
+		return nil
+	}
+	fl.f.Truncate(0)
+	err := unix.Flock(int(fl.f.Fd()), unix.LOCK_UN)
+	cerr := fl.f.Close()
+	fl.f = nil
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("unlock state: %w", err)
+	}
+	return nil
+}
+
+// ErrNotLocked is returned by ForceUnlock when nobody holds the lock.
+var ErrNotLocked = errors.New("state is not locked")
+
+// ForceUnlock implements Backend. An flock dies with its process, so a lock
+// is only ever held by a live (perhaps hung) process, or one on another host
+// sharing the directory. ForceUnlock checks that id is the holder's lock id
+// and unlinks the lock file, so that the next process locks a new file; the
+// old holder is not stopped and must not be left running.
+func (l *Local) ForceUnlock(id string) error {
+	path := l.LockPath()
+	lk, err := l.Lock("force-unlock")
+	if err == nil {
+		lk.Unlock()
+		return ErrNotLocked
+	}
+	var le *LockedError
+	if !errors.As(err, &le) {
+		return err
+	}
+	if le.Info.ID == "" || le.Info.ID != id {
+		return fmt.Errorf("force-unlock: lock id %q does not match the holder's (%s)", id, le.Error())
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("force-unlock: %w", err)
+	}
+	return SyncDir(l.Dir)
+}
