@@ -204,7 +204,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	defer cancel()
 	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Interactive, useColor(env, f.plan.noColor))
 	opts := executor.Options{
-		Dir: m.Dir, Recorder: pr.recorder, Parallelism: parallelism, Stop: stop, Events: r.Event,
+		Dir: m.Dir, Recorder: pr.recorder, Parallelism: parallelism, Stop: stop, Events: r.Event, Cache: pr.cache,
 	}
 	if conn != nil {
 		opts.Client = conn.client
@@ -216,6 +216,11 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	}
 	if cerr := pr.recorder.Close(); cerr != nil {
 		return fmt.Errorf("save state: %w", cerr)
+	}
+	if pr.cache != nil {
+		if cerr := pr.cache.Save(); cerr != nil {
+			fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", cerr)
+		}
 	}
 	if !f.plan.jsonOut {
 		printSummary(env.Stdout, summary, conn != nil && conn.emulated)

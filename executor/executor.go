@@ -41,6 +41,9 @@ type Options struct {
 	PollInterval time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Cache, when set, learns the hash of every output written, so that
+	// the next plan need not hash it again.
+	Cache *state.HashCache
 }
 
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.

@@ -175,18 +175,3 @@ func sweepTemps(dirs []string) {
 		}
 	}
 }
-
-// hashFile returns the SHA-256 and size of a file, streaming.
-func hashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/voxform/voxform/state"
 )
 
 func TestOutputFileCommitIsAtomic(t *testing.T) {
@@ -28,7 +30,7 @@ func TestOutputFileCommitIsAtomic(t *testing.T) {
 	if string(b) != "RIFF....partial" || out.Size != int64(len(b)) || out.Path != "build/a/out.wav" {
 		t.Fatalf("committed %q as %+v", b, out)
 	}
-	sum, _, _ := hashFile(final)
+	sum, _, _ := state.HashFile(final)
 	if sum != out.SHA256 {
 		t.Errorf("recorded hash %s, file hash %s", out.SHA256, sum)
 	}
@@ -44,7 +46,7 @@ func TestOutputFileSeekRehashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, size, _ := hashFile(filepath.Join(dir, "x.bin"))
+	sum, size, _ := state.HashFile(filepath.Join(dir, "x.bin"))
 	if sum != out.SHA256 || size != out.Size || size != 8 {
 		t.Errorf("after seek: recorded %+v, file %s %d", out, sum, size)
 	}

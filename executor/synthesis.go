@@ -155,6 +155,11 @@ func (x *run) recordResource(a *planner.Action, res *state.Resource, chars int64
 	if err := x.opts.Recorder.Record(a.Address, res); err != nil {
 		return result{}, fmt.Errorf("record %s: %w", a.Address, err)
 	}
+	if x.opts.Cache != nil {
+		for _, o := range res.Outputs {
+			x.opts.Cache.Put(o.Path, o.SHA256)
+		}
+	}
 	x.removeStale(a)
 	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
 }
