@@ -113,4 +113,3 @@ func verifyState(ctx context.Context, dir string, st *state.File) ([]drift, int,
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out, checked, nil
 }
-
