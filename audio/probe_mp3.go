@@ -151,7 +151,7 @@ func probeMPEG(rs io.ReadSeeker, size int64) (Info, error) {
 		if tagged { // an info frame without a frame count: skip it and count
 			br.Discard(h.length)
 		}
-		frames, bytesTotal, err = scanMPEG(br, h)
+		frames, bytesTotal, _, err = scanMPEG(br, h)
 		if err != nil {
 			return info, err
 		}
@@ -222,16 +222,17 @@ func readVBRI(frame []byte) (frames, size int64, ok bool) {
 }
 
 // scanMPEG counts the frames from the current position to the end,
-// resynchronising over junk and stopping at trailing tags.
-func scanMPEG(br *bufio.Reader, first mpegHeader) (frames, size int64, err error) {
+// resynchronising over junk and stopping at trailing tags. junk counts the
+// bytes skipped and a truncated last frame.
+func scanMPEG(br *bufio.Reader, first mpegHeader) (frames, size, junk int64, err error) {
 	lost := false
 	for {
 		b, err := br.Peek(4)
 		if len(b) < 4 {
 			if err != nil && !errors.Is(err, io.EOF) {
-				return 0, 0, fmt.Errorf("scan MP3 frames: %w", err)
+				return 0, 0, 0, fmt.Errorf("scan MP3 frames: %w", err)
 			}
-			return frames, size, nil
+			return frames, size, junk + int64(len(b)), nil
 		}
 		h, ok := parseMPEGHeader(b)
 		if ok && lost { // after junk, trust a header only if the next one agrees
@@ -239,9 +240,10 @@ func scanMPEG(br *bufio.Reader, first mpegHeader) (frames, size int64, err error
 		}
 		if !ok || h.sampleRate != first.sampleRate || h.layer != first.layer {
 			if bytes.HasPrefix(b, []byte("TAG")) || bytes.HasPrefix(b, []byte("APET")) || bytes.HasPrefix(b, []byte("LYRI")) {
-				return frames, size, nil
+				return frames, size, junk, nil
 			}
 			br.Discard(1)
+			junk++
 			lost = true
 			continue
 		}
@@ -249,9 +251,9 @@ func scanMPEG(br *bufio.Reader, first mpegHeader) (frames, size int64, err error
 		n, err := br.Discard(h.length)
 		if n < h.length { // truncated last frame
 			if err != nil && !errors.Is(err, io.EOF) {
-				return 0, 0, fmt.Errorf("scan MP3 frames: %w", err)
+				return 0, 0, 0, fmt.Errorf("scan MP3 frames: %w", err)
 			}
-			return frames, size, nil
+			return frames, size, junk + int64(n), nil
 		}
 		frames++
 		size += int64(h.length)

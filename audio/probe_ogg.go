@@ -11,6 +11,8 @@ import (
 type oggPage struct {
 	granule int64
 	serial  uint32
+	eos     bool  // last page of its logical stream
+	end     int64 // file offset just past the page (set by lastPage)
 	size    int // header plus body
 	body    []byte
 }
@@ -35,6 +37,7 @@ func parseOggPage(b []byte) (oggPage, bool) {
 	for _, s := range b[oggHeaderLen : oggHeaderLen+nseg] {
 		bodyLen += int(s)
 	}
+	p.eos = b[5]&0x04 != 0
 	p.granule = int64(binary.LittleEndian.Uint64(b[6:14]))
 	p.serial = binary.LittleEndian.Uint32(b[14:18])
 	p.size = oggHeaderLen + nseg + bodyLen
@@ -93,7 +96,8 @@ func probeOgg(rs io.ReadSeeker, size int64) (Info, error) {
 	if err != nil {
 		return info, err
 	}
-	granule, err := lastGranule(rs, size, first.serial)
+	last, err := lastPage(rs, size, first.serial)
+	granule := last.granule
 	if err != nil {
 		return info, err
 	}
@@ -105,26 +109,28 @@ func probeOgg(rs io.ReadSeeker, size int64) (Info, error) {
 	return info, nil
 }
 
-// lastGranule finds the granule position of the last complete page of
-// the stream serial by reading backwards from the end of the file.
-func lastGranule(rs io.ReadSeeker, size int64, serial uint32) (int64, error) {
+// lastPage finds the last complete page of the stream serial that carries
+// a granule position, reading backwards from the end of the file.
+func lastPage(rs io.ReadSeeker, size int64, serial uint32) (oggPage, error) {
 	for window := int64(oggTail); ; window *= 2 {
 		start := max(size-window, 0)
 		if _, err := rs.Seek(start, io.SeekStart); err != nil {
-			return 0, fmt.Errorf("read last Ogg page: %w", err)
+			return oggPage{}, fmt.Errorf("read last Ogg page: %w", err)
 		}
 		buf := make([]byte, size-start)
 		if _, err := io.ReadFull(rs, buf); err != nil {
-			return 0, fmt.Errorf("read last Ogg page: %w", err)
+			return oggPage{}, fmt.Errorf("read last Ogg page: %w", err)
 		}
 		for i := bytes.LastIndex(buf, []byte("OggS")); i >= 0; i = bytes.LastIndex(buf[:i], []byte("OggS")) {
 			p, ok := parseOggPage(buf[i:])
 			if ok && p.body != nil && p.serial == serial && p.granule != oggNoGranule {
-				return p.granule, nil
+				p.body = nil
+				p.end = start + int64(i) + int64(p.size)
+				return p, nil
 			}
 		}
 		if start == 0 || window >= oggTailMax {
-			return 0, fmt.Errorf("not an Ogg file: no complete page with a granule position in the last %d bytes", size-start)
+			return oggPage{}, fmt.Errorf("not an Ogg file: no complete page with a granule position in the last %d bytes", size-start)
 		}
 	}
 }
