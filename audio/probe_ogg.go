@@ -13,7 +13,7 @@ type oggPage struct {
 	serial  uint32
 	eos     bool  // last page of its logical stream
 	end     int64 // file offset just past the page (set by lastPage)
-	size    int // header plus body
+	size    int   // header plus body
 	body    []byte
 }
 
