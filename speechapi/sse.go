@@ -33,6 +33,7 @@ type sseReader struct {
 	data    []byte
 	hasData bool
 	eof     bool
+	partial bool // the stream ended inside a line
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -43,15 +44,17 @@ func newSSEReader(r io.Reader) *sseReader {
 var errSSELineTooLong = errors.New("sse line or event too long")
 
 // Next returns the next event, or io.EOF when the stream ends. An event
-// whose lines were all terminated is dispatched at EOF even without its
-// blank line; a partly received line is dropped.
+// with data whose lines were all terminated is dispatched at EOF even
+// without its blank line; a stream cut inside a line dispatches nothing
+// more.
 func (s *sseReader) Next() (*sseEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err == io.EOF {
-			if s.hasData || s.name != "" {
+			if s.hasData && !s.partial {
 				return s.dispatch(), nil
 			}
+			s.hasData, s.name = false, ""
 			return nil, io.EOF
 		}
 		if err != nil {
@@ -114,7 +117,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 		if s.r.Buffered() == 0 {
 			if _, err := s.r.Peek(1); err != nil {
 				if err == io.EOF {
-					s.eof = true
+					s.eof, s.partial = true, len(s.line) > 0
 					return nil, io.EOF
 				}
 				return nil, err
