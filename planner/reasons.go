@@ -71,12 +71,16 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 	case "audio_config":
 		om, _ := old.(map[string]any)
 		cm, _ := cur.(map[string]any)
+		containerChanged := !equalJSON(om["container"], cm["container"])
 		var out []string
 		for _, sk := range sortedKeys(unionKeys(om, cm)) {
 			ov, ook := om[sk]
 			cv, cok := cm[sk]
 			if ook && cok && equalJSON(ov, cv) {
 				continue
+			}
+			if !cok && containerChanged {
+				continue // a field the new container does not use
 			}
 			out = append(out, fmt.Sprintf("audio_config.%s %s -> %s", sk, show(ov, ook), show(cv, cok)))
 		}
