@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
@@ -35,6 +36,8 @@ const (
 type renderer struct {
 	env    *emu.Env
 	espeak string // path of espeak-ng, empty when not used
+
+	renders atomic.Int64 // renderings started (cache misses), for tests
 
 	mu    sync.Mutex
 	lru   *list.List // of *cached, most recent first
@@ -109,6 +112,7 @@ func (r *renderer) fresh(ctx context.Context, j *job, rate int) (interface {
 	Read([]int16) (int, error)
 	Close() error
 }, error) {
+	r.renders.Add(1)
 	if r.espeak == "" {
 		return nopCloser{newSynthetic(j, rate)}, nil
 	}
