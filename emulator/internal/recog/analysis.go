@@ -56,24 +56,24 @@ func analyze(env *emu.Env, r io.ReadSeeker) (*analysis, error) {
 		return a, nil
 	}
 	a.Decoded, a.Rate, a.Channels = true, d.rate, d.channels
-	envl, frames, err := envelope(d)
+	fe, frames, err := envelope(d)
 	if err != nil {
 		a.Decoded = false
 		a.Seconds = float64(size) / bytesPerSecondGuess
 		return a, nil
 	}
 	a.Seconds = math.Max(float64(frames)/float64(d.rate), d.declared)
-	a.Spoken, a.Known = env.Registry.Lookup(envl)
+	a.Spoken, a.Known = fe.lookup(env)
 	if !a.Known {
-		a.Silent, a.Tone = noSpeech(envl)
+		a.Silent, a.Tone = noSpeech(fe.at(0))
 	}
 	return a, nil
 }
 
 // envelope reads all of d as mono and returns its energy envelope and the
 // number of frames.
-func envelope(d *decoded) ([]float32, int64, error) {
-	e := emu.NewEnvelope(d.rate)
+func envelope(d *decoded) (*fineEnvelope, int64, error) {
+	e := newFineEnvelope(d.rate)
 	buf := make([]float64, 4096)
 	var frames int64
 	for {
@@ -83,7 +83,7 @@ func envelope(d *decoded) ([]float32, int64, error) {
 		}
 		frames += int64(n)
 		if err == io.EOF {
-			return e.Values(), frames, nil
+			return e, frames, nil
 		}
 		if err != nil {
 			return nil, frames, err

@@ -85,7 +85,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 // with a reason when the client broke the framing rules or went away.
 func (s *service) receive(conn *websocket.Conn, rate int) (a *analysis, ended bool, reason string) {
 	conn.SetReadLimit(64 << 10)
-	envl := emu.NewEnvelope(rate)
+	envl := newFineEnvelope(rate)
 	h := fnv.New64a()
 	var samples int64
 	for {
@@ -111,9 +111,9 @@ func (s *service) receive(conn *websocket.Conn, rate int) (a *analysis, ended bo
 	}
 	a = &analysis{Container: "pcm", Rate: rate, Channels: 1, Decoded: true, Size: samples * 2,
 		Seconds: float64(samples) / float64(rate), Seed: h.Sum64()}
-	a.Spoken, a.Known = s.env.Registry.Lookup(envl.Values())
+	a.Spoken, a.Known = envl.lookup(s.env)
 	if !a.Known {
-		a.Silent, a.Tone = noSpeech(envl.Values())
+		a.Silent, a.Tone = noSpeech(envl.at(0))
 	}
 	return a, true, ""
 }

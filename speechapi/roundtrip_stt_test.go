@@ -1,0 +1,215 @@
+package speechapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// roundTrip is one emulator shared by the round-trip tests, so that each
+// text is synthesized once (the registry that maps audio back to its text
+// lives in the emulator that spoke it).
+var roundTrip = sync.OnceValue(func() *recogEmu {
+	e := &recogEmu{srv: emulator.New(emulator.Options{TimeScale: 2000})}
+	e.http = httptest.NewServer(e.srv)
+	c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k"})
+	if err != nil {
+		panic(err)
+	}
+	e.client = c
+	return e
+})
+
+var synthCache sync.Map // text|lang|config -> []byte
+
+// synthesize makes audio with the emulator's synthesis and returns it.
+func synthesize(t *testing.T, c *speechapi.Client, text, lang string, cfg *speechapi.AudioConfig) []byte {
+	t.Helper()
+	key := fmt.Sprintf("%p|%s|%s|%+v", c, text, lang, *cfg)
+	if b, ok := synthCache.Load(key); ok {
+		return b.([]byte)
+	}
+	var buf bytes.Buffer
+	req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Nalini", Language: lang, AudioConfig: cfg}
+	if _, err := c.Synthesize(context.Background(), req, &buf); err != nil {
+		t.Fatalf("synthesize %q: %v", text, err)
+	}
+	synthCache.Store(key, buf.Bytes())
+	return buf.Bytes()
+}
+
+func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var spoken = []struct{ lang, text string }{
+	{"en-IN", "Thank you for calling. Your order has shipped and will arrive on Monday."},
+	{"hi-IN", "नमस्ते, आपका खाता सक्रिय है। धन्यवाद।"},
+	{"ta-IN", "வணக்கம், உங்கள் கணக்கு தயாராக உள்ளது."},
+	{"bn-IN", "নমস্কার, আপনার অ্যাকাউন্ট প্রস্তুত।"},
+}
+
+// TestRoundTripREST synthesizes speech and transcribes it back over REST.
+// conformance: STT-006, STT-008, STT-028
+func TestRoundTripREST(t *testing.T) {
+	e := roundTrip()
+	dir := t.TempDir()
+	for _, sp := range spoken {
+		t.Run(sp.lang, func(t *testing.T) {
+			audio := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+			res, err := e.client.Transcribe(context.Background(), writeFile(t, dir, sp.lang+".wav", audio), speechapi.TranscribeOptions{LanguageCode: sp.lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if words(res.Transcript) != words(sp.text) {
+				t.Errorf("transcript %q, want %q", res.Transcript, sp.text)
+			}
+		})
+	}
+}
+
+// TestRoundTripRealtime streams synthesized audio over the realtime
+// WebSocket.
+// conformance: RT-004, RT-012
+func TestRoundTripRealtime(t *testing.T) {
+	e := roundTrip()
+	for _, sp := range spoken[:3] {
+		t.Run(sp.lang, func(t *testing.T) {
+			audio := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 16000, Container: "wav"})
+			res, err := e.client.TranscribeRealtime(context.Background(), bytes.NewReader(audio), speechapi.RealtimeOptions{LanguageCode: sp.lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range res.Segments {
+				got = append(got, s.Text)
+			}
+			if words(strings.Join(got, " ")) != words(sp.text) {
+				t.Errorf("segments %q, want %q", got, sp.text)
+			}
+		})
+	}
+}
+
+// TestRoundTripBatchJob transcribes synthesized mp3 and mu-law WAV in a
+// batch job, with language identification among three codes.
+// conformance: BJ-040, BJ-006, BJ-090, BJ-091, BJ-092, BJ-044
+func TestRoundTripBatchJob(t *testing.T) {
+	e := roundTrip()
+	dir := t.TempDir()
+	var files []speechapi.Source
+	want := map[string]string{}
+	for i, sp := range spoken[:3] {
+		cfg := &speechapi.AudioConfig{Container: "mp3", SampleRate: 22050}
+		name := sp.lang + ".mp3"
+		data := []byte(nil)
+		if i == 1 {
+			// Telephony: raw mu-law at 8 kHz, put in a WAV by the caller.
+			raw := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{Container: "mulaw"})
+			var buf bytes.Buffer
+			f := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.MuLaw}
+			if err := audio.WriteWAVHeader(&buf, f, int64(len(raw))); err != nil {
+				t.Fatal(err)
+			}
+			buf.Write(raw)
+			data, name = buf.Bytes(), sp.lang+".wav"
+		} else {
+			data = synthesize(t, e.client, sp.text, sp.lang, cfg)
+		}
+		files = append(files, writeFile(t, dir, name, data))
+		want[name] = sp.lang
+	}
+	files = append(files, writeFile(t, dir, "other.wav", wavBytes(t, 9, 2, 16000, speechy)))
+	want["other.wav"] = "te-IN" // not synthesized: the first code, the fallback
+	cfg := speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "te-IN,en-IN,hi-IN"}
+	res, err := e.client.RunJob(context.Background(), cfg, files, speechapi.RunOptions{Poll: fastPoll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Files {
+		var buf bytes.Buffer
+		if _, err := e.client.DownloadTranscript(context.Background(), f.JobID, f.Record, &buf); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			LanguageCode   string `json:"language_code"`
+			FullTranscript string `json:"full_transcript"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f.Record.OriginalPath)
+		lang := want[name]
+		if sp := spokenIn(want[name]); sp != "" && words(doc.FullTranscript) != words(sp) {
+			t.Errorf("%s: transcript %q, want %q", name, doc.FullTranscript, sp)
+		}
+		if strings.Contains("te-IN,en-IN,hi-IN", lang) && doc.LanguageCode != lang {
+			t.Errorf("%s: language %s, want %s", name, doc.LanguageCode, lang)
+		}
+		if lang == "ta-IN" && doc.LanguageCode != "te-IN" {
+			t.Errorf("%s: Tamil audio not in the list identified as %s, want the fallback te-IN", name, doc.LanguageCode)
+		}
+	}
+}
+
+func spokenIn(lang string) string {
+	for _, sp := range spoken {
+		if sp.lang == lang {
+			return sp.text
+		}
+	}
+	return ""
+}
+
+// TestRoundTripITN transcribes synthesized speech with format=transcribe.
+// conformance: STT-007, STT-008, STT-010, STT-013, STT-022, STT-023, STT-024, STT-025, OB-019, OB-020
+func TestRoundTripITN(t *testing.T) {
+	e := roundTrip()
+	dir := t.TempDir()
+	tests := []struct {
+		lang, text string
+		format     string
+		native     bool
+		want       string
+	}{
+		{"en-IN", "I paid five hundred rupees on the twenty first.", "transcribe", false, "I paid ₹500 on the 21st."},
+		{"en-IN", "I paid five hundred rupees on the twenty first.", "verbatim", false, "I paid five hundred rupees on the twenty first."},
+		{"en-IN", "I paid five hundred rupees on the twenty first.", "transcribe", true, "I paid ₹500 on the 21st."},
+		{"hi-IN", "मुझे दो लाख रुपये मिले।", "transcribe", false, "मुझे ₹2,00,000 मिले।"},
+		{"hi-IN", "मुझे दो लाख रुपये मिले।", "transcribe", true, "मुझे ₹२,००,००० मिले।"},
+		{"hi-IN", "मुझे दो लाख रुपये मिले।", "verbatim", true, "मुझे दो लाख रुपये मिले।"},
+	}
+	for _, tc := range tests {
+		audio := synthesize(t, e.client, tc.text, tc.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+		src := writeFile(t, dir, "itn.wav", audio)
+		res, err := e.client.Transcribe(context.Background(), src, speechapi.TranscribeOptions{LanguageCode: tc.lang, Format: tc.format, NativeNumerals: tc.native})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Transcript != tc.want {
+			t.Errorf("%s %s native=%v: %q, want %q", tc.lang, tc.format, tc.native, res.Transcript, tc.want)
+		}
+		// The older batch applies the same ITN.
+		sub, err := e.client.SubmitLegacy(context.Background(), []speechapi.Source{src}, speechapi.LegacyOptions{LanguageCode: tc.lang, Format: tc.format, NativeNumerals: tc.native})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := e.client.WaitLegacy(context.Background(), sub.JobID, fastPoll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := job.Results[0].FullTranscript; got != tc.want {
+			t.Errorf("older batch %s %s native=%v: %q, want %q", tc.lang, tc.format, tc.native, got, tc.want)
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, "itn.wav"))
+}
