@@ -72,6 +72,7 @@ func (x *run) newJobs(ctx context.Context, actions []*planner.Action) int {
 	if err != nil {
 		return x.failMembers(members, err, false)
 	}
+
 	failed := 0
 	for i, chunk := range chunks {
 		if x.stopped() {

@@ -89,6 +89,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 		return nil, err
 	}
 	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
+
 	err = runGraph(ctx, opts.Stop, opts.Parallelism, units, x.unitDone)
 	s := x.finish(start)
 	return s, err

@@ -1,0 +1,189 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+)
+
+// harness applies manifests in a directory against an emulator, through
+// the same steps as the apply command.
+type harness struct {
+	t   *testing.T
+	dir string
+	emu *emulator.Running
+	cl  *speechapi.Client
+}
+
+func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts.NoEspeak = true
+	if opts.TimeScale == 0 {
+		opts.TimeScale = 1000
+	}
+	run, err := emulator.Start(opts, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Shutdown(context.Background()) })
+	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key", RetryWaitMin: 1, RetryWaitMax: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, dir: dir, emu: run, cl: cl}
+}
+
+// plan loads the manifest and computes the plan against the state.
+func (h *harness) plan() (*planner.Plan, *state.Recorder, func()) {
+	h.t.Helper()
+	m, ds := schema.Load(h.dir, manifest.LoadOptions{})
+	if ds.HasErrors() {
+		h.t.Fatalf("manifest: %v", ds)
+	}
+	b := state.NewLocal(h.dir)
+	lk, err := b.Lock("apply")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	rec, err := b.Open(lk, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cache := state.OpenHashCache(h.dir)
+	st := rec.Snapshot()
+	paths := append(planner.InputFiles(m), planner.OutputFiles(st)...)
+	hashes, err := cache.HashAll(context.Background(), paths)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	hash := func(p string) (state.FileHash, error) {
+		if v, ok := hashes[p]; ok {
+			return v, nil
+		}
+		return cache.Hash(p)
+	}
+	desired, err := planner.Build(m, hash)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	p, err := planner.Compute(planner.Input{Desired: desired, State: st, Hash: hash})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return p, rec, func() { rec.Close(); lk.Unlock() }
+}
+
+// apply plans and applies once, returning the summary.
+func (h *harness) apply() *executor.Summary {
+	h.t.Helper()
+	p, rec, done := h.plan()
+	defer done()
+	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+func (h *harness) stats() map[string]any {
+	h.t.Helper()
+	resp, err := http.Get(h.emu.URL + "/_emulator/stats")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+func (h *harness) counter(name string) float64 {
+	v, _ := h.stats()[name].(float64)
+	return v
+}
+
+// recording makes a short WAV with sox (which the tests require).
+func recording(t *testing.T, seconds string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "r.wav")
+	out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", p, "synth", seconds, "sine", "300-900", "tremolo", "3", "90").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sox (install it with scripts/deps.sh): %v: %s", err, out)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const batchManifest = `
+version: 1
+service: { base_url: https://speech.example.com }
+transcriptions:
+  calls:
+    inputs: ["rec/*.wav"]
+    api: batch
+    model: stt-v2.5
+    language_code: hi-IN
+    output_dir: out
+    formats: [json, txt]
+`
+
+// A second apply with nothing changed makes no API call at all.
+func TestSecondApplyMakesNoCalls(t *testing.T) {
+	wav := recording(t, "1")
+	h := newHarness(t, emulator.Options{}, map[string]string{
+		"main.yaml": batchManifest + `
+voices:
+  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+syntheses:
+  hello:
+    voice: v
+    text: "नमस्ते"
+    output: out/hello.wav
+`, "rec/a.wav": wav,
+	})
+	if s := h.apply(); s.Done != 2 || s.Failed != 0 {
+		t.Fatalf("first apply: %+v", s)
+	}
+	before := h.stats()["requests"]
+	p, _, done := h.plan()
+	done()
+	if p.HasChanges() {
+		t.Fatalf("second plan has changes: %+v", p.Actions[0])
+	}
+	if s := h.apply(); s.Done != 0 {
+		t.Fatalf("second apply did work: %+v", s)
+	}
+	after := h.stats()["requests"]
+	b1, _ := json.Marshal(before)
+	b2, _ := json.Marshal(after)
+	if string(b1) != string(b2) {
+		t.Errorf("second apply made calls:\nbefore %s\nafter  %s", b1, b2)
+	}
+}
