@@ -51,6 +51,9 @@ func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w 
 	res := &SynthesisResult{Container: cfg.Container}
 	err = readSynthesisEvents(resp.Body, sink, res)
 	res.Bytes = sink.bytesWritten()
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return res, fmt.Errorf("synthesize stream: %w", scrub(err, c.cfg.APIKey))
 	}

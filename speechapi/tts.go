@@ -165,6 +165,9 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 	if v.werr != nil {
 		return res, fmt.Errorf("synthesize: write audio: %w", v.werr)
 	}
+	if err != nil && ctx.Err() != nil {
+		return res, fmt.Errorf("synthesize: %w", ctx.Err())
+	}
 	if err != nil {
 		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, scrub(err, c.cfg.APIKey))})
 	}

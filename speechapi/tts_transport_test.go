@@ -214,3 +214,30 @@ func TestSynthesisDurationFollowsTextAndSpeed(t *testing.T) {
 		t.Errorf("durations slow %.2f, normal %.2f, fast %.2f: want slow > normal > fast", slow, normal, fast)
 	}
 }
+
+// conformance: TTS-004, TTS-054, TTS-059
+func TestSynthesisTagsRenderAlikeOnEveryTransport(t *testing.T) {
+	e := newEmu(t, emulator.Options{}, speechapi.Config{})
+	synth := func(tr transport, text string) []byte {
+		t.Helper()
+		var f memFile
+		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN",
+			AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+		if _, err := tr.call(e.client, context.Background(), req, &f); err != nil {
+			t.Fatal(err)
+		}
+		return f.Bytes()
+	}
+	// Long enough that the tags fall in different chunks of the stream.
+	text := "नमस्ते, आज हम एक कहानी सुनेंगे। <whispers> यह एक रहस्य है <pauses> <excited> और अब सब मिलकर गाएँगे! <laugh>"
+	plain := synth(transports[0], "नमस्ते, आज हम एक कहानी सुनेंगे। यह एक रहस्य है और अब सब मिलकर गाएँगे!")
+	rest := synth(transports[0], text)
+	if bytes.Equal(rest, plain) || len(rest) < 8000*3 {
+		t.Fatal("tts-v3.0 must render the tags")
+	}
+	for _, tr := range transports[1:] {
+		if got := synth(tr, text); !bytes.Equal(got, rest) {
+			t.Errorf("%s renders the tags differently from rest", tr.name)
+		}
+	}
+}

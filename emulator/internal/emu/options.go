@@ -41,6 +41,10 @@ type Options struct {
 	MaxText int
 	// NoEspeak disables espeak-ng even when it is on the PATH.
 	NoEspeak bool
+	// ExtraVoices adds voice names per model to the emulator's built-in
+	// catalog, as a manifest's catalog block does (e.g. {"tts-v2.5":
+	// ["Arjun"]}), so that -emulate accepts what validate accepts.
+	ExtraVoices map[string][]string
 }
 
 // Env is what every handler shares: the options, the statistics, the random

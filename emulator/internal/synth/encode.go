@@ -29,12 +29,18 @@ func (f outFormat) pcmFormat() audio.Format {
 	return af
 }
 
-// frames converts mono samples into interleaved output frames of f,
+// appendFrames converts mono samples into interleaved output frames of f,
 // appending to dst: linear PCM of f.Width bytes (8-bit unsigned as in WAV),
 // or G.711 bytes, each sample repeated on every channel.
 func appendFrames(dst []byte, samples []int16, f outFormat) []byte {
+	if f.Container != "mulaw" && f.Container != "alaw" && f.Width == 2 && f.Channels == 1 {
+		for _, s := range samples {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(s))
+		}
+		return dst
+	}
+	var b [4]byte
 	for _, s := range samples {
-		var b [4]byte
 		var k int
 		switch {
 		case f.Container == "mulaw":

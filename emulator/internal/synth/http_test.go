@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -132,5 +133,29 @@ func TestCompressedContainersNeedFFmpeg(t *testing.T) {
 	resp := post(t, srv.URL+"/api/v1/tts/inference", `{"text": "hi", "model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "wav"}}`)
 	if resp.StatusCode != 200 {
 		t.Errorf("wav needs no ffmpeg: %d", resp.StatusCode)
+	}
+}
+
+// BenchmarkInferenceShort is the emulator's cost of one short synthesis
+// over HTTP with the synthetic voice: the budget of SPEC target P4 (10,000
+// syntheses in 15 s in all) leaves it about a millisecond.
+func BenchmarkInferenceShort(b *testing.B) {
+	env := emu.NewEnv(emu.Options{NoEspeak: true})
+	m := emu.NewMux(env)
+	Register(m, env)
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	client := srv.Client()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		body := `{"text": "Menu prompt number ` + strconv.Itoa(i) + `", "model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"sample_rate": 16000}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/tts/inference", strings.NewReader(body))
+		req.Header.Set("X-API-Key-ID", "k")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

@@ -67,6 +67,8 @@ type job struct {
 	Parts     []part // text and tags, after the model's tag rules
 	Spoken    string // what is said: the text without tags
 	Embedding string // identity of the cloned voice (vc-v1)
+
+	extraVoices map[string][]string
 }
 
 // requestError is a 400 INVALID_REQUEST_ERROR with its message.
@@ -78,14 +80,20 @@ func invalid(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}
 }
 
-// parseJob decodes and validates a synthesis request body.
+// parseJob decodes and validates a synthesis request body against the
+// built-in catalog.
 func parseJob(body []byte, maxText int) (*job, error) {
+	return parseJobWith(body, maxText, nil)
+}
+
+// parseJobWith validates with extra voices per model added to the catalog.
+func parseJobWith(body []byte, maxText int, extraVoices map[string][]string) (*job, error) {
 	var raw rawRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil {
 		return nil, invalid("request body is not a valid synthesis request: %v", err)
 	}
-	j := &job{}
+	j := &job{extraVoices: extraVoices}
 	if err := j.model(raw); err != nil {
 		return nil, err
 	}
@@ -145,7 +153,7 @@ func (j *job) voice(raw rawRequest) error {
 	if raw.Voice == nil || *raw.Voice == "" {
 		return invalid("voice is required for %s", j.Model)
 	}
-	if !slices.Contains(voices[j.Model], *raw.Voice) {
+	if !slices.Contains(voices[j.Model], *raw.Voice) && !slices.Contains(j.extraVoices[j.Model], *raw.Voice) {
 		return invalid("voice %q is not supported by %s", *raw.Voice, j.Model)
 	}
 	j.Voice = *raw.Voice

@@ -137,3 +137,13 @@ func TestParseTags(t *testing.T) {
 		}
 	}
 }
+
+func TestExtraVoices(t *testing.T) {
+	body := []byte(`{"text": "hi", "model": "tts-v2.5", "voice": "Arjun", "language": "hi-IN"}`)
+	if _, err := parseJob(body, 100); err == nil {
+		t.Fatal("Arjun is not a built-in voice")
+	}
+	if _, err := parseJobWith(body, 100, map[string][]string{"tts-v2.5": {"Arjun"}}); err != nil {
+		t.Fatalf("an extra voice must be accepted: %v", err)
+	}
+}

@@ -115,14 +115,17 @@ func charUnit(r rune, st style, f0, formant float64) (float64, unit) {
 	return charSeconds * st.dur, unit{amp: amp, f0: f0 * st.pitch * (0.9 + 0.2*float64((h>>20)&0xff)/255), f1: f1, noise: st.noise, pulse: st.pulse}
 }
 
-// synthetic streams the units as 16-bit mono samples.
+// synthetic streams the units as 16-bit mono samples. Phases are 32-bit
+// fixed point (2^32 is one cycle) read through a sine table, so that a
+// sample costs a few nanoseconds: the emulator must answer thousands of
+// short syntheses a second.
 type synthetic struct {
 	units []unit
 	rate  float64
 	i     int
 	pos   int64
-	ph0   float64
-	ph1   float64
+	ph0   uint32
+	ph1   uint32
 	rng   uint64
 	total int64
 }
@@ -140,9 +143,14 @@ func (s *synthetic) Read(p []int16) (int, error) {
 	n := 0
 	for n < len(p) && s.i < len(s.units) {
 		u := &s.units[s.i]
-		p[n] = s.sample(u)
-		n++
-		s.pos++
+		k := int(min(int64(len(p)-n), u.n-s.pos))
+		if u.amp == 0 {
+			clear(p[n : n+k])
+		} else {
+			s.fill(p[n:n+k], u)
+		}
+		n += k
+		s.pos += int64(k)
 		if s.pos == u.n {
 			s.i, s.pos = s.i+1, 0
 		}
@@ -153,41 +161,54 @@ func (s *synthetic) Read(p []int16) (int, error) {
 	return n, nil
 }
 
-func (s *synthetic) sample(u *unit) int16 {
-	if u.amp == 0 {
-		return 0
-	}
+const cycle = 1 << 32 // one cycle of a fixed-point phase
+
+// fill renders samples pos..pos+len(out) of unit u.
+func (s *synthetic) fill(out []int16, u *unit) {
+	inc0 := uint32(u.f0 / s.rate * cycle)
+	inc1 := uint32(u.f1 / s.rate * cycle)
 	// A raised-cosine ramp of up to 5 ms at both ends avoids clicks.
 	ramp := min(int64(s.rate*0.005), u.n/2)
-	g := 1.0
-	if ramp > 0 {
-		switch {
-		case s.pos < ramp:
-			g = 0.5 - 0.5*math.Cos(math.Pi*float64(s.pos)/float64(ramp))
-		case u.n-s.pos <= ramp:
-			g = 0.5 - 0.5*math.Cos(math.Pi*float64(u.n-s.pos)/float64(ramp))
-		}
-	}
+	scale := u.amp * 0.7 * 32767
+	var pulseInc uint32
 	if u.pulse > 0 {
-		t := float64(s.pos) / s.rate
-		g *= 0.55 + 0.45*math.Sin(2*math.Pi*u.pulse*t)
+		pulseInc = uint32(u.pulse / s.rate * cycle)
 	}
-	s.ph0 += u.f0 / s.rate
-	s.ph1 += u.f1 / s.rate
-	s.ph0 -= math.Floor(s.ph0)
-	s.ph1 -= math.Floor(s.ph1)
-	v := 0.6*sine(s.ph0) + 0.25*sine(2*s.ph0) + 0.15*sine(s.ph1)
-	if u.noise > 0 {
-		s.rng ^= s.rng << 13
-		s.rng ^= s.rng >> 7
-		s.rng ^= s.rng << 17
-		nz := float64(int64(s.rng>>11))/float64(1<<52) - 1
-		v = (1-u.noise)*v + u.noise*nz
+	pulsePh := uint32(float64(s.pos) * u.pulse / s.rate * cycle)
+	pos := s.pos
+	for i := range out {
+		s.ph0 += inc0
+		s.ph1 += inc1
+		v := 0.6*sineTable[s.ph0>>20] + 0.25*sineTable[(2*s.ph0)>>20] + 0.15*sineTable[s.ph1>>20]
+		if u.noise > 0 {
+			s.rng ^= s.rng << 13
+			s.rng ^= s.rng >> 7
+			s.rng ^= s.rng << 17
+			nz := float64(int64(s.rng>>11))/float64(1<<52) - 1
+			v = (1-u.noise)*v + u.noise*nz
+		}
+		g := scale
+		if pos < ramp {
+			g *= rampGain(pos, ramp)
+		} else if u.n-pos <= ramp {
+			g *= rampGain(u.n-pos, ramp)
+		}
+		if pulseInc != 0 {
+			g *= 0.55 + 0.45*sineTable[pulsePh>>20]
+			pulsePh += pulseInc
+		}
+		out[i] = int16(max(-32767, min(32767, v*g)))
+		pos++
 	}
-	x := v * u.amp * g * 0.7
-	return int16(max(-1, min(1, x)) * 32767)
 }
 
+// rampGain is the raised cosine 0.5-0.5*cos(pi*k/ramp) = sin^2(pi*k/(2*ramp)).
+func rampGain(k, ramp int64) float64 {
+	x := sineTable[(k*1024/ramp)&4095]
+	return x * x
+}
+
+// sineTable holds one cycle of a sine in 4096 steps.
 var sineTable = func() []float64 {
 	t := make([]float64, 4096)
 	for i := range t {
@@ -195,8 +216,3 @@ var sineTable = func() []float64 {
 	}
 	return t
 }()
-
-// sine is sin(2*pi*phase) from a table; phase may exceed 1.
-func sine(phase float64) float64 {
-	return sineTable[int(phase*4096)&4095]
-}
