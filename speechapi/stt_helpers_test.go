@@ -3,11 +3,16 @@ package speechapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
 	"math"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,4 +159,104 @@ func serviceError(t *testing.T, err error) *speechapi.Error {
 		t.Fatalf("error %v (%T) is not a *speechapi.Error", err, err)
 	}
 	return se
+}
+
+// stereoWAV makes a two-channel 16 kHz WAV with different content per
+// channel.
+func stereoWAV(t *testing.T, seconds float64) []byte {
+	t.Helper()
+	left := wavBytes(t, 31, seconds, 16000, speechy)[44:]
+	right := wavBytes(t, 32, seconds, 16000, speechy)[44:]
+	var buf bytes.Buffer
+	f := audio.Format{SampleRate: 16000, Channels: 2, BitsPerSample: 16, Encoding: audio.PCM}
+	if err := audio.WriteWAVHeader(&buf, f, int64(len(left)*2)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(left); i += 2 {
+		buf.Write(left[i : i+2])
+		buf.Write(right[i : i+2])
+	}
+	return buf.Bytes()
+}
+
+// longWAV makes a WAV whose header declares seconds of 8 kHz 16-bit audio
+// while holding only one second of it, as a truncated recording would.
+func longWAV(t *testing.T, seconds int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	f := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
+	if err := audio.WriteWAVHeader(&buf, f, int64(seconds)*16000); err != nil {
+		t.Fatal(err)
+	}
+	buf.Write(wavBytes(t, 41, 1, 8000, speechy)[44:])
+	return buf.Bytes()
+}
+
+// rawMultipart posts fields and count copies of a file to url with a key,
+// as a client other than speechapi would, and returns the status and body.
+func rawMultipart(t *testing.T, url string, fields map[string]string, fileField string, count int, data []byte) (int, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		if err := mw.WriteField(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range count {
+		w, err := mw.CreateFormFile(fileField, fmt.Sprintf("f%d.wav", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	mw.Close()
+	req, err := http.NewRequest(http.MethodPost, url, &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-API-Key-ID", "test-key")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// rawLarge posts a multipart body with language_code and one file of n
+// zero bytes, streamed with a Content-Length, and returns the answer.
+func rawLarge(t *testing.T, url, fileField string, n int64) (int, string) {
+	t.Helper()
+	var head bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	_ = mw.WriteField("language_code", "hi-IN")
+	if _, err := mw.CreateFormFile(fileField, "big.wav"); err != nil {
+		t.Fatal(err)
+	}
+	tail := "\r\n--" + mw.Boundary() + "--\r\n"
+	body := io.MultiReader(&head, io.LimitReader(zeros{}, n), strings.NewReader(tail))
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(head.Len()) + n + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-API-Key-ID", "test-key")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

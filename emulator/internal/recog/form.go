@@ -67,6 +67,9 @@ func readForm(r *http.Request, maxFile, maxBody int64) (*form, error) {
 	if err != nil || mt != "multipart/form-data" {
 		return nil, errNotMultipart
 	}
+	if maxBody > 0 && r.ContentLength > maxBody {
+		return nil, &tooLargeError{What: "the request", Limit: maxBody} // refused before reading
+	}
 	body := r.Body
 	if maxBody > 0 {
 		body = http.MaxBytesReader(nil, r.Body, maxBody)

@@ -1,0 +1,160 @@
+package speechapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// conformance: OB-002, OB-003, OB-004, OB-005, OB-006, OB-007, OB-008, OB-009, OB-010, OB-011, OB-012,
+// OB-013, OB-014, OB-015, OB-016, OB-018, OB-021, OB-022, OB-023, OB-024, OB-025, OB-027, OB-028, OB-029,
+// OB-030, OB-031, OB-033
+func TestLegacyBatch(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{TimeScale: 100})
+	dir := t.TempDir()
+	ctx := context.Background()
+	var files []speechapi.Source
+	for i := range 12 {
+		kind := speechy
+		if i == 11 {
+			kind = silent
+		}
+		files = append(files, writeFile(t, dir, fmt.Sprintf("rec-%02d.wav", i), wavBytes(t, uint64(200+i), 1, 8000, kind)))
+	}
+	plan, err := speechapi.PlanLegacy(files)
+	if err != nil || len(plan) != 2 || len(plan[0]) != 10 || len(plan[1]) != 2 {
+		t.Fatalf("plan %v %v", len(plan), err)
+	}
+	var results []speechapi.LegacyResult
+	var statuses []string
+	for i, call := range plan {
+		sub, err := e.client.SubmitLegacy(ctx, call, speechapi.LegacyOptions{LanguageCode: "mr-IN", RequestID: fmt.Sprintf("trace-%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sub.Status != "submitted" || sub.FileCount != len(call) || sub.JobID == "" || sub.Message == "" || sub.RequestID != fmt.Sprintf("trace-%d", i) {
+			t.Fatalf("submit %+v", sub)
+		}
+		job, err := e.client.WaitLegacy(ctx, sub.JobID, speechapi.PollOptions{Interval: fastPoll.Interval,
+			OnStatus: func(s string) {
+				if len(statuses) == 0 || statuses[len(statuses)-1] != s {
+					statuses = append(statuses, s)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if job.TotalFiles != len(call) || job.OverallProgress != 100 || len(job.Results) != len(call) {
+			t.Fatalf("job %+v", job)
+		}
+		results = append(results, job.Results...)
+	}
+	if !slices.Contains(statuses, "submitted") || !slices.Contains(statuses, "processing") || !slices.Contains(statuses, "completed") {
+		t.Errorf("statuses seen %v", statuses)
+	}
+	for i, r := range results {
+		if i == 11 {
+			var fe *speechapi.FileError
+			if !errors.As(r.Err("x"), &fe) || fe.Path != "rec-11.wav" || fe.Status != "failed" {
+				t.Errorf("silent file result %+v", r)
+			}
+			continue
+		}
+		if r.Err("x") != nil || r.Filename != fmt.Sprintf("rec-%02d.wav", i) || r.FullTranscript == "" || r.TotalDuration != 1 || len(r.Segments) == 0 {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+		for j, s := range r.Segments {
+			if s.SegmentID != j || s.LanguageDetected != "mr-IN" || s.EndTime <= s.StartTime || s.EndTime > 1 {
+				t.Errorf("segment %+v", s)
+			}
+		}
+	}
+	st := e.stats(t)
+	if st.LegacyJobsSubmitted != 2 || st.FilesTranscribed != 11 || st.Requests["POST /stt/v3/batch/submit"] != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// conformance: OB-001, OB-017, OB-026
+func TestLegacyMultiChannel(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	src := writeFile(t, dir, "stereo.wav", stereoWAV(t, 8))
+	sub, err := e.client.SubmitLegacy(ctx, []speechapi.Source{src}, speechapi.LegacyOptions{LanguageCode: "pa-IN", MultiChannel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.client.WaitLegacy(ctx, sub.JobID, fastPoll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	speakers := map[int]bool{}
+	for _, s := range job.Results[0].Segments {
+		speakers[s.SpeakerID] = true
+	}
+	if len(speakers) != 2 {
+		t.Errorf("multi-channel speakers %v", speakers)
+	}
+	_, err = e.client.SubmitLegacy(ctx, []speechapi.Source{src}, speechapi.LegacyOptions{LanguageCode: "bn-BD"})
+	if se := serviceError(t, err); se.StatusCode != 400 {
+		t.Errorf("bn-BD: %v", se)
+	}
+}
+
+// conformance: OB-032, OB-034, OB-037, ERR-020, ERR-021, ERR-022, ERR-023, ERR-024, ERR-025
+func TestLegacyRejects(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	wav := wavBytes(t, 1, 1, 16000, speechy)
+	tests := []struct {
+		name  string
+		files []speechapi.Source
+		want  string
+	}{
+		{"empty", []speechapi.Source{writeFile(t, dir, "e.wav", nil)}, "empty"},
+		{"mp3", []speechapi.Source{writeFile(t, dir, "a.mp3", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), wav...))}, "unsupported format"},
+		{"an hour", []speechapi.Source{writeFile(t, dir, "long.wav", longWAV(t, 3600))}, "shorter than 1 hour"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.client.SubmitLegacy(ctx, tc.files, speechapi.LegacyOptions{LanguageCode: "hi-IN"})
+			if se := serviceError(t, err); se.StatusCode != 400 || !strings.Contains(se.Message, tc.want) {
+				t.Errorf("got %v, want 400 with %q", se, tc.want)
+			}
+		})
+	}
+	// The client refuses calls outside the limits; the emulator enforces
+	// them for any other client.
+	var eleven []speechapi.Source
+	for i := range 11 {
+		eleven = append(eleven, writeFile(t, dir, fmt.Sprintf("f%d.wav", i), wav))
+	}
+	if _, err := e.client.SubmitLegacy(ctx, eleven, speechapi.LegacyOptions{LanguageCode: "hi-IN"}); err == nil || !strings.Contains(err.Error(), "PlanLegacy") {
+		t.Errorf("11 files: %v", err)
+	}
+	status, body := rawMultipart(t, e.http.URL+"/stt/v3/batch/submit", map[string]string{"language_code": "hi-IN"}, "audio_files", 11, wav)
+	if status != http.StatusBadRequest || !strings.Contains(body, "at most 10") {
+		t.Errorf("11 files raw: %d %s", status, body)
+	}
+	status, body = rawMultipart(t, e.http.URL+"/stt/v3/batch/submit", map[string]string{"language_code": "hi-IN"}, "audio_files", 0, nil)
+	if status != http.StatusBadRequest || !strings.Contains(body, "audio_files is required") {
+		t.Errorf("no files: %d %s", status, body)
+	}
+	status, body = rawLarge(t, e.http.URL+"/stt/v3/batch/submit", "audio_files", 81_000_000)
+	if status != http.StatusBadRequest || !strings.Contains(body, "80 MB") {
+		t.Errorf("81 MB: %d %s", status, body)
+	}
+	_, err := e.client.LegacyStatus(ctx, "batch_unknown", "")
+	if se := serviceError(t, err); se.StatusCode != 404 {
+		t.Errorf("unknown job: %v", se)
+	}
+}
