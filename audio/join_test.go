@@ -65,6 +65,7 @@ func TestWAVJoiner(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(t.TempDir(), "out.wav")
 			out, err := os.Create(path)
 			if err != nil {

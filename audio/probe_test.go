@@ -52,6 +52,7 @@ func TestProbeMatchesFFprobe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			path := tt.gen(t)
 			want := ffprobe(t, path)
 			if tt.decoded {
@@ -135,6 +136,7 @@ func TestProbeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := audio.ProbeReader(bytes.NewReader(tt.in))
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v, want %q", err, tt.want)

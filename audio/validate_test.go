@@ -66,6 +66,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			err := audio.Validate(tt.path(t), tt.container)
 			switch {
 			case tt.wantErr == "" && err != nil:
@@ -108,6 +109,7 @@ func TestValidateRaw(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			err := audio.ValidateRaw(writeFile(t, "a.raw", tt.data), tt.f)
 			if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error %v, want %q", err, tt.wantErr)

@@ -42,6 +42,7 @@ func TestWriteWAVHeaderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var b bytes.Buffer
 			if err := audio.WriteWAVHeader(&b, tt.f, tt.data); err != nil {
 				t.Fatal(err)
@@ -91,6 +92,7 @@ func TestWriteWAVHeaderRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if err := audio.WriteWAVHeader(io.Discard, tt.f, tt.data); err == nil {
 				t.Error("no error")
 			}
@@ -138,6 +140,7 @@ func TestWAVWriterPatchesSizes(t *testing.T) {
 		{"empty", stereo48, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := &fileWS{}
 			ws.Write([]byte("prefix")) // the writer starts at the current position
 			w, err := audio.NewWAVWriter(ws, tt.f)
@@ -235,6 +238,7 @@ func TestReadWAVHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := bytes.NewReader(append(tt.in, 0xAB))
 			f, n, err := audio.ReadWAVHeader(r)
 			if err != nil {
@@ -274,6 +278,7 @@ func TestReadWAVHeaderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, _, err := audio.ReadWAVHeader(bytes.NewReader(tt.in))
 			if err == nil {
 				t.Fatal("no error")
@@ -308,6 +313,7 @@ func TestWAVWriterFilesAcceptedByFFprobe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.codec, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(t.TempDir(), "out.wav")
 			out, err := os.Create(path)
 			if err != nil {
