@@ -26,6 +26,7 @@ type expander struct {
 	dataSeen  map[string]bool
 	dataCache map[string][]byte
 	voices    map[string]*Voice
+	inherited map[inheritKey]map[string]Pos
 	// failed is set when a value fails to evaluate (and is reported); an
 	// instance with a failed value is dropped, so that its empty value is
 	// not reported again by later rules.
@@ -49,6 +50,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		dataSeen:  map[string]bool{},
 		dataCache: map[string][]byte{},
 		voices:    map[string]*Voice{},
+		inherited: map[inheritKey]map[string]Pos{},
 	}
 	for _, f := range raw.Files {
 		x.m.Files = append(x.m.Files, f.Name)

@@ -33,7 +33,8 @@ func (x *expander) eval(f *field, sc *scope) (any, []Span, bool) {
 	if f == nil || isNull(f.Val) {
 		return nil, nil, false
 	}
-	v, spans, ok := x.ip.interpolate(f.File, f.Val, sc, &x.ds)
+	// Only a text needs to know where each of its parts came from.
+	v, spans, ok := x.ip.interpolateSpans(f.File, f.Val, sc, &x.ds, f.Name == "text")
 	if !ok {
 		x.failed = true
 	}

@@ -240,6 +240,10 @@ func (x *expander) forEachCSV(file string, src []byte, sep rune) ([]*eachValue, 
 	}
 	var rows []*eachValue
 	seen := map[string]int{}
+	colIndex := make(map[string]int, len(cols))
+	for i, c := range cols {
+		colIndex[c] = i
+	}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -249,16 +253,15 @@ func (x *expander) forEachCSV(file string, src []byte, sep rune) ([]*eachValue, 
 			x.csvError(file, err)
 			return nil, false
 		}
-		ev := &eachValue{Fields: make(map[string]value, len(cols))}
-		obj := make(map[string]any, len(cols))
-		for i, c := range cols {
+		ev := &eachValue{Cols: colIndex, Row: make([]value, len(cols))}
+		for i := range cols {
 			line, col := r.FieldPos(i)
 			p, exact := cellPos(file, src, lines, line, col)
-			obj[c] = rec[i]
-			ev.Fields[c] = value{V: rec[i], Pos: p, Exact: exact}
+			ev.Row[i] = value{V: rec[i], Pos: p, Exact: exact}
 		}
-		ev.Value = value{V: obj, Pos: ev.Fields[cols[0]].Pos}
-		k := ev.Fields["key"]
+		// A row is a map; its fields are in ev.Row.
+		ev.Value = value{V: map[string]any(nil), Pos: ev.Row[0].Pos}
+		k := ev.Row[keyCol]
 		ev.Key = k
 		key := rec[keyCol]
 		switch prev, dup := seen[key]; {

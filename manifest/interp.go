@@ -17,9 +17,37 @@ type value struct {
 
 // eachValue is the current for_each element of an instance.
 type eachValue struct {
-	Key    value
-	Value  value
-	Fields map[string]value // when Value is a map: its fields
+	Key   value
+	Value value
+	// Fields holds the fields when Value is an inline map; data file rows
+	// use Cols (shared by all rows of a file) and Row instead.
+	Fields map[string]value
+	Cols   map[string]int
+	Row    []value
+}
+
+// isMap reports whether the element's value has fields.
+func (e *eachValue) isMap() bool { return e.Fields != nil || e.Cols != nil }
+
+// field returns one field of the element's value.
+func (e *eachValue) field(name string) (value, bool) {
+	if e.Cols != nil {
+		i, ok := e.Cols[name]
+		if !ok || i >= len(e.Row) {
+			return value{}, false
+		}
+		return e.Row[i], true
+	}
+	v, ok := e.Fields[name]
+	return v, ok
+}
+
+// fieldNames lists the element's fields, sorted.
+func (e *eachValue) fieldNames() []string {
+	if e.Cols != nil {
+		return mapKeys(e.Cols)
+	}
+	return mapKeys(e.Fields)
 }
 
 // scope is what ${...} references resolve against.
@@ -42,6 +70,11 @@ type interpolator struct {
 // `speed: "${var.speed}"` can be a number); otherwise the result is a
 // string. spans say where each part of a string came from.
 func (ip *interpolator) interpolate(file string, n *yaml.Node, sc *scope, ds *Diagnostics) (any, []Span, bool) {
+	return ip.interpolateSpans(file, n, sc, ds, true)
+}
+
+// interpolateSpans is interpolate; spans are computed only when wantSpans.
+func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, ds *Diagnostics, wantSpans bool) (any, []Span, bool) {
 	n = deref(n)
 	if n == nil {
 		return nil, nil, true
@@ -59,7 +92,24 @@ func (ip *interpolator) interpolate(file string, n *yaml.Node, sc *scope, ds *Di
 	}
 	s := n.Value
 	if !strings.Contains(s, "${") {
+		if !wantSpans {
+			return s, nil, true
+		}
 		return s, ip.literalSpans(file, n, 0, s, 0), true
+	}
+	if strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1 && strings.Count(s, "${") == 1 {
+		// The common case "${each.value.text}": one reference, nothing else.
+		ref := strings.TrimSpace(s[2 : len(s)-1])
+		v, ok := sc.resolve(ref, ip.posIn(file, n, 0), ds)
+		if !ok {
+			return nil, nil, false
+		}
+		if _, isScalar := scalarString(v.V); !isScalar {
+			ds.Errorf(ip.posIn(file, n, 0), "${%s} is a %s and cannot be inserted into a string", ref, typeName(v.V)).
+				WithHint("refer to one of its fields, like ${%s.FIELD}", ref)
+			return nil, nil, false
+		}
+		return v.V, []Span{{Pos: v.Pos, Exact: v.Exact}}, true
 	}
 	var b strings.Builder
 	var spans []Span
@@ -67,7 +117,9 @@ func (ip *interpolator) interpolate(file string, n *yaml.Node, sc *scope, ds *Di
 	lit := 0 // start of pending literal in s
 	flushLit := func(end int) {
 		if end > lit {
-			spans = append(spans, ip.literalSpans(file, n, b.Len(), s[lit:end], lit)...)
+			if wantSpans {
+				spans = append(spans, ip.literalSpans(file, n, b.Len(), s[lit:end], lit)...)
+			}
 			b.WriteString(s[lit:end])
 		}
 	}
@@ -81,7 +133,9 @@ func (ip *interpolator) interpolate(file string, n *yaml.Node, sc *scope, ds *Di
 		j += i
 		if j > 0 && s[j-1] == '$' { // $${ is a literal ${
 			flushLit(j - 1)
-			spans = append(spans, ip.literalSpans(file, n, b.Len(), "${", j)...)
+			if wantSpans {
+				spans = append(spans, ip.literalSpans(file, n, b.Len(), "${", j)...)
+			}
 			b.WriteString("${")
 			i, lit = j+2, j+2
 			continue
@@ -110,7 +164,9 @@ func (ip *interpolator) interpolate(file string, n *yaml.Node, sc *scope, ds *Di
 			continue
 		}
 		whole = v.V
-		spans = append(spans, Span{Offset: b.Len(), Pos: v.Pos, Exact: v.Exact})
+		if wantSpans {
+			spans = append(spans, Span{Offset: b.Len(), Pos: v.Pos, Exact: v.Exact})
+		}
 		b.WriteString(str)
 	}
 	if !ok {
@@ -162,21 +218,22 @@ func (sc *scope) resolveEach(ref string, parts []string, pos Pos, ds *Diagnostic
 	case parts[0] == "value" && len(parts) == 1:
 		return e.Value, true
 	case parts[0] == "value" && len(parts) == 2:
-		if e.Fields == nil {
+		if !e.isMap() {
 			ds.Errorf(pos, "${%s}: each.value is a %s, not a map with fields", ref, typeName(e.Value.V)).
 				WithHint("use ${each.value}")
 			return value{}, false
 		}
-		v, ok := e.Fields[parts[1]]
+		v, ok := e.field(parts[1])
 		if !ok {
-			key := pos.String() + "|" + parts[1] + "|" + strings.Join(mapKeys(e.Fields), ",")
+			names := e.fieldNames()
+			key := pos.String() + "|" + parts[1] + "|" + strings.Join(names, ",")
 			if !sc.eachErrs[key] {
 				sc.eachErrs[key] = true
 				d := ds.Errorf(pos, "each.value has no field %q (key %q)", parts[1], e.Key.V)
-				if s := Suggest(parts[1], mapKeys(e.Fields)); s != "" {
+				if s := Suggest(parts[1], names); s != "" {
 					d.WithHint("did you mean %q?", s)
 				} else {
-					d.WithHint("fields are: %s", strings.Join(mapKeys(e.Fields), ", "))
+					d.WithHint("fields are: %s", strings.Join(names, ", "))
 				}
 			}
 			return value{}, false

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -118,6 +119,11 @@ func (x *expander) expandSyntheses() {
 		}
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
+		if ac := fs["audio_config"]; ac != nil {
+			for name, sf := range fieldsOf(ac.File, deref(ac.Val)) {
+				pos["audio_config."+name] = sf.Pos()
+			}
+		}
 		x.raw.dropBroken("syntheses", b.Name, fs)
 		sc := x.scope()
 		if x.raw.brokenField("syntheses", name, "for_each") {
@@ -149,10 +155,11 @@ func (x *expander) expandSyntheses() {
 }
 
 // synthesis builds one synthesis instance; nil when one of its values
-// failed to evaluate (that is reported).
+// failed to evaluate (that is reported). Instances of one block that use
+// the same voice share one Fields map; it is read-only.
 func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos, sc *scope, ev *eachValue) *Synthesis {
 	x.failed = false
-	s := &Synthesis{Name: b.Name, Pos: b.Pos(), Fields: maps.Clone(pos), Transport: TransportREST}
+	s := &Synthesis{Name: b.Name, Pos: b.Pos(), Fields: pos, Transport: TransportREST}
 	if ev != nil {
 		s.Key, _ = ev.Key.V.(string)
 		s.HasKey = true
@@ -160,18 +167,14 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	}
 	s.Address = Address(KindSynthesis, b.Name, s.Key, s.HasKey)
 	s.Voice, _, _ = x.str(fs["voice"], sc)
-	text, spans, hasText := x.str(fs["text"], sc)
-	s.Text, s.TextSpans = text, spans
-	if hasText {
-		s.Fields["text"] = fs["text"].Pos()
-	}
+	s.Text, s.TextSpans, _ = x.str(fs["text"], sc)
 	if t, _, ok := x.str(fs["transport"], sc); ok {
 		s.Transport = t
 	}
 	if o, _, ok := x.str(fs["output"], sc); ok {
 		s.Output = cleanRel(o)
 	}
-	s.AudioConfig = x.audioConfig(fs["audio_config"], sc, s.Fields)
+	s.AudioConfig = x.audioConfig(fs["audio_config"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]
@@ -195,13 +198,15 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	default:
 		s.Model, s.VoiceName = v.Model, v.Voice
 		s.EmbeddingName, s.EmbeddingFile = v.Embedding, v.EmbeddingFile
+		inherit := (!hasLang && v.Language != "") || (!hasSpeed && v.Speed != nil)
 		if !hasLang && v.Language != "" {
 			lang = v.Language
-			s.Fields["language"] = v.Fields["language"]
 		}
 		if !hasSpeed && v.Speed != nil {
 			speed = v.Speed
-			s.Fields["speed"] = v.Fields["speed"]
+		}
+		if inherit {
+			s.Fields = x.inheritedFields(pos, v, hasLang, hasSpeed)
 		}
 	}
 	s.Language, s.Speed = lang, speed
@@ -211,14 +216,39 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	return s
 }
 
+// inheritedFields returns a block's field positions with the language and
+// speed positions of the voice they are inherited from, memoised per
+// block map and voice.
+func (x *expander) inheritedFields(pos map[string]Pos, v *Voice, hasLang, hasSpeed bool) map[string]Pos {
+	key := inheritKey{fmt.Sprintf("%p", pos), v.Name, hasLang, hasSpeed}
+	if m, ok := x.inherited[key]; ok {
+		return m
+	}
+	m := maps.Clone(pos)
+	if !hasLang && v.Language != "" {
+		m["language"] = v.Fields["language"]
+	}
+	if !hasSpeed && v.Speed != nil {
+		m["speed"] = v.Fields["speed"]
+	}
+	x.inherited[key] = m
+	return m
+}
+
+type inheritKey struct {
+	block, voice      string
+	hasLang, hasSpeed bool
+}
+
 // audioConfig evaluates an audio_config map; nil when not set.
-func (x *expander) audioConfig(f *field, sc *scope, pos map[string]Pos) *AudioConfig {
+func (x *expander) audioConfig(f *field, sc *scope) *AudioConfig {
 	if f == nil || isNull(f.Val) {
 		return nil
 	}
 	ac := &AudioConfig{}
-	for name, sf := range fieldsOf(f.File, deref(f.Val)) {
-		pos["audio_config."+name] = sf.Pos()
+	for _, e := range entries(f.Val) {
+		name := e.Key.Value
+		sf := &field{Name: name, File: f.File, Key: e.Key, Val: e.Val}
 		switch name {
 		case "sample_rate", "num_channels", "sample_width":
 			v, ok := x.integer(sf, sc)

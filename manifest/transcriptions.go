@@ -135,6 +135,9 @@ func (x *expander) urlInput(raw string, pos Pos) (transcriptionInput, bool) {
 	return transcriptionInput{key: raw, rel: strings.TrimSuffix(base, path.Ext(base)), isURL: true, pattern: raw, pos: pos}, true
 }
 
+// maxWalk bounds the files one input pattern may visit.
+const maxWalk = 1_000_000
+
 // hasMeta reports whether a path segment holds glob syntax.
 func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
@@ -144,6 +147,11 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 	pat := cleanRel(pattern)
 	if filepath.IsAbs(filepath.FromSlash(pattern)) {
 		x.ds.Errorf(pos, "input pattern %q is absolute", pattern).WithHint("write inputs relative to the manifest directory")
+		return nil
+	}
+	if pat == ".." || strings.HasPrefix(pat, "../") {
+		x.ds.Errorf(pos, "input pattern %q leaves the manifest directory", pattern).
+			WithHint("inputs live below the manifest directory; a symbolic link to a recordings directory works")
 		return nil
 	}
 	segs := strings.Split(pat, "/")
@@ -170,7 +178,16 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 	prefix := strings.Join(segs[:fixed], "/")
 	root := filepath.Join(x.raw.Dir, filepath.FromSlash(prefix))
 	var out []transcriptionInput
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved // walk a linked directory's contents
+	}
+	visited := 0
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if visited++; visited > maxWalk {
+			x.ds.Errorf(pos, "input pattern %q walks more than %d files", pattern, maxWalk).
+				WithHint("narrow the pattern's directory prefix")
+			return filepath.SkipAll
+		}
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -201,6 +218,9 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 func matchSegs(pat, name []string) bool {
 	for len(pat) > 0 {
 		if pat[0] == "**" {
+			for len(pat) > 1 && pat[1] == "**" {
+				pat = pat[1:]
+			}
 			for i := 0; i <= len(name); i++ {
 				if matchSegs(pat[1:], name[i:]) {
 					return true

@@ -111,7 +111,7 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *Container {
 	if container == "" {
 		container = c.cat.Defaults.Container
 	}
-	if !slices.Contains(c.cat.ContainerNames(), container) {
+	if c.cat.Container(container) == nil {
 		c.unknownName(f("container"), "container", container, c.cat.ContainerNames(), "")
 		return nil
 	}

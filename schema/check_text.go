@@ -2,6 +2,7 @@ package schema
 
 import (
 	"regexp"
+	"unicode"
 	"slices"
 	"strings"
 
@@ -48,8 +49,12 @@ func (c *checker) checkText(s *manifest.Synthesis, model *Model) {
 		c.ds.Errorf(pos(0), "text is empty").WithHint("the service needs text to speak")
 		return
 	}
-	tags := FindTags(s.Text)
-	rest := tagRE.ReplaceAllString(s.Text, "")
+	var tags []Tag
+	rest := s.Text
+	if strings.IndexByte(s.Text, '<') >= 0 {
+		tags = FindTags(s.Text)
+		rest = tagRE.ReplaceAllString(s.Text, "")
+	}
 	switch {
 	case len(tags) > 0 && model.RendersTags:
 		for _, t := range tags {
@@ -81,6 +86,9 @@ func (c *checker) checkText(s *manifest.Synthesis, model *Model) {
 // checkDigits warns about digit runs, which the service mispronounces
 // (speech-synthesis.md, "What the service does", item 5).
 func (c *checker) checkDigits(text string, tags []Tag, pos func(int) manifest.Pos) {
+	if !hasDigit(text) {
+		return
+	}
 	for _, m := range digitRE.FindAllStringIndex(text, -1) {
 		inTag := false
 		for _, t := range tags {
@@ -95,4 +103,13 @@ func (c *checker) checkDigits(text string, tags []Tag, pos func(int) manifest.Po
 		c.ds.Warnf(pos(m[0]), "digits %q in text are mispronounced by the service", run).
 			WithHint("spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")")
 	}
+}
+
+func hasDigit(s string) bool {
+	for _, r := range s {
+		if r >= '0' && r <= '9' || r > 0x7f && unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -81,6 +81,19 @@ func TestCorpus(t *testing.T) {
 // fixtures, loads it and renders its diagnostics.
 func runCase(t *testing.T, dir string) (string, manifest.Diagnostics) {
 	t.Helper()
+	_, ds := loadCase(t, dir)
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.String())
+		b.WriteByte('\n')
+	}
+	return b.String(), ds
+}
+
+// loadCase copies a case into a temporary directory, generates its audio
+// fixtures and loads it.
+func loadCase(t *testing.T, dir string) (*manifest.Manifest, manifest.Diagnostics) {
+	t.Helper()
 	tmp := t.TempDir()
 	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
@@ -98,13 +111,7 @@ func runCase(t *testing.T, dir string) (string, manifest.Diagnostics) {
 	for _, aux := range []string{"vars.txt", "varfiles.txt", "fixtures.txt"} {
 		os.Remove(filepath.Join(tmp, aux))
 	}
-	_, ds := schema.Load(tmp, opts)
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(d.String())
-		b.WriteByte('\n')
-	}
-	return b.String(), ds
+	return schema.Load(tmp, opts)
 }
 
 func readLines(t *testing.T, path string) []string {

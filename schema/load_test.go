@@ -1,0 +1,274 @@
+package schema_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/schema"
+)
+
+func addresses[T any](list []T, addr func(T) string) []string {
+	out := make([]string, len(list))
+	for i, r := range list {
+		out[i] = addr(r)
+	}
+	return out
+}
+
+func synthAddr(s *manifest.Synthesis) string { return s.Address }
+
+func TestSpecExampleExpands(t *testing.T) {
+	m, ds := loadCase(t, "testdata/valid/spec-example")
+	if ds.HasErrors() {
+		t.Fatalf("errors: %v", ds)
+	}
+	wantS := []string{`synthesis.menu["billing"]`, `synthesis.menu["support"]`, "synthesis.welcome"}
+	if diff := cmp.Diff(wantS, addresses(m.Syntheses, synthAddr)); diff != "" {
+		t.Errorf("synthesis addresses (-want +got):\n%s", diff)
+	}
+	wantT := []string{`transcription.support_calls["recordings/2026/a.wav"]`, `transcription.support_calls["recordings/b.wav"]`}
+	if diff := cmp.Diff(wantT, addresses(m.Transcriptions, func(t *manifest.Transcription) string { return t.Address })); diff != "" {
+		t.Errorf("transcription addresses (-want +got):\n%s", diff)
+	}
+	a := m.Transcriptions[0]
+	wantOut := map[string]string{
+		"json": "build/transcripts/support/2026/a.json", "txt": "build/transcripts/support/2026/a.txt",
+		"srt": "build/transcripts/support/2026/a.srt", "vtt": "build/transcripts/support/2026/a.vtt",
+	}
+	if diff := cmp.Diff(wantOut, a.Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	if a.Model != "stt-v2.5" || a.LanguageCode != "hi-IN,en-IN" || !a.WithDiarization || a.NumSpeakers != 2 || a.WithDenoise == nil || !*a.WithDenoise {
+		t.Errorf("transcription settings: %+v", a)
+	}
+	billing := m.Syntheses[0]
+	if billing.Text != "बिल के लिए एक दबाएँ" || billing.Language != "hi-IN" || billing.Model != "tts-v2.5" || billing.VoiceName != "Kaveri" {
+		t.Errorf("billing: %+v", billing)
+	}
+	if billing.Speed == nil || *billing.Speed != 1.0 {
+		t.Errorf("speed medium: got %v, want 1.0", billing.Speed)
+	}
+	// defaults.synthesis fills audio_config of the menu...
+	if diff := cmp.Diff(&manifest.AudioConfig{Container: "wav", SampleRate: 24000}, billing.AudioConfig); diff != "" {
+		t.Errorf("defaulted audio_config (-want +got):\n%s", diff)
+	}
+	// ...and welcome's own audio_config replaces the default as a whole;
+	// mulaw shows its forced 8000 Hz.
+	// conformance: TTS-040
+	welcome := m.Syntheses[2]
+	if diff := cmp.Diff(&manifest.AudioConfig{Container: "mulaw", SampleRate: 8000}, welcome.AudioConfig); diff != "" {
+		t.Errorf("welcome audio_config (-want +got):\n%s", diff)
+	}
+	if m.Service.Timeout != 60*time.Second || m.Service.Retries != 5 || m.Service.RequestsPerSecond != 2 ||
+		m.Service.Paths["stt_realtime"] != "/stt/v3/stream" || m.Service.APIKeyEnv != "VOXFORM_API_KEY" {
+		t.Errorf("service: %+v", m.Service)
+	}
+	if m.Budget == nil || *m.Budget.MaxCharacters != 100000 || *m.Budget.MaxAudioSeconds != 36000 {
+		t.Errorf("budget: %+v", m.Budget)
+	}
+	if len(m.DataFiles) != 1 || m.DataFiles[0] != "prompts/menu.csv" || len(m.Hash) != 64 {
+		t.Errorf("data files %v, hash %q", m.DataFiles, m.Hash)
+	}
+	// The text of a CSV row is positioned in the CSV cell.
+	if p := manifest.PosAt(billing.TextSpans, billing.Text, 0); p != (manifest.Pos{File: "prompts/menu.csv", Line: 2, Col: 10}) {
+		t.Errorf("text position: %v", p)
+	}
+}
+
+func TestForEachForms(t *testing.T) {
+	m, ds := loadCase(t, "testdata/valid/foreach-forms")
+	if ds.HasErrors() {
+		t.Fatalf("errors: %v", ds)
+	}
+	got := map[string]string{}
+	for _, s := range m.Syntheses {
+		got[s.Address] = s.Text + " | " + s.Output + " | " + s.Language
+	}
+	want := map[string]string{
+		`synthesis.csv["billing"]`: "बिल | build/csv/billing.wav | hi-IN",
+		`synthesis.csv["support"]`: "Help, please | build/csv/support.wav | en-IN",
+		`synthesis.defaulted["x"]`: "default output | build/x.wav | hi-IN",
+		`synthesis.json["j1"]`:     "one | build/json/j1.wav | hi-IN",
+		`synthesis.json["j2"]`:     "two | build/json/j2.wav | hi-IN",
+		`synthesis.list["bye"]`:    "bye | build/list/bye.wav | hi-IN",
+		`synthesis.list["hello"]`:  "hello | build/list/hello.wav | hi-IN",
+		`synthesis.map["a"]`:       "a prompt | build/map/a.wav | hi-IN",
+		`synthesis.map["b"]`:       "b prompt | build/map/b.wav | hi-IN",
+		"synthesis.merged":         "Literal ${not.a.ref} and env-value | build/merged.ulaw | hi-IN",
+		`synthesis.tsv["उपयोग"]`:   "नमस्ते | build/tsv/उपयोग.wav | hi-IN",
+		`synthesis.yaml["y1"]`:     "happy (up) | build/yaml/y1.wav | hi-IN",
+		`synthesis.yaml["y2"]`:     "sad (down) | build/yaml/y2.wav | hi-IN",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("syntheses (-want +got):\n%s", diff)
+	}
+	var merged *manifest.Synthesis
+	for _, s := range m.Syntheses {
+		if s.Address == "synthesis.merged" {
+			merged = s
+		}
+	}
+	// The merge key brings voice and audio_config; the block's own
+	// audio_config wins, and "${var.rate}" alone keeps its integer type.
+	if merged == nil || merged.Voice != "narrator" || merged.AudioConfig.SampleRate != 8000 || merged.AudioConfig.Container != "mulaw" {
+		t.Errorf("merged: %+v", merged)
+	}
+	if got := m.DataFiles; len(got) != 4 {
+		t.Errorf("data files: %v", got)
+	}
+}
+
+// TestVariablePrecedence: a manifest default < VOXFORM_VAR_NAME < -var-file
+// (later files win) < -var (later flags win).
+func TestVariablePrecedence(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", `version: 1
+variables:
+  a: default
+  b: default
+  c: default
+  d: default
+  e: default
+`)
+	writeFile(t, dir, "vars/one.yaml", "c: file1\nd: file1\ne: file1\n")
+	writeFile(t, dir, "vars/two.json", `{"d": "file2", "e": "file2"}`)
+	opts := manifest.LoadOptions{
+		Environ:  []string{"VOXFORM_VAR_b=env", "VOXFORM_VAR_c=env", "VOXFORM_VAR_d=env", "VOXFORM_VAR_e=env", "VOXFORM_VAR_undeclared=x"},
+		VarFiles: []string{"vars/one.yaml", "vars/two.json"},
+		Vars:     []string{"e=flag1", "e=flag2"},
+	}
+	m, ds := schema.Load(dir, opts)
+	if ds.HasErrors() {
+		t.Fatalf("errors: %v", ds)
+	}
+	want := map[string]any{"a": "default", "b": "env", "c": "file1", "d": "file2", "e": "flag2"}
+	if diff := cmp.Diff(want, m.Variables); diff != "" {
+		t.Errorf("variables (-want +got):\n%s", diff)
+	}
+}
+
+// TestHash: the hash covers manifest files, for_each data files and var
+// files, and nothing else.
+func TestHash(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", `version: 1
+variables: { lang: hi-IN }
+voices:
+  n: { model: tts-v2.5, voice: Kaveri, language: "${var.lang}" }
+syntheses:
+  s: { for_each: data/p.csv, voice: n, text: "${each.value.text}", output: "out/${each.key}.wav" }
+`)
+	writeFile(t, dir, "data/p.csv", "key,text\na,hello\n")
+	writeFile(t, dir, "vars.json", `{"lang": "ta-IN"}`)
+	hash := func() string {
+		m, ds := schema.Load(dir, manifest.LoadOptions{VarFiles: []string{"vars.json"}})
+		if ds.HasErrors() {
+			t.Fatalf("errors: %v", ds)
+		}
+		return m.Hash
+	}
+	h0 := hash()
+	if h0 != hash() {
+		t.Fatal("hash is not stable")
+	}
+	writeFile(t, dir, "unrelated.txt", "x")
+	if h0 != hash() {
+		t.Error("hash changed with an unrelated file")
+	}
+	for _, change := range [][2]string{{"data/p.csv", "key,text\na,bye\n"}, {"vars.json", `{"lang": "en-IN"}`}, {"voxform.yaml", ""}} {
+		path := filepath.Join(dir, change[0])
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		content := change[1]
+		if content == "" {
+			content = string(old) + "# comment\n"
+		}
+		writeFile(t, dir, change[0], content)
+		if h := hash(); h == h0 {
+			t.Errorf("hash did not change when %s changed", change[0])
+		}
+		writeFile(t, dir, change[0], string(old))
+	}
+}
+
+func writeFile(t testing.TB, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bigManifest writes a manifest whose synthesis iterates over a CSV of n rows.
+func bigManifest(t testing.TB, n int) string {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", `version: 1
+voices:
+  narrator: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+defaults:
+  synthesis:
+    audio_config: { container: mulaw }
+syntheses:
+  prompts:
+    for_each: prompts.csv
+    voice: narrator
+    text: "${each.value.text}"
+    output: "build/${each.value.group}/${each.key}.ulaw"
+`)
+	var b strings.Builder
+	b.WriteString("key,group,text\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "prompt-%05d,g%d,\"कृपया प्रतीक्षा करें, prompt %s\"\n", i, i%10, strings.Repeat("x", i%7))
+	}
+	writeFile(t, dir, "prompts.csv", b.String())
+	return dir
+}
+
+// TestLargeForEach checks the addresses of a 10,000-row CSV for_each.
+func TestLargeForEach(t *testing.T) {
+	dir := bigManifest(t, 10000)
+	m, ds := schema.Load(dir, manifest.LoadOptions{})
+	if ds.HasErrors() || len(ds) != 0 {
+		t.Fatalf("diagnostics: %v", ds[:min(len(ds), 5)])
+	}
+	if len(m.Syntheses) != 10000 {
+		t.Fatalf("got %d syntheses, want 10000", len(m.Syntheses))
+	}
+	for i, s := range m.Syntheses {
+		want := fmt.Sprintf(`synthesis.prompts["prompt-%05d"]`, i)
+		if s.Address != want {
+			t.Fatalf("synthesis %d: address %s, want %s", i, s.Address, want)
+		}
+		if wantOut := fmt.Sprintf("build/g%d/prompt-%05d.ulaw", i%10, i); s.Output != wantOut {
+			t.Fatalf("synthesis %d: output %s, want %s", i, s.Output, wantOut)
+		}
+		if p := manifest.PosAt(s.TextSpans, s.Text, 0); p.File != "prompts.csv" || p.Line != i+2 {
+			t.Fatalf("synthesis %d: text position %v", i, p)
+		}
+	}
+}
+
+// BenchmarkLoad10k measures load + validation of a 10,000-row for_each
+// (SPEC target P8: at most 0.3 s).
+func BenchmarkLoad10k(b *testing.B) {
+	dir := bigManifest(b, 10000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, ds := schema.Load(dir, manifest.LoadOptions{})
+		if ds.HasErrors() || len(m.Syntheses) != 10000 {
+			b.Fatalf("load: %v", ds)
+		}
+	}
+}
