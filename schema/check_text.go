@@ -2,9 +2,9 @@ package schema
 
 import (
 	"regexp"
-	"unicode"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/voxform/voxform/manifest"
 )
