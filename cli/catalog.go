@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/schema"
+)
+
+const catalogUsage = `
+Usage: voxform catalog [-json] [-builtin]
+
+Prints what the service documents: synthesis models with their voices and
+languages, audio tags, containers, encodings and their aliases, sample
+rates, bitrates, recognition languages per API, and limits. When the
+working directory holds a manifest, its catalog: block is included.
+
+Flags:
+`
+
+// catalogOptions are the flags of catalog.
+type catalogOptions struct {
+	json    bool
+	builtin bool
+}
+
+func init() {
+	register(&command{name: "catalog", synopsis: "list models, voices, languages, tags, formats and limits", run: runCatalogCmd})
+}
+
+func runCatalogCmd(ctx context.Context, env *Env, args []string) error {
+	var o catalogOptions
+	fs := newFlagSet(env, "catalog", catalogUsage)
+	fs.BoolVar(&o.json, "json", false, "print the catalog as one JSON object")
+	fs.BoolVar(&o.builtin, "builtin", false, "ignore the manifest's catalog: block")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("catalog takes no arguments, got %q", fs.Arg(0))
+	}
+	return runCatalog(env, o)
+}
+
+// runCatalog prints the built-in catalog, extended by the manifest of the
+// working directory when there is one that loads.
+func runCatalog(env *Env, o catalogOptions) error {
+	cat := schema.Builtin()
+	if !o.builtin {
+		if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
+			m, ds := schema.Load(env.Dir, manifest.LoadOptions{NoProbe: true})
+			if ds.HasErrors() {
+				return withHint(fmt.Errorf("the manifest has errors; its catalog: block is not shown"),
+					"run 'voxform validate', or 'voxform catalog -builtin'")
+			}
+			cat = schema.CatalogFor(m)
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(cat); err != nil {
+			return fmt.Errorf("write catalog: %w", err)
+		}
+		return nil
+	}
+	writeCatalog(env.Stdout, cat)
+	return nil
+}
+
+// writeCatalog renders the catalog for people.
+func writeCatalog(out io.Writer, c *schema.Catalog) {
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	defer w.Flush()
+	fmt.Fprintln(w, "Synthesis models")
+	fmt.Fprintln(w, "  MODEL\tVOICES\tLANGUAGES\tSPEED\tTAGS\tNOTE")
+	for _, m := range c.Models {
+		voices := strings.Join(m.Voices, ", ")
+		if m.NeedsEmbedding {
+			voices = "(speaker embedding)"
+		}
+		langs := strings.Join(m.Languages, ", ")
+		if langs == "" {
+			langs = "-"
+		} else if m.LanguageRequired {
+			langs += " (required)"
+		} else if m.DefaultLanguage != "" {
+			langs += " (default " + m.DefaultLanguage + ")"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, voices, langs, yesNo(m.Speed), yesNo(m.RendersTags), m.Note)
+	}
+	fmt.Fprintf(w, "\nAudio tags (tts-v3.0; case-sensitive, no closing tag)\n  <%s>\n", strings.Join(c.Tags, ">, <"))
+	fmt.Fprintln(w, "\nContainers")
+	fmt.Fprintln(w, "  CONTAINER\tENCODING\tOUTPUT\tCONTENT-TYPE\tSAMPLE RATE\tWEBSOCKET")
+	for _, k := range c.Containers {
+		rate := "8000-48000"
+		if k.ForcedRate != 0 {
+			rate = fmt.Sprintf("forced to %d", k.ForcedRate)
+		}
+		enc := k.Encoding
+		if enc == "" {
+			enc = "-"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", k.Name, enc, k.Output, k.ContentType, rate, yesNo(k.Raw))
+	}
+	fmt.Fprintf(w, "\nEncodings\n  %s\n", strings.Join(c.Encodings, ", "))
+	fmt.Fprintln(w, "\nEncoding aliases")
+	for _, a := range c.Aliases {
+		fmt.Fprintf(w, "  container %s + encoding %s\t= container %s\n", a.Container, a.Encoding, a.Equivalent)
+	}
+	fmt.Fprintf(w, "\nSample rates\n  %s (default %d)\n", joinInts(c.SampleRates), c.Defaults.SampleRate)
+	fmt.Fprintf(w, "\nBitrates (mp3 only)\n  %s (default %s)\n", strings.Join(c.Bitrates, ", "), c.Defaults.Bitrate)
+	fmt.Fprintf(w, "\nTransports\n  %s\n", strings.Join(c.Transports, ", "))
+	writeRecognition(w, c)
+	fmt.Fprintln(w, "\nLimits")
+	for _, l := range c.Limits {
+		fmt.Fprintf(w, "  %s\t%s\n", l.Item, l.Value)
+	}
+}
+
+func writeRecognition(w io.Writer, c *schema.Catalog) {
+	fmt.Fprintln(w, "\nRecognition APIs")
+	fmt.Fprintln(w, "  API\tLANGUAGES\tCODES\tITN\tDIARIZATION\tINPUTS\tOUTPUTS")
+	for _, name := range []string{manifest.APIREST, manifest.APIRealtime, manifest.APIBatchLegacy, manifest.APIBatch} {
+		a := c.Recognition[name]
+		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\n", a.Name, strings.Join(a.Languages, ", "), a.MaxLanguages,
+			yesNo(a.ITN), yesNo(a.Diarization), strings.Join(a.InputFormats, ", "), strings.Join(a.OutputFormats, ", "))
+	}
+	fmt.Fprintf(w, "  batch model: %s\n", strings.Join(c.Recognition[manifest.APIBatch].Models, ", "))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func joinInts(l []int) string {
+	s := make([]string, len(l))
+	for i, n := range l {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// conformance: TTS-001, TTS-015, TTS-017, TTS-019, TTS-027, TTS-030, TTS-032, TTS-046, TTS-052,
+// STT-001, BJ-001, BJ-002
+func TestCatalog(t *testing.T) {
+	env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": `version: 1
+catalog:
+  voices: { tts-v2.5: [Arjun] }
+  recognition_languages: { batch: [gu-IN] }
+`})
+	if code := Run(context.Background(), env, []string{"catalog"}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"tts-v2.0  Pranav, Kaveri, Shubhra, Deepak",
+		"Nalini, Kaveri, Deepak, Girish, Poorvi, Arjun",
+		"auto, hi-IN, en-IN, ta-IN, te-IN, kn-IN, ml-IN, mr-IN, pa-IN, bn-IN, gu-IN, hi-en (required)",
+		"<laugh>, <giggle>, <sigh>, <exhales>, <sniffles>, <yawns>, <coughs>, <clears throat>, <whispers>, <shouting>, <excited>, <slow>, <pauses>",
+		"mulaw      -           raw G.711 mu-law      audio/basic               forced to 8000",
+		"8000, 16000, 22050, 24000, 44100, 48000 (default 48000)",
+		"32k, 64k, 96k, 128k, 192k (default 128k)",
+		"container raw + encoding pcm_mulaw  = container mulaw",
+		"bn-IN, bn-BD, en-IN, hi-IN, kn-IN, ml-IN, mr-IN, ta-IN, te-IN, gu-IN",
+		"batch model: stt-v2.5",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("catalog lacks %q", want)
+		}
+	}
+	stdout.Reset()
+	if code := Run(context.Background(), env, []string{"catalog", "-json", "-builtin"}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var cat struct {
+		Models []struct {
+			Name   string   `json:"name"`
+			Voices []string `json:"voices"`
+		} `json:"models"`
+		Recognition map[string]struct {
+			Languages  []string `json:"languages"`
+			MaxSeconds float64  `json:"max_duration_seconds"`
+		} `json:"recognition"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &cat); err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Models) != 4 || cat.Models[1].Name != "tts-v2.5" || len(cat.Models[1].Voices) != 5 {
+		t.Errorf("models (builtin, without Arjun): %+v", cat.Models)
+	}
+	if got := cat.Recognition["rest"].MaxSeconds; got != 60 {
+		t.Errorf("rest max duration %v, want 60", got)
+	}
+	if got := strings.Join(cat.Recognition["batch"].Languages, ","); strings.Contains(got, "gu-IN") || strings.Contains(got, "pa-IN") {
+		t.Errorf("builtin batch languages %s include gu-IN or pa-IN", got)
+	}
+}
