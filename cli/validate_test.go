@@ -73,11 +73,11 @@ func TestValidate(t *testing.T) {
 				"hint: fix the problems above and run 'voxform validate'\n",
 		},
 		{
-			name:     "variable file and environment",
-			files:    map[string]string{"voxform.yaml": validManifest, "env/prod.json": `{"language": "ta-IN"}`},
-			args:     []string{"-var-file", "env/prod.json"},
-			environ:  []string{"VOXFORM_VAR_language=xx"},
-			wantCode: ExitOK,
+			name:       "variable file and environment",
+			files:      map[string]string{"voxform.yaml": validManifest, "env/prod.json": `{"language": "ta-IN"}`},
+			args:       []string{"-var-file", "env/prod.json"},
+			environ:    []string{"VOXFORM_VAR_language=xx"},
+			wantCode:   ExitOK,
 			wantStdout: "the manifest is valid: 1 voices, 0 embeddings, 1 syntheses, 0 transcriptions (1 warnings)\n",
 			wantStderr: "voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
 				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n",
