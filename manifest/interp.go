@@ -281,8 +281,12 @@ func (ip *interpolator) posIn(file string, n *yaml.Node, off int) Pos {
 	switch {
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		line := n.Line + 1 + strings.Count(before, "\n")
-		col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:])
-		return Pos{File: file, Line: line, Col: ip.indent(file, line) + col + 1}
+		lineStart := strings.LastIndexByte(before, '\n') + 1
+		col := utf8.RuneCountInString(before[lineStart:])
+		// The source line is indented by the block's indentation plus
+		// the value line's own leading spaces.
+		own := len(n.Value[lineStart:]) - len(strings.TrimLeft(n.Value[lineStart:], " "))
+		return Pos{File: file, Line: line, Col: ip.indent(file, line) - own + col + 1}
 	case strings.Contains(before, "\n"):
 		// A multi-line flow scalar: the line is right, the column is not
 		// reliable after folding; point at the line's start.

@@ -22,7 +22,7 @@ func (x *expander) resolveVars() map[string]value {
 			x.ds.Errorf(b.Pos(), "variable %q: %v", name, err)
 			continue
 		}
-		vars[name] = value{V: v, Pos: nodePos(b.File, b.Node), Exact: exactScalar(b.Node)}
+		vars[name] = value{V: v, Pos: valuePos(b.File, b.Node), Exact: exactScalar(b.Node)}
 	}
 	for _, kv := range x.opts.Environ {
 		k, v, ok := strings.Cut(kv, "=")

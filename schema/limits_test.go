@@ -1,0 +1,150 @@
+package schema_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// TestAudioLimits checks the documented per-API limits on input files,
+// probed from generated WAV headers (sparse files, so hours cost nothing).
+func TestAudioLimits(t *testing.T) {
+	tests := []struct {
+		name  string
+		api   string
+		rate  int
+		dur   time.Duration
+		pad   int64 // extra bytes beyond the audio, to pass a size limit
+		want  string
+		isErr bool
+	}{
+		// conformance: STT-031, ERR-016
+		{name: "rest 60 s accepted", api: "rest", rate: 16000, dur: 60 * time.Second, want: "warning: input \"in/a.wav\" is 1m0s long; api rest works best up to 30s"},
+		{name: "rest over 60 s", api: "rest", rate: 16000, dur: 61 * time.Second, want: "error: input \"in/a.wav\" is 1m1s long; api rest takes files up to 1m0s", isErr: true},
+		{name: "rest over 30 s warns", api: "rest", rate: 16000, dur: 45 * time.Second, want: "warning: input \"in/a.wav\" is 45s long; api rest works best up to 30s"},
+		{name: "rest 30 s is ideal", api: "rest", rate: 16000, dur: 30 * time.Second},
+		// conformance: STT-032
+		{name: "rest 8 kHz", api: "rest", rate: 8000, dur: 10 * time.Second},
+		{name: "rest 44.1 kHz", api: "rest", rate: 44100, dur: 10 * time.Second},
+		{name: "rest 48 kHz refused", api: "rest", rate: 48000, dur: 10 * time.Second, want: "error: input \"in/a.wav\" is sampled at 48000 Hz; api rest takes 8000 to 44100 Hz", isErr: true},
+		// conformance: OB-032
+		{name: "legacy just under 1 h", api: "batch_legacy", rate: 8000, dur: time.Hour - time.Second},
+		{name: "legacy 1 h refused", api: "batch_legacy", rate: 8000, dur: time.Hour, want: "error: input \"in/a.wav\" is 1h0m0s long; api batch_legacy takes files under 1h0m0s", isErr: true},
+		// conformance: BJ-095
+		{name: "batch 10 MB accepted", api: "batch", rate: 8000, dur: 10 * time.Second, pad: 10<<20 - 160044},
+		{name: "batch over 10 MB refused", api: "batch", rate: 8000, dur: 10 * time.Second, pad: 10<<20 - 160044 + 1, want: "error: input \"in/a.wav\" is 10.0 MB; api batch takes files up to 10.0 MB", isErr: true},
+		// conformance: BJ-098, ERR-035 (a 4 h 16-bit file is far over 10 MB: both limits apply)
+		{name: "batch over 4 h", api: "batch", rate: 8000, dur: 4*time.Hour + time.Second, want: "error: input \"in/a.wav\" is 4h0m1s long; api batch takes files up to 4h0m0s", isErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "voxform.yaml", "version: 1\ntranscriptions:\n  calls: { inputs: [\"in/*.wav\"], api: "+tt.api+
+				", language_code: hi-IN, output_dir: out }\n")
+			p := filepath.Join(dir, "in/a.wav")
+			writeWAV(t, p, tt.rate, tt.dur)
+			if tt.pad > 0 {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Truncate(p, st.Size()+tt.pad); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, ds := schema.Load(dir, manifest.LoadOptions{})
+			var got []string
+			for _, d := range ds {
+				s := d.String()
+				got = append(got, strings.SplitN(s, ": ", 2)[1])
+			}
+			if tt.want == "" {
+				if len(got) != 0 {
+					t.Errorf("want no diagnostics, got %q", got)
+				}
+				return
+			}
+			if !slices.Contains(got, tt.want) {
+				t.Errorf("want %q among %q", tt.want, got)
+			}
+			if ds.HasErrors() != tt.isErr {
+				t.Errorf("HasErrors = %v, want %v", ds.HasErrors(), tt.isErr)
+			}
+		})
+	}
+}
+
+// TestNoProbe: with probing off, durations are not read.
+func TestNoProbe(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", "version: 1\ntranscriptions:\n  calls: { inputs: [a.wav], api: rest, language_code: hi-IN, output_dir: out }\n")
+	writeWAV(t, filepath.Join(dir, "a.wav"), 16000, 2*time.Minute)
+	if _, ds := schema.Load(dir, manifest.LoadOptions{NoProbe: true}); len(ds) != 0 {
+		t.Errorf("diagnostics with NoProbe: %v", ds)
+	}
+	if _, ds := schema.Load(dir, manifest.LoadOptions{}); !ds.HasErrors() {
+		t.Error("a 2-minute rest input passed")
+	}
+}
+
+// TestEndpointNames: service.paths accepts exactly the client's endpoint
+// names, in the semantic rules and in the JSON Schema.
+func TestEndpointNames(t *testing.T) {
+	var want []string
+	for name := range speechapi.DefaultPaths {
+		want = append(want, name)
+	}
+	sort.Strings(want)
+	got := slices.Clone(schema.EndpointNames)
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("endpoint names (-speechapi +schema):\n%s", diff)
+	}
+	var inSchema []string
+	for _, name := range want {
+		if strings.Contains(string(schema.JSON), `"`+name+`"`) {
+			inSchema = append(inSchema, name)
+		}
+	}
+	if diff := cmp.Diff(want, inSchema); diff != "" {
+		t.Errorf("endpoint names in manifest.schema.json (-want +got):\n%s", diff)
+	}
+}
+
+// TestCatalogExtension: the manifest's catalog: block adds models, voices,
+// languages and recognition codes; unknown models in it are errors.
+func TestCatalogExtension(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", `version: 1
+catalog:
+  models: [tts-v2.6]
+  voices: { tts-v2.5: [Arjun], tts-v2.6: [Meera], tts-v9: [X] }
+  languages: { tts-v3.0: [ta-IN] }
+  recognition_languages: { batch: [gu-IN] }
+voices:
+  arjun: { model: tts-v2.5, voice: Arjun, language: hi-IN }
+  meera: { model: tts-v2.6, voice: Meera, language: hi-IN, speed: fast }
+  tamil: { model: tts-v3.0, voice: Shivani, language: ta-IN }
+transcriptions:
+  t: { urls: ["https://x.example.com/a.wav"], api: batch, language_code: gu-IN, output_dir: o }
+`)
+	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	var msgs []string
+	for _, d := range ds {
+		msgs = append(msgs, d.String())
+	}
+	want := []string{"voxform.yaml:2:1: error: catalog: unknown model \"tts-v9\"\nhint: declare new models under catalog.models"}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}
