@@ -258,6 +258,8 @@ func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bo
 			case errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure:
 				res.Closed = true
 				return nil
+			case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure: // connection cut: worth a retry
+				return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, ce.Text)}
 			case errors.As(err, &ce):
 				return fmt.Errorf("the service closed the stream: %d %s", ce.Code, ce.Text)
 			}
