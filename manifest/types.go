@@ -197,7 +197,11 @@ type Synthesis struct {
 	// reported at their exact position.
 	TextSpans []Span
 
-	Pos    Pos
+	Pos Pos
+	// Fields holds the position of each field that was set ("audio_config.
+	// sample_rate" for a sub-field; language and speed point at the voice
+	// when inherited from it). Instances of one block share the map: it
+	// is read-only.
 	Fields map[string]Pos
 }
 

@@ -2,12 +2,14 @@ package schema
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -35,6 +37,10 @@ func (c *checker) checkEmbeddings() {
 		st, err := os.Stat(full)
 		if err != nil || st.IsDir() {
 			c.ds.Errorf(f("reference_audio"), "reference_audio %q does not exist or is not a file", e.ReferenceAudio)
+			continue
+		}
+		if got := sniffFile(full); got != "" && got != string(audio.ContainerWAV) && got != string(audio.ContainerMP3) {
+			c.ds.Errorf(f("reference_audio"), "reference_audio %q is not WAV or MP3 (its content is %s)", e.ReferenceAudio, got)
 			continue
 		}
 		info, ok := c.probe(full, e.ReferenceAudio, f("reference_audio"))
@@ -93,4 +99,20 @@ func causeOf(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// sniffFile names the container of a file from its first bytes; "" when
+// it cannot be read or is empty.
+func sniffFile(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, audio.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	if n == 0 {
+		return ""
+	}
+	return string(audio.Sniff(head[:n]))
 }

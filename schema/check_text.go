@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/manifest"
 )
@@ -17,6 +18,11 @@ var (
 	// of phone numbers, amounts, dates and IDs.
 	digitRE = regexp.MustCompile(`\p{Nd}+(?:[ .,:/-]?\p{Nd}+)*`)
 )
+
+// MaxTextWarn is the text length above which a warning is given: the
+// documents do not state a maximum; the emulator's default -max-text is
+// 5000 characters (SPEC section 8a).
+const MaxTextWarn = 5000
 
 // Tag is an audio tag found in a text.
 type Tag struct {
@@ -48,6 +54,10 @@ func (c *checker) checkText(s *manifest.Synthesis, model *Model) {
 	if strings.TrimSpace(s.Text) == "" {
 		c.ds.Errorf(pos(0), "text is empty").WithHint("the service needs text to speak")
 		return
+	}
+	if n := utf8.RuneCountInString(s.Text); n > MaxTextWarn {
+		c.ds.Warnf(pos(0), "text is %d characters; the service's maximum is not documented and the emulator refuses over %d", n, MaxTextWarn).
+			WithHint("split long text into several syntheses")
 	}
 	var tags []Tag
 	rest := s.Text
