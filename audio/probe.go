@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,14 @@ func ProbeReader(rs io.ReadSeeker) (Info, error) {
 		return probeOgg(rs, size)
 	case ContainerFLAC:
 		return probeFLAC(rs)
+	case ContainerAAC:
+		return probeADTS(bufio.NewReaderSize(rs, 64<<10), size)
+	case ContainerAMR:
+		return probeAMR(rs)
+	case ContainerM4A:
+		return probeM4A(rs, size)
+	case ContainerWebM:
+		return probeWebM(rs, size)
 	case ContainerUnknown:
 		if n == 0 {
 			return Info{Container: c}, errors.New("unknown audio container: file is empty")

@@ -125,14 +125,14 @@ func probeMPEG(rs io.ReadSeeker, size int64) (Info, error) {
 	if _, err := rs.Seek(start, io.SeekStart); err != nil {
 		return Info{Container: ContainerMP3}, fmt.Errorf("skip ID3 tag: %w", err)
 	}
-	br := bufio.NewReaderSize(rs, 64<<10)
+	br := bufio.NewReaderSize(rs, 16<<10)
 	if start > 0 {
 		head, _ := br.Peek(8)
 		switch {
 		case bytes.HasPrefix(head, []byte("fLaC")):
 			return probeFLAC(br)
 		case isADTS(head):
-			return Info{Container: ContainerAAC}, fmt.Errorf("%w: duration of aac files", ErrUnsupported)
+			return probeADTS(br, size-start)
 		}
 	}
 	skipped, err := syncMPEG(br, mpegSearch)

@@ -47,6 +47,28 @@ func parseOggPage(b []byte) (oggPage, bool) {
 	return p, true
 }
 
+// readOggPage reads the page at the current position of r.
+func readOggPage(r io.Reader) (oggPage, error) {
+	head := make([]byte, oggHeaderLen, oggHeaderLen+255)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
+	}
+	head = head[:oggHeaderLen+int(head[26])]
+	if _, err := io.ReadFull(r, head[oggHeaderLen:]); err != nil {
+		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
+	}
+	p, ok := parseOggPage(head)
+	if !ok {
+		return oggPage{}, fmt.Errorf("not an Ogg file: first page is malformed")
+	}
+	body := make([]byte, p.size-len(head))
+	if _, err := io.ReadFull(r, body); err != nil {
+		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
+	}
+	p.body = body
+	return p, nil
+}
+
 // oggStream is what the first packet of a logical stream says.
 type oggStream struct {
 	codec    string
@@ -85,11 +107,9 @@ const (
 
 func probeOgg(rs io.ReadSeeker, size int64) (Info, error) {
 	info := Info{Container: ContainerOgg}
-	head := make([]byte, oggHeaderLen+255+255*255)
-	n, _ := io.ReadFull(rs, head)
-	first, ok := parseOggPage(head[:n])
-	if !ok || first.body == nil {
-		return info, fmt.Errorf("not an Ogg file: first page is truncated or malformed")
+	first, err := readOggPage(rs)
+	if err != nil {
+		return info, err
 	}
 	st, err := parseOggHead(first.body)
 	info.Codec, info.SampleRate, info.Channels = st.codec, st.outRate, st.channels

@@ -130,9 +130,13 @@ func TestProbeErrors(t *testing.T) {
 		{"text", []byte("hello, world\n"), `unknown audio container: starts with "hello, world."`, nil},
 		{"truncated wav", []byte("RIFF\x24\x00\x00\x00WAVEfmt "), "not a WAV file: no fmt chunk before offset 12", audio.ErrNotWAV},
 		{"id3 only", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x05"), "hello"...), "not an MP3 file: no MPEG audio frame in the first 65536 bytes after the tags", nil},
-		{"ogg garbage", []byte("OggS\x00\x02garbage"), "not an Ogg file: first page is truncated or malformed", nil},
+		{"ogg garbage", []byte("OggS\x00\x02garbage"), "not an Ogg file: first page is truncated", nil},
 		{"flac truncated", []byte("fLaC\x00\x00\x00\x22\x10\x00"), "not a FLAC file: header is truncated", nil},
-		{"m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), "not supported by voxform: duration of m4a files", audio.ErrUnsupported},
+		{"m4a truncated", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), `not an MP4 file: "ftyp" box at offset 0 has size 32, beyond its parent`, nil},
+		{"m4a without sound", []byte("\x00\x00\x00\x10ftypM4A \x00\x00\x00\x00"), "not an audio file: MP4 without a sound track", nil},
+		{"ogg flac", oggSeed("\x7fFLAC\x01\x00\x00\x01fLaC", 100), "not supported by voxform: FLAC in Ogg", audio.ErrUnsupported},
+		{"webm garbage", []byte("\x1A\x45\xDF\xA3\x00"), "not a WebM file: no EBML header", nil},
+		{"aac junk", []byte("\xFF\xF1\x50\x80\x00\x1F\xFC"), "not an AAC file: no ADTS frame header at the start", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
