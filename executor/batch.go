@@ -251,7 +251,11 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 	if api == manifest.APIBatchLegacy {
 		return x.followLegacy(ctx, jobID, members)
 	}
-	job, err := x.opts.Client.GetJob(ctx, jobID)
+	var job *speechapi.Job
+	err := x.again(ctx, jobID, func() (err error) {
+		job, err = x.opts.Client.GetJob(ctx, jobID)
+		return err
+	})
 	if speechapi.IsCode(err, speechapi.CodeJobNotFound) {
 		return x.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
 	}
@@ -259,7 +263,11 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		return x.failMembers(members, fmt.Errorf("batch job %s: %w", jobID, err), false)
 	}
 	if job.Status == speechapi.JobCreated {
-		if _, err := x.opts.Client.StartJob(ctx, jobID); err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
+		err := x.again(ctx, jobID, func() error {
+			_, err := x.opts.Client.StartJob(ctx, jobID)
+			return err
+		})
+		if err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
 			return x.failMembers(members, fmt.Errorf("start batch job %s: %w", jobID, err), false)
 		}
 	}
@@ -273,7 +281,11 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		}
 		return x.failMembers(members, fmt.Errorf("wait for batch job %s: %w", jobID, err), false)
 	}
-	files, err := x.opts.Client.AllJobFiles(ctx, jobID, "")
+	var files []speechapi.FileRecord
+	err = x.again(ctx, jobID, func() (err error) {
+		files, err = x.opts.Client.AllJobFiles(ctx, jobID, "")
+		return err
+	})
 	if err != nil {
 		return x.failMembers(members, fmt.Errorf("list files of batch job %s: %w", jobID, err), false)
 	}
@@ -288,7 +300,11 @@ func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job,
 		interval = x.pollInterval(speechapi.JobPollIntervalMany)
 	}
 	for {
-		job, err := x.opts.Client.GetJob(ctx, jobID)
+		var job *speechapi.Job
+		err := x.again(ctx, jobID, func() (err error) {
+			job, err = x.opts.Client.GetJob(ctx, jobID)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -301,6 +317,14 @@ func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job,
 			return nil, err
 		}
 	}
+}
+
+// again runs a call that may safely be repeated (a status or listing read,
+// a start whose 409 means started) until it succeeds or fails for good: a
+// response cut mid-body, which the HTTP retries cannot see, is asked for
+// again instead of failing every resource of the job.
+func (x *run) again(ctx context.Context, jobID string, call func() error) error {
+	return speechapi.Retry(ctx, x.retryPolicy("batch job "+jobID), func(int) error { return call() })
 }
 
 // pause waits for d, or until a stop request or cancellation.
@@ -379,10 +403,11 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
 	a := m.action
 	t := a.Desired.Transcription
-	jsonOut, err := createOutput(x.opts.Dir, t.Outputs["json"])
-	if t.Outputs["json"] == "" {
-		jsonOut, err = createOutput(x.opts.Dir, transcriptScratch(t))
+	rel := t.Outputs["json"]
+	if rel == "" {
+		rel = transcriptScratch(t)
 	}
+	jsonOut, err := createOutput(x.opts.Dir, rel)
 	if err != nil {
 		return err
 	}

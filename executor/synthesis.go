@@ -117,14 +117,23 @@ func readEmbedding(path string) (*speechapi.Embedding, error) {
 // JSON, exactly as the service returned it.
 func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 	e := a.Desired.Embedding
-	f, err := os.Open(x.abs(e.ReferenceAudio))
+	var emb *speechapi.Embedding
+	// A response cut mid-body is asked for again: an embedding is not
+	// billed, and the recording is uploaded afresh each attempt.
+	err := speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
+		f, err := os.Open(x.abs(e.ReferenceAudio))
+		if err != nil {
+			return fmt.Errorf("reference audio: %w", err)
+		}
+		defer f.Close()
+		emb, err = x.opts.Client.CreateEmbedding(ctx, e.ReferenceAudio, f)
+		if err != nil {
+			return fmt.Errorf("create embedding: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return result{}, fmt.Errorf("reference audio: %w", err)
-	}
-	defer f.Close()
-	emb, err := x.opts.Client.CreateEmbedding(ctx, e.ReferenceAudio, f)
-	if err != nil {
-		return result{}, fmt.Errorf("create embedding: %w", err)
+		return result{}, err
 	}
 	out, err := createOutput(x.opts.Dir, e.Output)
 	if err != nil {
