@@ -237,3 +237,32 @@ voices:
 		t.Errorf("voices (-want +got):\n%s", diff)
 	}
 }
+
+// TestSpeedWords: slow, medium and fast are 0.85, 1.0 and 1.15; numbers
+// pass through.
+// conformance: TTS-010, TTS-012, TTS-013, TTS-014
+func TestSpeedWords(t *testing.T) {
+	m, ds := load(t, `voices:
+  s: { model: tts-v2.5, voice: Kaveri, language: hi-IN, speed: slow }
+  m: { model: tts-v2.5, voice: Kaveri, language: hi-IN, speed: medium }
+  f: { model: tts-v2.5, voice: Kaveri, language: hi-IN, speed: fast }
+  n: { model: tts-v2.5, voice: Kaveri, language: hi-IN, speed: 0.9 }
+  q: { model: tts-v2.5, voice: Kaveri, language: hi-IN, speed: "1.1" }
+  d: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+`, nil, LoadOptions{})
+	if len(ds) != 0 {
+		t.Fatal(ds)
+	}
+	got := map[string]float64{}
+	for _, v := range m.Voices {
+		if v.Speed == nil {
+			got[v.Name] = -1
+			continue
+		}
+		got[v.Name] = *v.Speed
+	}
+	want := map[string]float64{"s": 0.85, "m": 1.0, "f": 1.15, "n": 0.9, "q": 1.1, "d": -1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("speeds (-want +got):\n%s", diff)
+	}
+}

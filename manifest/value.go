@@ -12,7 +12,7 @@ import (
 // maxValueNodes bounds the size of a converted value, so that an alias
 // bomb (an anchor referenced many times, nested) fails instead of eating
 // memory.
-const maxValueNodes = 2_000_000
+const maxValueNodes = 1_000_000
 
 // ErrTooLarge is returned by ToJSON for a document that expands (through
 // aliases) beyond a sane size.

@@ -149,8 +149,18 @@ func mapError(raw *manifest.Raw, f *manifest.File, doc *yaml.Node, ve *jsonschem
 		ds.Errorf(pos, "invalid name%s in %s", shown(val), what).
 			WithHint("names start with a letter or _ and hold letters, digits, _ and -")
 	case "enum", "const":
+		// Only propertyNames reach here: an unknown key of a map whose
+		// keys are a fixed set (service.paths, catalog.recognition_languages).
 		_, kn, _ := manifest.NodeAt(doc, ve.InstanceLocation)
-		ds.Errorf(posOf(f.Name, nil, kn), "unknown name in %s: %s", what, ve.Message)
+		toks := manifest.SplitPointer(ve.InstanceLocation)
+		name := toks[len(toks)-1]
+		allowed := schemaEnum(ve.AbsoluteKeywordLocation)
+		d := ds.Errorf(posOf(f.Name, nil, kn), "unknown name %q in %s", name, describe(strings.Join(toks[:len(toks)-1], "/")))
+		if s := manifest.Suggest(name, allowed); s != "" {
+			d.WithHint("did you mean %q?", s)
+		} else if len(allowed) > 0 {
+			d.WithHint("names: %s", strings.Join(allowed, ", "))
+		}
 	default:
 		ds.Errorf(pos, "%s: %s", what, ve.Message)
 	}
@@ -206,11 +216,10 @@ func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-// schemaProperties lists the property names of the schema object that
-// holds the keyword at an absolute keyword location.
-func schemaProperties(absLoc string) []string {
+// schemaAt returns the schema value at the fragment of an absolute
+// keyword location.
+func schemaAt(absLoc string) any {
 	_, frag, _ := strings.Cut(absLoc, "#")
-	frag = strings.TrimSuffix(frag, "/additionalProperties")
 	var cur any = schemaDoc
 	for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
 		if t == "" {
@@ -222,7 +231,25 @@ func schemaProperties(absLoc string) []string {
 		}
 		cur = m[t]
 	}
-	m, _ := cur.(map[string]any)
+	return cur
+}
+
+// schemaEnum lists the string values of the enum at a keyword location.
+func schemaEnum(absLoc string) []string {
+	l, _ := schemaAt(absLoc).([]any)
+	var out []string
+	for _, v := range l {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// schemaProperties lists the property names of the schema object that
+// holds the keyword at an absolute keyword location.
+func schemaProperties(absLoc string) []string {
+	m, _ := schemaAt(strings.TrimSuffix(absLoc, "/additionalProperties")).(map[string]any)
 	props, _ := m["properties"].(map[string]any)
 	out := make([]string, 0, len(props))
 	for k := range props {
