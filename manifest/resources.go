@@ -75,6 +75,7 @@ func (x *expander) expandEmbeddings() {
 		e := &Embedding{Name: name, Address: Address(KindEmbedding, name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}
 		x.raw.dropBroken("embeddings", name, fs)
 		sc := x.scope()
+		x.failed = false
 		if p, _, ok := x.str(fs["reference_audio"], sc); ok {
 			e.ReferenceAudio = cleanRel(p)
 		}
@@ -82,6 +83,9 @@ func (x *expander) expandEmbeddings() {
 			e.Output = cleanRel(p)
 		}
 		e.Consent, _, _ = x.str(fs["consent"], sc)
+		if x.failed {
+			continue // reported
+		}
 		x.m.Embeddings = append(x.m.Embeddings, e)
 	}
 }

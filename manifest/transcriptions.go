@@ -33,8 +33,12 @@ func (x *expander) expandTranscriptions() {
 		pos := fieldPositions(fs)
 		x.raw.dropBroken("transcriptions", name, fs)
 		sc := x.scope()
+		x.failed = false
 		proto := x.transcriptionProto(b, fs, sc)
 		proto.Fields = pos
+		if x.failed {
+			continue // reported
+		}
 		x.m.TranscriptionSettings = append(x.m.TranscriptionSettings, proto)
 		if fs["inputs"] == nil && fs["urls"] == nil {
 			x.ds.Errorf(b.Pos(), "transcription %q has neither inputs nor urls", name).

@@ -4,4 +4,9 @@
 // containers, encodings and aliases, sample rates, bitrates, limits), and
 // the semantic validation of a loaded manifest against everything the
 // service documents.
+//
+// Load is the one entry point for reading a manifest: YAML, JSON Schema,
+// expansion and semantic rules, with every problem returned as a sorted,
+// positioned diagnostic. Catalog data comes from Builtin, extended by a
+// manifest's catalog: block with CatalogFor.
 package schema
