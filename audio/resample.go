@@ -63,6 +63,7 @@ type Resampler struct {
 	cutoff   float64 // low-pass cut-off in cycles per input sample * 2
 	half     int     // filter half-width in input samples
 	table    []float64
+	coefs    []float64 // per-phase filter taps when the phase count is small
 
 	buf     []float64 // interleaved input frames, buf[0] is frame base
 	base    int64     // input frame index of buf[0]
@@ -86,7 +87,31 @@ func NewResampler(src SampleSource, from, to int) (*Resampler, error) {
 	r := &Resampler{src: src, ch: src.Channels(), from: int64(from / g), to: int64(to / g), table: sincTable()}
 	r.cutoff = cutoffRatio * math.Min(1, float64(to)/float64(from))
 	r.half = int(math.Ceil(sincZeros / r.cutoff))
+	if taps := 2 * r.half; r.to*int64(taps) <= maxCoefs {
+		r.coefs = make([]float64, r.to*int64(taps))
+		for ph := int64(0); ph < r.to; ph++ {
+			frac := float64(ph) / float64(r.to)
+			for j := 0; j < taps; j++ {
+				r.coefs[ph*int64(taps)+int64(j)] = r.weight(float64(j-r.half+1) - frac)
+			}
+		}
+	}
 	return r, nil
+}
+
+// maxCoefs bounds the per-phase tap table (8 MB); rate pairs needing more
+// phases interpolate the kernel table for every tap instead.
+const maxCoefs = 1 << 20
+
+// weight is the filter tap for an input sample d input frames away from
+// the output instant.
+func (r *Resampler) weight(d float64) float64 {
+	u := math.Abs(d) * r.cutoff * sincRes
+	i := int(u)
+	if i >= len(r.table)-1 {
+		return 0
+	}
+	return r.cutoff * (r.table[i] + (r.table[i+1]-r.table[i])*(u-float64(i)))
 }
 
 func gcd(a, b int) int {
@@ -118,8 +143,7 @@ func (r *Resampler) ReadSamples(dst []float64) (int, error) {
 		if r.inEOF && ip >= r.inTotal {
 			return n * r.ch, io.EOF
 		}
-		frac := float64(pos%r.to) / float64(r.to)
-		r.interpolate(dst[n*r.ch:(n+1)*r.ch], ip, frac)
+		r.interpolate(dst[n*r.ch:(n+1)*r.ch], ip, pos%r.to)
 		r.out++
 		n++
 	}
@@ -155,23 +179,39 @@ func (r *Resampler) fill(upto int64) error {
 	return nil
 }
 
-// interpolate computes one output frame at input instant ip+frac.
-func (r *Resampler) interpolate(out []float64, ip int64, frac float64) {
+// interpolate computes one output frame at input instant ip+frac, where
+// frac is phase/to.
+func (r *Resampler) interpolate(out []float64, ip, phase int64) {
 	for c := range out {
 		out[c] = 0
 	}
-	for k := ip - int64(r.half) + 1; k <= ip+int64(r.half); k++ {
+	taps := int64(2 * r.half)
+	first := ip - int64(r.half) + 1
+	var coefs []float64
+	if r.coefs != nil {
+		coefs = r.coefs[phase*taps : (phase+1)*taps]
+	}
+	if coefs != nil && r.ch == 1 && first >= r.base && first+taps <= r.inTotal {
+		x := r.buf[first-r.base : first-r.base+taps]
+		sum := 0.0
+		for j, w := range coefs {
+			sum += w * x[j]
+		}
+		out[0] = sum
+		return
+	}
+	frac := float64(phase) / float64(r.to)
+	for j := int64(0); j < taps; j++ {
+		k := first + j
 		if k < 0 || k >= r.inTotal || k < r.base {
 			continue
 		}
-		d := math.Abs(float64(k-ip)-frac) * r.cutoff
-		u := d * sincRes
-		i := int(u)
-		if i >= len(r.table)-1 {
-			continue
+		var w float64
+		if coefs != nil {
+			w = coefs[j]
+		} else {
+			w = r.weight(float64(k-ip) - frac)
 		}
-		w := r.table[i] + (r.table[i+1]-r.table[i])*(u-float64(i))
-		w *= r.cutoff
 		at := (k - r.base) * int64(r.ch)
 		for c := range out {
 			out[c] += w * r.buf[at+int64(c)]

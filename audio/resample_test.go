@@ -64,6 +64,7 @@ func rms(x []float64) float64 {
 func TestResamplerKeepsFrequencyAndDuration(t *testing.T) {
 	tests := []struct{ from, to int }{
 		{48000, 16000}, {8000, 16000}, {22050, 16000}, {44100, 8000}, {16000, 48000}, {24000, 22050}, {16000, 16000},
+		{44100, 47999}, // too many phases for a per-phase table: interpolated kernel
 	}
 	for _, tt := range tests {
 		t.Run(fmtRates(tt.from, tt.to), func(t *testing.T) {
@@ -103,7 +104,7 @@ func TestResamplerRemovesAliases(t *testing.T) {
 		from, to int
 		freq     float64
 	}{
-		{48000, 16000, 10000}, {44100, 8000, 5000}, {22050, 16000, 9000},
+		{48000, 16000, 10000}, {44100, 8000, 5000}, {22050, 16000, 9000}, {47999, 16001, 9000},
 	}
 	for _, tt := range tests {
 		t.Run(fmtRates(tt.from, tt.to), func(t *testing.T) {
@@ -126,3 +127,22 @@ func TestNewResamplerRejects(t *testing.T) {
 }
 
 func fmtRates(from, to int) string { return fmt.Sprintf("%dto%d", from, to) }
+
+// TestResamplerStreams checks that the resampler reads only about a
+// filter's width ahead of what it outputs, whatever the input length.
+func TestResamplerStreams(t *testing.T) {
+	for _, tt := range []struct{ from, to int }{{48000, 16000}, {8000, 16000}, {44100, 47999}} {
+		t.Run(fmtRates(tt.from, tt.to), func(t *testing.T) {
+			in := &sineSource{rate: tt.from, ch: 1, frames: tt.from * 3600, freq: 440, amp: 0.5}
+			r, _ := audio.NewResampler(in, tt.from, tt.to)
+			buf := make([]float64, 1000)
+			if n, err := r.ReadSamples(buf); n != 1000 || err != nil {
+				t.Fatalf("ReadSamples = %d, %v", n, err)
+			}
+			need := 1000 * tt.from / tt.to
+			if in.pos > need+2048 {
+				t.Errorf("read %d input frames to produce 1000 output frames (need about %d)", in.pos, need)
+			}
+		})
+	}
+}
