@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+)
+
+// TestGeneratedProjectsLoad checks, at small sizes, that the generated
+// manifests load without a diagnostic and expand as the harness expects.
+func TestGeneratedProjectsLoad(t *testing.T) {
+	cases := []struct {
+		name   string
+		write  func(dir string) error
+		syn, n int
+	}{
+		{"syntheses", func(d string) error { return writeSyntheses(d, 50, 4) }, 50, 0},
+		{"long", func(d string) error { return writeLong(d, "websocket", longText(60)) }, 1, 0},
+		{"recordings", func(d string) error { return writeRecordings(d, 12) }, 0, 12},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := c.write(dir); err != nil {
+				t.Fatal(err)
+			}
+			m, ds := schema.Load(dir, manifest.LoadOptions{})
+			if len(ds) != 0 {
+				t.Fatalf("diagnostics: %v", ds)
+			}
+			if len(m.Syntheses) != c.syn || len(m.Transcriptions) != c.n {
+				t.Fatalf("got %d syntheses and %d transcriptions, want %d and %d", len(m.Syntheses), len(m.Transcriptions), c.syn, c.n)
+			}
+		})
+	}
+}
+
+// TestPromptTextsDistinct checks that the 10,000 prompts have distinct
+// texts, so that each has its own fingerprint and audio.
+func TestPromptTextsDistinct(t *testing.T) {
+	seen := map[string]int{}
+	for i := range 10_000 {
+		s := promptText(i)
+		if j, ok := seen[s]; ok {
+			t.Fatalf("prompts %d and %d are both %q", j, i, s)
+		}
+		seen[s] = i
+	}
+}
+
+// TestRecordingIsValidWAV checks a generated recording with the audio
+// package's prober.
+func TestRecordingIsValidWAV(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.wav")
+	if err := writeTone(p, 3); err != nil {
+		t.Fatal(err)
+	}
+	info, err := audio.Probe(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.SampleRate != 16000 || info.Channels != 1 || info.Duration.Seconds() != recordingSeconds {
+		t.Fatalf("recording is %+v", info)
+	}
+}
+
+// TestParseBench reads `go test -bench` output with packages, sub-benchmarks
+// and custom units.
+func TestParseBench(t *testing.T) {
+	out := "goos: linux\npkg: github.com/voxform/voxform/state\nBenchmarkJournalAppend/resources=10-2   \t     100\t   1234567 ns/op\t  2048 B/op\t  12 allocs/op\n" +
+		"pkg: github.com/voxform/voxform/bench\nBenchmarkSSEStream/raw-2 \t 3\t 5000 ns/op\t 200.5 MB/s\nPASS\n"
+	got := parseBench([]byte(out))
+	if len(got) != 2 || got[0].Name != "BenchmarkJournalAppend/resources=10" || got[0].Pkg != "github.com/voxform/voxform/state" ||
+		len(got[0].Metrics) != 3 || got[0].Metrics[0].Value != 1234567 || got[1].Metrics[1].Unit != "MB/s" || got[1].Iterations != 3 {
+		t.Fatalf("parsed %+v", got)
+	}
+	if m := missingBenches(got); len(m) != len(goBenches)-2 {
+		t.Fatalf("missing %v", m)
+	}
+}
+
+// BenchmarkBuild10k measures planner.Build (canonical requests and
+// fingerprints) over 10,000 loaded syntheses.
+func BenchmarkBuild10k(b *testing.B) {
+	dir := b.TempDir()
+	if err := writeSyntheses(dir, 10_000, 4); err != nil {
+		b.Fatal(err)
+	}
+	m, ds := schema.Load(dir, manifest.LoadOptions{})
+	if ds.HasErrors() {
+		b.Fatal(ds)
+	}
+	none := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
+	for b.Loop() {
+		d, err := planner.Build(m, none)
+		if err != nil || len(d) != 10_000 {
+			b.Fatalf("build: %d resources, %v", len(d), err)
+		}
+	}
+}
+
+// BenchmarkSSEStream measures the client's SSE path: 1 MiB of 16 kHz audio
+// in 64 chunk events, in the documented form (raw PCM chunks) and in the
+// live service's (each chunk a whole WAV file, joined RIFF-aware into one).
+func BenchmarkSSEStream(b *testing.B) {
+	const chunks, size = 64, 16 << 10
+	pcm := bytes.Repeat([]byte{0x10, 0x02}, size/2)
+	f := audio.Format{SampleRate: 16000, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
+	var hdr bytes.Buffer
+	if err := audio.WriteWAVHeader(&hdr, f, size); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, container string
+		piece           []byte
+	}{
+		{"raw", "raw", pcm},
+		{"wav-per-chunk", "wav", append(hdr.Bytes(), pcm...)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			client := sseServer(b, sseBody(chunks, c.piece))
+			req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
+				AudioConfig: &speechapi.AudioConfig{Container: c.container, SampleRate: 16000}}
+			out, err := os.Create(filepath.Join(b.TempDir(), "out"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer out.Close()
+			b.SetBytes(chunks * size)
+			for b.Loop() {
+				if err := speechapi.Rewind(out); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := client.SynthesizeStream(context.Background(), req, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// sseBody is a reference-form event stream of n chunks of piece.
+func sseBody(n int, piece []byte) string {
+	var sb strings.Builder
+	sb.WriteString("event: start\ndata: {\"status\": \"streaming_started\"}\n\n")
+	enc := base64.StdEncoding.EncodeToString(piece)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "event: chunk\ndata: {\"chunk_index\": %d, \"audio\": \"%s\", \"is_final\": false}\n\n", i, enc)
+	}
+	fmt.Fprintf(&sb, "event: complete\ndata: {\"chunk_index\": %d, \"audio\": \"\", \"is_final\": true}\n\n", n+1)
+	return sb.String()
+}
+
+// sseServer serves body as an event stream and returns a client for it.
+func sseServer(b *testing.B, body string) *speechapi.Client {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(body))
+	}))
+	b.Cleanup(srv.Close)
+	c, err := speechapi.New(speechapi.Config{BaseURL: srv.URL, APIKey: "bench-key", Retries: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// TestReadUsage reads GNU time's output, also after a "Command terminated"
+// line.
+func TestReadUsage(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t")
+	if err := os.WriteFile(p, []byte("Command terminated by signal 9\n20480 1.50 0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var m measured
+	if err := readUsage(p, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.MaxRSS != 20<<20 || m.CPU != 1750*time.Millisecond {
+		t.Fatalf("got %+v", m)
+	}
+}

@@ -1,0 +1,23 @@
+// Command bench measures the targets of SPEC section 11 on the machine it
+// runs on and prints a table of figure vs target, also written as markdown
+// to bench/out/results.md (not committed):
+//
+//	go run ./bench           # full sizes: under ten minutes on 2 cores
+//	go run ./bench -quick    # reduced sizes: a couple of minutes
+//	go run ./bench -only P3,P5
+//
+// It builds the voxform binary once and runs it as a separate process in
+// projects it generates in a temporary directory (a 10,000-row CSV
+// for_each, one hour-long synthesis per transport, 1,000 recordings),
+// against an emulator it serves in its own process on a loopback port
+// (VOXFORM_BASE_URL, VOXFORM_API_KEY). The emulator uses its synthetic
+// waveform, never espeak-ng, so that its own speed does not dominate. Wall
+// time, CPU time and peak RSS are those of the voxform process alone
+// (getrusage of the child); API calls come from GET /_emulator/stats.
+//
+// It then runs the Go micro-benchmarks of the hot paths (planning,
+// fingerprints, manifest loading, the state journal, SSE parsing) with
+// `go test -run '^$' -bench`; those of other packages stay in their
+// packages. The tests of this package are quick checks of the generators,
+// so `go test ./...` stays fast.
+package main

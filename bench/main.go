@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const usage = `Usage: go run ./bench [flags]
+
+Measures the targets of SPEC section 11 on this machine: builds voxform,
+generates large projects in a temporary directory, runs voxform against an
+emulator, runs the Go micro-benchmarks, and prints a table of figure vs
+target (also written as markdown to -out).
+
+Flags:
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == "profile" {
+		if err := profileCmd(ctx, os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			if !errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			}
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the harness's flags.
+type options struct {
+	quick     bool
+	out       string
+	only      string
+	keep      bool
+	benchtime string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	var o options
+	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings): a couple of minutes, no verdict on size-bound targets")
+	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: large (P1 P2 P4 P7 P8), P3, P5, P6, go")
+	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
+	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the Go benchmarks (default 3x, quick 1x)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := bench(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// bench runs the selected measurements and writes the report. A failed
+// measurement is reported and the others still run.
+func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "voxform-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintf(stderr, "bench: working in %s (kept)\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+	rep := &report{Command: commandLine(o), Started: time.Now(), Quick: o.quick, Machine: describeMachine()}
+	timeBin, err := findTime()
+	if err != nil {
+		return err
+	}
+	logf("building voxform")
+	bin, err := buildBinary(ctx, root, work)
+	if err != nil {
+		return err
+	}
+	logs := filepath.Join(work, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	h := &harness{sz: fullSizes, r: &runner{bin: bin, timeBin: timeBin, logs: logs}, work: work, keep: o.keep, log: logf}
+	if o.quick {
+		h.sz = quickSizes
+	}
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"large", h.largeProject}, {"P3", h.latencyApply}, {"P5", h.longSynthesis}, {"P6", h.batchTranscription},
+	}
+	for _, s := range steps {
+		if !selected(o.only, s.name) {
+			continue
+		}
+		logf("running %s", s.name)
+		if err := s.run(ctx); err != nil {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("%s: %v", s.name, err))
+			logf("%s failed: %v", s.name, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	rep.Results = h.results
+	if selected(o.only, "go") {
+		runGo(ctx, o, root, rep, logf)
+	}
+	rep.Elapsed = time.Since(rep.Started)
+	rep.LoadEnd = describeMachine().LoadAvg
+	return writeReport(rep, root, o.out, stdout)
+}
+
+// runGo runs the Go benchmarks into the report.
+func runGo(ctx context.Context, o options, root string, rep *report, logf func(string, ...any)) {
+	bt := o.benchtime
+	if bt == "" {
+		bt = "3x"
+		if o.quick {
+			bt = "1x"
+		}
+	}
+	logf("running the Go benchmarks (-benchtime %s)", bt)
+	lines, cmd, err := runGoBenches(ctx, root, bt)
+	rep.BenchCmd = cmd
+	if err != nil {
+		rep.Failures = append(rep.Failures, "go benchmarks: "+err.Error())
+		return
+	}
+	rep.Bench, rep.Missing = lines, missingBenches(lines)
+}
+
+// writeReport prints the markdown and writes it to out.
+func writeReport(rep *report, root, out string, stdout io.Writer) error {
+	var buf bytes.Buffer
+	rep.write(&buf)
+	stdout.Write(buf.Bytes())
+	if out == "" {
+		return nil
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	fmt.Fprintf(stdout, "\n(written to %s)\n", out)
+	if len(rep.Failures) > 0 {
+		return fmt.Errorf("%d measurement(s) failed", len(rep.Failures))
+	}
+	return nil
+}
+
+func selected(only, name string) bool {
+	if only == "" {
+		return true
+	}
+	for _, s := range strings.Split(only, ",") {
+		if strings.EqualFold(strings.TrimSpace(s), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandLine(o options) string {
+	c := "go run ./bench"
+	if o.quick {
+		c += " -quick"
+	}
+	if o.only != "" {
+		c += " -only " + o.only
+	}
+	return c
+}
+
+// moduleRoot finds the voxform module from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module github.com/voxform/voxform\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run the harness inside the voxform module (go run ./bench)")
+		}
+		dir = parent
+	}
+}

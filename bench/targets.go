@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/voxform/voxform/emulator"
+)
+
+// result is one row of the table: a target of SPEC section 11 with the
+// figure measured on this machine.
+type result struct {
+	ID, What, Target string
+	Figure           string
+	// Verdict is "met", "MISSED", or why there is none (e.g. a quick run
+	// at reduced sizes).
+	Verdict string
+	Details []string
+}
+
+// sizes are the sizes of one run: SPEC section 11's, or reduced (-quick).
+type sizes struct {
+	quick       bool
+	syntheses   int           // P1, P2, P4, P7, P8
+	applied     int           // P3
+	latency     time.Duration // P3
+	parallelism int           // P3
+	audioSecs   float64       // P5
+	recordings  int           // P6
+	runs        int           // repetitions of each timed plan/validate
+}
+
+var fullSizes = sizes{syntheses: 10_000, applied: 1_000, latency: 50 * time.Millisecond, parallelism: 16,
+	audioSecs: 3600, recordings: 1_000, runs: 3}
+
+var quickSizes = sizes{quick: true, syntheses: 2_000, applied: 400, latency: 50 * time.Millisecond, parallelism: 16,
+	audioSecs: 600, recordings: 200, runs: 1}
+
+// harness runs the measurements and collects their results.
+type harness struct {
+	sz   sizes
+	r    *runner
+	work string
+	keep bool
+	log  func(format string, args ...any)
+
+	results []result
+}
+
+func (h *harness) add(r result) {
+	h.log("%s: %s (%s)", r.ID, r.Figure, r.Verdict)
+	h.results = append(h.results, r)
+}
+
+// verdict compares a figure with its target; a quick run's reduced sizes
+// do not compare with targets set for full sizes.
+func (h *harness) verdict(ok, sizeDependent bool) string {
+	switch {
+	case h.sz.quick && sizeDependent:
+		return "n/a (quick: reduced size)"
+	case ok:
+		return "met"
+	default:
+		return "MISSED"
+	}
+}
+
+// timed runs voxform h.sz.runs times (before each, prepare, if set) and
+// returns the median run.
+func (h *harness) timed(ctx context.Context, want int, dir string, prepare func() error, args ...string) (measured, []time.Duration, error) {
+	var all []measured
+	var walls []time.Duration
+	for range h.sz.runs {
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return measured{}, nil, err
+			}
+		}
+		m, err := h.r.mustExit(ctx, want, dir, "", args...)
+		if err != nil {
+			return m, nil, err
+		}
+		all = append(all, m)
+		walls = append(walls, m.Wall)
+	}
+	return median(all), walls, nil
+}
+
+// largeProject measures P8, P4, P7, P2 and P1 on one generated project of
+// h.sz.syntheses syntheses: validate it, apply it, apply it again, then plan
+// it without and with the hash cache.
+func (h *harness) largeProject(ctx context.Context) error {
+	n := h.sz.syntheses
+	dir := filepath.Join(h.work, "syntheses")
+	if err := writeSyntheses(dir, n, 4); err != nil {
+		return fmt.Errorf("generate %d syntheses: %w", n, err)
+	}
+	if !h.keep {
+		defer os.RemoveAll(dir)
+	}
+	if err := h.validate(ctx, dir, n); err != nil {
+		return err
+	}
+	e, err := startEmulator(emulator.Options{})
+	if err != nil {
+		return err
+	}
+	defer e.stop()
+	if err := h.applyLarge(ctx, e, dir, n); err != nil {
+		return err
+	}
+	if err := h.applyAgain(ctx, e, dir, n); err != nil {
+		return err
+	}
+	return h.planLarge(ctx, dir, n)
+}
+
+// validate is P8.
+func (h *harness) validate(ctx context.Context, dir string, n int) error {
+	m, walls, err := h.timed(ctx, 0, dir, nil, "validate")
+	if err != nil {
+		return err
+	}
+	h.add(result{ID: "P8", What: fmt.Sprintf("validate a %s-row for_each", thousands(n)), Target: "<= 0.3 s",
+		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
+		Verdict: h.verdict(m.Wall <= 300*time.Millisecond, true),
+		Details: []string{fmt.Sprintf("`voxform validate`, whole process, median of %s; peak RSS %s", runsOf(walls), mib(m.MaxRSS))},
+	})
+	return nil
+}
+
+// applyLarge is P4.
+func (h *harness) applyLarge(ctx context.Context, e *emu, dir string, n int) error {
+	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
+	if err != nil {
+		return err
+	}
+	st, err := e.stats(ctx)
+	if err != nil {
+		return err
+	}
+	files, bytes, err := countFiles(filepath.Join(dir, "build"))
+	if err != nil {
+		return err
+	}
+	if files != n {
+		return fmt.Errorf("apply of %d syntheses wrote %d files: see %s", n, files, m.LogPath)
+	}
+	h.add(result{ID: "P4", What: fmt.Sprintf("apply %s syntheses, emulator latency 0", thousands(n)), Target: "<= 15 s in all",
+		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
+		Verdict: h.verdict(m.Wall <= 15*time.Second, true),
+		Details: []string{fmt.Sprintf("`voxform apply -auto-approve` (parallelism 4, the default), whole process: %s s wall, %s s CPU, peak RSS %s; "+
+			"%s files, %s in all (%s a file); API requests: %s",
+			secs(m.Wall), secs(m.CPU), mib(m.MaxRSS), thousands(files), mib(bytes), kb(bytes/int64(max(files, 1))), st.describe())},
+	})
+	return nil
+}
+
+// applyAgain is P7: a second apply with nothing changed calls nothing.
+func (h *harness) applyAgain(ctx context.Context, e *emu, dir string, n int) error {
+	before, err := e.stats(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
+	if err != nil {
+		return err
+	}
+	after, err := e.stats(ctx)
+	if err != nil {
+		return err
+	}
+	calls := after.total() - before.total()
+	h.add(result{ID: "P7", What: "API calls of a second apply with nothing changed", Target: "0",
+		Figure:  fmt.Sprint(calls),
+		Verdict: h.verdict(calls == 0, false),
+		Details: []string{fmt.Sprintf("second `voxform apply -auto-approve` of the %s syntheses of P4 (every output re-hashed: the hash cache does not trust hashes taken within 100 ms of a write): "+
+			"%d requests (GET /_emulator/stats before and after), %s s wall, peak RSS %s", thousands(n), calls, secs(m.Wall), mib(m.MaxRSS))},
+	})
+	return nil
+}
+
+// planLarge is P2 (no hash cache) then P1 (warm hash cache). Both use
+// -detailed-exitcode and require exit 0: nothing to change.
+func (h *harness) planLarge(ctx context.Context, dir string, n int) error {
+	noCache := func() error { return os.RemoveAll(filepath.Join(dir, ".voxform")) }
+	cold, coldWalls, err := h.timed(ctx, 0, dir, noCache, "plan", "-detailed-exitcode")
+	if err != nil {
+		return err
+	}
+	files, bytes, err := countFiles(filepath.Join(dir, "build"))
+	if err != nil {
+		return err
+	}
+	h.add(result{ID: "P2", What: fmt.Sprintf("plan, %s syntheses, fresh clone (no hash cache, %s outputs of ~%s)", thousands(n), thousands(files), kb(bytes/int64(max(files, 1)))),
+		Target: "<= 3 s", Figure: fmt.Sprintf("%s s", secs(cold.Wall)),
+		Verdict: h.verdict(cold.Wall <= 3*time.Second, true),
+		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0: no changes) after removing .voxform/, median of %s; %s s CPU, peak RSS %s; "+
+			"%s hashed; the files are in the OS page cache (written by P4), as after a checkout", runsOf(coldWalls), secs(cold.CPU), mib(cold.MaxRSS), mib(bytes))},
+	})
+	warm, warmWalls, err := h.timed(ctx, 0, dir, nil, "plan", "-detailed-exitcode")
+	if err != nil {
+		return err
+	}
+	h.add(result{ID: "P1", What: fmt.Sprintf("plan, %s syntheses, nothing changed, warm hash cache", thousands(n)), Target: "<= 0.5 s",
+		Figure:  fmt.Sprintf("%s s", secs(warm.Wall)),
+		Verdict: h.verdict(warm.Wall <= 500*time.Millisecond, true),
+		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0), median of %s; %s s CPU, peak RSS %s", runsOf(warmWalls), secs(warm.CPU), mib(warm.MaxRSS))},
+	})
+	return nil
+}
+
+// latencyApply is P3: apply with emulator latency at parallelism 16,
+// against the ideal n*latency/parallelism.
+func (h *harness) latencyApply(ctx context.Context) error {
+	n, lat, par := h.sz.applied, h.sz.latency, h.sz.parallelism
+	dir := filepath.Join(h.work, "latency")
+	if err := writeSyntheses(dir, n, 4); err != nil {
+		return err
+	}
+	if !h.keep {
+		defer os.RemoveAll(dir)
+	}
+	e, err := startEmulator(emulator.Options{Latency: lat})
+	if err != nil {
+		return err
+	}
+	defer e.stop()
+	plan, err := h.r.mustExit(ctx, 2, dir, "", "plan", "-detailed-exitcode")
+	if err != nil {
+		return err
+	}
+	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve", fmt.Sprintf("-parallelism=%d", par))
+	if err != nil {
+		return err
+	}
+	st, err := e.stats(ctx)
+	if err != nil {
+		return err
+	}
+	ideal := time.Duration(n) * lat / time.Duration(par)
+	ratio := float64(m.Wall) / float64(ideal)
+	h.add(result{ID: "P3", What: fmt.Sprintf("apply %s syntheses, emulator latency %v, parallelism %d", thousands(n), lat, par),
+		Target: "<= 1.15 x ideal", Figure: fmt.Sprintf("%.2f x (%s s; ideal %s s)", ratio, secs(m.Wall), secs(ideal)),
+		Verdict: h.verdict(ratio <= 1.15, false),
+		Details: []string{fmt.Sprintf("ideal = %d x %v / %d = %s s; `voxform apply -auto-approve -parallelism=%d`, whole process (loading, planning and state included): %s s wall, %s s CPU, peak RSS %s; "+
+			"a plan alone of the same project takes %s s; API requests: %s",
+			n, lat, par, secs(ideal), par, secs(m.Wall), secs(m.CPU), mib(m.MaxRSS), secs(plan.Wall), st.describe())},
+	})
+	return nil
+}
