@@ -74,86 +74,88 @@ type mp4Track struct {
 var mp4Codecs = map[string]string{"mp4a": "aac", "alac": "alac", "Opus": "opus", "fLaC": "flac",
 	"samr": "amr_nb", "sawb": "amr_wb", "ac-3": "ac3", ".mp3": "mp3", "ulaw": "mulaw", "alaw": "alaw"}
 
+// mp4Probe accumulates what the box walk learns.
+type mp4Probe struct {
+	rs         io.ReadSeeker
+	movieScale uint32
+	movieDur   uint64
+	sound      *mp4Track
+	depth      int
+}
+
 // probeM4A reads the movie header and the first sound track of an ISO
 // base media file (m4a, mp4), seeking over media data.
 func probeM4A(rs io.ReadSeeker, size int64) (Info, error) {
 	info := Info{Container: ContainerM4A}
-	var movieScale uint32
-	var movieDur uint64
-	var sound *mp4Track
-	var walk func(b mp4Box, t *mp4Track) error
-	depth := 0
-	walk = func(b mp4Box, t *mp4Track) error {
-		depth++
-		defer func() { depth-- }()
-		if depth > 8 {
-			return fmt.Errorf("not an MP4 file: boxes nested too deep at offset %d", b.start)
-		}
-		switch b.typ {
-		case "moov", "mdia", "minf", "stbl":
-			return mp4Walk(rs, b.start, b.end, func(c mp4Box) error { return walk(c, t) })
-		case "trak":
-			nt := &mp4Track{}
-			if err := mp4Walk(rs, b.start, b.end, func(c mp4Box) error { return walk(c, nt) }); err != nil {
-				return err
-			}
-			if nt.handler == "soun" && sound == nil {
-				sound = nt
-			}
-		case "mvhd", "mdhd":
-			body, err := mp4Body(rs, b, 32)
-			if err != nil {
-				return err
-			}
-			scale, dur, ok := mp4Times(body)
-			if !ok {
-				return fmt.Errorf("not an MP4 file: %q box is too short", b.typ)
-			}
-			if b.typ == "mvhd" {
-				movieScale, movieDur = scale, dur
-			} else if t != nil {
-				t.timescale, t.duration = scale, dur
-			}
-		case "hdlr":
-			body, err := mp4Body(rs, b, 12)
-			if err == nil && len(body) == 12 && t != nil {
-				t.handler = string(body[8:12])
-			}
-		case "stsd":
-			body, err := mp4Body(rs, b, 512)
-			if err == nil && len(body) >= 44 && t != nil {
-				t.sampleEntry(body[8:])
-			}
-		}
-		return nil
-	}
-	err := mp4Walk(rs, 0, size, func(b mp4Box) error { return walk(b, nil) })
-	if err != nil {
+	p := &mp4Probe{rs: rs}
+	if err := mp4Walk(rs, 0, size, func(b mp4Box) error { return p.box(b, nil) }); err != nil {
 		return info, err
 	}
-	if sound == nil {
+	s := p.sound
+	if s == nil {
 		return info, fmt.Errorf("not an audio file: MP4 without a sound track")
 	}
-	info.Codec, info.Channels = sound.codec, sound.channels
-	info.SampleRate = sound.rate
+	info.Codec, info.Channels, info.SampleRate = s.codec, s.channels, s.rate
 	if info.SampleRate == 0 { // rates over 65535 do not fit the sample entry
-		info.SampleRate = int(sound.timescale)
+		info.SampleRate = int(s.timescale)
 	}
 	// The movie duration follows the edit list, which trims the encoder
 	// priming samples the media duration still counts.
 	switch {
-	case movieScale > 0 && movieDur > 0:
-		info.Duration = mp4Duration(movieDur, movieScale)
-	case sound.timescale > 0:
-		info.Duration = mp4Duration(sound.duration, sound.timescale)
+	case p.movieScale > 0 && p.movieDur > 0:
+		info.Duration = mp4Duration(p.movieDur, p.movieScale)
+	case s.timescale > 0:
+		info.Duration = mp4Duration(s.duration, s.timescale)
 	}
 	if info.Duration == 0 {
 		return info, fmt.Errorf("%w: MP4 without a duration (fragmented?)", ErrUnsupported)
 	}
-	if secs := info.Duration.Seconds(); secs > 0 {
-		info.Bitrate = int(float64(size) * 8 / secs)
-	}
+	info.Bitrate = int(float64(size) * 8 / info.Duration.Seconds())
 	return info, nil
+}
+
+// box handles one box; t is the track being read, if any.
+func (p *mp4Probe) box(b mp4Box, t *mp4Track) error {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 8 {
+		return fmt.Errorf("not an MP4 file: boxes nested too deep at offset %d", b.start)
+	}
+	switch b.typ {
+	case "moov", "mdia", "minf", "stbl":
+		return mp4Walk(p.rs, b.start, b.end, func(c mp4Box) error { return p.box(c, t) })
+	case "trak":
+		nt := &mp4Track{}
+		if err := mp4Walk(p.rs, b.start, b.end, func(c mp4Box) error { return p.box(c, nt) }); err != nil {
+			return err
+		}
+		if nt.handler == "soun" && p.sound == nil {
+			p.sound = nt
+		}
+	case "mvhd", "mdhd":
+		body, err := mp4Body(p.rs, b, 32)
+		if err != nil {
+			return err
+		}
+		scale, dur, ok := mp4Times(body)
+		if !ok {
+			return fmt.Errorf("not an MP4 file: %q box is too short", b.typ)
+		}
+		if b.typ == "mvhd" {
+			p.movieScale, p.movieDur = scale, dur
+		} else if t != nil {
+			t.timescale, t.duration = scale, dur
+		}
+	case "hdlr":
+		if body, err := mp4Body(p.rs, b, 12); err == nil && len(body) == 12 && t != nil {
+			t.handler = string(body[8:12])
+		}
+	case "stsd":
+		if body, err := mp4Body(p.rs, b, 512); err == nil && len(body) >= 44 && t != nil {
+			t.sampleEntry(body[8:])
+		}
+	}
+	return nil
 }
 
 // mp4Times reads timescale and duration from an mvhd or mdhd body.
@@ -209,38 +211,15 @@ func (t *mp4Track) sampleEntry(e []byte) {
 // its sampling frequency index and channel configuration.
 func aacConfig(d []byte) (rate, channels int, ok bool) {
 	for len(d) >= 2 {
-		tag := d[0]
-		n, i := 0, 1
-		for ; i < len(d) && i <= 4; i++ {
-			n = n<<7 | int(d[i]&0x7F)
-			if d[i]&0x80 == 0 {
-				break
-			}
-		}
-		i++
-		if i > len(d) {
+		tag, body, ok := mp4Descriptor(d)
+		if !ok {
 			return 0, 0, false
 		}
-		body := d[i:]
 		switch tag {
 		case 0x03: // ES_Descriptor: ES_ID, flags, optional fields
-			if len(body) < 3 {
+			if d, ok = esChildren(body); !ok {
 				return 0, 0, false
 			}
-			flags, skip := body[2], 3
-			if flags&0x80 != 0 {
-				skip += 2
-			}
-			if flags&0x40 != 0 && len(body) > skip {
-				skip += 1 + int(body[skip])
-			}
-			if flags&0x20 != 0 {
-				skip += 2
-			}
-			if skip > len(body) {
-				return 0, 0, false
-			}
-			d = body[skip:]
 		case 0x04: // DecoderConfigDescriptor: 13 bytes before its children
 			if len(body) < 13 {
 				return 0, 0, false
@@ -264,4 +243,41 @@ func aacConfig(d []byte) (rate, channels int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// mp4Descriptor splits an MPEG-4 descriptor into its tag and the rest
+// (its body and whatever follows; bodies nest, so the rest is kept).
+func mp4Descriptor(d []byte) (tag byte, rest []byte, ok bool) {
+	i := 1
+	for ; i < len(d) && i <= 4; i++ {
+		if d[i]&0x80 == 0 {
+			break
+		}
+	}
+	i++
+	if i > len(d) {
+		return 0, nil, false
+	}
+	return d[0], d[i:], true
+}
+
+// esChildren skips the fixed and optional fields of an ES_Descriptor.
+func esChildren(body []byte) ([]byte, bool) {
+	if len(body) < 3 {
+		return nil, false
+	}
+	flags, skip := body[2], 3
+	if flags&0x80 != 0 {
+		skip += 2
+	}
+	if flags&0x40 != 0 && len(body) > skip {
+		skip += 1 + int(body[skip])
+	}
+	if flags&0x20 != 0 {
+		skip += 2
+	}
+	if skip > len(body) {
+		return nil, false
+	}
+	return body[skip:], true
 }
