@@ -1,10 +1,8 @@
 package planner
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -258,17 +256,4 @@ func Fingerprint(kind string, request map[string]any) (string, error) {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// Canonical encodes v as compact JSON with object keys sorted at every level
-// and no HTML escaping. Equal values give equal bytes, whether numbers are Go
-// integers or the float64s of decoded JSON.
-func Canonical(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -27,7 +27,7 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 			reasons = append(reasons, "replacement requested")
 		}
 		if prior.Fingerprint != d.Fingerprint {
-			reasons = append(reasons, changeReasons(prior.Request, d)...)
+			reasons = append(reasons, changeReasons(prior.RequestFields(), d)...)
 		}
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))

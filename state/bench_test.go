@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
@@ -30,5 +31,24 @@ func BenchmarkJournalAppend(b *testing.B) {
 			b.StopTimer()
 			rec.Close()
 		})
+	}
+}
+
+// BenchmarkDecode10k reads a state of 10,000 syntheses.
+func BenchmarkDecode10k(b *testing.B) {
+	f := New()
+	for i := range 10_000 {
+		r := sampleResource(fmt.Sprintf("प्रॉम्प्ट संख्या %d के लिए यह वाक्य बोला जाएगा", i))
+		f.Resources[fmt.Sprintf(`synthesis.menu["p%05d"]`, i)] = r
+	}
+	data, err := MarshalSorted(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Decode(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

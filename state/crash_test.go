@@ -146,7 +146,7 @@ func TestKillWhileRecording(t *testing.T) {
 			if !ok {
 				t.Fatalf("run %d: confirmed entry %s lost", run, addr)
 			}
-			if r.Request["text"] != addr || r.Status != StatusComplete {
+			if r.RequestFields()["text"] != addr || r.Status != StatusComplete {
 				t.Fatalf("run %d: entry %s corrupt: %+v", run, addr, r)
 			}
 		}

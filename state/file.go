@@ -47,8 +47,12 @@ type Resource struct {
 	// Fingerprint is the SHA-256 of the canonical request (SPEC section 4).
 	Fingerprint string `json:"fingerprint"`
 	// Request is the canonical request the fingerprint was computed from,
-	// text included, with the content hashes of input files.
-	Request map[string]any `json:"request,omitempty"`
+	// text included, with the content hashes of input files. Set it when
+	// recording; a decoded state keeps the request undecoded (a plan of an
+	// unchanged project never needs it) and RequestFields decodes it.
+	Request map[string]any `json:"-"`
+	// rawRequest is the request as read from the file.
+	rawRequest json.RawMessage
 	// Outputs are the files written, with their hashes.
 	Outputs []Output `json:"outputs,omitempty"`
 
@@ -74,6 +78,72 @@ type Resource struct {
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// RequestFields returns the recorded request: Request if set, else the
+// request read from the file, decoded on each call (nil if there is none).
+func (r *Resource) RequestFields() map[string]any {
+	if r.Request != nil || len(r.rawRequest) == 0 {
+		return r.Request
+	}
+	var m map[string]any
+	if json.Unmarshal(r.rawRequest, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// resourcePlain has Resource's fields without its methods.
+type resourcePlain Resource
+
+// resourceJSON is the file form of a Resource.
+type resourceJSON struct {
+	resourcePlain
+	Request json.RawMessage `json:"request,omitempty"`
+}
+
+func (rj *resourceJSON) resource() *Resource {
+	r := Resource(rj.resourcePlain)
+	if len(rj.Request) > 0 && string(rj.Request) != "null" {
+		r.rawRequest = rj.Request
+	}
+	return &r
+}
+
+// MarshalJSON writes the request (set or as read) under "request".
+func (r *Resource) MarshalJSON() ([]byte, error) {
+	aux := resourceJSON{resourcePlain: resourcePlain(*r), Request: r.rawRequest}
+	if r.Request != nil {
+		b, err := marshalNoEscape(r.Request)
+		if err != nil {
+			return nil, err
+		}
+		aux.Request = b
+	}
+	return marshalNoEscape(aux)
+}
+
+// UnmarshalJSON reads a resource, refusing unknown fields and keeping the
+// request undecoded.
+func (r *Resource) UnmarshalJSON(b []byte) error {
+	var aux resourceJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&aux); err != nil {
+		return err
+	}
+	*r = *aux.resource()
+	return nil
+}
+
+// fileJSON is the file form of a File; decoding it directly (rather than
+// through Resource.UnmarshalJSON) scans the file once.
+type fileJSON struct {
+	Version        int                      `json:"version"`
+	Lineage        string                   `json:"lineage"`
+	Serial         int64                    `json:"serial"`
+	VoxformVersion string                   `json:"voxform_version"`
+	Resources      map[string]*resourceJSON `json:"resources"`
 }
 
 // Output is one file a resource wrote.
@@ -140,42 +210,55 @@ func (f *File) Clone() *File {
 // ErrNewerVersion is returned for a state file written by a newer voxform.
 var ErrNewerVersion = errors.New("state file format is newer than this voxform supports")
 
-// Decode reads a state file. The version is read first, and a version this
-// voxform does not know is refused before anything else is interpreted.
+// Decode reads a state file. The version decides first: a version this
+// voxform does not know is refused with that message, whatever else the file
+// holds. (The happy path parses once; the version is re-read on its own only
+// when the full decode fails or finds a foreign version.)
 func Decode(r io.Reader) (*File, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
 	}
+	var fj fileJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	derr := dec.Decode(&fj)
+	f := File{Version: fj.Version, Lineage: fj.Lineage, Serial: fj.Serial, VoxformVersion: fj.VoxformVersion,
+		Resources: make(map[string]*Resource, len(fj.Resources))}
+	if derr != nil || f.Version != FormatVersion {
+		if err := checkVersion(data); err != nil {
+			return nil, err
+		}
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("read state: %s", jsonErr(data, derr))
+	}
+	for a, rj := range fj.Resources {
+		if rj == nil {
+			return nil, fmt.Errorf("read state: resource %s is null", a)
+		}
+		f.Resources[a] = rj.resource()
+	}
+	return &f, nil
+}
+
+// checkVersion reads only the version of a state file.
+func checkVersion(data []byte) error {
 	var head struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("read state: %s", jsonErr(data, err))
+		return fmt.Errorf("read state: %s", jsonErr(data, err))
 	}
 	switch {
 	case head.Version == nil:
-		return nil, errors.New("read state: no version field: not a voxform state file")
+		return errors.New("read state: no version field: not a voxform state file")
 	case *head.Version > FormatVersion:
-		return nil, fmt.Errorf("read state: version %d: %w (%d); upgrade voxform", *head.Version, ErrNewerVersion, FormatVersion)
+		return fmt.Errorf("read state: version %d: %w (%d); upgrade voxform", *head.Version, ErrNewerVersion, FormatVersion)
 	case *head.Version < 1:
-		return nil, fmt.Errorf("read state: unknown version %d", *head.Version)
+		return fmt.Errorf("read state: unknown version %d", *head.Version)
 	}
-	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("read state: %s", jsonErr(data, err))
-	}
-	if f.Resources == nil {
-		f.Resources = map[string]*Resource{}
-	}
-	for a, r := range f.Resources {
-		if r == nil {
-			return nil, fmt.Errorf("read state: resource %s is null", a)
-		}
-	}
-	return &f, nil
+	return nil
 }
 
 // jsonErr adds a line number to a JSON syntax error.

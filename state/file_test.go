@@ -58,8 +58,8 @@ func TestEncodeSortedReadable(t *testing.T) {
 	if diff := cmp.Diff(f.Resources["synthesis.b"].Outputs, got.Resources["synthesis.b"].Outputs); diff != "" {
 		t.Error(diff)
 	}
-	if got.Resources["synthesis.b"].Request["speed"] != 1.15 {
-		t.Errorf("speed = %v", got.Resources["synthesis.b"].Request["speed"])
+	if got.Resources["synthesis.b"].RequestFields()["speed"] != 1.15 {
+		t.Errorf("speed = %v", got.Resources["synthesis.b"].RequestFields()["speed"])
 	}
 }
 

@@ -1,0 +1,314 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/state"
+)
+
+func init() {
+	register(&command{name: "plan", synopsis: "show what apply would change and what it would cost", run: runPlan})
+}
+
+const planUsage = `
+Usage: voxform plan [flags]
+
+Compares the manifest with voxform.state.json and shows each resource to
+create (+), replace (-/+), repair (!), move (>), resume (~) or delete (-),
+with its reasons and the billable cost.
+
+Exit status: 0 success, 1 error; with -detailed-exitcode 0 no changes,
+1 error, 2 changes.
+
+Flags:
+`
+
+// planFlags are the flags shared by plan (and usable by apply).
+type planFlags struct {
+	vars     varFlags
+	targets  []string
+	replace  []string
+	refresh  bool
+	destroy  bool
+	noColor  bool
+	jsonOut  bool
+	out      string
+	detailed bool
+}
+
+// options returns the planner options of the flags.
+func (f *planFlags) options() planner.Options {
+	return planner.Options{Targets: f.targets, Replace: f.replace, Destroy: f.destroy, NoRefresh: !f.refresh}
+}
+
+func runPlan(ctx context.Context, env *Env, args []string) error {
+	var f planFlags
+	fs := newFlagSet(env, "plan", planUsage)
+	f.vars.register(fs)
+	fs.Var(repeated{&f.targets}, "target", "plan only `ADDR` (or a whole block) and what it depends on (repeatable)")
+	fs.Var(repeated{&f.replace}, "replace", "replace `ADDR` even if unchanged (repeatable)")
+	fs.BoolVar(&f.refresh, "refresh", true, "hash outputs to find missing or modified files (-refresh=false trusts the state)")
+	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
+	fs.BoolVar(&f.noColor, "no-color", false, "no colours in the output")
+	fs.BoolVar(&f.jsonOut, "json", false, "newline-delimited JSON messages instead of the table")
+	fs.StringVar(&f.out, "out", "", "save the plan to `FILE` for 'voxform apply FILE'")
+	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("plan: unexpected argument %q", fs.Arg(0))
+	}
+	return doPlan(ctx, env, &f)
+}
+
+func doPlan(ctx context.Context, env *Env, f *planFlags) error {
+	diags := env.Stderr
+	var jsonDiag io.Writer
+	if f.jsonOut {
+		jsonDiag = env.Stdout
+	}
+	pr, err := preparePlan(ctx, env, &f.vars, f.options(), "plan", diags, jsonDiag)
+	if pr != nil {
+		defer pr.release()
+	}
+	if err != nil && (pr == nil || pr.plan == nil || !errors.Is(err, planner.ErrBudget)) {
+		return jsonError(env, f.jsonOut, err)
+	}
+	budgetErr := err
+	p := pr.plan
+	if f.jsonOut {
+		if err := p.WriteJSON(env.Stdout, pr.manifest.Budget); err != nil {
+			return err
+		}
+	} else if err := p.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, f.noColor)}); err != nil {
+		return err
+	}
+	if budgetErr != nil {
+		return jsonError(env, f.jsonOut, withHint(budgetErr, "raise the budget in the manifest, or plan less at once with -target"))
+	}
+	if f.out != "" {
+		if err := writePlanFile(env, f.out, planner.NewSaved(p, pr.manifest, f.vars.vars, f.vars.files)); err != nil {
+			return err
+		}
+		if !f.jsonOut {
+			fmt.Fprintf(env.Stdout, "\nSaved the plan to %s. To perform exactly these actions, run: voxform apply %s\n", f.out, f.out)
+		}
+	}
+	if f.detailed && p.HasChanges() {
+		return exitCode(ExitChanges, nil)
+	}
+	return nil
+}
+
+// jsonError reports err also as a diagnostic message in -json mode.
+func jsonError(env *Env, jsonOut bool, err error) error {
+	if jsonOut && err != nil {
+		writeJSONLine(env.Stdout, planner.DiagnosticMessage{Type: planner.MsgDiagnostic, Severity: "error", Message: err.Error()})
+	}
+	return err
+}
+
+func useColor(env *Env, noColor bool) bool {
+	return !noColor && env.Interactive && (env.Getenv == nil || env.Getenv("NO_COLOR") == "")
+}
+
+// preparedPlan is a computed plan with the locked state it came from. The
+// apply command uses the same steps.
+type preparedPlan struct {
+	manifest *manifest.Manifest
+	backend  *state.Local
+	lock     state.Unlocker
+	recorder *state.Recorder
+	state    *state.File
+	cache    *state.HashCache
+	plan     *planner.Plan
+}
+
+// release unlocks the state.
+func (p *preparedPlan) release() {
+	if p.recorder != nil {
+		p.recorder.Close()
+	}
+	if p.lock != nil {
+		p.lock.Unlock()
+	}
+}
+
+// preparePlan loads and validates the manifest (diagnostics to human, or as
+// JSON messages to jsonDiag when set), locks the state for op, folds a
+// journal left by a process that died, hashes inputs and outputs through the
+// hash cache and computes the plan. On a budget error the plan is returned
+// with the error. The caller releases the result.
+func preparePlan(ctx context.Context, env *Env, vars *varFlags, opts planner.Options, op string, human, jsonDiag io.Writer) (*preparedPlan, error) {
+	pr := &preparedPlan{backend: state.NewLocal(env.Dir)}
+	var err error
+	if pr.lock, err = lockState(pr.backend, op); err != nil {
+		return nil, err
+	}
+	// Read the state and the hash cache while the manifest loads: on a
+	// large project each takes a good share of the plan's time.
+	type opened struct {
+		rec *state.Recorder
+		err error
+	}
+	stateCh, cacheCh := make(chan opened, 1), make(chan *state.HashCache, 1)
+	go func() {
+		rec, err := pr.backend.Open(pr.lock, nil)
+		stateCh <- opened{rec, err}
+	}()
+	go func() { cacheCh <- state.OpenHashCache(env.Dir) }()
+	m, merr := loadForPlan(env, vars, human, jsonDiag)
+	o := <-stateCh
+	pr.recorder, pr.cache, pr.manifest = o.rec, <-cacheCh, m
+	if merr != nil {
+		return pr, merr
+	}
+	if o.err != nil {
+		return pr, o.err
+	}
+	pr.state = pr.recorder.Snapshot()
+	desired, hash, err := buildDesired(ctx, m, pr.state, pr.cache, !opts.NoRefresh)
+	if err != nil {
+		return pr, err
+	}
+	pr.plan, err = planner.Compute(planner.Input{
+		Desired: desired, State: pr.state, Hash: hash, Probe: probeFunc(m.Dir),
+		Options: opts, Budget: m.Budget,
+	})
+	if serr := pr.cache.Save(); serr != nil && err == nil {
+		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
+	}
+	return pr, err
+}
+
+// loadForPlan loads the manifest, writing diagnostics for people or as JSON.
+func loadForPlan(env *Env, vars *varFlags, human, jsonDiag io.Writer) (*manifest.Manifest, error) {
+	if jsonDiag == nil {
+		return loadManifest(env, vars)
+	}
+	m, ds := schema.Load(env.Dir, vars.options(env))
+	for _, d := range ds {
+		writeJSONLine(jsonDiag, planner.Diagnostic(d))
+	}
+	if err := diagnosticsError(ds); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// lockState locks the state, explaining what to do when someone holds it.
+func lockState(b *state.Local, op string) (state.Unlocker, error) {
+	lk, err := b.Lock(op)
+	var le *state.LockedError
+	if errors.As(err, &le) {
+		hint := "wait for it to finish"
+		if le.Info.ID != "" {
+			hint += fmt.Sprintf("; if it is stuck, stop it, then run 'voxform force-unlock %s'", le.Info.ID)
+		}
+		return nil, withHint(err, hint)
+	}
+	return lk, err
+}
+
+// buildDesired hashes the inputs (and, when refreshing, the recorded
+// outputs) in parallel through the cache and builds the desired resources.
+// The returned HashFunc answers from those hashes, hashing other paths on
+// demand.
+func buildDesired(ctx context.Context, m *manifest.Manifest, st *state.File, cache *state.HashCache, refresh bool) ([]*planner.Desired, planner.HashFunc, error) {
+	paths := planner.InputFiles(m)
+	if refresh {
+		paths = append(paths, planner.OutputFiles(st)...)
+	}
+	hashes, err := cache.HashAll(ctx, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	hash := func(p string) (state.FileHash, error) {
+		if h, ok := hashes[p]; ok {
+			return h, nil
+		}
+		return cache.Hash(p)
+	}
+	desired, err := planner.Build(m, hash)
+	return desired, hash, err
+}
+
+// probeFunc measures transcription inputs for the cost line.
+func probeFunc(dir string) planner.ProbeFunc {
+	return func(p string) (float64, error) {
+		info, err := audio.Probe(filepath.Join(dir, p))
+		if err != nil {
+			return 0, err
+		}
+		return info.Duration.Seconds(), nil
+	}
+}
+
+// writePlanFile saves a plan atomically.
+func writePlanFile(env *Env, name string, s *planner.SavedPlan) error {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
+	return state.WriteFileAtomic(path, 0o600, s.Write)
+}
+
+// loadPlanFile reads a saved plan and checks it against the current state
+// and manifest: a plan for another state (lineage), an older state (serial)
+// or another manifest (hash, variables, input files) is refused. It returns
+// the manifest loaded with the plan's variables. apply calls it under the
+// state lock, with st read from the locked recorder.
+func loadPlanFile(env *Env, name string, st *state.File, cache *state.HashCache) (*planner.SavedPlan, *manifest.Manifest, error) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
+	s, err := readPlanFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	vars := &varFlags{vars: s.Vars, files: s.VarFiles}
+	m, err := loadManifest(env, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.Check(st, m); err != nil {
+		return nil, nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
+	}
+	if err := s.Bind(m, cache.Hash); err != nil {
+		return nil, nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
+	}
+	return s, m, nil
+}
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func readPlanFile(path string) (*planner.SavedPlan, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan file: %w", err)
+	}
+	defer fh.Close()
+	s, err := planner.ReadSaved(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "read plan file: "))
+	}
+	return s, nil
+}

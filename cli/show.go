@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+func init() {
+	register(&command{name: "show", synopsis: "show the state, or a saved plan", run: runShow})
+}
+
+const showUsage = `
+Usage: voxform show [flags] [PLANFILE]
+
+Without PLANFILE, shows every recorded resource of voxform.state.json (with
+-json: the state itself). With PLANFILE, shows the saved plan, which must
+still match the state and the manifest.
+
+Flags:
+`
+
+func runShow(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "show", showUsage)
+	jsonOut := fs.Bool("json", false, "JSON output")
+	noColor := fs.Bool("no-color", false, "no colours in the output")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch fs.NArg() {
+	case 0:
+		return showState(env, *jsonOut)
+	case 1:
+		return showPlan(env, fs.Arg(0), *jsonOut, *noColor)
+	}
+	return usageErrorf("show: too many arguments")
+}
+
+func showState(env *Env, jsonOut bool) error {
+	st, err := state.NewLocal(env.Dir).Read()
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		return st.Encode(env.Stdout)
+	}
+	if len(st.Resources) == 0 {
+		fmt.Fprintln(env.Stdout, "The state is empty.")
+		return nil
+	}
+	return renderState(env.Stdout, st)
+}
+
+// renderState writes one row per recorded resource.
+func renderState(w io.Writer, st *state.File) error {
+	table := tablewriter.NewTable(w,
+		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	table.Header("ADDRESS", "STATUS", "OUTPUTS", "BILLED")
+	for _, addr := range st.Addresses() {
+		r := st.Resources[addr]
+		var outs []string
+		for _, o := range r.Outputs {
+			outs = append(outs, o.Path)
+		}
+		status := r.Status
+		if r.JobID != "" && r.Status == state.StatusPending {
+			status += " (job " + r.JobID + ")"
+		}
+		if err := table.Append([]string{addr, status, strings.Join(outs, ", "), billedCell(r)}); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d resource%s, state serial %d, lineage %s.\n", len(st.Resources), pluralS(len(st.Resources)), st.Serial, st.Lineage)
+	return err
+}
+
+func billedCell(r *state.Resource) string {
+	switch {
+	case r.BilledCharacters > 0:
+		return planner.Thousands(r.BilledCharacters) + " chars"
+	case r.BilledAudioSeconds > 0:
+		return planner.Duration(r.BilledAudioSeconds) + " audio"
+	}
+	return ""
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func showPlan(env *Env, name string, jsonOut, noColor bool) error {
+	b := state.NewLocal(env.Dir)
+	st, err := b.Read()
+	if err != nil {
+		return err
+	}
+	s, m, err := loadPlanFile(env, name, st, state.OpenHashCache(env.Dir))
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		return s.Plan.WriteJSON(env.Stdout, m.Budget)
+	}
+	return s.Plan.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, noColor)})
+}
