@@ -81,8 +81,11 @@ func (c *checker) checkEmbeddingFile(v *manifest.Voice) {
 		c.ds.Errorf(pos, "embedding_file %q is not an embedding JSON object: %v", v.EmbeddingFile, err)
 		return
 	}
-	if obj.Embedding == nil || obj.Dtype == nil || len(obj.Shape) != 2 {
+	switch {
+	case obj.Embedding == nil || obj.Dtype == nil || len(obj.Shape) != 2:
 		c.ds.Errorf(pos, "embedding_file %q lacks embedding, shape (two integers) or dtype", v.EmbeddingFile)
+	case obj.Shape[1] != 768:
+		c.ds.Warnf(pos, "embedding_file %q has shape %v; the service's embeddings are N x 768", v.EmbeddingFile, obj.Shape)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 
 // TestAudioLimits checks the documented per-API limits on input files,
 // probed from generated WAV headers (sparse files, so hours cost nothing).
+//
+// conformance: STT-031, STT-032, OB-032, BJ-095, BJ-098, ERR-016, ERR-035
 func TestAudioLimits(t *testing.T) {
 	tests := []struct {
 		name  string
