@@ -121,6 +121,9 @@ func (j *WAVJoiner) Add(piece []byte) error {
 	} else if !j.known && len(piece) > 0 {
 		return fmt.Errorf("join WAV piece %d: raw audio before any WAV header, and no format given", j.pieces)
 	}
+	if len(data) == 0 {
+		return nil
+	}
 	return j.write(data)
 }
 
