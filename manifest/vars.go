@@ -45,7 +45,7 @@ func (x *expander) resolveVars() map[string]value {
 			continue
 		}
 		if !declared[name] {
-			d := x.ds.Errorf(pos, "-var %s: no variable %q is declared", name, name)
+			d := x.ds.Errorf(pos, "no variable %q is declared", name)
 			if s := Suggest(name, mapKeys(declared)); s != "" {
 				d.WithHint("did you mean %q?", s)
 			} else {
