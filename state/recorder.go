@@ -38,9 +38,6 @@ func newRecorder(s store, f *File, now func() time.Time) *Recorder {
 	if now == nil {
 		now = time.Now
 	}
-	if f.Lineage == "" {
-		f.Lineage = NewLineage()
-	}
 	return &Recorder{store: s, state: f, now: now}
 }
 
@@ -131,6 +128,11 @@ func (r *Recorder) journal() (*journalWriter, error) {
 		return nil, ErrClosed
 	}
 	if r.j == nil {
+		// A new state gets its lineage with its first record, so that a
+		// plan of a directory never applied binds to "no state yet".
+		if r.state.Lineage == "" {
+			r.state.Lineage = NewLineage()
+		}
 		j, err := r.store.createJournal(r.state.Lineage, r.state.Serial)
 		if err != nil {
 			return nil, err
