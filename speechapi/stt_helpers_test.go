@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
-	"net/http"
 	"math"
 	"math/rand/v2"
+	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,7 @@ func (e *recogEmu) advance(d time.Duration) {
 // recogStats is the subset of GET /_emulator/stats the tests read.
 type recogStats struct {
 	Requests                     map[string]int64 `json:"requests"`
+	FaultsInjected               map[string]int64 `json:"faults_injected"`
 	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
 	BatchJobsCreated             int64            `json:"batch_jobs_created"`
 	BatchJobsStarted             int64            `json:"batch_jobs_started"`
@@ -199,9 +201,15 @@ func rawMultipart(t *testing.T, url string, fields map[string]string, fileField 
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
-		if err := mw.WriteField(k, v); err != nil {
+		h := textproto.MIMEHeader{"Content-Disposition": {`form-data; name="` + k + `"`}}
+		if k == "config" {
+			h.Set("Content-Type", "application/json")
+		}
+		w, err := mw.CreatePart(h)
+		if err != nil {
 			t.Fatal(err)
 		}
+		io.WriteString(w, v)
 	}
 	for i := range count {
 		w, err := mw.CreateFormFile(fileField, fmt.Sprintf("f%d.wav", i))

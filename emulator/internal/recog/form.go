@@ -24,6 +24,7 @@ type upload struct {
 // form is a parsed multipart/form-data request.
 type form struct {
 	fields map[string][]string
+	types  map[string]string // Content-Type of each field part, when given
 	files  map[string][]upload
 	dir    string
 	total  int64 // bytes of the body read
@@ -83,7 +84,7 @@ func readForm(r *http.Request, maxFile, maxBody int64) (*form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	f := &form{fields: map[string][]string{}, files: map[string][]upload{}, dir: dir}
+	f := &form{fields: map[string][]string{}, types: map[string]string{}, files: map[string][]upload{}, dir: dir}
 	for {
 		p, err := mr.NextPart()
 		if err == io.EOF {
@@ -118,6 +119,7 @@ func (f *form) add(name, filename, ctype string, r io.Reader, maxFile int64) err
 			return &tooLargeError{What: "field " + name, Limit: maxField}
 		}
 		f.fields[name] = append(f.fields[name], string(b))
+		f.types[name] = ctype
 		return nil
 	}
 	out, err := os.CreateTemp(f.dir, "part-*"+filepath.Ext(filepath.Base(filename)))

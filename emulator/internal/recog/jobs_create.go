@@ -178,7 +178,10 @@ func (s *service) newUploadJob(r *http.Request) (*job, *apiError) {
 		return nil, invalid("%v", err)
 	}
 	defer f.cleanup()
-	raw, _ := f.value("config")
+	raw, ok := f.value("config")
+	if mt, _, _ := mime.ParseMediaType(f.types["config"]); ok && mt != "application/json" {
+		return nil, invalid("the config part must be sent with Content-Type application/json")
+	}
 	cfg, langs, aerr := checkConfig(json.RawMessage(raw))
 	if aerr != nil {
 		return nil, aerr
