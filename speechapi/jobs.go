@@ -186,9 +186,10 @@ func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []strin
 	return c.createJob(ctx, body, "application/json")
 }
 
-// createJob posts a create. A create is not retried after a connection
-// error that may have reached the service? It is: a job that was created
-// but never started costs nothing and is found by ListJobs.
+// createJob posts a create. Like every call it is retried on 429, 5xx and
+// connection errors; a retry after a create that did reach the service
+// leaves a job in CREATED that costs nothing, is never started, and shows
+// in ListJobs (SPEC section 4: orphans are found and cancelled there).
 func (c *Client) createJob(ctx context.Context, body any, ctype string) (*CreateJobResult, error) {
 	var out CreateJobResult
 	if err := c.call(ctx, http.MethodPost, c.url(EndpointJobs, ""), body, ctype, nil, &out); err != nil {

@@ -2,6 +2,7 @@ package speechapi_test
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/voxform/voxform/speechapi"
 )
@@ -11,3 +12,7 @@ func asServiceError(err error) (*speechapi.Error, bool) {
 	ok := errors.As(err, &se)
 	return se, ok
 }
+
+func newGet(url string) (*http.Request, error) { return http.NewRequest(http.MethodGet, url, nil) }
+
+func doReq(req *http.Request) (*http.Response, error) { return http.DefaultClient.Do(req) }

@@ -3,6 +3,7 @@ package speechapi_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,16 @@ func TestTranscribeRealtimeCustomPath(t *testing.T) {
 	_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
 	if err == nil {
 		t.Fatal("a path the emulator does not serve worked")
+	}
+}
+
+// TestTranscribeRealtimeDropped checks that a stream cut without a close
+// is an incomplete result, never a short transcript.
+func TestTranscribeRealtimeDropped(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{DropRate: 1})
+	_, err := e.client.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
+	var ie *speechapi.IncompleteError
+	if !errors.As(err, &ie) || !speechapi.IsTemporary(err) {
+		t.Fatalf("dropped stream: %v", err)
 	}
 }

@@ -104,10 +104,7 @@ func checkSourceURL(raw string) (*url.URL, string) {
 	if !isLoopback(u.Hostname()) {
 		return nil, fmt.Sprintf("ENOTFOUND: could not reach host %s (the emulator fetches loopback addresses only)", u.Hostname())
 	}
-	if u.Scheme == "http" {
-		return u, "" // allowed on loopback only
-	}
-	return u, ""
+	return u, "" // https, or http on loopback
 }
 
 // get downloads raw into w and returns an error message for the file

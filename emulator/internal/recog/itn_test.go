@@ -57,3 +57,14 @@ func TestIndianGroup(t *testing.T) {
 		}
 	}
 }
+
+// FuzzITN checks that ITN never panics, whatever the text.
+func FuzzITN(f *testing.F) {
+	f.Add("five hundred rupees and ten paise", "en-IN", true)
+	f.Add("दो या तीन", "hi-IN", false)
+	f.Add("double", "en-IN", false)
+	f.Add("and and or nineteen", "hi-IN", true)
+	f.Fuzz(func(t *testing.T, text, lang string, native bool) {
+		_ = itn(text, lang, native)
+	})
+}
