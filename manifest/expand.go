@@ -156,6 +156,7 @@ func (x *expander) catalog() {
 	}
 	c := &x.m.Catalog
 	c.Pos = b.Pos()
+	c.Fields = fieldPositions(fs)
 	sc := x.scope()
 	listMap := func(name string) map[string][]string {
 		f := fs[name]
@@ -166,6 +167,7 @@ func (x *expander) catalog() {
 		for k, lf := range fieldsOf(f.File, deref(f.Val)) {
 			l, _, _ := x.strList(lf, sc)
 			out[k] = l
+			c.Fields[name+"."+k] = nodePos(lf.File, lf.Key)
 		}
 		return out
 	}

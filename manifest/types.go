@@ -113,6 +113,9 @@ type CatalogExtension struct {
 	// batch_legacy) to extra language codes.
 	RecognitionLanguages map[string][]string
 	Pos                  Pos
+	// Fields holds the position of each key: "voices.MODEL",
+	// "languages.MODEL", "recognition_languages.API", "models".
+	Fields map[string]Pos
 }
 
 // Budget refuses a plan that costs more (SPEC section 5). Nil fields are unlimited.

@@ -74,10 +74,14 @@ func isLoopback(host string) bool {
 
 func (c *checker) checkCatalog() {
 	ext := c.m.Catalog
-	for _, group := range []map[string][]string{ext.Voices, ext.Languages} {
-		for model := range group {
+	for _, group := range []string{"voices", "languages"} {
+		m := ext.Voices
+		if group == "languages" {
+			m = ext.Languages
+		}
+		for _, model := range sortedKeys(m) {
 			if c.cat.Model(model) == nil {
-				d := c.ds.Errorf(ext.Pos, "catalog: unknown model %q", model)
+				d := c.ds.Errorf(fieldPos(ext.Fields, group+"."+model, ext.Pos), "catalog: unknown model %q", model)
 				if sg := manifest.Suggest(model, c.cat.ModelNames()); sg != "" {
 					d.WithHint("did you mean %q?", sg)
 				} else {

@@ -145,7 +145,7 @@ transcriptions:
 	for _, d := range ds {
 		msgs = append(msgs, d.String())
 	}
-	want := []string{"voxform.yaml:2:1: error: catalog: unknown model \"tts-v9\"\nhint: declare new models under catalog.models"}
+	want := []string{"voxform.yaml:4:51: error: catalog: unknown model \"tts-v9\"\nhint: declare new models under catalog.models"}
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
