@@ -50,7 +50,7 @@ func decodeWAV(r io.Reader) (*Decoded, error) {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
 	var data io.Reader = r
-	if h.dataBytes != UnknownSize {
+	if h.dataBytes > 0 { // 0 and UnknownSize: to the end, as in probeWAV
 		data = io.LimitReader(r, h.dataBytes)
 	}
 	return DecodeRaw(data, h.format, ContainerWAV)

@@ -94,8 +94,10 @@ func probeWAV(rs io.ReadSeeker, size int64) (Info, error) {
 	if err != nil {
 		return Info{Container: ContainerWAV}, err
 	}
+	// A data size of 0 with audio after it is a streaming header whose RIFF
+	// size was patched but not its data size; ffprobe reads it to the end too.
 	data := size - h.offset
-	if h.dataBytes != UnknownSize && h.dataBytes < data {
+	if h.dataBytes > 0 && h.dataBytes < data {
 		data = h.dataBytes
 	}
 	return rawInfo(ContainerWAV, h.format, data), nil

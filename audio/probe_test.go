@@ -92,6 +92,34 @@ func soxGen(name string, secs float64, args ...string) func(*testing.T) string {
 	}
 }
 
+// TestProbeWAVSizes checks probing of headers whose sizes disagree with the
+// file, against ffprobe.
+func TestProbeWAVSizes(t *testing.T) {
+	data := make([]byte, 32000)
+	fmtc := chunk("fmt ", fmtBody(1, 1, 16000, 16))
+	tests := []struct {
+		name string
+		in   []byte
+	}{
+		{"data size 0, audio follows", riff(36, fmtc, []byte("data\x00\x00\x00\x00"), data)},
+		{"streaming sizes", riff(0xFFFFFFFF, fmtc, []byte("data\xff\xff\xff\xff"), data)},
+		{"data size larger than the file", riff(0x10000, fmtc, []byte("data\x00\x00\x01\x00"), data)},
+		{"data size smaller, LIST after", riff(uint32(4+len(fmtc)+8+16000+16), fmtc, chunk("data", data[:16000]), chunk("LIST", []byte("INFOabcd")))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, "a.wav", tt.in)
+			got, err := audio.Probe(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ffprobe(t, path).Duration; absDur(got.Duration-want) > time.Millisecond {
+				t.Errorf("duration %v, ffprobe %v", got.Duration, want)
+			}
+		})
+	}
+}
+
 func TestProbeRaw(t *testing.T) {
 	tests := []struct {
 		size int64
