@@ -112,7 +112,7 @@ func TestJobSourceValidation(t *testing.T) {
 	}
 }
 
-// conformance: BJ-052, BJ-059, BJ-071, BJ-072, BJ-087, ERR-011, ERR-030, ERR-031, ERR-033, BJ-076, BJ-077, BJ-079
+// conformance: BJ-027, BJ-049, BJ-052, BJ-059, BJ-070, BJ-071, BJ-072, BJ-087, ERR-011, ERR-030, ERR-031, ERR-033, BJ-076, BJ-077, BJ-079
 func TestJobLifecycleErrors(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()
@@ -140,6 +140,13 @@ func TestJobLifecycleErrors(t *testing.T) {
 	}
 	if _, err := e.client.WaitJob(ctx, created.JobID, fastPoll); err != nil {
 		t.Fatal(err)
+	}
+	// Neither the status nor the files listing holds transcript text.
+	for _, path := range []string{"", "/files"} {
+		_, m := rawJSON(t, http.MethodGet, e.http.URL+"/stt/v3/batch/jobs/"+created.JobID+path, "")
+		if b, _ := json.Marshal(m); strings.Contains(string(b), "full_transcript") || strings.Contains(string(b), `"segments"`) || len(m) == 0 {
+			t.Errorf("GET job%s holds transcript text: %s", path, b)
+		}
 	}
 	for name, call := range map[string]func() error{
 		"status": func() error { _, err := e.client.GetJob(ctx, "job_nope"); return err },

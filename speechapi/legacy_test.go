@@ -158,3 +158,34 @@ func TestLegacyRejects(t *testing.T) {
 		t.Errorf("unknown job: %v", se)
 	}
 }
+
+// conformance: OB-033, OB-034
+func TestPlanLegacy(t *testing.T) {
+	src := func(name string, size int64) speechapi.Source { return speechapi.Source{Name: name, Size: size} }
+	sizes := func(plan [][]speechapi.Source) []int {
+		var out []int
+		for _, g := range plan {
+			out = append(out, len(g))
+		}
+		return out
+	}
+	var small []speechapi.Source
+	for i := range 25 {
+		small = append(small, src(fmt.Sprint(i), 1000))
+	}
+	plan, err := speechapi.PlanLegacy(small)
+	if err != nil || fmt.Sprint(sizes(plan)) != "[10 10 5]" {
+		t.Errorf("25 small files: %v %v", sizes(plan), err)
+	}
+	plan, err = speechapi.PlanLegacy([]speechapi.Source{src("a", 30e6), src("b", 30e6), src("c", 30e6)})
+	if err != nil || fmt.Sprint(sizes(plan)) != "[2 1]" {
+		t.Errorf("3 x 30 MB: %v %v", sizes(plan), err)
+	}
+	var fe *speechapi.FileError
+	if _, err := speechapi.PlanLegacy([]speechapi.Source{src("huge.wav", 80e6)}); !errors.As(err, &fe) || fe.Path != "huge.wav" {
+		t.Errorf("80 MB file: %v", err)
+	}
+	if _, err := speechapi.PlanLegacy([]speechapi.Source{src("r.wav", -1)}); err == nil {
+		t.Error("unknown size accepted")
+	}
+}
