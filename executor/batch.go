@@ -440,6 +440,10 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	if err != nil {
 		return err
 	}
+	// The download is discarded before the record, so that a temporary file
+	// only ever exists for a resource that is not yet recorded, and is
+	// therefore in the next plan, which sweeps it.
+	jsonOut.Abort()
 	secs := meta.DurationSeconds
 	if secs == 0 && rec.DurationSeconds != nil {
 		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
