@@ -203,7 +203,7 @@ func TestURLJobLongAndSilent(t *testing.T) {
 	}
 }
 
-// conformance: ERR-017, ERR-018, ERR-019, ERR-034
+// conformance: ERR-017, ERR-018, ERR-019, ERR-026, ERR-034
 func TestRecognitionRetriesFaults(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{FailRate: 0.3, RateLimit: 0.2, Seed: 7})
 	c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k", Retries: 20,
@@ -222,6 +222,13 @@ func TestRecognitionRetriesFaults(t *testing.T) {
 	res, err := c.RunJob(ctx, hiConfig, []speechapi.Source{src}, speechapi.RunOptions{Poll: fastPoll})
 	if err != nil || res.Jobs[0].Status != speechapi.JobCompleted {
 		t.Fatal(err)
+	}
+	sub, err := c.SubmitLegacy(ctx, []speechapi.Source{src, src}, speechapi.LegacyOptions{LanguageCode: "hi-IN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job, err := c.WaitLegacy(ctx, sub.JobID, fastPoll); err != nil || job.CompletedFiles != 2 {
+		t.Fatalf("older batch under faults: %+v %v", job, err)
 	}
 	// A plain reader cannot be sent twice: a fault is then an error.
 	one := speechapi.ReaderSource("once.wav", bytes.NewReader(wavBytes(t, 2, 1, 16000, speechy)), -1)
