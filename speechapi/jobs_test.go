@@ -381,3 +381,74 @@ func TestCancelJob(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestJobStateOrder steps the emulator's clock through a job's life at
+// real-time scale and sees every documented state in order.
+// conformance: BJ-050, BJ-051, BJ-052, BJ-053, BJ-054, BJ-057, BJ-071, BJ-026
+func TestJobStateOrder(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
+	ctx := context.Background()
+	src := writeFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 10, 8000, speechy))
+	created, err := e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() *speechapi.Job {
+		t.Helper()
+		j, err := e.client.GetJob(ctx, created.JobID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	e.advance(time.Hour) // creating does not start transcription
+	if j := status(); j.Status != speechapi.JobCreated || speechapi.IsTerminal(j.Status) {
+		t.Fatalf("after an hour: %s", j.Status)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		after time.Duration
+		want  string
+		queue int
+	}{
+		{0, speechapi.JobStarting, 1},
+		{2 * time.Second, speechapi.JobQueued, 1},
+		{2 * time.Second, speechapi.JobInProgress, 0},
+		{2500 * time.Millisecond, speechapi.JobInProgress, 0}, // 2 s + 10 s / 10 per file
+		{500 * time.Millisecond, speechapi.JobCompleted, 0},
+	}
+	for i, s := range steps {
+		e.advance(s.after)
+		j := status()
+		if j.Status != s.want || j.Progress.QueuedFiles != s.queue || speechapi.IsTerminal(j.Status) != (s.want == speechapi.JobCompleted) {
+			t.Fatalf("step %d: %s %+v, want %s", i, j.Status, j.Progress, s.want)
+		}
+		if s.want == speechapi.JobInProgress && j.Progress.InProgressFiles != 1 {
+			t.Errorf("step %d: in progress %+v", i, j.Progress)
+		}
+		if s.want == speechapi.JobCompleted && (j.CompletedAt == nil || j.StartedAt == nil || j.Progress.CompletedFiles != 1) {
+			t.Errorf("completed job %+v", j)
+		}
+	}
+	// Cancelling a running job: CANCELLING, then CANCELLED.
+	created, err = e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	e.advance(5 * time.Second)
+	if c, err := e.client.CancelJob(ctx, created.JobID, ""); err != nil || c.Status != speechapi.JobCancelling {
+		t.Fatalf("cancel %+v %v", c, err)
+	}
+	if j := status(); j.Status != speechapi.JobCancelling || j.CancelReason == nil {
+		t.Fatalf("after cancel: %+v", j)
+	}
+	e.advance(2 * time.Second)
+	if j := status(); j.Status != speechapi.JobCancelled || j.CancelledAt == nil || j.CompletedAt != nil {
+		t.Fatalf("after cancelling: %+v", j)
+	}
+}
