@@ -2,6 +2,7 @@ package audio_test
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"time"
 
@@ -83,5 +84,37 @@ func TestProbeAMR(t *testing.T) {
 	got, err = audio.ProbeReader(bytes.NewReader(wb))
 	if err != nil || got.Codec != "amr_wb" || got.SampleRate != 16000 || got.Duration != time.Second {
 		t.Errorf("AMR-WB: %+v, %v", got, err)
+	}
+}
+
+// TestProbeID3Prefixed checks that an ID3v2 tag in front of FLAC or ADTS
+// (some taggers add one) does not make the file an MP3.
+func TestProbeID3Prefixed(t *testing.T) {
+	id3 := append([]byte("ID3\x04\x00\x00\x00\x00\x00\x20"), make([]byte, 32)...)
+	tests := []struct {
+		name      string
+		gen       func(t *testing.T) string
+		container audio.Container
+	}{
+		{"flac", ff("a.flac", 1, 16000, "-c:a", "flac"), audio.ContainerFLAC},
+		{"aac", ff("a.aac", 1, 16000, "-c:a", "aac"), audio.ContainerAAC},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plain := tt.gen(t)
+			want, err := audio.Probe(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(plain)
+			got, err := audio.ProbeReader(bytes.NewReader(append(bytes.Clone(id3), b...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Container != tt.container || got != want {
+				t.Errorf("with ID3 tag: %+v, without: %+v", got, want)
+			}
+		})
 	}
 }
