@@ -8,7 +8,6 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/google/go-cmp/cmp"
 )
 
 // readAllEvents parses a whole stream.
@@ -52,17 +51,34 @@ func TestSSEReader(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, r := range []io.Reader{strings.NewReader(c.in), iotest.OneByteReader(strings.NewReader(c.in)), iotest.HalfReader(strings.NewReader(c.in))} {
+			readers := []io.Reader{strings.NewReader(c.in), iotest.HalfReader(strings.NewReader(c.in))}
+			if len(c.in) < 4096 {
+				readers = append(readers, iotest.OneByteReader(strings.NewReader(c.in)))
+			}
+			for _, r := range readers {
 				got, err := readAllEvents(r)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(c.want, got); diff != "" {
-					t.Fatalf("events (-want +got):\n%s", diff)
+				if !eventsEqual(c.want, got) {
+					t.Fatalf("events %.200q, want %.200q", got, c.want)
 				}
 			}
 		})
 	}
+}
+
+// eventsEqual compares events (cmp.Diff is slow on long data).
+func eventsEqual(a, b []sseEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestSSEReaderBoundsLines(t *testing.T) {
@@ -125,13 +141,13 @@ func FuzzSSEReader(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v vs %v", err1, err2)
 		}
-		if diff := cmp.Diff(whole, bytewise); diff != "" {
-			t.Fatalf("events differ by chunking (-whole +bytewise):\n%s", diff)
+		if !eventsEqual(whole, bytewise) {
+			t.Fatalf("events differ by chunking: %q vs %q", whole, bytewise)
 		}
 		// A cut stream gives the whole stream's first events, plus at most
 		// one event dispatched at the cut (its lines all terminated).
 		cut, _ := readAllEvents(bytes.NewReader(in[:len(in)/2]))
-		if k := len(cut) - 1; k > len(whole) || (k > 0 && !cmp.Equal(cut[:k], whole[:k])) {
+		if k := len(cut) - 1; k > len(whole) || (k > 0 && !eventsEqual(cut[:k], whole[:k])) {
 			t.Fatalf("a prefix gave events %q, the whole %q", cut, whole)
 		}
 	})

@@ -55,9 +55,9 @@ func longText(seconds float64) string {
 // TestLongWAVMemoryIsFlat writes a long 48 kHz WAV over each transport to
 // a file and samples the heap of the whole process (emulator and client)
 // meanwhile: it must stay under 64 MiB. VOXFORM_MEM_SECONDS sets the length
-// (default 60 s; 3600 measures the hour of SPEC target P5).
+// (default 30 s; 3600 measures the hour of SPEC target P5).
 func TestLongWAVMemoryIsFlat(t *testing.T) {
-	seconds := 60.0
+	seconds := 30.0
 	if v := os.Getenv("VOXFORM_MEM_SECONDS"); v != "" {
 		seconds, _ = strconv.ParseFloat(v, 64)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
@@ -37,7 +39,9 @@ type renderer struct {
 	env    *emu.Env
 	espeak string // path of espeak-ng, empty when not used
 
-	renders atomic.Int64 // renderings started (cache misses), for tests
+	renders  atomic.Int64 // renderings started (cache misses), for tests
+	flight   singleflight.Group
+	maxEntry int64        // longest rendering held whole (maxEntrySamples)
 
 	mu    sync.Mutex
 	lru   *list.List // of *cached, most recent first
@@ -51,7 +55,7 @@ type cached struct {
 }
 
 func newRenderer(env *emu.Env) *renderer {
-	r := &renderer{env: env, lru: list.New(), byKey: map[string]*list.Element{}}
+	r := &renderer{env: env, lru: list.New(), byKey: map[string]*list.Element{}, maxEntry: maxEntrySamples}
 	if !env.Opts.NoEspeak {
 		if p, err := exec.LookPath("espeak-ng"); err == nil {
 			r.espeak = p
@@ -81,9 +85,19 @@ func (r *renderer) open(ctx context.Context, j *job, rate int) (pcmSource, error
 		return &memSource{s: s}, nil
 	}
 	_, estimate := planUnits(j, rate)
-	if estimate > maxEntrySamples {
+	if estimate > r.maxEntry {
 		return r.stream(ctx, j, rate)
 	}
+	// A burst of identical requests renders once.
+	v, err, _ := r.flight.Do(key, func() (any, error) { return r.whole(context.WithoutCancel(ctx), j, rate, key, estimate) })
+	if err != nil {
+		return nil, err
+	}
+	return &memSource{s: v.([]int16)}, nil
+}
+
+// whole renders j at rate into memory, registers and caches it.
+func (r *renderer) whole(ctx context.Context, j *job, rate int, key string, estimate int64) ([]int16, error) {
 	src, err := r.fresh(ctx, j, rate)
 	if err != nil {
 		return nil, err
@@ -103,7 +117,7 @@ func (r *renderer) open(ctx context.Context, j *job, rate int) (pcmSource, error
 	}
 	r.remember(j, rate, samples)
 	r.store(key, samples)
-	return &memSource{s: samples}, nil
+	return samples, nil
 }
 
 // fresh starts rendering j at rate without the cache. Its Total is not

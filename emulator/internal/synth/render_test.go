@@ -5,7 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"slices"
-	"strings"
+	"sync"
 	"testing"
 
 	"github.com/voxform/voxform/audio"
@@ -110,23 +110,46 @@ func TestRenderingCache(t *testing.T) {
 	}
 }
 
+func TestConcurrentIdenticalRequestsRenderOnce(t *testing.T) {
+	r := newRenderer(emu.NewEnv(emu.Options{}))
+	j := mustJob(t, `{"text": "All lines are busy, please wait", "model": "tts-v2.5", "voice": "Deepak", "language": "en-IN"}`)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src, err := r.open(context.Background(), j, 16000)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			src.Close()
+		}()
+	}
+	wg.Wait()
+	if n := r.renders.Load(); n != 1 {
+		t.Fatalf("8 concurrent identical requests rendered %d times", n)
+	}
+}
+
 // TestLongRenderingStreams checks the path for audio too long to cache:
 // espeak-ng runs twice (a counting pass), and the announced total is exact.
 func TestLongRenderingStreams(t *testing.T) {
 	for name, opts := range engines(t) {
 		t.Run(name, func(t *testing.T) {
 			r := newRenderer(emu.NewEnv(opts))
-			text := strings.Repeat("This sentence is repeated to make a long text. ", 16)
-			j := mustJob(t, `{"text": "`+text+`", "model": "tts-v2.5", "voice": "Deepak", "language": "en-IN"}`)
-			if _, est := planUnits(j, 48000); est <= maxEntrySamples {
-				t.Fatalf("text too short for the streaming path: %d samples", est)
-			}
-			samples := render(t, r, j, 48000)
-			if len(samples) < 30*48000 {
+			r.maxEntry = 8000 // a second at 8 kHz counts as long here
+			j := mustJob(t, `{"text": "This sentence is long enough to be streamed.", "model": "tts-v2.5", "voice": "Deepak", "language": "en-IN"}`)
+			samples := render(t, r, j, 8000)
+			if len(samples) < 2*8000 {
 				t.Fatalf("%d samples for a long text", len(samples))
 			}
-			if r.lru.Len() != 0 {
+			if r.lru.Len() != 0 || r.renders.Load() != 1 {
 				t.Fatal("a long rendering must not be cached")
+			}
+			whole := render(t, newRenderer(emu.NewEnv(opts)), j, 8000)
+			if !slices.Equal(samples, whole) {
+				t.Fatal("streamed and whole renderings differ")
 			}
 		})
 	}
