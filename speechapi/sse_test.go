@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
 )
 
 // readAllEvents parses a whole stream.

@@ -41,7 +41,7 @@ type renderer struct {
 
 	renders  atomic.Int64 // renderings started (cache misses), for tests
 	flight   singleflight.Group
-	maxEntry int64        // longest rendering held whole (maxEntrySamples)
+	maxEntry int64 // longest rendering held whole (maxEntrySamples)
 
 	mu    sync.Mutex
 	lru   *list.List // of *cached, most recent first
