@@ -29,7 +29,10 @@ func parseJobLanguages(s string) (codes []string, ok bool) {
 		}
 		codes = append(codes, c)
 	}
-	return codes, len(codes) >= 1 && len(codes) <= 3
+	if len(codes) > 3 {
+		return nil, false
+	}
+	return codes, true
 }
 
 func unsupportedLanguageMessage(got string) string {
