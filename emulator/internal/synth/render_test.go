@@ -198,6 +198,7 @@ func TestTagsInRendering(t *testing.T) {
 	}
 }
 
+// conformance: TTS-016
 func TestEspeakVoice(t *testing.T) {
 	cases := map[[2]string]string{
 		{"hi-IN", "x"}: "hi", {"en-IN", "x"}: "en-gb", {"ta-IN", ""}: "ta", {"te-IN", ""}: "te", {"kn-IN", ""}: "kn",
