@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // hashed is one input of Manifest.Hash.
@@ -27,6 +29,8 @@ type expander struct {
 	dataCache map[string][]byte
 	voices    map[string]*Voice
 	inherited map[inheritKey]map[string]Pos
+	sharedAC  map[*yaml.Node]*AudioConfig
+	curBlock  *Block // the synthesis block being expanded
 	// failed is set when a value fails to evaluate (and is reported); an
 	// instance with a failed value is dropped, so that its empty value is
 	// not reported again by later rules.
@@ -51,6 +55,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		dataCache: map[string][]byte{},
 		voices:    map[string]*Voice{},
 		inherited: map[inheritKey]map[string]Pos{},
+		sharedAC:  map[*yaml.Node]*AudioConfig{},
 	}
 	for _, f := range raw.Files {
 		x.m.Files = append(x.m.Files, f.Name)

@@ -184,7 +184,8 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 // resolve evaluates one reference: var.NAME, each.key, each.value or
 // each.value.FIELD.
 func (sc *scope) resolve(ref string, pos Pos, ds *Diagnostics) (value, bool) {
-	parts := strings.Split(ref, ".")
+	var buf [4]string
+	parts := splitRef(ref, buf[:0])
 	switch {
 	case parts[0] == "var" && len(parts) == 2:
 		v, ok := sc.vars[parts[1]]
@@ -323,4 +324,19 @@ func (ip *interpolator) indent(file string, line int) int {
 		n++
 	}
 	return n
+}
+
+// splitRef splits a reference at dots into parts appended to buf (at most
+// four; a longer reference keeps its tail in the last part, which no rule
+// accepts), without allocating for the usual short references.
+func splitRef(ref string, buf []string) []string {
+	for len(buf) < 3 {
+		i := strings.IndexByte(ref, '.')
+		if i < 0 {
+			break
+		}
+		buf = append(buf, ref[:i])
+		ref = ref[i+1:]
+	}
+	return append(buf, ref)
 }

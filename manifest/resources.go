@@ -1,10 +1,11 @@
 package manifest
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // SpeedNames maps the service's speed words to numbers (speech-synthesis.md,
@@ -121,6 +122,7 @@ func (x *expander) expandSyntheses() {
 		if x.raw.isBroken("syntheses", name) {
 			continue
 		}
+		x.curBlock = b
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
 		if ac := fs["audio_config"]; ac != nil {
@@ -178,7 +180,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	if o, _, ok := x.str(fs["output"], sc); ok {
 		s.Output = cleanRel(o)
 	}
-	s.AudioConfig = x.audioConfig(fs["audio_config"], sc)
+	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]
@@ -224,7 +226,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 // speed positions of the voice they are inherited from, memoised per
 // block map and voice.
 func (x *expander) inheritedFields(pos map[string]Pos, v *Voice, hasLang, hasSpeed bool) map[string]Pos {
-	key := inheritKey{fmt.Sprintf("%p", pos), v.Name, hasLang, hasSpeed}
+	key := inheritKey{x.curBlock, v.Name, hasLang, hasSpeed}
 	if m, ok := x.inherited[key]; ok {
 		return m
 	}
@@ -240,8 +242,38 @@ func (x *expander) inheritedFields(pos map[string]Pos, v *Voice, hasLang, hasSpe
 }
 
 type inheritKey struct {
-	block, voice      string
+	block             *Block
+	voice             string
 	hasLang, hasSpeed bool
+}
+
+// blockAudioConfig evaluates an audio_config; one without references is
+// evaluated once and shared by the instances of a block (it is read-only:
+// rules that change it replace the pointer).
+func (x *expander) blockAudioConfig(f *field, sc *scope) *AudioConfig {
+	if f == nil || sc.each == nil {
+		return x.audioConfig(f, sc)
+	}
+	n := deref(f.Val)
+	if ac, ok := x.sharedAC[n]; ok {
+		return ac
+	}
+	ac := x.audioConfig(f, sc)
+	if !x.failed && !hasReference(n) {
+		x.sharedAC[n] = ac
+	}
+	return ac
+}
+
+// hasReference reports whether any scalar below n holds a ${ reference.
+func hasReference(n *yaml.Node) bool {
+	for _, e := range entries(n) {
+		v := deref(e.Val)
+		if v != nil && strings.Contains(v.Value, "${") {
+			return true
+		}
+	}
+	return false
 }
 
 // audioConfig evaluates an audio_config map; nil when not set.

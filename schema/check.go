@@ -10,6 +10,8 @@ type checker struct {
 	cat  *Catalog
 	opts manifest.LoadOptions
 	ds   manifest.Diagnostics
+	// forcedAC holds the 8000 Hz copies of shared audio configs.
+	forcedAC map[*manifest.AudioConfig]*manifest.AudioConfig
 }
 
 // Check applies every semantic rule of SPEC section 3 and the service
@@ -18,7 +20,7 @@ func Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics
 	if m == nil {
 		return nil
 	}
-	c := &checker{m: m, cat: CatalogFor(m), opts: opts}
+	c := &checker{m: m, cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{}}
 	c.checkService()
 	c.checkCatalog()
 	c.checkBudget()

@@ -62,7 +62,7 @@ func (c *checker) checkPaths() {
 }
 
 func reservedPath(p string) string {
-	first := strings.SplitN(p, "/", 2)[0]
+	first, _, _ := strings.Cut(p, "/")
 	for _, r := range reserved {
 		if p == r || first == r {
 			return r

@@ -140,9 +140,7 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *Container {
 			c.ds.Warnf(f("sample_rate"), "sample_rate %d is ignored: %s audio is always %d Hz", a.SampleRate, eff, k.ForcedRate).
 				WithHint("remove sample_rate:, or set it to %d", k.ForcedRate)
 		}
-		fixed := *a
-		fixed.SampleRate = k.ForcedRate
-		s.AudioConfig = &fixed
+		s.AudioConfig = c.forced(a, k.ForcedRate)
 	}
 	return k
 }
@@ -182,4 +180,16 @@ func encodingHint(container string) string {
 		return "alaw takes pcm_alaw (or no encoding)"
 	}
 	return "leave encoding out; container decides"
+}
+
+// forced returns a copy of a with the sample rate a container forces; the
+// copy is shared by every instance that shares a.
+func (c *checker) forced(a *manifest.AudioConfig, rate int) *manifest.AudioConfig {
+	if f, ok := c.forcedAC[a]; ok {
+		return f
+	}
+	f := *a
+	f.SampleRate = rate
+	c.forcedAC[a] = &f
+	return &f
 }
