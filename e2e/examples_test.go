@@ -14,6 +14,7 @@ import (
 // kind; afterwards the plan is empty, a second apply calls nothing at all
 // (SPEC section 5 and target P7), and verify finds every output intact.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		adds    int // resources the first plan creates

@@ -16,6 +16,7 @@ import (
 // apply does only what is left. Within three applies every example must
 // converge: empty plan, valid outputs, verify clean, nothing left pending.
 func TestFaultsConverge(t *testing.T) {
+	t.Parallel()
 	ffprobe(t)
 	tests := []struct {
 		name    string

@@ -17,6 +17,7 @@ import (
 // very bytes it had; destroy removes every output and forgets every
 // resource.
 func TestIVREdits(t *testing.T) {
+	t.Parallel()
 	ffprobe(t)
 	e := startEmulator(t, emulator.Options{Seed: 3, NoEspeak: true})
 	p := newProject(t, "ivr-prompts", e)

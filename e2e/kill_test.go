@@ -26,6 +26,7 @@ import (
 //   - syntheses are re-billed only when a kill landed between the service's
 //     answer and the record: at most parallelism syntheses per kill.
 func TestKill9Converges(t *testing.T) {
+	t.Parallel()
 	ffprobe(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)

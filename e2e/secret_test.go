@@ -90,6 +90,7 @@ func (s *secretScan) check(root string, keys ...string) {
 // section 7: the key never appears in logs, errors, state, plans or
 // outputs).
 func TestAPIKeyNeverWritten(t *testing.T) {
+	t.Parallel()
 	s := &secretScan{t: t}
 	faulty := emulator.Options{Seed: 5, NoEspeak: true, FailRate: 0.4, RateLimit: 0.2, DropRate: 0.2, Latency: 10 * time.Millisecond}
 
