@@ -110,7 +110,7 @@ func (x *expander) version() {
 }
 
 func scalarValueOf(b *Block) any {
-	if b.Node == nil || b.Node.Kind != 8 { // yaml.ScalarNode
+	if b.Node == nil || b.Node.Kind != yaml.ScalarNode {
 		return nil
 	}
 	return scalarValue(b.Node)
