@@ -2,6 +2,7 @@ package speechapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -52,6 +53,8 @@ type LegacyJob struct {
 	OverallProgress int            `json:"overall_progress"`
 	Results         []LegacyResult `json:"results"`
 	Error           *string        `json:"error"`
+	// Raw is the status body exactly as the service sent it.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Done reports whether the job reached completed or failed.
@@ -159,9 +162,11 @@ func traceHeader(id string) http.Header {
 // empty.
 func (c *Client) LegacyStatus(ctx context.Context, jobID, requestID string) (*LegacyJob, error) {
 	var out LegacyJob
-	if err := c.call(ctx, http.MethodGet, c.url(EndpointBatchStatus, jobID), nil, "", traceHeader(requestID), &out); err != nil {
+	raw := &rawJSON{v: &out}
+	if err := c.call(ctx, http.MethodGet, c.url(EndpointBatchStatus, jobID), nil, "", traceHeader(requestID), raw); err != nil {
 		return nil, fmt.Errorf("older batch status %s: %w", jobID, err)
 	}
+	out.Raw = raw.data
 	return &out, nil
 }
 

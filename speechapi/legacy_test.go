@@ -1,7 +1,9 @@
 package speechapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -50,6 +52,9 @@ func TestLegacyBatch(t *testing.T) {
 			}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !json.Valid(job.Raw) || !bytes.Contains(job.Raw, []byte(`"results"`)) {
+			t.Errorf("raw status %s", job.Raw)
 		}
 		if job.TotalFiles != len(call) || job.OverallProgress != 100 || len(job.Results) != len(call) {
 			t.Fatalf("job %+v", job)

@@ -31,6 +31,9 @@ type TranscribeResult struct {
 	RequestID  string `json:"request_id"`
 	Timestamp  string `json:"timestamp"` // YYYYMMDD_HHMMSS.mmm
 	Transcript string `json:"transcript"`
+	// Raw is the response body exactly as the service sent it, to be kept
+	// without re-encoding.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Transcribe sends one clip (up to 60 s) to POST /stt/v3 as multipart
@@ -47,9 +50,11 @@ func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOp
 	}
 	body, ctype := formBody(parts)
 	var out TranscribeResult
-	if err := c.call(ctx, http.MethodPost, c.url(EndpointSTT, ""), body, ctype, nil, &out); err != nil {
+	raw := &rawJSON{v: &out}
+	if err := c.call(ctx, http.MethodPost, c.url(EndpointSTT, ""), body, ctype, nil, raw); err != nil {
 		return nil, fmt.Errorf("transcribe %s: %w", audio.Name, err)
 	}
+	out.Raw = raw.data
 	if !out.Success {
 		return nil, fmt.Errorf("transcribe %s: the service answered success=false", audio.Name)
 	}
@@ -98,10 +103,30 @@ func (c *Client) callHeaders(ctx context.Context, method, url string, body any, 
 		return nil, err
 	}
 	defer drain(resp.Body)
+	if raw, ok := out.(*rawJSON); ok {
+		if raw.data, err = io.ReadAll(io.LimitReader(resp.Body, maxJSONBody)); err != nil {
+			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: err.Error()}
+		}
+		out = raw.v
+		if err := json.Unmarshal(raw.data, out); err != nil {
+			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: "invalid JSON: " + err.Error()}
+		}
+		return resp.Header, nil
+	}
 	if out != nil {
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(out); err != nil {
+		if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBody)).Decode(out); err != nil {
 			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: "invalid JSON: " + err.Error()}
 		}
 	}
 	return resp.Header, nil
+}
+
+// maxJSONBody bounds a JSON answer (an older batch status with ten long
+// transcripts stays far below).
+const maxJSONBody = 64 << 20
+
+// rawJSON asks callHeaders to keep the exact body as well as decode it.
+type rawJSON struct {
+	v    any
+	data []byte
 }

@@ -3,6 +3,7 @@ package speechapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -24,6 +25,10 @@ func TestTranscribeREST(t *testing.T) {
 	}
 	if !res.Success || res.RequestID == "" || res.Transcript == "" {
 		t.Errorf("result %+v", res)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(res.Raw, &raw); err != nil || raw["transcript"] != res.Transcript || raw["success"] != true {
+		t.Errorf("raw body %s: %v", res.Raw, err)
 	}
 	if _, err := time.Parse("20060102_150405.000", res.Timestamp); err != nil {
 		t.Errorf("timestamp %q: %v", res.Timestamp, err)
