@@ -2,6 +2,7 @@ package speechapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +20,7 @@ func (c *Client) DownloadTranscript(ctx context.Context, jobID string, rec FileR
 	}
 	n, err := c.getPresigned(ctx, *rec.TranscriptURL, w)
 	var se *Error
-	if !asError(err, &se) || se.StatusCode < 400 || se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests {
+	if !errors.As(err, &se) || se.StatusCode < 400 || se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests {
 		return n, wrapDownload(rec, err)
 	}
 	fresh, ferr := c.freshLink(ctx, jobID, rec.FileID)
@@ -35,17 +36,6 @@ func wrapDownload(rec FileRecord, err error) error {
 		return nil
 	}
 	return fmt.Errorf("download transcript of %s: %w", rec.OriginalPath, err)
-}
-
-func asError(err error, target **Error) bool {
-	if err == nil {
-		return false
-	}
-	se, ok := err.(*Error)
-	if ok {
-		*target = se
-	}
-	return ok
 }
 
 // freshLink lists the job's completed files again to find fileID's new
