@@ -12,7 +12,9 @@ import (
 // served, to w. The presigned URL is fetched WITHOUT the API key (its host
 // is third-party storage). When the link has expired (or is refused), the
 // job's files are listed again for a fresh link and the download is tried
-// once more. Nothing is written to w unless the download answered 200.
+// once more. Nothing is written to w unless a download answered 200; a body
+// cut short is an *IncompleteError, and what was written must then be
+// discarded.
 func (c *Client) DownloadTranscript(ctx context.Context, jobID string, rec FileRecord, w io.Writer) (int64, error) {
 	if rec.Status != FileCompleted || rec.TranscriptURL == nil || *rec.TranscriptURL == "" {
 		return 0, &FileError{JobID: jobID, Path: rec.OriginalPath, FileID: rec.FileID, Status: rec.Status,
