@@ -134,6 +134,12 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *Container {
 		c.ds.Errorf(f("bitrate"), "bitrate %s applies only to container mp3, not %s", a.Bitrate, eff).
 			WithHint("remove bitrate:")
 	}
+	if a.Encoding == "pcm_s16le" && a.SampleWidth != 0 && a.SampleWidth != 2 {
+		c.ds.Errorf(f("sample_width"), "sample_width %d does not go with encoding pcm_s16le (16-bit, 2 bytes)", a.SampleWidth)
+	}
+	if eff == "mp3" && a.NumChannels > 2 {
+		c.ds.Errorf(f("num_channels"), "num_channels %d: mp3 holds at most 2 channels", a.NumChannels)
+	}
 	k := c.cat.Container(eff)
 	if k.ForcedRate != 0 {
 		if a.SampleRate != 0 && a.SampleRate != k.ForcedRate {

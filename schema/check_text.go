@@ -88,7 +88,12 @@ func (c *checker) checkText(s *manifest.Synthesis, model *Model) {
 			WithHint("use a tts-v3.0 voice, or remove the tags")
 	}
 	if model.RendersTags && len(tags) > 0 && strings.TrimSpace(rest) == "" {
-		c.ds.Warnf(pos(tags[0].Offset), "text is made only of audio tags; nothing is spoken")
+		// The documents reject tag-only text for tts-v2.5 and are silent for
+		// tts-v3.0; the emulator rejects it for every model, and so does
+		// voxform, so that a manifest that validates is accepted.
+		c.ds.Errorf(pos(tags[0].Offset), "text is made only of audio tags; there are no words to speak").
+			WithHint("add words after the tags")
+		return
 	}
 	c.checkDigits(s.Text, tags, pos)
 }
