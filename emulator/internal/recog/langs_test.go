@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
 // conformance: BJ-001, BJ-002, BJ-006, BJ-090, BJ-091, BJ-092, BJ-093, STT-001
@@ -82,3 +84,29 @@ func TestNoSpeech(t *testing.T) {
 		}
 	}
 }
+
+// conformance: STT-002
+func TestRomanize(t *testing.T) {
+	for in, want := range map[string]string{
+		"नमस्ते":              "namaste",
+		"मेरा order कब आएगा?": "meraa order kab aaegaa?",
+		"धन्यवाद।":            "dhanyavaad.",
+		"hello":               "hello",
+		"किताब ज़रूर पढ़ें":   "kitaab zaroor parhen",
+	} {
+		if got := romanize(in); got != want {
+			t.Errorf("romanize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	a := &analysis{Known: true, Spoken: emuSpoken("मेरा order कब आएगा?"), Seconds: 2, Size: 1}
+	for _, s := range a.segments("en-IN", 1) {
+		if hasDevanagari(s.Text) {
+			t.Errorf("en-IN segment in Devanagari: %q", s.Text)
+		}
+	}
+	if s := a.segments("hi-IN", 1); !hasDevanagari(s[0].Text) {
+		t.Errorf("hi-IN segment romanized: %q", s[0].Text)
+	}
+}
+
+func emuSpoken(text string) emu.Spoken { return emu.Spoken{Text: text, Language: "hi-en"} }

@@ -35,6 +35,13 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 	} else {
 		pieces = placeholder(lang, a.Seconds, a.Seed)
 	}
+	if strings.HasPrefix(lang, "en") {
+		for i, p := range pieces {
+			if hasDevanagari(p) {
+				pieces[i] = romanize(p) // en-IN answers in Latin script
+			}
+		}
+	}
 	total := 0
 	for _, p := range pieces {
 		total += utf8.RuneCountInString(p)
