@@ -213,3 +213,24 @@ func TestRoundTripITN(t *testing.T) {
 	}
 	_ = os.Remove(filepath.Join(dir, "itn.wav"))
 }
+
+// TestRoundTripMixedEnglishHindi transcribes code-mixed speech with en-IN:
+// the answer is in Latin script.
+// conformance: STT-002
+func TestRoundTripMixedEnglishHindi(t *testing.T) {
+	e := roundTrip()
+	text := "मेरा order कब आएगा?"
+	audio := synthesize(t, e.client, text, "hi-en", &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+	src := writeFile(t, t.TempDir(), "mixed.wav", audio)
+	res, err := e.client.Transcribe(context.Background(), src, speechapi.TranscribeOptions{LanguageCode: "en-IN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Transcript != "meraa order kab aaegaa?" {
+		t.Errorf("en-IN transcript %q, want Latin script", res.Transcript)
+	}
+	res, err = e.client.Transcribe(context.Background(), src, speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
+	if err != nil || res.Transcript != text {
+		t.Errorf("hi-IN transcript %q %v, want %q", res.Transcript, err, text)
+	}
+}
