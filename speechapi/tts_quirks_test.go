@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
 )
@@ -22,8 +23,9 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 	quirky := newEmu(t, emulator.Options{LiveQuirks: true, NoEspeak: true}, speechapi.Config{})
 	plain := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
 	forms := map[string]bool{}
+	odd := false
 	for i := 0; i < 4; i++ {
-		text := fmt.Sprintf("Welcome to branch %d.", i)
+		text := fmt.Sprintf("Welcome to branch %d%s.", i, strings.Repeat("a", i)) // lengths of both parities
 		for _, c := range []string{"wav", "raw", "mulaw"} {
 			req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
 				AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 16000}}
@@ -40,8 +42,28 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 				}
 			}
 		}
+		// 8-bit mono WAV: an odd number of frames has a RIFF pad byte,
+		// which is not audio.
+		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
+			AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 22050, SampleWidth: 1}}
+		var got, want memFile
+		if _, err := quirky.client.SynthesizeStream(context.Background(), req, &got); err != nil {
+			t.Fatalf("8-bit wav with quirks: %v", err)
+		}
+		if _, err := plain.client.Synthesize(context.Background(), req, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("8-bit wav: live-quirk stream differs from the file")
+		}
+		if _, data, err := audio.ParseWAV(want.Bytes()); err == nil && len(data)%2 == 1 {
+			odd = true
+		}
 		body := rawSSE(t, quirky.srv.URL, fmt.Sprintf(`{"text": %q, "model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN"}`, text))
 		forms[sseForm(t, body)] = true
+	}
+	if !odd {
+		t.Error("no 8-bit file had an odd number of frames: the pad byte case was not exercised")
 	}
 	if !forms["quick-start"] || !forms["reference"] {
 		t.Errorf("live quirks should use both event forms across requests, saw %v", forms)

@@ -113,6 +113,7 @@ func wavHeader(f outFormat, dataBytes int64) []byte {
 type encoded struct {
 	io.Reader
 	size  int64 // -1 when not known before the end (mp3, ogg)
+	data  int64 // wav: the audio bytes after the header (pad byte excluded)
 	close func() error
 }
 
@@ -134,6 +135,7 @@ func encode(ctx context.Context, src pcmSource, f outFormat) (*encoded, error) {
 	return &encoded{
 		Reader: io.MultiReader(bytes.NewReader(hdr), pr, bytes.NewReader(make([]byte, pad))),
 		size:   int64(len(hdr)) + pr.Size() + pad,
+		data:   pr.Size(),
 		close:  src.Close,
 	}, nil
 }

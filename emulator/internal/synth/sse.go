@@ -26,6 +26,7 @@ func chunkBytes(f outFormat) int {
 // pieces cuts an encoded synthesis into the pieces streamed as chunks.
 type pieces struct {
 	enc   *encoded
+	src   io.Reader // what the chunks are cut from
 	f     outFormat
 	wavs  bool // each piece a whole WAV file (live quirk), the first header-only
 	first bool
@@ -34,7 +35,7 @@ type pieces struct {
 }
 
 func newPieces(enc *encoded, f outFormat, wavs bool) *pieces {
-	p := &pieces{enc: enc, f: f, wavs: wavs && f.Container == "wav", first: true, size: chunkBytes(f)}
+	p := &pieces{enc: enc, src: enc, f: f, wavs: wavs && f.Container == "wav", first: true, size: chunkBytes(f)}
 	if f.Container == "mp3" {
 		p.size = 32 << 10
 	}
@@ -57,16 +58,18 @@ func (p *pieces) next() ([]byte, error) {
 	}
 	if p.wavs && p.first {
 		p.first = false
-		// Skip the whole-file header: each piece brings its own.
+		// Skip the whole-file header and leave out its pad byte: each piece
+		// brings its own header.
 		if _, err := io.CopyN(io.Discard, p.enc, int64(len(wavHeader(p.f, 0)))); err != nil {
 			return nil, err
 		}
+		p.src = io.LimitReader(p.enc, p.enc.data)
 		return wavHeader(p.f, 0), nil
 	}
 	if cap(p.buf) < p.size {
 		p.buf = make([]byte, p.size)
 	}
-	n, err := io.ReadFull(p.enc, p.buf[:p.size])
+	n, err := io.ReadFull(p.src, p.buf[:p.size])
 	if n == 0 {
 		if err == io.ErrUnexpectedEOF {
 			err = io.EOF
@@ -115,7 +118,7 @@ func (s *sseWriter) event(name string, data any) error {
 // event form (audio_chunk/completed). Only with live quirks, and only for
 // some requests, as the live service is seen to do.
 func (s *service) quickStartForm(j *job) bool {
-	return s.env.Opts.LiveQuirks && hash64(j.Text)&1 == 1
+	return s.env.Opts.LiveQuirks && (hash64(j.Text)>>29)&1 == 1 // a well-mixed bit (FNV's lowest is a parity)
 }
 
 // sse is POST /api/v1/tts/sse: start, chunks, complete (Events).
