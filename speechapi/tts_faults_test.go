@@ -108,8 +108,9 @@ func TestSynthesisDroppedStreamsAreIncompleteAndBilled(t *testing.T) {
 
 // TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect runs a few hundred
 // syntheses over every transport with 500/503s, 429s and cut connections
-// all injected, retrying whole operations with Retry and Rewind, and
-// compares each output with the same request served without faults.
+// all injected (and the live service's quirks on), retrying whole
+// operations with Retry and Rewind, and compares each output with the same
+// request served without faults or quirks.
 //
 // conformance: ERR-006, ERR-007, ERR-008
 func TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect(t *testing.T) {
@@ -117,7 +118,7 @@ func TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect(t *testing.T) {
 	if testing.Short() {
 		calls = 60
 	}
-	faulty := newEmu(t, emulator.Options{FailRate: 0.1, RateLimit: 0.1, DropRate: 0.15, Seed: 3, NoEspeak: true}, speechapi.Config{Retries: 3})
+	faulty := newEmu(t, emulator.Options{FailRate: 0.1, RateLimit: 0.1, DropRate: 0.15, Seed: 3, NoEspeak: true, LiveQuirks: true}, speechapi.Config{Retries: 3})
 	clean := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
 	containers := []string{"wav", "raw", "mulaw", "alaw", "mp3"}
 	type job struct {
