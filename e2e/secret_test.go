@@ -3,10 +3,12 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,7 +32,21 @@ func (s *secretScan) run(p *project, args ...string) result {
 	s.t.Helper()
 	r := p.run(args...)
 	s.printed = append(s.printed, r)
+	if slices.Contains(args, "-json") {
+		assertJSONLines(s.t, r)
+	}
 	return r
+}
+
+// assertJSONLines proves -json output is newline-delimited JSON and nothing
+// else (SPEC section 6: nothing decorative in -json), failures included.
+func assertJSONLines(t testing.TB, r result) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if line != "" && !json.Valid([]byte(line)) {
+			t.Fatalf("-json output holds a line that is not JSON: %q\n%s", line, r)
+		}
+	}
 }
 
 // forms are the ways a key could be written: as is, base64 (headers, JSON
