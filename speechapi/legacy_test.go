@@ -194,3 +194,32 @@ func TestPlanLegacy(t *testing.T) {
 		t.Error("unknown size accepted")
 	}
 }
+
+// conformance: OB-037, ERR-024
+func TestLegacyFormats(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	clip := wavBytes(t, 81, 2, 16000, speechy)
+	var ok []speechapi.Source
+	for name, args := range map[string][]string{
+		"a.flac": {"-c:a", "flac"}, "a.ogg": {"-c:a", "libvorbis"}, "a.opus": {"-c:a", "libopus"},
+		"a.aac": {"-c:a", "aac", "-f", "adts"}, "a.m4a": {"-c:a", "alac"},
+	} {
+		ok = append(ok, writeFile(t, dir, name, ffmpegConvert(t, clip, dir, name, args...)))
+	}
+	ok = append(ok, writeFile(t, dir, "a.wav", clip))
+	sub, err := e.client.SubmitLegacy(ctx, ok, speechapi.LegacyOptions{LanguageCode: "te-IN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.client.WaitLegacy(ctx, sub.JobID, fastPoll)
+	if err != nil || job.Status != "completed" || job.CompletedFiles != len(ok) {
+		t.Fatalf("job %+v %v", job, err)
+	}
+	mp3 := writeFile(t, dir, "a.mp3", ffmpegConvert(t, clip, dir, "a.mp3", "-c:a", "libmp3lame"))
+	_, err = e.client.SubmitLegacy(ctx, []speechapi.Source{mp3}, speechapi.LegacyOptions{LanguageCode: "te-IN"})
+	if se := serviceError(t, err); se.StatusCode != 400 || !strings.Contains(se.Message, "unsupported format") {
+		t.Errorf("mp3: %v", se)
+	}
+}

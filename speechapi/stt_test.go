@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +176,68 @@ func TestTranscribeRealtimeDropped(t *testing.T) {
 	var ie *speechapi.IncompleteError
 	if !errors.As(err, &ie) || !speechapi.IsTemporary(err) {
 		t.Fatalf("dropped stream: %v", err)
+	}
+}
+
+// ffmpegConvert converts WAV bytes with ffmpeg; the test fails loudly
+// when ffmpeg is missing.
+func ffmpegConvert(t *testing.T, wav []byte, dir, name string, args ...string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Fatalf("ffmpeg is required (scripts/deps.sh installs it): %v", err)
+	}
+	in := filepath.Join(dir, "in-"+name+".wav")
+	out := filepath.Join(dir, name)
+	if err := os.WriteFile(in, wav, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-y", "-i", in}, args...), out)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg %s: %v\n%s", name, err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// conformance: STT-030, STT-031, STT-032, ERR-016
+func TestTranscribeRESTFormats(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	ctx := context.Background()
+	clip := wavBytes(t, 71, 3, 16000, speechy)
+	long := wavBytes(t, 72, 62, 16000, speechy)
+	formats := []struct {
+		name string
+		args []string
+	}{
+		{"a.mp3", []string{"-c:a", "libmp3lame"}},
+		{"a.ogg", []string{"-c:a", "libvorbis"}},
+		{"a.opus", []string{"-c:a", "libopus"}},
+		{"a.flac", []string{"-c:a", "flac"}},
+		{"a.aac", []string{"-c:a", "aac", "-f", "adts"}},
+		{"a.m4a", []string{"-c:a", "aac"}},
+	}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			src := writeFile(t, dir, f.name, ffmpegConvert(t, clip, dir, f.name, f.args...))
+			res, err := e.client.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "kn-IN"})
+			if err != nil || res.Transcript == "" {
+				t.Fatalf("%s: %v %+v", f.name, err, res)
+			}
+			switch f.name {
+			case "a.m4a":
+				return // the emulator cannot read an m4a duration: no 60 s check
+			case "a.mp3":
+				return // decoding a minute of mp3 is slow under -race; WAV covers the limit
+			}
+			over := writeFile(t, dir, "long-"+f.name, ffmpegConvert(t, long, dir, "long-"+f.name, f.args...))
+			_, err = e.client.Transcribe(ctx, over, speechapi.TranscribeOptions{LanguageCode: "kn-IN"})
+			if se := serviceError(t, err); se.StatusCode != 400 || !strings.Contains(se.Message, "60 seconds") {
+				t.Errorf("62 s %s: %v", f.name, se)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
@@ -14,7 +15,7 @@ import (
 // validate it against the documented limits and to produce its transcript.
 type analysis struct {
 	Container      string // sniffed container, e.g. "wav"
-	Rate, Channels int    // 0 when the audio could not be decoded
+	Rate, Channels int    // 0 when neither decoded nor probed
 	Seconds        float64
 	Decoded        bool
 	Silent, Tone   bool // no speech: nothing, or a steady tone
@@ -52,14 +53,14 @@ func analyze(env *emu.Env, r io.ReadSeeker) (*analysis, error) {
 	}
 	d, err := decodeAudio(r, a.Container)
 	if err != nil {
-		a.Seconds = float64(size) / bytesPerSecondGuess
+		a.probe(r)
 		return a, nil
 	}
 	a.Decoded, a.Rate, a.Channels = true, d.rate, d.channels
 	fe, frames, err := envelope(d)
 	if err != nil {
 		a.Decoded = false
-		a.Seconds = float64(size) / bytesPerSecondGuess
+		a.probe(r)
 		return a, nil
 	}
 	a.Seconds = math.Max(float64(frames)/float64(d.rate), d.declared)
@@ -68,6 +69,21 @@ func analyze(env *emu.Env, r io.ReadSeeker) (*analysis, error) {
 		a.Silent, a.Tone = noSpeech(fe.at(0))
 	}
 	return a, nil
+}
+
+// probe fills the format and duration of audio the emulator cannot decode
+// (Ogg, FLAC, AAC, M4A) from its headers, or guesses the duration from the
+// size at 128 kbit/s.
+func (a *analysis) probe(r io.ReadSeeker) {
+	a.Seconds = float64(a.Size) / bytesPerSecondGuess
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return
+	}
+	info, err := audio.ProbeReader(r)
+	if err != nil || info.Duration <= 0 {
+		return
+	}
+	a.Seconds, a.Rate, a.Channels = info.Duration.Seconds(), info.SampleRate, info.Channels
 }
 
 // envelope reads all of d as mono and returns its energy envelope and the

@@ -67,7 +67,8 @@ func restAudioProblem(a *analysis) string {
 		return "audio_file is empty"
 	case !slices.Contains(restContainers, a.Container):
 		return "unsupported audio format: send WAV, MP3, OGG, FLAC, AAC or M4A"
-	case a.Decoded && (a.Rate < restMinRate || a.Rate > restMaxRate):
+	case a.Rate > 0 && a.Container != "opus" && (a.Rate < restMinRate || a.Rate > restMaxRate):
+		// Opus always decodes at 48 kHz, whatever rate it was made from.
 		return fmt.Sprintf("unsupported sampling rate %d Hz: the rate must be 8000 to 44100 Hz", a.Rate)
 	case a.Seconds > restMaxSeconds+0.01:
 		return fmt.Sprintf("audio is %.1f seconds long: the maximum is 60 seconds (use batch transcription for longer audio)", a.Seconds)
