@@ -195,3 +195,17 @@ func TestReadUsage(t *testing.T) {
 		t.Fatalf("got %+v", m)
 	}
 }
+
+// TestOpTimes summarises the operation times of apply's progress lines.
+func TestOpTimes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log")
+	log := "synthesis.a: created (51.2 kB, 60ms)\nsynthesis.b: created (51.2 kB, 1.5s)\nsynthesis.c: created (51.2 kB, 90ms)\nApply complete!\n"
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := opTimes(p)
+	want := "one synthesis (request to recorded state) took 550ms on average (median 90ms, 90th percentile 1.5s, max 1.5s)"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

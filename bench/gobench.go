@@ -13,19 +13,22 @@ import (
 // goBench is a Go benchmark the harness runs, where it lives and why.
 type goBench struct {
 	Pkg  string // ./planner
-	Name string // regexp of the benchmark (and its sub-benchmarks)
-	Why  string
+	Name string // the benchmark (and its sub-benchmarks)
+	// Heavy benchmarks take a second or more an iteration: they run a
+	// fixed number of times; the others run for a fixed time.
+	Heavy bool
+	Why   string
 }
 
 // goBenches are the micro-benchmarks of the hot paths behind the targets.
 // Those of other packages are theirs; the harness only runs them.
 var goBenches = []goBench{
-	{"./planner", "BenchmarkPlan10kUnchanged", "P1/P2 without process start and manifest loading (warm: hash cache; cold: 10,000 x 50 KB hashed)"},
-	{"./planner", "BenchmarkFingerprint", "canonical JSON + SHA-256 of one synthesis request"},
-	{"./bench", "BenchmarkBuild10k", "fingerprints of 10,000 loaded syntheses (planner.Build)"},
-	{"./schema", "BenchmarkLoad10k", "P8 without process start: load + validate a 10,000-row for_each"},
-	{"./state", "BenchmarkJournalAppend", "one durable state record with 10 vs 100,000 resources recorded (must be flat)"},
-	{"./bench", "BenchmarkSSEStream", "SSE synthesis stream parsing and RIFF-aware joining, 1 MiB of audio in 64 chunks, over loopback HTTP"},
+	{"./planner", "BenchmarkPlan10kUnchanged", true, "P1/P2 without process start and manifest loading (warm: hash cache; cold: 10,000 x 50 KB hashed)"},
+	{"./planner", "BenchmarkFingerprint", false, "canonical JSON + SHA-256 of one synthesis request"},
+	{"./bench", "BenchmarkBuild10k", true, "fingerprints of 10,000 loaded syntheses (planner.Build)"},
+	{"./schema", "BenchmarkLoad10k", true, "P8 without process start: load + validate a 10,000-row for_each"},
+	{"./state", "BenchmarkJournalAppend", false, "one durable state record with 10 vs 100,000 resources recorded (must be flat)"},
+	{"./bench", "BenchmarkSSEStream", false, "SSE synthesis stream parsing and RIFF-aware joining, 1 MiB of audio in 64 chunks, over loopback HTTP"},
 }
 
 // benchLine is one parsed line of `go test -bench` output.
@@ -40,14 +43,36 @@ type metric struct {
 	Unit  string
 }
 
-// runGoBenches runs every benchmark of goBenches in one `go test`
-// invocation (the packages compile in parallel) and parses the results.
-// benchtime is e.g. "1x" (quick) or "3x".
-func runGoBenches(ctx context.Context, root, benchtime string) ([]benchLine, string, error) {
-	var names []string
+// runGoBenches runs the benchmarks of goBenches: the heavy ones for
+// heavyTimes iterations (e.g. "3x"), the others for lightTime (e.g. "1s"),
+// each group in one `go test` invocation (the packages compile in
+// parallel), and parses the results.
+func runGoBenches(ctx context.Context, root, heavyTimes, lightTime string) ([]benchLine, []string, error) {
+	var lines []benchLine
+	var commands []string
+	for _, heavy := range []bool{true, false} {
+		bt := lightTime
+		if heavy {
+			bt = heavyTimes
+		}
+		out, command, err := goTestBench(ctx, root, heavy, bt)
+		commands = append(commands, command)
+		if err != nil {
+			return lines, commands, err
+		}
+		lines = append(lines, parseBench(out)...)
+	}
+	return lines, commands, nil
+}
+
+// goTestBench runs the heavy or light benchmarks with -benchtime bt.
+func goTestBench(ctx context.Context, root string, heavy bool, bt string) ([]byte, string, error) {
+	var names, pkgList []string
 	pkgs := map[string]bool{}
-	var pkgList []string
 	for _, b := range goBenches {
+		if b.Heavy != heavy {
+			continue
+		}
 		names = append(names, "^"+b.Name+"$")
 		if !pkgs[b.Pkg] {
 			pkgs[b.Pkg] = true
@@ -55,15 +80,15 @@ func runGoBenches(ctx context.Context, root, benchtime string) ([]benchLine, str
 		}
 	}
 	args := append([]string{"test", "-run", "^$", "-bench", strings.Join(names, "|"), "-benchmem",
-		"-benchtime", benchtime, "-timeout", "15m"}, pkgList...)
+		"-benchtime", bt, "-timeout", "15m"}, pkgList...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
-	command := "go " + strings.Join(args, " ")
+	command := "go " + shellJoin(args)
 	if err != nil {
-		return nil, command, fmt.Errorf("%s: %v\n%s", command, err, out)
+		return out, command, fmt.Errorf("%s: %v\n%s", command, err, out)
 	}
-	return parseBench(out), command, nil
+	return out, command, nil
 }
 
 // parseBench reads `go test -bench` output: "pkg:" lines name the package
@@ -157,4 +182,16 @@ func humanNS(ns float64) string {
 		return fmt.Sprintf("%.2f µs", ns/1e3)
 	}
 	return fmt.Sprintf("%.0f ns", ns)
+}
+
+// shellJoin joins args for a shell, quoting those that need it.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "|^$*?&;<>()[]{} '\"\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
 }

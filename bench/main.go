@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
 	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: large (P1 P2 P4 P7 P8), P3, P5, P6, go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
-	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the Go benchmarks (default 3x, quick 1x)")
+	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -90,7 +90,8 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
-	rep := &report{Command: commandLine(o), Started: time.Now(), Quick: o.quick, Machine: describeMachine()}
+	rep := &report{Command: commandLine(o), Started: time.Now(), Quick: o.quick, Machine: describeMachine(),
+		Work: work, WorkFS: fileSystem(work)}
 	timeBin, err := findTime()
 	if err != nil {
 		return err
@@ -138,16 +139,16 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 // runGo runs the Go benchmarks into the report.
 func runGo(ctx context.Context, o options, root string, rep *report, logf func(string, ...any)) {
-	bt := o.benchtime
-	if bt == "" {
-		bt = "3x"
-		if o.quick {
-			bt = "1x"
-		}
+	heavy, light := "3x", "1s"
+	if o.quick {
+		heavy, light = "1x", "200ms"
 	}
-	logf("running the Go benchmarks (-benchtime %s)", bt)
-	lines, cmd, err := runGoBenches(ctx, root, bt)
-	rep.BenchCmd = cmd
+	if o.benchtime != "" {
+		heavy = o.benchtime
+	}
+	logf("running the Go benchmarks (-benchtime %s for the heavy ones, %s for the others)", heavy, light)
+	lines, cmds, err := runGoBenches(ctx, root, heavy, light)
+	rep.BenchCmds = cmds
 	if err != nil {
 		rep.Failures = append(rep.Failures, "go benchmarks: "+err.Error())
 		return

@@ -106,8 +106,8 @@ func (h *harness) batchTranscription(ctx context.Context) error {
 		Figure:  mib(m.MaxRSS),
 		Verdict: h.verdict(m.MaxRSS <= 128<<20, true),
 		Details: []string{fmt.Sprintf("%s recordings of %d s (16 kHz WAV), api batch with diarization, formats json, txt, srt: "+
-			"%s s wall, %s s CPU; %d batch jobs, %s files transcribed, %s transcript files written; API requests: %s",
-			thousands(n), recordingSeconds, secs(m.Wall), secs(m.CPU), st.BatchJobsCreated, thousands(int(st.FilesTranscribed)), thousands(files), st.describe())},
+			"%s s wall, %s; %d batch jobs, %s files transcribed, %s transcript files written; API requests: %s",
+			thousands(n), recordingSeconds, secs(m.Wall), cpuNote(m), st.BatchJobsCreated, thousands(int(st.FilesTranscribed)), thousands(files), st.describe())},
 	})
 	return nil
 }

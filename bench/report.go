@@ -56,19 +56,43 @@ func procField(path, name string) string {
 	return ""
 }
 
+// fileSystem names the file system holding path, from /proc/mounts:
+// "ext4 (/dev/vda on /)".
+func fileSystem(path string) string {
+	b, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return "unknown"
+	}
+	best, desc := "", "unknown"
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		mnt := f[1]
+		inside := path == mnt || strings.HasPrefix(path, strings.TrimSuffix(mnt, "/")+"/")
+		if inside && len(mnt) >= len(best) {
+			best, desc = mnt, fmt.Sprintf("%s (%s on %s)", f[2], f[0], mnt)
+		}
+	}
+	return desc
+}
+
 // report is everything a run produced.
 type report struct {
-	Command  string
-	Started  time.Time
-	Elapsed  time.Duration
-	Quick    bool
-	Machine  machine
-	LoadEnd  string
-	Results  []result
-	Failures []string
-	Bench    []benchLine
-	BenchCmd string
-	Missing  []string
+	Command   string
+	Started   time.Time
+	Work      string // the working directory of the generated projects
+	WorkFS    string
+	Elapsed   time.Duration
+	Quick     bool
+	Machine   machine
+	LoadEnd   string
+	Results   []result
+	Failures  []string
+	Bench     []benchLine
+	BenchCmds []string
+	Missing   []string
 }
 
 // write renders the report as markdown.
@@ -86,6 +110,7 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintln(w, "(getrusage of the child) are of that process alone. The emulator runs inside the harness on a loopback")
 	fmt.Fprintln(w, "port with its synthetic waveform (NoEspeak: espeak-ng is not used), so that the emulator's speed does not")
 	fmt.Fprintln(w, "dominate; it shares the machine's CPUs with voxform, so its work is part of every wall time.")
+	fmt.Fprintf(w, "Projects are generated in %s, on %s; every output is synced to disk as apply does (TMPDIR=/dev/shm measures without the disk).\n", r.Work, r.WorkFS)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| # | what | target | figure | verdict |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
@@ -105,10 +130,14 @@ func (r *report) write(w io.Writer) {
 }
 
 func (r *report) writeBench(w io.Writer) {
-	if r.BenchCmd == "" {
+	if len(r.BenchCmds) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n## Go benchmarks\n\n`%s`\n\n", r.BenchCmd)
+	fmt.Fprintf(w, "\n## Go benchmarks\n\n")
+	for _, c := range r.BenchCmds {
+		fmt.Fprintf(w, "    %s\n", c)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| package | benchmark | iterations | time/op | memory/op | allocs/op | measures |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, b := range r.Bench {
