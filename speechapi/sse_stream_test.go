@@ -142,6 +142,15 @@ func TestSynthesizeStreamJoinsWAVPieces(t *testing.T) {
 	if _, err := fakeSSE(t, body).SynthesizeStream(context.Background(), req, &out); err != nil || !bytes.Equal(out.Bytes(), whole) {
 		t.Fatalf("single-header stream to a plain writer: %v, %d bytes", err, out.Len())
 	}
+	// Chunks that fall short of the single header's size are incomplete.
+	body = start + chunk(1, whole[:600]) + complete(2)
+	var ie *speechapi.IncompleteError
+	if _, err := fakeSSE(t, body).SynthesizeStream(context.Background(), req, &memFile{}); !errors.As(err, &ie) {
+		t.Fatalf("short single-header stream: want an *IncompleteError, got %v", err)
+	}
+	if _, err := fakeSSE(t, body).SynthesizeStream(context.Background(), req, &bytes.Buffer{}); !errors.As(err, &ie) {
+		t.Fatalf("short single-header stream to a plain writer: want an *IncompleteError, got %v", err)
+	}
 	// A WAV piece in another format is refused.
 	other := wavPiece(a)
 	other[24] = 0x80 // sample rate 8064

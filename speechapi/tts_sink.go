@@ -139,6 +139,9 @@ func (s *streamSink) finish() error {
 		if err := s.joiner.Close(); err != nil {
 			return err
 		}
+		if s.declared >= 0 && s.data < s.declared {
+			return &IncompleteError{What: "audio stream", Reason: fmt.Sprintf("wav header declares %d data bytes, the chunks carried %d", s.declared, s.data)}
+		}
 		f, _ := s.joiner.Format()
 		if err := checkPCMFormat(s.cfg, f); err != nil {
 			return err
