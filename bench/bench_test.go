@@ -191,7 +191,7 @@ func TestReadUsage(t *testing.T) {
 	if err := readUsage(p, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.MaxRSS != 20<<20 || m.CPU != 1750*time.Millisecond {
+	if m.MaxRSS != 20<<20 || m.CPU != 1750*time.Millisecond || m.Sys != 250*time.Millisecond {
 		t.Fatalf("got %+v", m)
 	}
 }

@@ -64,9 +64,9 @@ func (h *harness) longOne(ctx context.Context, e *emu, transport, text string) (
 	if info.SampleRate != 48000 {
 		return m, "", fmt.Errorf("%s output is %d Hz, want 48000", transport, info.SampleRate)
 	}
-	line := fmt.Sprintf("%s: %s of text, %s of %d Hz WAV (%s) in %s s (%s s CPU), peak RSS %s",
-		transport, thousands(len(text))+" characters", info.Duration.Round(time.Second), info.SampleRate,
-		mib(st.Size()), secs(m.Wall), secs(m.CPU), mib(m.MaxRSS))
+	line := fmt.Sprintf("%s: %s characters of text, %s of %d Hz WAV (%s) in %s s (%s), peak RSS %s",
+		transport, thousands(len(text)), info.Duration.Round(time.Second), info.SampleRate,
+		mib(st.Size()), secs(m.Wall), cpuOf(m), mib(m.MaxRSS))
 	return m, line, nil
 }
 

@@ -36,7 +36,8 @@ func buildBinary(ctx context.Context, root, dir string) (string, error) {
 // set size, exit status and where its output went.
 type measured struct {
 	Wall time.Duration
-	CPU  time.Duration
+	CPU  time.Duration // user + system
+	Sys  time.Duration // system (kernel) part of CPU
 	// HarnessCPU is the CPU time this process used meanwhile: the
 	// emulator's work, as the harness itself only waits.
 	HarnessCPU time.Duration
@@ -108,6 +109,7 @@ func readUsage(path string, m *measured) error {
 	}
 	m.MaxRSS = kib << 10
 	m.CPU = time.Duration((user + sys) * float64(time.Second))
+	m.Sys = time.Duration(sys * float64(time.Second))
 	return nil
 }
 
