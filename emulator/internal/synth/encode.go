@@ -17,7 +17,7 @@ import (
 // errNoFFmpeg says a container needs ffmpeg and it is not installed.
 var errNoFFmpeg = errors.New("ffmpeg not found")
 
-// wavFormat is the audio.Format of the WAV/raw PCM a format carries.
+// pcmFormat is the audio.Format of the WAV, raw or G.711 audio f carries.
 func (f outFormat) pcmFormat() audio.Format {
 	af := audio.Format{SampleRate: f.Rate, Channels: f.Channels, BitsPerSample: 8 * f.Width, Encoding: audio.PCM}
 	switch f.Container {
