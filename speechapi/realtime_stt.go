@@ -165,8 +165,13 @@ func (c *Client) realtimeSession(conn *websocket.Conn, src audio.SampleSource, o
 	go func() { readErr <- collect(conn, res, &mu, &sent, opts.IdleTimeout) }()
 	samples, err := sendFrames(conn, src, opts)
 	if err != nil {
-		conn.Close()
-		<-readErr
+		// The service may have closed the stream with a reason (a refused
+		// frame): give the reader a moment to see it, and prefer it.
+		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+		var ce *closedError
+		if rerr := <-readErr; errors.As(rerr, &ce) {
+			return nil, rerr
+		}
 		return nil, err
 	}
 	mu.Lock()
@@ -261,7 +266,7 @@ func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bo
 			case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure: // connection cut: worth a retry
 				return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, ce.Text)}
 			case errors.As(err, &ce):
-				return fmt.Errorf("the service closed the stream: %d %s", ce.Code, ce.Text)
+				return &closedError{code: ce.Code, text: ce.Text}
 			}
 			var ne net.Error
 			mu.Lock()
@@ -289,4 +294,14 @@ func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bo
 		}
 		mu.Unlock()
 	}
+}
+
+// closedError is a stream the service closed with a code other than 1000.
+type closedError struct {
+	code int
+	text string
+}
+
+func (e *closedError) Error() string {
+	return fmt.Sprintf("the service closed the stream: %d %s", e.code, e.text)
 }

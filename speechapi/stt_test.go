@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
@@ -239,5 +242,43 @@ func TestTranscribeRESTFormats(t *testing.T) {
 				t.Errorf("62 s %s: %v", f.name, se)
 			}
 		})
+	}
+}
+
+// TestRealtimeEmulatorRejectsBadFrames checks the emulator side of the
+// framing rules with a raw WebSocket client: JSON text frames and frames
+// that are not 1024 bytes end the stream with 1008.
+// conformance: RT-011, RT-013, RT-010
+func TestRealtimeEmulatorRejectsBadFrames(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	url := "ws" + strings.TrimPrefix(e.http.URL, "http") + "/stt/v3?language_code=hi-IN"
+	for name, send := range map[string]func(*websocket.Conn) error{
+		"json": func(c *websocket.Conn) error {
+			return c.WriteMessage(websocket.TextMessage, []byte(`{"audio":"AAAA"}`))
+		},
+		"short":      func(c *websocket.Conn) error { return c.WriteMessage(websocket.BinaryMessage, make([]byte, 100)) },
+		"two frames": func(c *websocket.Conn) error { return c.WriteMessage(websocket.BinaryMessage, make([]byte, 2048)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := http.Header{"X-Api-Key-Id": {"k"}}
+			conn, _, err := websocket.DefaultDialer.Dial(url, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := send(conn); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = conn.ReadMessage()
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
+				t.Errorf("got %v, want close 1008", err)
+			}
+		})
+	}
+	// Without the key the handshake is refused.
+	_, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("handshake without key: %v", err)
 	}
 }
