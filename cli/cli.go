@@ -267,13 +267,12 @@ func newFlagSet(env *Env, name, usageText string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, turning -h into flag.ErrHelp after printing usage
-// and other problems into usage errors.
+// parseFlags parses args: -h prints the usage and gives flag.ErrHelp; other
+// problems become usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return flag.ErrHelp
+			return flag.ErrHelp // the flag package has printed the usage
 		}
 		return usageErrorf("%s: %v", fs.Name(), err)
 	}
