@@ -13,6 +13,9 @@ import (
 // costs what the service then bills; the outputs are valid files of their
 // kind; afterwards the plan is empty, a second apply calls nothing at all
 // (SPEC section 5 and target P7), and verify finds every output intact.
+// Transcripts are downloaded from their presigned URLs without the key.
+//
+// conformance: BJ-085
 func TestExamples(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

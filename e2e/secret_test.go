@@ -142,7 +142,9 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 	s.run(big.project, "apply", "-auto-approve")
 	s.run(big.project, "destroy", "-auto-approve")
 
-	// A key the service refuses, on every API.
+	// A key the service refuses, on every API: the refusal is reported as
+	// FORBIDDEN, and the refused key is not echoed either.
+	// conformance: ERR-003, ERR-012
 	other := startEmulator(t, emulator.Options{Seed: 6, NoEspeak: true})
 	for _, name := range []string{"ivr-prompts", "cloned-voice", "call-transcripts", "short-clips", "hindi-narration"} {
 		p := newProject(t, name, other)
