@@ -157,8 +157,8 @@ func (h *harness) applyLarge(ctx context.Context, e *emu, dir string, n int) err
 		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
 		Verdict: h.verdict(m.Wall <= 15*time.Second, true),
 		Details: []string{fmt.Sprintf("`voxform apply -auto-approve` (parallelism 4, the default), whole process: %s s wall, %s; peak RSS %s; "+
-			"%s files, %s in all (%s a file); API requests: %s",
-			secs(m.Wall), cpuNote(m), mib(m.MaxRSS), thousands(files), mib(bytes), kb(bytes/int64(max(files, 1))), st.describe())},
+			"%s files, %s in all (%s a file); %s; API requests: %s",
+			secs(m.Wall), cpuNote(m), mib(m.MaxRSS), thousands(files), mib(bytes), kb(bytes/int64(max(files, 1))), opTimes(m.LogPath), st.describe())},
 	})
 	return nil
 }
