@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: large (P1 P2 P4 P7 P8), P3, P5, P6, go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -91,7 +91,7 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
 	rep := &report{Command: commandLine(o), Started: time.Now(), Quick: o.quick, Machine: describeMachine(),
-		Work: work, WorkFS: fileSystem(work)}
+		Revision: revision(ctx, root), Work: work, WorkFS: fileSystem(work)}
 	timeBin, err := findTime()
 	if err != nil {
 		return err
@@ -110,19 +110,20 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		h.sz = quickSizes
 	}
 	steps := []struct {
-		name string
-		run  func(context.Context) error
+		names []string
+		run   func(context.Context) error
 	}{
-		{"large", h.largeProject}, {"P3", h.latencyApply}, {"P5", h.longSynthesis}, {"P6", h.batchTranscription},
+		{[]string{"large", "P1", "P2", "P4", "P7", "P8"}, h.largeProject},
+		{[]string{"P3"}, h.latencyApply}, {[]string{"P5"}, h.longSynthesis}, {[]string{"P6"}, h.batchTranscription},
 	}
 	for _, s := range steps {
-		if !selected(o.only, s.name) {
+		if !selected(o.only, s.names...) {
 			continue
 		}
-		logf("running %s", s.name)
+		logf("running %s", s.names[0])
 		if err := s.run(ctx); err != nil {
-			rep.Failures = append(rep.Failures, fmt.Sprintf("%s: %v", s.name, err))
-			logf("%s failed: %v", s.name, err)
+			rep.Failures = append(rep.Failures, fmt.Sprintf("%s: %v", s.names[0], err))
+			logf("%s failed: %v", s.names[0], err)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -180,13 +181,16 @@ func writeReport(rep *report, root, out string, stdout io.Writer) error {
 	return nil
 }
 
-func selected(only, name string) bool {
+// selected reports whether -only selects a step known by any of names.
+func selected(only string, names ...string) bool {
 	if only == "" {
 		return true
 	}
 	for _, s := range strings.Split(only, ",") {
-		if strings.EqualFold(strings.TrimSpace(s), name) {
-			return true
+		for _, n := range names {
+			if strings.EqualFold(strings.TrimSpace(s), n) {
+				return true
+			}
 		}
 	}
 	return false

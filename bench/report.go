@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strings"
@@ -56,6 +58,22 @@ func procField(path, name string) string {
 	return ""
 }
 
+// revision describes the source tree measured: "at 0836574" or "at
+// 0836574 with uncommitted changes".
+func revision(ctx context.Context, root string) string {
+	cmd := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "(revision unknown)"
+	}
+	rev := strings.TrimSpace(string(out))
+	if base, ok := strings.CutSuffix(rev, "-dirty"); ok {
+		return "at " + base + " with uncommitted changes"
+	}
+	return "at " + rev
+}
+
 // fileSystem names the file system holding path, from /proc/mounts:
 // "ext4 (/dev/vda on /)".
 func fileSystem(path string) string {
@@ -82,6 +100,7 @@ func fileSystem(path string) string {
 type report struct {
 	Command   string
 	Started   time.Time
+	Revision  string // git describe of the voxform measured
 	Work      string // the working directory of the generated projects
 	WorkFS    string
 	Elapsed   time.Duration
@@ -106,8 +125,8 @@ func (r *report) write(w io.Writer) {
 	m := r.Machine
 	fmt.Fprintf(w, "Machine: %d CPUs (nproc), %s, %s memory, %s, %s; load average %s at the start, %s at the end.\n\n",
 		m.CPUs, m.Model, m.Memory, m.Go, m.OS, m.LoadAvg, r.LoadEnd)
-	fmt.Fprintln(w, "voxform is built once (`go build`) and run as a separate process; wall time, CPU time and peak RSS")
-	fmt.Fprintln(w, "(getrusage of the child) are of that process alone. The emulator runs inside the harness on a loopback")
+	fmt.Fprintf(w, "voxform %s is built once (`go build`) and run as a separate process; wall time, CPU time and peak RSS\n", r.Revision)
+	fmt.Fprintln(w, "(GNU time's maximum resident set size) are of that process alone. The emulator runs inside the harness on a loopback")
 	fmt.Fprintln(w, "port with its synthetic waveform (NoEspeak: espeak-ng is not used), so that the emulator's speed does not")
 	fmt.Fprintln(w, "dominate; it shares the machine's CPUs with voxform, so its work is part of every wall time.")
 	fmt.Fprintf(w, "Projects are generated in %s, on %s; every output is synced to disk as apply does (TMPDIR=/dev/shm measures without the disk).\n", r.Work, r.WorkFS)
