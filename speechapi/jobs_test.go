@@ -321,7 +321,8 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 
 // conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-009, WH-011, ERR-032, ERR-036
 func TestCancelJob(t *testing.T) {
-	e := newRecogEmu(t, emulator.Options{TimeScale: 50})
+	// Real-time scale: the job cannot finish unless the test moves the clock.
+	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
 	sink := newWebhookSink(t)
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -344,6 +345,7 @@ func TestCancelJob(t *testing.T) {
 	if err != nil || !again.AlreadyCancelled {
 		t.Fatalf("second cancel %+v %v", again, err)
 	}
+	e.advance(2 * time.Second) // CANCELLING lasts 2 s
 	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
 	if err != nil || job.Status != speechapi.JobCancelled || job.Progress.CancelledFiles != 12 || *job.CancelReason != "wrong language" {
 		t.Fatalf("job %+v %v", job, err)

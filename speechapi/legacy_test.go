@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
@@ -19,7 +19,8 @@ import (
 // OB-013, OB-014, OB-015, OB-016, OB-018, OB-021, OB-022, OB-023, OB-024, OB-025, OB-027, OB-028, OB-029,
 // OB-030, OB-031, OB-033
 func TestLegacyBatch(t *testing.T) {
-	e := newRecogEmu(t, emulator.Options{TimeScale: 100})
+	// Real-time scale; each poll moves the emulator's clock on a second.
+	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
 	dir := t.TempDir()
 	ctx := context.Background()
 	var files []speechapi.Source
@@ -49,6 +50,7 @@ func TestLegacyBatch(t *testing.T) {
 				if len(statuses) == 0 || statuses[len(statuses)-1] != s {
 					statuses = append(statuses, s)
 				}
+				e.advance(time.Second)
 			}})
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +63,7 @@ func TestLegacyBatch(t *testing.T) {
 		}
 		results = append(results, job.Results...)
 	}
-	if !slices.Contains(statuses, "submitted") || !slices.Contains(statuses, "processing") || !slices.Contains(statuses, "completed") {
+	if want := "[submitted processing completed submitted processing completed]"; fmt.Sprint(statuses) != want {
 		t.Errorf("statuses seen %v", statuses)
 	}
 	for i, r := range results {
