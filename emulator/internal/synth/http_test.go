@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,5 +160,28 @@ func BenchmarkInferenceShort(b *testing.B) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+	}
+}
+
+// conformance: TTS-062
+func TestEncoderFailureMidStream(t *testing.T) {
+	srv, _ := newServer(t, emu.Options{NoEspeak: true})
+	dir := t.TempDir()
+	fake := "#!/bin/sh\nprintf 'ID3 partial'\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(dir, "ffmpeg"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	body := `{"text": "hello there", "model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "mp3"}}`
+	resp := post(t, srv.URL+"/api/v1/tts/sse", body)
+	events, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(events), "event: error\ndata: {\"message\":") || !strings.Contains(string(events), `"type":"API_ERROR"`) ||
+		strings.Contains(string(events), "event: complete") {
+		t.Fatalf("want an error event and no complete, got:\n%s", events)
+	}
+	resp = post(t, srv.URL+"/api/v1/tts/inference", body)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 500 || !strings.Contains(string(b), "API_ERROR") {
+		t.Fatalf("an encoder failing at once: want 500 API_ERROR, got %d %s", resp.StatusCode, b)
 	}
 }

@@ -81,15 +81,21 @@ func (s *service) inference(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer enc.Close()
+	// The first piece is read before the status is sent, so that an
+	// encoder failing at once is a 500, not a cut body.
+	buf := make([]byte, 64<<10)
+	n, err := io.ReadFull(enc, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		writeOpenError(w, err)
+		return
+	}
 	w.Header().Set("Content-Type", contentTypes[j.Format.Container])
 	if enc.size >= 0 {
 		w.Header().Set("Content-Length", itoa(enc.size))
 	}
 	s.bill(j)
 	w.WriteHeader(http.StatusOK)
-	buf := make([]byte, 64<<10)
 	for {
-		n, err := io.ReadFull(enc, buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
@@ -101,6 +107,7 @@ func (s *service) inference(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			panic(http.ErrAbortHandler) // a short body must not look complete
 		}
+		n, err = io.ReadFull(enc, buf)
 	}
 }
 
