@@ -169,6 +169,7 @@ type FileError struct {
 	Message string
 }
 
+// Error names the file, its status, its job and the service's message.
 func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -191,6 +192,7 @@ type JobError struct {
 	Reason string // cancel_reason, when given
 }
 
+// Error names the job, its status and the cancel reason.
 func (e *JobError) Error() string {
 	s := fmt.Sprintf("batch job %s %s", e.JobID, strings.ToLower(e.Status))
 	if e.Reason != "" {

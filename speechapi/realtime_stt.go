@@ -302,6 +302,7 @@ type closedError struct {
 	text string
 }
 
+// Error says how the service closed the stream.
 func (e *closedError) Error() string {
 	return fmt.Sprintf("the service closed the stream: %d %s", e.code, e.text)
 }

@@ -169,6 +169,7 @@ func (l *lazyBody) reader() *io.PipeReader {
 	return l.pr
 }
 
+// Read starts the producer on first use and reads from it.
 func (l *lazyBody) Read(p []byte) (int, error) { return l.reader().Read(p) }
 
 // Close stops the producer, if it started.
