@@ -11,6 +11,11 @@ import (
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
+// webhookClient never follows a redirect: it could lead off loopback.
+var webhookClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
+
 // webhook is a payload due to a callback address.
 type webhook struct {
 	url  string
@@ -78,7 +83,7 @@ func (s *service) send(h webhook) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	s.env.Stats.Inc(emu.WebhooksSent) // counted when posted, delivered or not
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := webhookClient.Do(req)
 	if err != nil {
 		return
 	}
