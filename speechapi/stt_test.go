@@ -104,7 +104,7 @@ func TestTranscribeRESTRejects(t *testing.T) {
 	})
 }
 
-// conformance: RT-002, RT-003, RT-004, RT-005, RT-006, RT-007, RT-009, RT-010, RT-011, RT-012, RT-013, RT-014, ERR-010
+// conformance: RT-001, RT-002, RT-003, RT-004, RT-005, RT-006, RT-007, RT-008, RT-009, RT-010, RT-011, RT-012, RT-013, RT-014, ERR-010
 func TestTranscribeRealtime(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()
