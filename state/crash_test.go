@@ -105,7 +105,10 @@ func helper(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 func TestKillWhileRecording(t *testing.T) {
 	dir := memTempDir(t)
 	rng := rand.New(rand.NewPCG(7, 11))
-	const runs, perRun = 20, 1000
+	runs, perRun := 20, 1000
+	if raceEnabled {
+		runs, perRun = 8, 400
+	}
 	confirmed := map[string]bool{}
 	for run := range runs {
 		cmd := helper(t, "record", dir, fmt.Sprintf("VOXFORM_STATE_RUN=%d", run), fmt.Sprintf("VOXFORM_STATE_N=%d", perRun))
