@@ -52,7 +52,7 @@ func TestTranscribeREST(t *testing.T) {
 	}
 }
 
-// conformance: STT-001, STT-015, STT-016, STT-030, STT-031, STT-032, STT-033, STT-034, ERR-014, ERR-015, ERR-016, ERR-009, ERR-012
+// conformance: STT-001, STT-029, STT-030, STT-031, STT-032, STT-033, STT-034, ERR-014, ERR-015, ERR-016, ERR-009, ERR-012
 func TestTranscribeRESTRejects(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
@@ -87,6 +87,16 @@ func TestTranscribeRESTRejects(t *testing.T) {
 			if _, err := e.client.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "ta-IN"}); err != nil {
 				t.Errorf("%.0f s at %d Hz: %v", c.sec, c.rate, err)
 			}
+		}
+	})
+	t.Run("no audio_file", func(t *testing.T) {
+		status, body := rawMultipart(t, e.http.URL+"/stt/v3", map[string]string{"language_code": "hi-IN"}, "audio_file", 0, nil)
+		if status != 400 || !strings.Contains(body, "audio_file is required") {
+			t.Errorf("no audio_file: %d %s", status, body)
+		}
+		status, body = rawMultipart(t, e.http.URL+"/stt/v3", map[string]string{"language_code": "hi-IN", "format": "pretty"}, "audio_file", 1, wavBytes(t, 8, 1, 16000, speechy))
+		if status != 400 || !strings.Contains(body, "verbatim or transcribe") {
+			t.Errorf("format pretty: %d %s", status, body)
 		}
 	})
 	t.Run("bad format option", func(t *testing.T) {
