@@ -112,7 +112,7 @@ func TestJobSourceValidation(t *testing.T) {
 	}
 }
 
-// conformance: BJ-027, BJ-049, BJ-052, BJ-059, BJ-070, BJ-071, BJ-072, BJ-087, ERR-011, ERR-030, ERR-031, ERR-033, BJ-076, BJ-077, BJ-079
+// conformance: BJ-027, BJ-049, BJ-052, BJ-059, BJ-070, BJ-071, BJ-072, BJ-087, ERR-011, ERR-030, ERR-031, ERR-033, BJ-079
 func TestJobLifecycleErrors(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()

@@ -46,7 +46,7 @@ func speakerIDs(doc map[string]any) map[float64]int {
 	return ids
 }
 
-// conformance: BJ-007, BJ-008, BJ-011, BJ-012, BJ-014, BJ-015, BJ-016, BJ-017, BJ-018, BJ-022, BJ-023, BJ-026
+// conformance: BJ-007, BJ-008, BJ-011, BJ-012, BJ-014, BJ-016, BJ-017, BJ-018, BJ-022, BJ-023, BJ-026
 func TestJobOptions(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TimeScale: 200})
 	dir := t.TempDir()

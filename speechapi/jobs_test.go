@@ -241,7 +241,7 @@ func TestPartialFailureAndWebhook(t *testing.T) {
 	}
 }
 
-// conformance: BJ-055, BJ-036, BJ-037, BJ-073, BJ-060, BJ-061, BJ-062, BJ-063, BJ-064, BJ-065, BJ-066, BJ-025, WH-014
+// conformance: BJ-055, BJ-036, BJ-037, BJ-073, BJ-076, BJ-077, BJ-060, BJ-061, BJ-062, BJ-063, BJ-064, BJ-065, BJ-066, BJ-025, WH-014
 func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	sink := newWebhookSink(t)

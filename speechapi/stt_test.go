@@ -19,7 +19,7 @@ import (
 	"github.com/voxform/voxform/speechapi"
 )
 
-// conformance: STT-003, STT-004, STT-005, STT-006, STT-028, STT-029, STT-031, STT-033, ERR-013, ERR-014
+// conformance: STT-003, STT-004, STT-005, STT-006, STT-028
 func TestTranscribeREST(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
