@@ -52,7 +52,7 @@ func TestTranscribeREST(t *testing.T) {
 	}
 }
 
-// conformance: STT-001, STT-029, STT-030, STT-031, STT-032, STT-033, STT-034, ERR-014, ERR-015, ERR-016, ERR-009, ERR-012
+// conformance: STT-001, STT-029, STT-030, STT-031, STT-032, STT-033, STT-034, ERR-013, ERR-014, ERR-015, ERR-016, ERR-009, ERR-012
 func TestTranscribeRESTRejects(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
