@@ -194,7 +194,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	var conn *serviceConn
 	if needsConnection(pr.plan) {
 		var err error
-		conn, err = connect(env, m.Service, f.service, httpClient, env.Stderr)
+		conn, err = connect(env, m, f.service, httpClient, env.Stderr)
 		if err != nil {
 			return err
 		}

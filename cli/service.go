@@ -42,7 +42,8 @@ var emulateOptions = emulator.Options{Seed: 1, TimeScale: 100}
 // connect builds the speech service client from the manifest's service
 // block, the environment (VOXFORM_BASE_URL, the API key variable) and
 // -emulate. The API key is read here and handed only to the client.
-func connect(env *Env, svc manifest.Service, flags serviceFlags, httpClient *http.Client, note io.Writer) (*serviceConn, error) {
+func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *http.Client, note io.Writer) (*serviceConn, error) {
+	svc := m.Service
 	keyVar := svc.APIKeyEnv
 	if keyVar == "" {
 		keyVar = "VOXFORM_API_KEY"
@@ -54,7 +55,9 @@ func connect(env *Env, svc manifest.Service, flags serviceFlags, httpClient *htt
 		base, wsBase = v, ""
 	}
 	if flags.emulate {
-		run, err := emulator.Start(emulateOptions, "127.0.0.1:0")
+		opts := emulateOptions
+		opts.ExtraVoices = m.Catalog.Voices // the manifest's catalog extends the emulator's, too
+		run, err := emulator.Start(opts, "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
