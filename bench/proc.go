@@ -213,6 +213,20 @@ func (e *emu) stats(ctx context.Context) (emuStats, error) {
 	return s, nil
 }
 
+// minus returns the requests made since before.
+func (s emuStats) minus(before emuStats) emuStats {
+	d := emuStats{Requests: map[string]int64{}}
+	for k, v := range s.Requests {
+		if n := v - before.Requests[k]; n != 0 {
+			d.Requests[k] = n
+		}
+	}
+	d.BilledCharacters = s.BilledCharacters - before.BilledCharacters
+	d.BatchJobsCreated = s.BatchJobsCreated - before.BatchJobsCreated
+	d.FilesTranscribed = s.FilesTranscribed - before.FilesTranscribed
+	return d
+}
+
 // total is the number of API requests of every route.
 func (s emuStats) total() int64 {
 	var n int64
