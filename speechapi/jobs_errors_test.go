@@ -80,7 +80,7 @@ func TestJobConfigValidation(t *testing.T) {
 	for _, cfg := range []speechapi.JobConfig{
 		{Model: "stt-v2.5", LanguageCode: "hi-IN,en-IN,ta-IN,te-IN"},
 		{Model: "stt-v2.5", LanguageCode: "hi-IN", WithDiarization: true},
-		{Model: "stt-v2.5", LanguageCode: "hi-IN", WithDiarization: true, NumSpeakers: ptr(3)},
+		{Model: "stt-v2.5", LanguageCode: "hi-IN", WithDiarization: true, NumSpeakers: recogPtr(3)},
 		{LanguageCode: "hi-IN"},
 	} {
 		if _, err := e.client.CreateJobURLs(context.Background(), cfg, []string{"https://127.0.0.1/a.wav"}, ""); err == nil {
@@ -117,7 +117,7 @@ func TestJobLifecycleErrors(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()
 	dir := t.TempDir()
-	src := writeFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, speechy))
+	src := writeAudioFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech))
 	created, err := e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{src}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestJobUploadLimits(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()
 	dir := t.TempDir()
-	big := writeFile(t, dir, "big.wav", make([]byte, speechapi.MaxJobFileBytes+1))
+	big := writeAudioFile(t, dir, "big.wav", make([]byte, speechapi.MaxJobFileBytes+1))
 	_, err := e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{big}, "")
 	var fe *speechapi.FileError
 	if !errors.As(err, &fe) || fe.Path != "big.wav" {
@@ -235,16 +235,16 @@ func TestJobUploadLimits(t *testing.T) {
 	if status != 400 || !strings.Contains(body, "FILE_TOO_LARGE") {
 		t.Errorf("raw 11 MB file: %d %s", status, body)
 	}
-	status, body = rawMultipart(t, e.http.URL+"/stt/v3/batch/jobs", map[string]string{"config": cfg}, "files", 101, wavBytes(t, 1, 0.1, 8000, speechy))
+	status, body = rawMultipart(t, e.http.URL+"/stt/v3/batch/jobs", map[string]string{"config": cfg}, "files", 101, wavBytes(t, 1, 0.1, 8000, kindSpeech))
 	if status != 400 || !strings.Contains(body, "TOO_MANY_FILES") {
 		t.Errorf("raw 101 files: %d %s", status, body)
 	}
-	long := writeFile(t, dir, "long.wav", longWAV(t, 4*3600+1))
+	long := writeAudioFile(t, dir, "long.wav", longWAV(t, 4*3600+1))
 	_, err = e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{long}, "")
 	if se := serviceError(t, err); se.StatusCode != 400 || se.Type != speechapi.CodeAudioTooLong || !strings.Contains(se.Message, "long.wav") {
 		t.Errorf("4 h upload: %v", se)
 	}
-	exact := writeFile(t, dir, "exact.wav", longWAV(t, 4*3600))
+	exact := writeAudioFile(t, dir, "exact.wav", longWAV(t, 4*3600))
 	if _, err := e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{exact}, ""); err != nil {
 		t.Errorf("exactly 4 h: %v", err)
 	}
@@ -254,7 +254,7 @@ func TestJobUploadLimits(t *testing.T) {
 	mw := multipart.NewWriter(&b)
 	_ = mw.WriteField("config", cfg)
 	fw, _ := mw.CreateFormFile("files", "a.wav")
-	fw.Write(wavBytes(t, 1, 0.2, 8000, speechy))
+	fw.Write(wavBytes(t, 1, 0.2, 8000, kindSpeech))
 	mw.Close()
 	req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/stt/v3/batch/jobs", &b)
 	req.Header.Set("Content-Type", mw.FormDataContentType())

@@ -50,7 +50,7 @@ func speakerIDs(doc map[string]any) map[float64]int {
 func TestJobOptions(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TimeScale: 200})
 	dir := t.TempDir()
-	mono := writeFile(t, dir, "call.wav", wavBytes(t, 51, 60, 8000, speechy))
+	mono := writeAudioFile(t, dir, "call.wav", wavBytes(t, 51, 60, 8000, kindSpeech))
 	plain, doc := transcriptOf(t, e, hiConfig, mono)
 	if plain.Config.Mode != "transcribe" || plain.Config.NumSpeakers != nil || plain.Config.WithDiarization ||
 		plain.Config.IsMultiChannel || plain.Config.WithDenoise != nil {
@@ -62,14 +62,14 @@ func TestJobOptions(t *testing.T) {
 	billed := e.stats(t).BilledAudioSeconds
 
 	diar := hiConfig
-	diar.WithDiarization, diar.NumSpeakers = true, ptr(2)
+	diar.WithDiarization, diar.NumSpeakers = true, recogPtr(2)
 	job, doc := transcriptOf(t, e, diar, mono)
 	if ids := speakerIDs(doc); len(ids) != 2 || job.Config.NumSpeakers == nil || *job.Config.NumSpeakers != 2 {
 		t.Errorf("diarized speakers %v, config %+v", ids, job.Config)
 	}
 
 	den := hiConfig
-	den.WithDenoise = ptr(true)
+	den.WithDenoise = recogPtr(true)
 	denJob, denDoc := transcriptOf(t, e, den, mono)
 	if denJob.Config.WithDenoise == nil || !*denJob.Config.WithDenoise {
 		t.Errorf("with_denoise not echoed: %+v", denJob.Config)
@@ -89,7 +89,7 @@ func TestJobOptions(t *testing.T) {
 
 	multi := hiConfig
 	multi.IsMultiChannel = true
-	_, doc = transcriptOf(t, e, multi, writeFile(t, dir, "stereo.wav", stereoWAV(t, 8)))
+	_, doc = transcriptOf(t, e, multi, writeAudioFile(t, dir, "stereo.wav", stereoWAV(t, 8)))
 	if ids := speakerIDs(doc); len(ids) != 2 {
 		t.Errorf("multi-channel speakers %v", ids)
 	}
@@ -127,7 +127,7 @@ func TestJobZipUpload(t *testing.T) {
 	for i, name := range []string{"a.wav", "b.wav", "sub/c.wav", "notes.txt"} {
 		w, _ := zw.Create(name)
 		if strings.HasSuffix(name, ".wav") {
-			w.Write(wavBytes(t, uint64(60+i), 1, 8000, speechy))
+			w.Write(wavBytes(t, uint64(60+i), 1, 8000, kindSpeech))
 		} else {
 			w.Write([]byte("not audio"))
 		}
@@ -140,7 +140,7 @@ func TestJobZipUpload(t *testing.T) {
 	}
 	var files []speechapi.Source
 	for i := range 97 {
-		files = append(files, writeFile(t, dir, fmt.Sprintf("f%02d.wav", i), wavBytes(t, uint64(i), 0.2, 8000, speechy)))
+		files = append(files, writeAudioFile(t, dir, fmt.Sprintf("f%02d.wav", i), wavBytes(t, uint64(i), 0.2, 8000, kindSpeech)))
 	}
 	files = append(files, zsrc)
 	plan, err := speechapi.PlanJobs(files)
@@ -175,7 +175,7 @@ func TestURLJobLongAndSilent(t *testing.T) {
 		case "/long.wav":
 			w.Write(longWAV(t, 4*3600+60))
 		case "/quiet.wav":
-			w.Write(wavBytes(t, 1, 2, 8000, silent))
+			w.Write(wavBytes(t, 1, 2, 8000, kindSilent))
 		}
 	}))
 	defer store.Close()
@@ -213,7 +213,7 @@ func TestRecognitionRetriesFaults(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx := context.Background()
-	src := writeFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, speechy))
+	src := writeAudioFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech))
 	for range 5 {
 		if _, err := c.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "hi-IN"}); err != nil {
 			t.Fatal(err)
@@ -231,14 +231,14 @@ func TestRecognitionRetriesFaults(t *testing.T) {
 		t.Fatalf("older batch under faults: %+v %v", job, err)
 	}
 	// A plain reader cannot be sent twice: a fault is then an error.
-	one := speechapi.ReaderSource("once.wav", bytes.NewReader(wavBytes(t, 2, 1, 16000, speechy)), -1)
+	one := speechapi.ReaderSource("once.wav", bytes.NewReader(wavBytes(t, 2, 1, 16000, kindSpeech)), -1)
 	var failed bool
 	for range 10 {
 		if _, err := c.Transcribe(ctx, one, speechapi.TranscribeOptions{LanguageCode: "hi-IN"}); err != nil {
 			failed = true
 			break
 		}
-		one = speechapi.ReaderSource("once.wav", bytes.NewReader(wavBytes(t, 2, 1, 16000, speechy)), -1)
+		one = speechapi.ReaderSource("once.wav", bytes.NewReader(wavBytes(t, 2, 1, 16000, kindSpeech)), -1)
 	}
 	if !failed {
 		t.Error("ten one-shot uploads against a 50% fault rate all succeeded")

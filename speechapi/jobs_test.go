@@ -28,7 +28,7 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	dir := t.TempDir()
 	var files []speechapi.Source
 	for i := range 151 {
-		files = append(files, writeFile(t, dir, fmt.Sprintf("call-%03d.wav", i), wavBytes(t, uint64(100+i), 0.3, 8000, speechy)))
+		files = append(files, writeAudioFile(t, dir, fmt.Sprintf("call-%03d.wav", i), wavBytes(t, uint64(100+i), 0.3, 8000, kindSpeech)))
 	}
 	plan, err := speechapi.PlanJobs(files)
 	if err != nil {
@@ -133,7 +133,7 @@ func TestTranscriptURLExpiredIsRefreshed(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TranscriptURLTTL: time.Minute})
 	dir := t.TempDir()
 	ctx := context.Background()
-	res, err := e.client.RunJob(ctx, hiConfig, []speechapi.Source{writeFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, speechy))}, speechapi.RunOptions{Poll: fastPoll})
+	res, err := e.client.RunJob(ctx, hiConfig, []speechapi.Source{writeAudioFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech))}, speechapi.RunOptions{Poll: fastPoll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +201,9 @@ func TestPartialFailureAndWebhook(t *testing.T) {
 	sink := newWebhookSink(t)
 	dir := t.TempDir()
 	files := []speechapi.Source{
-		writeFile(t, dir, "good.wav", wavBytes(t, 1, 1, 16000, speechy)),
-		writeFile(t, dir, "quiet.wav", wavBytes(t, 2, 1, 16000, silent)),
-		writeFile(t, dir, "beep.wav", wavBytes(t, 3, 1, 16000, tone)),
+		writeAudioFile(t, dir, "good.wav", wavBytes(t, 1, 1, 16000, kindSpeech)),
+		writeAudioFile(t, dir, "quiet.wav", wavBytes(t, 2, 1, 16000, kindSilent)),
+		writeAudioFile(t, dir, "beep.wav", wavBytes(t, 3, 1, 16000, kindTone)),
 	}
 	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: fastPoll, CallbackURL: sink.srv.URL + "/hook"})
 	if res == nil || res.Jobs[0].Status != speechapi.JobPartialFailure {
@@ -289,9 +289,9 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 		case "/bucket/calls/":
 			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="readme.txt">r</a>`)
 		case "/bucket/calls/one.wav":
-			w.Write(wavBytes(t, 21, 1, 16000, speechy))
+			w.Write(wavBytes(t, 21, 1, 16000, kindSpeech))
 		case "/bucket/calls/two.wav":
-			w.Write(wavBytes(t, 22, 1, 16000, speechy))
+			w.Write(wavBytes(t, 22, 1, 16000, kindSpeech))
 		default:
 			http.NotFound(w, r)
 		}
@@ -328,7 +328,7 @@ func TestCancelJob(t *testing.T) {
 	ctx := context.Background()
 	var files []speechapi.Source
 	for i := range 12 {
-		files = append(files, writeFile(t, dir, fmt.Sprintf("f%d.wav", i), wavBytes(t, uint64(i), 0.5, 8000, speechy)))
+		files = append(files, writeAudioFile(t, dir, fmt.Sprintf("f%d.wav", i), wavBytes(t, uint64(i), 0.5, 8000, kindSpeech)))
 	}
 	created, err := e.client.CreateJobUpload(ctx, hiConfig, files, sink.srv.URL)
 	if err != nil {
@@ -390,7 +390,7 @@ func TestCancelJob(t *testing.T) {
 func TestJobStateOrder(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
 	ctx := context.Background()
-	src := writeFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 10, 8000, speechy))
+	src := writeAudioFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 10, 8000, kindSpeech))
 	created, err := e.client.CreateJobUpload(ctx, hiConfig, []speechapi.Source{src}, "")
 	if err != nil {
 		t.Fatal(err)

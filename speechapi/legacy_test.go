@@ -25,11 +25,11 @@ func TestLegacyBatch(t *testing.T) {
 	ctx := context.Background()
 	var files []speechapi.Source
 	for i := range 12 {
-		kind := speechy
+		kind := kindSpeech
 		if i == 11 {
-			kind = silent
+			kind = kindSilent
 		}
-		files = append(files, writeFile(t, dir, fmt.Sprintf("rec-%02d.wav", i), wavBytes(t, uint64(200+i), 1, 8000, kind)))
+		files = append(files, writeAudioFile(t, dir, fmt.Sprintf("rec-%02d.wav", i), wavBytes(t, uint64(200+i), 1, 8000, kind)))
 	}
 	plan, err := speechapi.PlanLegacy(files)
 	if err != nil || len(plan) != 2 || len(plan[0]) != 10 || len(plan[1]) != 2 {
@@ -94,7 +94,7 @@ func TestLegacyMultiChannel(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
 	ctx := context.Background()
-	src := writeFile(t, dir, "stereo.wav", stereoWAV(t, 8))
+	src := writeAudioFile(t, dir, "stereo.wav", stereoWAV(t, 8))
 	sub, err := e.client.SubmitLegacy(ctx, []speechapi.Source{src}, speechapi.LegacyOptions{LanguageCode: "pa-IN", MultiChannel: true})
 	if err != nil {
 		t.Fatal(err)
@@ -121,15 +121,15 @@ func TestLegacyRejects(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
 	ctx := context.Background()
-	wav := wavBytes(t, 1, 1, 16000, speechy)
+	wav := wavBytes(t, 1, 1, 16000, kindSpeech)
 	tests := []struct {
 		name  string
 		files []speechapi.Source
 		want  string
 	}{
-		{"empty", []speechapi.Source{writeFile(t, dir, "e.wav", nil)}, "empty"},
-		{"mp3", []speechapi.Source{writeFile(t, dir, "a.mp3", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), wav...))}, "unsupported format"},
-		{"an hour", []speechapi.Source{writeFile(t, dir, "long.wav", longWAV(t, 3600))}, "shorter than 1 hour"},
+		{"empty", []speechapi.Source{writeAudioFile(t, dir, "e.wav", nil)}, "empty"},
+		{"mp3", []speechapi.Source{writeAudioFile(t, dir, "a.mp3", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), wav...))}, "unsupported format"},
+		{"an hour", []speechapi.Source{writeAudioFile(t, dir, "long.wav", longWAV(t, 3600))}, "shorter than 1 hour"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestLegacyRejects(t *testing.T) {
 	// them for any other client.
 	var eleven []speechapi.Source
 	for i := range 11 {
-		eleven = append(eleven, writeFile(t, dir, fmt.Sprintf("f%d.wav", i), wav))
+		eleven = append(eleven, writeAudioFile(t, dir, fmt.Sprintf("f%d.wav", i), wav))
 	}
 	if _, err := e.client.SubmitLegacy(ctx, eleven, speechapi.LegacyOptions{LanguageCode: "hi-IN"}); err == nil || !strings.Contains(err.Error(), "PlanLegacy") {
 		t.Errorf("11 files: %v", err)
@@ -202,15 +202,15 @@ func TestLegacyFormats(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
 	ctx := context.Background()
-	clip := wavBytes(t, 81, 2, 16000, speechy)
+	clip := wavBytes(t, 81, 2, 16000, kindSpeech)
 	var ok []speechapi.Source
 	for name, args := range map[string][]string{
 		"a.flac": {"-c:a", "flac"}, "a.ogg": {"-c:a", "libvorbis"}, "a.opus": {"-c:a", "libopus"},
 		"a.aac": {"-c:a", "aac", "-f", "adts"}, "a.m4a": {"-c:a", "alac"},
 	} {
-		ok = append(ok, writeFile(t, dir, name, ffmpegConvert(t, clip, dir, name, args...)))
+		ok = append(ok, writeAudioFile(t, dir, name, ffmpegConvert(t, clip, dir, name, args...)))
 	}
-	ok = append(ok, writeFile(t, dir, "a.wav", clip))
+	ok = append(ok, writeAudioFile(t, dir, "a.wav", clip))
 	sub, err := e.client.SubmitLegacy(ctx, ok, speechapi.LegacyOptions{LanguageCode: "te-IN"})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestLegacyFormats(t *testing.T) {
 	if err != nil || job.Status != "completed" || job.CompletedFiles != len(ok) {
 		t.Fatalf("job %+v %v", job, err)
 	}
-	mp3 := writeFile(t, dir, "a.mp3", ffmpegConvert(t, clip, dir, "a.mp3", "-c:a", "libmp3lame"))
+	mp3 := writeAudioFile(t, dir, "a.mp3", ffmpegConvert(t, clip, dir, "a.mp3", "-c:a", "libmp3lame"))
 	_, err = e.client.SubmitLegacy(ctx, []speechapi.Source{mp3}, speechapi.LegacyOptions{LanguageCode: "te-IN"})
 	if se := serviceError(t, err); se.StatusCode != 400 || !strings.Contains(se.Message, "unsupported format") {
 		t.Errorf("mp3: %v", se)

@@ -34,7 +34,7 @@ var roundTrip = sync.OnceValue(func() *recogEmu {
 var synthCache sync.Map // text|lang|config -> []byte
 
 // synthesize makes audio with the emulator's synthesis and returns it.
-func synthesize(t *testing.T, c *speechapi.Client, text, lang string, cfg *speechapi.AudioConfig) []byte {
+func synthFor(t *testing.T, c *speechapi.Client, text, lang string, cfg *speechapi.AudioConfig) []byte {
 	t.Helper()
 	key := fmt.Sprintf("%p|%s|%s|%+v", c, text, lang, *cfg)
 	if b, ok := synthCache.Load(key); ok {
@@ -49,9 +49,9 @@ func synthesize(t *testing.T, c *speechapi.Client, text, lang string, cfg *speec
 	return buf.Bytes()
 }
 
-func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+func normWords(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-var spoken = []struct{ lang, text string }{
+var spokenTexts = []struct{ lang, text string }{
 	{"en-IN", "Thank you for calling. Your order has shipped and will arrive on Monday."},
 	{"hi-IN", "नमस्ते, आपका खाता सक्रिय है। धन्यवाद।"},
 	{"ta-IN", "வணக்கம், உங்கள் கணக்கு தயாராக உள்ளது."},
@@ -63,14 +63,14 @@ var spoken = []struct{ lang, text string }{
 func TestRoundTripREST(t *testing.T) {
 	e := roundTrip()
 	dir := t.TempDir()
-	for _, sp := range spoken {
+	for _, sp := range spokenTexts {
 		t.Run(sp.lang, func(t *testing.T) {
-			audio := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
-			res, err := e.client.Transcribe(context.Background(), writeFile(t, dir, sp.lang+".wav", audio), speechapi.TranscribeOptions{LanguageCode: sp.lang})
+			audio := synthFor(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+			res, err := e.client.Transcribe(context.Background(), writeAudioFile(t, dir, sp.lang+".wav", audio), speechapi.TranscribeOptions{LanguageCode: sp.lang})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if words(res.Transcript) != words(sp.text) {
+			if normWords(res.Transcript) != normWords(sp.text) {
 				t.Errorf("transcript %q, want %q", res.Transcript, sp.text)
 			}
 		})
@@ -82,9 +82,9 @@ func TestRoundTripREST(t *testing.T) {
 // conformance: RT-004, RT-012
 func TestRoundTripRealtime(t *testing.T) {
 	e := roundTrip()
-	for _, sp := range spoken[:3] {
+	for _, sp := range spokenTexts[:3] {
 		t.Run(sp.lang, func(t *testing.T) {
-			audio := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 16000, Container: "wav"})
+			audio := synthFor(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{SampleRate: 16000, Container: "wav"})
 			res, err := e.client.TranscribeRealtime(context.Background(), bytes.NewReader(audio), speechapi.RealtimeOptions{LanguageCode: sp.lang})
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +93,7 @@ func TestRoundTripRealtime(t *testing.T) {
 			for _, s := range res.Segments {
 				got = append(got, s.Text)
 			}
-			if words(strings.Join(got, " ")) != words(sp.text) {
+			if normWords(strings.Join(got, " ")) != normWords(sp.text) {
 				t.Errorf("segments %q, want %q", got, sp.text)
 			}
 		})
@@ -108,13 +108,13 @@ func TestRoundTripBatchJob(t *testing.T) {
 	dir := t.TempDir()
 	var files []speechapi.Source
 	want := map[string]string{}
-	for i, sp := range spoken[:3] {
+	for i, sp := range spokenTexts[:3] {
 		cfg := &speechapi.AudioConfig{Container: "mp3", SampleRate: 22050}
 		name := sp.lang + ".mp3"
 		data := []byte(nil)
 		if i == 1 {
 			// Telephony: raw mu-law at 8 kHz, put in a WAV by the caller.
-			raw := synthesize(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{Container: "mulaw"})
+			raw := synthFor(t, e.client, sp.text, sp.lang, &speechapi.AudioConfig{Container: "mulaw"})
 			var buf bytes.Buffer
 			f := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.MuLaw}
 			if err := audio.WriteWAVHeader(&buf, f, int64(len(raw))); err != nil {
@@ -123,12 +123,12 @@ func TestRoundTripBatchJob(t *testing.T) {
 			buf.Write(raw)
 			data, name = buf.Bytes(), sp.lang+".wav"
 		} else {
-			data = synthesize(t, e.client, sp.text, sp.lang, cfg)
+			data = synthFor(t, e.client, sp.text, sp.lang, cfg)
 		}
-		files = append(files, writeFile(t, dir, name, data))
+		files = append(files, writeAudioFile(t, dir, name, data))
 		want[name] = sp.lang
 	}
-	files = append(files, writeFile(t, dir, "other.wav", wavBytes(t, 9, 2, 16000, speechy)))
+	files = append(files, writeAudioFile(t, dir, "other.wav", wavBytes(t, 9, 2, 16000, kindSpeech)))
 	want["other.wav"] = "te-IN" // not synthesized: the first code, the fallback
 	cfg := speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "te-IN,en-IN,hi-IN"}
 	res, err := e.client.RunJob(context.Background(), cfg, files, speechapi.RunOptions{Poll: fastPoll})
@@ -149,7 +149,7 @@ func TestRoundTripBatchJob(t *testing.T) {
 		}
 		name := filepath.Base(f.Record.OriginalPath)
 		lang := want[name]
-		if sp := spokenIn(want[name]); sp != "" && words(doc.FullTranscript) != words(sp) {
+		if sp := spokenIn(want[name]); sp != "" && normWords(doc.FullTranscript) != normWords(sp) {
 			t.Errorf("%s: transcript %q, want %q", name, doc.FullTranscript, sp)
 		}
 		if strings.Contains("te-IN,en-IN,hi-IN", lang) && doc.LanguageCode != lang {
@@ -162,7 +162,7 @@ func TestRoundTripBatchJob(t *testing.T) {
 }
 
 func spokenIn(lang string) string {
-	for _, sp := range spoken {
+	for _, sp := range spokenTexts {
 		if sp.lang == lang {
 			return sp.text
 		}
@@ -189,8 +189,8 @@ func TestRoundTripITN(t *testing.T) {
 		{"hi-IN", "मुझे दो लाख रुपये मिले।", "verbatim", true, "मुझे दो लाख रुपये मिले।"},
 	}
 	for _, tc := range tests {
-		audio := synthesize(t, e.client, tc.text, tc.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
-		src := writeFile(t, dir, "itn.wav", audio)
+		audio := synthFor(t, e.client, tc.text, tc.lang, &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+		src := writeAudioFile(t, dir, "itn.wav", audio)
 		res, err := e.client.Transcribe(context.Background(), src, speechapi.TranscribeOptions{LanguageCode: tc.lang, Format: tc.format, NativeNumerals: tc.native})
 		if err != nil {
 			t.Fatal(err)
@@ -220,8 +220,8 @@ func TestRoundTripITN(t *testing.T) {
 func TestRoundTripMixedEnglishHindi(t *testing.T) {
 	e := roundTrip()
 	text := "मेरा order कब आएगा?"
-	audio := synthesize(t, e.client, text, "hi-en", &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
-	src := writeFile(t, t.TempDir(), "mixed.wav", audio)
+	audio := synthFor(t, e.client, text, "hi-en", &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+	src := writeAudioFile(t, t.TempDir(), "mixed.wav", audio)
 	res, err := e.client.Transcribe(context.Background(), src, speechapi.TranscribeOptions{LanguageCode: "en-IN"})
 	if err != nil {
 		t.Fatal(err)

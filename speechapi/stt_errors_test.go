@@ -13,6 +13,6 @@ func asServiceError(err error) (*speechapi.Error, bool) {
 	return se, ok
 }
 
-func newGet(url string) (*http.Request, error) { return http.NewRequest(http.MethodGet, url, nil) }
+func recogNewGet(url string) (*http.Request, error) { return http.NewRequest(http.MethodGet, url, nil) }
 
-func doReq(req *http.Request) (*http.Response, error) { return http.DefaultClient.Do(req) }
+func recogDo(req *http.Request) (*http.Response, error) { return http.DefaultClient.Do(req) }

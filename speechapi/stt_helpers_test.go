@@ -99,9 +99,9 @@ var fastPoll = speechapi.PollOptions{Interval: 3 * time.Millisecond}
 
 // kind of test audio.
 const (
-	speechy = iota // bursts of noise with pauses: not silent, not a tone
-	silent
-	tone
+	kindSpeech = iota // bursts of noise with pauses: not silent, not a tone
+	kindSilent
+	kindTone
 )
 
 // wavBytes makes a deterministic 16-bit mono WAV of the given kind.
@@ -118,10 +118,10 @@ func wavBytes(t *testing.T, seed uint64, seconds float64, rate, kind int) []byte
 	for i := range samples {
 		x := float64(i) / float64(rate)
 		switch kind {
-		case speechy:
+		case kindSpeech:
 			env := math.Max(0, math.Sin(2*math.Pi*x*(1.5+float64(seed%5)*0.2)))
 			samples[i] = 0.4 * env * (rng.Float64()*2 - 1)
-		case tone:
+		case kindTone:
 			samples[i] = 0.5 * math.Sin(2*math.Pi*440*x)
 		}
 	}
@@ -136,7 +136,7 @@ func wavBytes(t *testing.T, seed uint64, seconds float64, rate, kind int) []byte
 }
 
 // writeFile writes data under dir and returns a file Source.
-func writeFile(t *testing.T, dir, name string, data []byte) speechapi.Source {
+func writeAudioFile(t *testing.T, dir, name string, data []byte) speechapi.Source {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -152,7 +152,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) speechapi.Source {
 	return s
 }
 
-func ptr[T any](v T) *T { return &v }
+func recogPtr[T any](v T) *T { return &v }
 
 func serviceError(t *testing.T, err error) *speechapi.Error {
 	t.Helper()
@@ -167,8 +167,8 @@ func serviceError(t *testing.T, err error) *speechapi.Error {
 // channel.
 func stereoWAV(t *testing.T, seconds float64) []byte {
 	t.Helper()
-	left := wavBytes(t, 31, seconds, 16000, speechy)[44:]
-	right := wavBytes(t, 32, seconds, 16000, speechy)[44:]
+	left := wavBytes(t, 31, seconds, 16000, kindSpeech)[44:]
+	right := wavBytes(t, 32, seconds, 16000, kindSpeech)[44:]
 	var buf bytes.Buffer
 	f := audio.Format{SampleRate: 16000, Channels: 2, BitsPerSample: 16, Encoding: audio.PCM}
 	if err := audio.WriteWAVHeader(&buf, f, int64(len(left)*2)); err != nil {
@@ -190,7 +190,7 @@ func longWAV(t *testing.T, seconds int) []byte {
 	if err := audio.WriteWAVHeader(&buf, f, int64(seconds)*16000); err != nil {
 		t.Fatal(err)
 	}
-	buf.Write(wavBytes(t, 41, 1, 8000, speechy)[44:])
+	buf.Write(wavBytes(t, 41, 1, 8000, kindSpeech)[44:])
 	return buf.Bytes()
 }
 
@@ -245,7 +245,7 @@ func rawLarge(t *testing.T, url, fileField string, n int64) (int, string) {
 		t.Fatal(err)
 	}
 	tail := "\r\n--" + mw.Boundary() + "--\r\n"
-	body := io.MultiReader(&head, io.LimitReader(zeros{}, n), strings.NewReader(tail))
+	body := io.MultiReader(&head, io.LimitReader(zeroReader{}, n), strings.NewReader(tail))
 	req, err := http.NewRequest(http.MethodPost, url, body)
 	if err != nil {
 		t.Fatal(err)
@@ -262,9 +262,9 @@ func rawLarge(t *testing.T, url, fileField string, n int64) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-type zeros struct{}
+type zeroReader struct{}
 
-func (zeros) Read(p []byte) (int, error) {
+func (zeroReader) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }

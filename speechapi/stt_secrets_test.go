@@ -21,14 +21,14 @@ func TestRecognitionErrorsNeverCarryTheKey(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{Keys: []string{"the-right-key"}})
 	c := newRecogClient(t, e.http.URL, key)
 	ctx := context.Background()
-	src := writeFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 1, 16000, speechy))
+	src := writeAudioFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech))
 	calls := map[string]func() error{
 		"rest": func() error {
 			_, err := c.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
 			return err
 		},
 		"realtime": func() error {
-			_, err := c.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "hi-IN"})
+			_, err := c.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "hi-IN"})
 			return err
 		},
 		"legacy": func() error {
@@ -65,7 +65,7 @@ func TestCompletedWebhookAndPresignedWithoutKey(t *testing.T) {
 	sink := newWebhookSink(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	files := []speechapi.Source{writeFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, speechy)), writeFile(t, dir, "b.wav", wavBytes(t, 2, 1, 16000, speechy))}
+	files := []speechapi.Source{writeAudioFile(t, dir, "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech)), writeAudioFile(t, dir, "b.wav", wavBytes(t, 2, 1, 16000, kindSpeech))}
 	res, err := e.client.RunJob(ctx, hiConfig, files, speechapi.RunOptions{Poll: fastPoll, CallbackURL: sink.srv.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -99,9 +99,9 @@ func TestCompletedWebhookAndPresignedWithoutKey(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	// A download that does carry the key is counted: the counter can fail.
-	req, _ := newGet(*res.Files[0].Record.TranscriptURL)
+	req, _ := recogNewGet(*res.Files[0].Record.TranscriptURL)
 	req.Header.Set("X-API-Key-ID", "test-key")
-	resp, err := doReq(req)
+	resp, err := recogDo(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ func TestTranscribeREST(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
 	ctx := context.Background()
-	clip := wavBytes(t, 1, 4, 16000, speechy)
-	res, err := e.client.Transcribe(ctx, writeFile(t, dir, "a.wav", clip), speechapi.TranscribeOptions{LanguageCode: "en-IN"})
+	clip := wavBytes(t, 1, 4, 16000, kindSpeech)
+	res, err := e.client.Transcribe(ctx, writeAudioFile(t, dir, "a.wav", clip), speechapi.TranscribeOptions{LanguageCode: "en-IN"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +63,15 @@ func TestTranscribeRESTRejects(t *testing.T) {
 		lang string
 		want string // substring of the 400 message
 	}{
-		{"too long", wavBytes(t, 2, 61, 8000, speechy), "hi-IN", "60 seconds"},
-		{"rate too high", wavBytes(t, 3, 1, 48000, speechy), "hi-IN", "8000 to 44100"},
+		{"too long", wavBytes(t, 2, 61, 8000, kindSpeech), "hi-IN", "60 seconds"},
+		{"rate too high", wavBytes(t, 3, 1, 48000, kindSpeech), "hi-IN", "8000 to 44100"},
 		{"not audio", []byte("hello, this is text and not audio at all"), "hi-IN", "unsupported audio format"},
-		{"bn-BD", wavBytes(t, 4, 1, 16000, speechy), "bn-BD", "unsupported language_code"},
+		{"bn-BD", wavBytes(t, 4, 1, 16000, kindSpeech), "bn-BD", "unsupported language_code"},
 		{"empty", nil, "hi-IN", "empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.client.Transcribe(ctx, writeFile(t, dir, tc.name+".wav", tc.data), speechapi.TranscribeOptions{LanguageCode: tc.lang})
+			_, err := e.client.Transcribe(ctx, writeAudioFile(t, dir, tc.name+".wav", tc.data), speechapi.TranscribeOptions{LanguageCode: tc.lang})
 			se := serviceError(t, err)
 			if se.StatusCode != 400 || se.Type != speechapi.TypeInvalidRequest || !strings.Contains(se.Message, tc.want) {
 				t.Errorf("got %v, want 400 INVALID_REQUEST_ERROR containing %q", se, tc.want)
@@ -83,7 +83,7 @@ func TestTranscribeRESTRejects(t *testing.T) {
 			sec  float64
 			rate int
 		}{{60, 8000}, {1, 44100}, {1, 8000}} {
-			src := writeFile(t, dir, "edge.wav", wavBytes(t, 5, c.sec, c.rate, speechy))
+			src := writeAudioFile(t, dir, "edge.wav", wavBytes(t, 5, c.sec, c.rate, kindSpeech))
 			if _, err := e.client.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "ta-IN"}); err != nil {
 				t.Errorf("%.0f s at %d Hz: %v", c.sec, c.rate, err)
 			}
@@ -94,20 +94,20 @@ func TestTranscribeRESTRejects(t *testing.T) {
 		if status != 400 || !strings.Contains(body, "audio_file is required") {
 			t.Errorf("no audio_file: %d %s", status, body)
 		}
-		status, body = rawMultipart(t, e.http.URL+"/stt/v3", map[string]string{"language_code": "hi-IN", "format": "pretty"}, "audio_file", 1, wavBytes(t, 8, 1, 16000, speechy))
+		status, body = rawMultipart(t, e.http.URL+"/stt/v3", map[string]string{"language_code": "hi-IN", "format": "pretty"}, "audio_file", 1, wavBytes(t, 8, 1, 16000, kindSpeech))
 		if status != 400 || !strings.Contains(body, "verbatim or transcribe") {
 			t.Errorf("format pretty: %d %s", status, body)
 		}
 	})
 	t.Run("bad format option", func(t *testing.T) {
-		_, err := e.client.Transcribe(ctx, writeFile(t, dir, "x.wav", wavBytes(t, 6, 1, 16000, speechy)), speechapi.TranscribeOptions{LanguageCode: "hi-IN", Format: "pretty"})
+		_, err := e.client.Transcribe(ctx, writeAudioFile(t, dir, "x.wav", wavBytes(t, 6, 1, 16000, kindSpeech)), speechapi.TranscribeOptions{LanguageCode: "hi-IN", Format: "pretty"})
 		if err == nil || !strings.Contains(err.Error(), "pretty") {
 			t.Errorf("format pretty: %v", err)
 		}
 	})
 	t.Run("no key", func(t *testing.T) {
 		c := newRecogClient(t, e.http.URL, "")
-		_, err := c.Transcribe(ctx, writeFile(t, dir, "k.wav", wavBytes(t, 7, 1, 16000, speechy)), speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
+		_, err := c.Transcribe(ctx, writeAudioFile(t, dir, "k.wav", wavBytes(t, 7, 1, 16000, kindSpeech)), speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
 		if se := serviceError(t, err); se.StatusCode != 403 || se.Type != speechapi.TypeForbidden {
 			t.Errorf("no key: %v, want 403 FORBIDDEN", se)
 		}
@@ -122,7 +122,7 @@ func TestTranscribeRealtime(t *testing.T) {
 		// 22.05 kHz input: decoded and resampled by the client; the
 		// emulator closes the stream on any frame that is not 1024 bytes
 		// or not binary, so success proves the framing.
-		clip := wavBytes(t, 11, 3, 22050, speechy)
+		clip := wavBytes(t, 11, 3, 22050, kindSpeech)
 		res, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(clip), speechapi.RealtimeOptions{LanguageCode: "hi-IN", SampleRate: rate})
 		if err != nil {
 			t.Fatalf("rate %d: %v", rate, err)
@@ -150,14 +150,14 @@ func TestTranscribeRealtime(t *testing.T) {
 		t.Errorf("GET /stt/v3 = %d, want 2", got)
 	}
 	t.Run("bad language is a handshake error", func(t *testing.T) {
-		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "bn-BD"})
+		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "bn-BD"})
 		if se := serviceError(t, err); se.StatusCode != 400 {
 			t.Errorf("got %v", se)
 		}
 	})
 	t.Run("paced", func(t *testing.T) {
 		start := time.Now()
-		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 12, 0.5, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN", Paced: true})
+		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 12, 0.5, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN", Paced: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestTranscribeRealtimeCustomPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
+	_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
 	if err == nil {
 		t.Fatal("a path the emulator does not serve worked")
 	}
@@ -185,7 +185,7 @@ func TestTranscribeRealtimeCustomPath(t *testing.T) {
 // is an incomplete result, never a short transcript.
 func TestTranscribeRealtimeDropped(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{DropRate: 1})
-	_, err := e.client.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, speechy)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
+	_, err := e.client.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
 	var ie *speechapi.IncompleteError
 	if !errors.As(err, &ie) || !speechapi.IsTemporary(err) {
 		t.Fatalf("dropped stream: %v", err)
@@ -220,8 +220,8 @@ func TestTranscribeRESTFormats(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
 	ctx := context.Background()
-	clip := wavBytes(t, 71, 3, 16000, speechy)
-	long := wavBytes(t, 72, 62, 16000, speechy)
+	clip := wavBytes(t, 71, 3, 16000, kindSpeech)
+	long := wavBytes(t, 72, 62, 16000, kindSpeech)
 	formats := []struct {
 		name string
 		args []string
@@ -235,7 +235,7 @@ func TestTranscribeRESTFormats(t *testing.T) {
 	}
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
-			src := writeFile(t, dir, f.name, ffmpegConvert(t, clip, dir, f.name, f.args...))
+			src := writeAudioFile(t, dir, f.name, ffmpegConvert(t, clip, dir, f.name, f.args...))
 			res, err := e.client.Transcribe(ctx, src, speechapi.TranscribeOptions{LanguageCode: "kn-IN"})
 			if err != nil || res.Transcript == "" {
 				t.Fatalf("%s: %v %+v", f.name, err, res)
@@ -246,7 +246,7 @@ func TestTranscribeRESTFormats(t *testing.T) {
 			case "a.mp3":
 				return // decoding a minute of mp3 is slow under -race; WAV covers the limit
 			}
-			over := writeFile(t, dir, "long-"+f.name, ffmpegConvert(t, long, dir, "long-"+f.name, f.args...))
+			over := writeAudioFile(t, dir, "long-"+f.name, ffmpegConvert(t, long, dir, "long-"+f.name, f.args...))
 			_, err = e.client.Transcribe(ctx, over, speechapi.TranscribeOptions{LanguageCode: "kn-IN"})
 			if se := serviceError(t, err); se.StatusCode != 400 || !strings.Contains(se.Message, "60 seconds") {
 				t.Errorf("62 s %s: %v", f.name, se)
