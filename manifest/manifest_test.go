@@ -95,13 +95,20 @@ func TestTranscriptionOutputs(t *testing.T) {
 		got[tr.Address] = tr.Outputs
 	}
 	want := map[string]map[string]string{
-		`transcription.calls["extra/one.mp3"]`:                                {"json": "out/t/one.json", "srt": "out/t/one.srt"},
-		`transcription.calls["https://cdn.example.com/x/y/remote.mp3?sig=1"]`: {"json": "out/t/remote.json", "srt": "out/t/remote.srt"},
-		`transcription.calls["recordings/2026/a.wav"]`:                        {"json": "out/t/2026/a.json", "srt": "out/t/2026/a.srt"},
-		`transcription.calls["recordings/b.wav"]`:                             {"json": "out/t/b.json", "srt": "out/t/b.srt"},
+		`transcription.calls["extra/one.mp3"]`:                          {"json": "out/t/one.json", "srt": "out/t/one.srt"},
+		`transcription.calls["https://cdn.example.com/x/y/remote.mp3"]`: {"json": "out/t/remote.json", "srt": "out/t/remote.srt"},
+		`transcription.calls["recordings/2026/a.wav"]`:                  {"json": "out/t/2026/a.json", "srt": "out/t/2026/a.srt"},
+		`transcription.calls["recordings/b.wav"]`:                       {"json": "out/t/b.json", "srt": "out/t/b.srt"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	// A pre-signed URL's query (its signature) stays out of the address,
+	// and so out of the state, but is what the service is sent.
+	for _, tr := range m.Transcriptions {
+		if tr.IsURL && (tr.Key != "https://cdn.example.com/x/y/remote.mp3" || tr.Input != "https://cdn.example.com/x/y/remote.mp3?sig=1") {
+			t.Errorf("url input: key %q, input %q", tr.Key, tr.Input)
+		}
 	}
 	if len(m.TranscriptionSettings) != 1 || m.TranscriptionSettings[0].Model != DefaultBatchModel {
 		t.Errorf("settings: %+v", m.TranscriptionSettings)

@@ -16,7 +16,8 @@ const DefaultBatchModel = "stt-v2.5"
 
 // transcriptionInput is one input of a transcription block.
 type transcriptionInput struct {
-	key     string // path relative to Dir, or the URL
+	key     string // path relative to Dir, or the URL without query and fragment
+	input   string // the whole URL, when it differs from key
 	rel     string // output path stem below output_dir
 	isURL   bool
 	pattern string
@@ -47,6 +48,9 @@ func (x *expander) expandTranscriptions() {
 		for _, in := range x.transcriptionInputs(b, fs, sc) {
 			t := *proto
 			t.Key, t.Input, t.IsURL, t.Pattern = in.key, in.key, in.isURL, in.pattern
+			if in.input != "" {
+				t.Input = in.input
+			}
 			t.Address = Address(KindTranscription, name, in.key, true)
 			t.Outputs = make(map[string]string, len(t.Formats))
 			for _, f := range t.Formats {
@@ -136,7 +140,13 @@ func (x *expander) urlInput(raw string, pos Pos) (transcriptionInput, bool) {
 		return transcriptionInput{}, false
 	}
 	base := path.Base(u.Path)
-	return transcriptionInput{key: raw, rel: strings.TrimSuffix(base, path.Ext(base)), isURL: true, pattern: raw, pos: pos}, true
+	// The address and the state name the URL without its query and
+	// fragment: a pre-signed URL's signature is a credential that must not
+	// reach a committed state file, and re-signing must not look like a
+	// new input. Input keeps the whole URL for the service.
+	key := *u
+	key.RawQuery, key.Fragment, key.User = "", "", nil
+	return transcriptionInput{key: key.String(), input: raw, rel: strings.TrimSuffix(base, path.Ext(base)), isURL: true, pattern: raw, pos: pos}, true
 }
 
 // maxWalk bounds the files one input pattern may visit.

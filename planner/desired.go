@@ -212,7 +212,7 @@ func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, err
 	}
 	var sum string
 	if t.IsURL {
-		d.Sources = []Source{{Role: "source", URL: t.Input}}
+		d.Sources = []Source{{Role: "source", URL: t.Key}} // never a pre-signed query
 	} else {
 		var err error
 		sum, err = inputHash(hash, t.Pos, "input", t.Input)

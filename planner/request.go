@@ -138,7 +138,7 @@ func transcriptionRequest(t *manifest.Transcription, srcSHA string) map[string]a
 		"language_code": t.LanguageCode,
 	}
 	if t.IsURL {
-		req["source"] = map[string]any{"url": t.Input}
+		req["source"] = map[string]any{"url": t.Key} // without a pre-signed query
 	} else {
 		req["source"] = map[string]any{"sha256": srcSHA}
 	}
