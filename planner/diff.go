@@ -155,6 +155,7 @@ func describe(st outputState, path string) string {
 func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, error) {
 	a := &Action{Address: d.Address, Desired: d, Prior: prior}
 	var damaged []string
+	var dropped []state.Output
 	jsonOK := ""
 	for _, o := range d.Outputs {
 		p, ok := findFormat(prior.Outputs, o.Format)
@@ -173,31 +174,38 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		}
 		at := p.Path
 		if p.Path != o.Path {
+			note := ""
 			if st != intact {
 				// Perhaps it was already moved by hand.
 				if st2, err := c.outputStatus(o.Path, p); err != nil {
 					return nil, err
 				} else if st2 == intact {
-					st = intact
+					st, note = intact, " (already moved)"
 				}
 			}
 			if st == intact {
 				a.Moves = append(a.Moves, Rename{From: p.Path, To: o.Path})
-				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s -> %s", p.Path, o.Path))
+				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s -> %s%s", p.Path, o.Path, note))
 				at = o.Path
 			}
 		}
 		if st != intact {
 			damaged = append(damaged, o.Format)
 			a.Reasons = append(a.Reasons, describe(st, p.Path))
+			if p.Path != o.Path {
+				// Regenerated at the new path; the old file is no
+				// longer declared.
+				dropped = append(dropped, p)
+			}
 		} else if o.Format == "json" {
 			jsonOK = at
 		}
 	}
-	var dropped []state.Output
+	formatGone := false
 	for _, p := range prior.Outputs {
 		if !containsFormat(d.Outputs, p.Format) {
 			dropped = append(dropped, p)
+			formatGone = true
 			a.Reasons = append(a.Reasons, fmt.Sprintf("format %s removed", p.Format))
 		}
 	}
@@ -216,7 +224,7 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 	case len(a.Moves) > 0:
 		a.Type = Move
 		return a, nil
-	case len(dropped) > 0:
+	case formatGone:
 		a.Type = Repair
 		return a, nil
 	}

@@ -55,6 +55,11 @@ var scenarios = []scenario{
 		delete(p.fs, s.Output)
 		s.Output = "build/ivr/menu/billing-v2.wav"
 	}},
+	{name: "moved_and_modified", edit: func(p *project, st *state.File) {
+		s := p.synthesis("synthesis.welcome")
+		p.fs[s.Output] = "edited by hand"
+		s.Output = "build/ivr/hello.wav"
+	}},
 	{name: "rename_for_each_key", edit: func(p *project, st *state.File) {
 		s := p.synthesis(`synthesis.menu["support"]`)
 		s.Key, s.Address, s.Output = "helpdesk", `synthesis.menu["helpdesk"]`, "build/ivr/menu/helpdesk.wav"
