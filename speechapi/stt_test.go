@@ -167,17 +167,25 @@ func TestTranscribeRealtime(t *testing.T) {
 	})
 }
 
+// TestTranscribeRealtimeCustomPath checks that the realtime path follows
+// Config.Paths: the documented emulator does not serve the live service's
+// /stt/v3/stream, the emulator with live quirks does.
 // conformance: RT-010, ERR-010
 func TestTranscribeRealtimeCustomPath(t *testing.T) {
-	e := newRecogEmu(t, emulator.Options{})
-	c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k",
-		Paths: map[string]string{speechapi.EndpointSTTRealtime: "/stt/v3/stream"}, Retries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
-	if err == nil {
-		t.Fatal("a path the emulator does not serve worked")
+	for _, quirks := range []bool{false, true} {
+		e := newRecogEmu(t, emulator.Options{LiveQuirks: quirks})
+		c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k",
+			Paths: map[string]string{speechapi.EndpointSTTRealtime: "/stt/v3/stream"}, Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
+		if (err == nil) != quirks {
+			t.Errorf("live quirks %v: %v", quirks, err)
+		}
+		if got := e.stats(t).Requests["GET /stt/v3/stream"]; quirks && got != 1 {
+			t.Errorf("GET /stt/v3/stream = %d", got)
+		}
 	}
 }
 

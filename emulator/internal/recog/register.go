@@ -51,6 +51,11 @@ func Register(m *emu.Mux, env *emu.Env) (stop func()) {
 	} {
 		m.Handle(rt)
 	}
+	if env.Opts.LiveQuirks {
+		// The live service has been seen serving realtime recognition here
+		// (SPEC section 7).
+		m.Handle(emu.Route{Pattern: "GET /stt/v3/stream", Shape: rest, Handler: s.realtime})
+	}
 	m.HandleRaw("GET "+storagePrefix+"{token}", s.download)
 	s.wg.Add(1)
 	go s.loop()
