@@ -16,7 +16,9 @@
 //   - realtime: query parameters language_code (required) and sample_rate
 //     (16000 default, or 8000); frames must be binary and exactly 1024 bytes
 //     (else close 1008); an empty binary frame ends the audio; all transcript
-//     messages follow it, then a 1000 close;
+//     messages follow it, then a 1000 close; with LiveQuirks the same
+//     endpoint is also served at /stt/v3/stream, where the live service
+//     has been seen;
 //   - batch jobs validation errors are 400 INVALID_REQUEST, upload limits
 //     400 FILE_TOO_LARGE, ZIP_TOO_LARGE, TOO_MANY_FILES and AUDIO_TOO_LONG;
 //     query parameters (limit, cursor, status) and placeholder ids are 422
