@@ -234,8 +234,11 @@ func report(env *Env, err error) int {
 			return code
 		}
 	}
-	if errors.Is(err, context.Canceled) && code == ExitError {
+	if errors.Is(err, context.Canceled) && ee == nil {
+		// Interrupted before anything was started (apply reports its own
+		// interruptions with what was done).
 		code = ExitInterrupted
+		err = withHint(errors.New("interrupted"), "nothing was changed")
 	}
 	printError(env.Stderr, err)
 	return code
