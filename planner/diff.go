@@ -191,7 +191,11 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		}
 		if st != intact {
 			damaged = append(damaged, o.Format)
-			a.Reasons = append(a.Reasons, describe(st, p.Path))
+			reason := describe(st, p.Path)
+			if p.Path != o.Path {
+				reason += " (now " + o.Path + ")"
+			}
+			a.Reasons = append(a.Reasons, reason)
 			if p.Path != o.Path {
 				// Regenerated at the new path; the old file is no
 				// longer declared.
