@@ -22,7 +22,11 @@
 // The lock (voxform.state.json.lock) is an flock on a file holding JSON
 // holder information, so a second plan or apply fails at once naming the
 // holder. The hash cache (.voxform/hashes.json) maps path, size, mtime, ctime
-// and inode to a SHA-256 so that an unchanged tree is not re-hashed.
+// and inode to a SHA-256 so that an unchanged tree is not re-hashed, and
+// .voxform/state.snapshot keeps the last decoded state (gob, keyed by the
+// SHA-256 of the state file) so that a large state is not JSON-decoded again
+// while it has not changed. Both are local caches, never committed; the
+// state file alone is authoritative.
 //
 // Backend is the small interface a future shared backend (PostgreSQL,
 // SPEC section 12) will implement; Local is the only implementation.

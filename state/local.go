@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -80,20 +82,30 @@ func (l *Local) read() (*File, journalReplay, error) {
 }
 
 func (l *Local) readStateFile() (*File, bool, error) {
-	fh, err := os.Open(l.StatePath())
+	data, err := os.ReadFile(l.StatePath())
 	if errors.Is(err, os.ErrNotExist) {
 		return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read state: %w", err)
 	}
-	defer fh.Close()
-	f, err := Decode(fh)
+	sum := sha256.Sum256(data)
+	if f, ok := l.loadSnapshot(sum); ok {
+		return f, true, nil
+	}
+	f, err := Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, true, fmt.Errorf("%s: %w", StateFileName, err)
 	}
+	if len(f.Resources) >= snapshotMinResources {
+		l.saveSnapshot(sum, f)
+	}
 	return f, true, nil
 }
+
+// snapshotMinResources is the state size from which a decoded snapshot is
+// worth keeping.
+const snapshotMinResources = 500
 
 // Open implements Backend. lock must be a lock taken from l.
 func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
