@@ -157,13 +157,8 @@ func (c *HashCache) Save() error {
 	if !c.dirty {
 		return nil
 	}
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := ensureCacheDir(filepath.Dir(c.path)); err != nil {
 		return fmt.Errorf("save hash cache: %w", err)
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		os.WriteFile(ignore, []byte("# voxform's local cache: never commit it\n*\n"), 0o644)
 	}
 	b, err := json.Marshal(cacheFile{Version: 1, Entries: c.entries})
 	if err != nil {
@@ -177,6 +172,19 @@ func (c *HashCache) Save() error {
 		c.dirty = false
 	}
 	return err
+}
+
+// ensureCacheDir creates .voxform/ with a .gitignore that keeps it out of
+// version control.
+func ensureCacheDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+		os.WriteFile(ignore, []byte("# voxform's local cache: never commit it\n*\n"), 0o644)
+	}
+	return nil
 }
 
 // HashFile streams a file through SHA-256.

@@ -86,7 +86,7 @@ func (l *Local) saveSnapshot(sum [32]byte, f *File) {
 		return
 	}
 	dir := filepath.Dir(l.snapshotPath())
-	if os.MkdirAll(dir, 0o755) != nil {
+	if ensureCacheDir(dir) != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, "."+snapshotName+".tmp-*")

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,6 +28,9 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	}
 	if _, err := os.Stat(b.snapshotPath()); err != nil {
 		t.Fatalf("no snapshot: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CacheDirName, ".gitignore")); err != nil {
+		t.Errorf("snapshot written without .voxform/.gitignore: %v", err)
 	}
 	data, _ := os.ReadFile(b.StatePath())
 	snap, ok := b.loadSnapshot(sha256Sum(data))
