@@ -64,7 +64,7 @@ func (h *harness) longOne(ctx context.Context, e *emu, transport, text string) (
 	if info.SampleRate != 48000 {
 		return m, "", fmt.Errorf("%s output is %d Hz, want 48000", transport, info.SampleRate)
 	}
-	line := fmt.Sprintf("%s: %s characters of text, %s of %d Hz WAV (%s) in %s s (%s), peak RSS %s",
+	line := fmt.Sprintf("%s: %s characters of text, %s of %d Hz WAV (%s) in %s s; %s; peak RSS %s",
 		transport, thousands(len(text)), info.Duration.Round(time.Second), info.SampleRate,
 		mib(st.Size()), secs(m.Wall), cpuOf(m), mib(m.MaxRSS))
 	return m, line, nil

@@ -303,7 +303,7 @@ func (h *harness) latencyApply(ctx context.Context) error {
 
 // cpuOf is the CPU time of a voxform run.
 func cpuOf(m measured) string {
-	return fmt.Sprintf("CPU %s s (%s s of it in the kernel)", secs(m.CPU), secs(m.Sys))
+	return fmt.Sprintf("CPU %s s, %s s of it in the kernel", secs(m.CPU), secs(m.Sys))
 }
 
 // cpuNote describes where the CPU time of a run went, and what it means for
