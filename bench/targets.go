@@ -225,7 +225,7 @@ func (h *harness) applyAgain(ctx context.Context, e *emu, dir string, n int) err
 		Figure:  fmt.Sprint(calls),
 		Verdict: h.verdict(calls == 0, false),
 		Details: []string{fmt.Sprintf("second `voxform apply -auto-approve` of the %s syntheses of P4: %d requests (GET /_emulator/stats before and after); "+
-			"%s s wall, %s; peak RSS %s (it hashes every output again: the hash cache does not yet trust what apply put in it, see P1 for a plan that does)",
+			"%s s wall, %s; peak RSS %s (compare P1, a plan of the same project with a warm hash cache)",
 			thousands(n), calls, secs(m.Wall), cpuOf(m), mib(m.MaxRSS))},
 	})
 	return nil
