@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -22,6 +23,7 @@ func BenchmarkJournalAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			res := sampleResource("new text")
+			runtime.GC() // not the setup's garbage
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				if err := rec.Record(fmt.Sprintf("synthesis.new%d", i%1000), res); err != nil {
