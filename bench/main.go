@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -130,6 +131,7 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.Results = h.results
+	slices.SortStableFunc(rep.Results, func(a, b result) int { return strings.Compare(a.ID, b.ID) })
 	if selected(o.only, "go") {
 		runGo(ctx, o, root, rep, logf)
 	}
