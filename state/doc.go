@@ -19,6 +19,11 @@
 // checksum does not match ends the replay: only the last line can be torn,
 // because every earlier one was fsynced before the next was written.
 //
+// Before each batch job create the executor journals a JobIntent, so that a
+// job created but never recorded (a kill between the call and its record, or
+// a create retried after its answer was lost) can later be found in the jobs
+// listing and cancelled; intents are cleared once swept.
+//
 // The lock (voxform.state.json.lock) is an flock on a file holding JSON
 // holder information, so a second plan or apply fails at once naming the
 // holder. The hash cache (.voxform/hashes.json) maps path, size, mtime, ctime

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +36,9 @@ type File struct {
 	Serial         int64                `json:"serial"`
 	VoxformVersion string               `json:"voxform_version"`
 	Resources      map[string]*Resource `json:"resources"`
+	// JobIntents are batch job creates whose orphans (if any) are not yet
+	// swept; absent from the file when there are none (see JobIntent).
+	JobIntents []JobIntent `json:"job_intents,omitempty"`
 }
 
 // Resource is what voxform recorded about one address. The API key is never
@@ -144,6 +148,7 @@ type fileJSON struct {
 	Serial         int64                    `json:"serial"`
 	VoxformVersion string                   `json:"voxform_version"`
 	Resources      map[string]*resourceJSON `json:"resources"`
+	JobIntents     []JobIntent              `json:"job_intents"`
 }
 
 // Output is one file a resource wrote.
@@ -204,6 +209,7 @@ func (f *File) Clone() *File {
 	for a, r := range f.Resources {
 		c.Resources[a] = r
 	}
+	c.JobIntents = slices.Clone(f.JobIntents)
 	return &c
 }
 
@@ -224,7 +230,7 @@ func Decode(r io.Reader) (*File, error) {
 	dec.DisallowUnknownFields()
 	derr := dec.Decode(&fj)
 	f := File{Version: fj.Version, Lineage: fj.Lineage, Serial: fj.Serial, VoxformVersion: fj.VoxformVersion,
-		Resources: make(map[string]*Resource, len(fj.Resources))}
+		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents}
 	if derr != nil || f.Version != FormatVersion {
 		if err := checkVersion(data); err != nil {
 			return nil, err

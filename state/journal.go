@@ -32,6 +32,10 @@ type record struct {
 	Resources map[string]*Resource `json:"resources,omitempty"`
 	// Remove lists addresses removed from the state.
 	Remove []string `json:"remove,omitempty"`
+	// Intent is a batch job create about to be made (intent).
+	Intent *JobIntent `json:"intent,omitempty"`
+	// ClearIntents lists the ids of intents swept (intent_clear).
+	ClearIntents []string `json:"clear_intents,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -83,7 +87,7 @@ func (rec *record) apply(f *File) {
 type journalReplay struct {
 	exists  bool // a journal file was found
 	stale   bool // it was already folded into the state file
-	records int  // put/remove records applied
+	records int  // put, remove and intent records applied
 	torn    bool // replay stopped at a torn or corrupt line
 }
 
@@ -124,10 +128,17 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 			}
 			continue
 		}
-		if rec.Op != opPut && rec.Op != opRemove {
+		switch rec.Op {
+		case opPut, opRemove:
+			rec.apply(f)
+		case opIntent, opIntentClear:
+			if err := checkIntentRecord(rec); err != nil {
+				return out, fmt.Errorf("read journal %s: %w", path, err)
+			}
+			rec.applyIntents(f)
+		default:
 			return out, fmt.Errorf("read journal %s: unknown record %q", path, rec.Op)
 		}
-		rec.apply(f)
 		out.records++
 	}
 }

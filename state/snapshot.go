@@ -31,6 +31,7 @@ type snapshotBody struct {
 	Serial         int64
 	VoxformVersion string
 	Resources      map[string]snapshotResource
+	JobIntents     []JobIntent
 }
 
 func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName, snapshotName) }
@@ -51,7 +52,7 @@ func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
 		return nil, false
 	}
 	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: make(map[string]*Resource, len(sb.Resources))}
+		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents}
 	for a, sr := range sb.Resources {
 		r := Resource(sr.R)
 		r.rawRequest = sr.Request
@@ -65,7 +66,7 @@ func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
 // checksum and is ignored.
 func (l *Local) saveSnapshot(sum [32]byte, f *File) {
 	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
-		Resources: make(map[string]snapshotResource, len(f.Resources))}
+		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents}
 	for a, r := range f.Resources {
 		raw := r.rawRequest
 		if r.Request != nil {

@@ -14,6 +14,7 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	b := NewLocal(dir)
 	f := New()
 	f.Serial = 7
+	f.JobIntents = []JobIntent{{ID: "i1", Created: fixedNow(), API: "batch", Config: JobIntentConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}, Files: 3}}
 	for i := range snapshotMinResources + 10 {
 		r := sampleResource(fmt.Sprintf("<sigh> text %d", i))
 		r.Source = &Source{Path: "a.wav", SHA256: "ab"}
@@ -45,6 +46,9 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
 	if diff := cmp.Diff(first, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
 		t.Fatal(diff)
+	}
+	if len(snap.JobIntents) != 1 || snap.JobIntents[0].Files != 3 {
+		t.Errorf("job intents lost in the snapshot: %+v", snap.JobIntents)
 	}
 	if snap.Resources[`synthesis.m["3"]`].RequestFields()["text"] != "<sigh> text 3" {
 		t.Error("request lost in the snapshot")
