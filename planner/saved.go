@@ -32,7 +32,10 @@ type SavedPlan struct {
 	// and show load the manifest the same way.
 	Vars     []string `json:"vars,omitempty"`
 	VarFiles []string `json:"var_files,omitempty"`
-	Plan     *Plan    `json:"plan"`
+	// Emulate records that the plan was made with -emulate: applying it
+	// runs against the built-in emulator, never the speech service.
+	Emulate bool  `json:"emulate,omitempty"`
+	Plan    *Plan `json:"plan"`
 }
 
 // NewSaved binds p to the manifest it was computed from.
