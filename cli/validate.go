@@ -62,12 +62,23 @@ func runValidate(env *Env, o validateOptions) error {
 	return nil
 }
 
+// summary is validate's last line: what the manifest declares, and how
+// many warnings it has.
 func summary(m *manifest.Manifest, ds manifest.Diagnostics) string {
 	_, warns := ds.Count()
-	s := fmt.Sprintf("the manifest is valid: %d voices, %d embeddings, %d syntheses, %d transcriptions",
-		len(m.Voices), len(m.Embeddings), len(m.Syntheses), len(m.Transcriptions))
+	s := fmt.Sprintf("the manifest is valid: %s, %s, %s, %s",
+		count(len(m.Voices), "voice", "voices"), count(len(m.Embeddings), "embedding", "embeddings"),
+		count(len(m.Syntheses), "synthesis", "syntheses"), count(len(m.Transcriptions), "transcription", "transcriptions"))
 	if warns > 0 {
-		s += fmt.Sprintf(" (%d warnings)", warns)
+		s += fmt.Sprintf(" (%s)", count(warns, "warning", "warnings"))
 	}
 	return s
+}
+
+// count is "1 voice", "0 voices", "2 voices".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

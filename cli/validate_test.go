@@ -56,8 +56,19 @@ func TestValidate(t *testing.T) {
 		{
 			name:       "valid with a warning",
 			files:      map[string]string{"voxform.yaml": validManifest},
-			wantStdout: "the manifest is valid: 1 voices, 0 embeddings, 1 syntheses, 0 transcriptions (1 warnings)\n",
+			wantStdout: "the manifest is valid: 1 voice, 0 embeddings, 1 synthesis, 0 transcriptions (1 warning)\n",
 			wantStderr: "voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
+				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n",
+		},
+		{
+			// conformance: none (CLI wording: singular and plural counts)
+			name: "plural counts",
+			files: map[string]string{"voxform.yaml": validManifest + `  bye: { voice: other, text: "Dial 9", output: build/bye.wav }
+`, "voices.yaml": "voices:\n  other: { model: tts-v2.5, voice: Deepak, language: en-IN }\n"},
+			wantStdout: "the manifest is valid: 2 voices, 0 embeddings, 2 syntheses, 0 transcriptions (2 warnings)\n",
+			wantStderr: "voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
+				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n" +
+				"voxform.yaml:8:36: warning: digits \"9\" in text are mispronounced by the service\n" +
 				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n",
 		},
 		{
@@ -78,7 +89,7 @@ func TestValidate(t *testing.T) {
 			args:       []string{"-var-file", "env/prod.json"},
 			environ:    []string{"VOXFORM_VAR_language=xx"},
 			wantCode:   ExitOK,
-			wantStdout: "the manifest is valid: 1 voices, 0 embeddings, 1 syntheses, 0 transcriptions (1 warnings)\n",
+			wantStdout: "the manifest is valid: 1 voice, 0 embeddings, 1 synthesis, 0 transcriptions (1 warning)\n",
 			wantStderr: "voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
 				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n",
 		},
