@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/voxform/voxform/manifest"
 )
@@ -84,26 +85,31 @@ func Duration(secs float64) string {
 	return fmt.Sprintf("%dh%02dm%02ds", t/3600, t/60%60, t%60)
 }
 
-// CheckBudget refuses a cost over the manifest's budget, naming the limit. A
-// budget on audio seconds also refuses inputs of unknown duration, which
-// could exceed it.
+// CheckBudget refuses a cost over the manifest's budget, naming every limit
+// exceeded with the figure and the limit. A budget on audio seconds also
+// refuses inputs of unknown duration, which could exceed it. A cost equal
+// to a limit is within it.
 func CheckBudget(c Cost, b *manifest.Budget) error {
 	if b == nil {
 		return nil
 	}
+	var over []string
 	if b.MaxCharacters != nil && c.Characters > *b.MaxCharacters {
-		return fmt.Errorf("%s: %w: %s billable characters, over budget.max_characters of %s",
-			b.Pos, ErrBudget, Thousands(c.Characters), Thousands(*b.MaxCharacters))
+		over = append(over, fmt.Sprintf("%s billable characters, over budget.max_characters of %s",
+			Thousands(c.Characters), Thousands(*b.MaxCharacters)))
 	}
 	if b.MaxAudioSeconds != nil {
 		if c.AudioSeconds > *b.MaxAudioSeconds {
-			return fmt.Errorf("%s: %w: %s of audio to transcribe, over budget.max_audio_seconds of %s (%s)",
-				b.Pos, ErrBudget, Duration(c.AudioSeconds), strconv.FormatFloat(*b.MaxAudioSeconds, 'f', -1, 64), Duration(*b.MaxAudioSeconds))
+			over = append(over, fmt.Sprintf("%s of audio to transcribe, over budget.max_audio_seconds of %s (%s)",
+				Duration(c.AudioSeconds), strconv.FormatFloat(*b.MaxAudioSeconds, 'f', -1, 64), Duration(*b.MaxAudioSeconds)))
 		}
 		if c.UnknownAudio > 0 {
-			return fmt.Errorf("%s: %w: %d input%s of unknown duration cannot be held to budget.max_audio_seconds",
-				b.Pos, ErrBudget, c.UnknownAudio, plural(c.UnknownAudio))
+			over = append(over, fmt.Sprintf("%d input%s of unknown duration cannot be held to budget.max_audio_seconds",
+				c.UnknownAudio, plural(c.UnknownAudio)))
 		}
 	}
-	return nil
+	if len(over) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: %s", b.Pos, ErrBudget, strings.Join(over, "; "))
 }
