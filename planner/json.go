@@ -101,11 +101,31 @@ func (p *Plan) SummaryMessage(b *manifest.Budget) ChangeSummary {
 	return cs
 }
 
+// ErrorMessage returns the -json diagnostic of a plan error (a budget
+// refusal, say): severity error, no position, the hint when there is one.
+func ErrorMessage(err error, hint string) DiagnosticMessage {
+	return DiagnosticMessage{Type: MsgDiagnostic, Severity: "error", Message: err.Error(), Hint: hint}
+}
+
 // WriteJSON writes the plan's planned_change messages in dependency order,
 // then its change_summary, one JSON object per line.
 func (p *Plan) WriteJSON(w io.Writer, b *manifest.Budget) error {
+	return p.WriteJSONWith(w, b)
+}
+
+// WriteJSONWith writes the -json messages of a plan in the documented
+// order: diags first, then the planned_change messages in dependency order,
+// then the change_summary. A plan returned with an error (ErrBudget) passes
+// that error as ErrorMessage(err, hint), so that it precedes the summary.
+func (p *Plan) WriteJSONWith(w io.Writer, b *manifest.Budget, diags ...DiagnosticMessage) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	for _, d := range diags {
+		d.Type = MsgDiagnostic
+		if err := enc.Encode(d); err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+	}
 	for _, a := range p.Actions {
 		if err := enc.Encode(a.Change()); err != nil {
 			return fmt.Errorf("write plan: %w", err)
