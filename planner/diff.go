@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
@@ -27,7 +28,7 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 			reasons = append(reasons, "replacement requested")
 		}
 		if prior.Fingerprint != d.Fingerprint {
-			reasons = append(reasons, changeReasons(prior.RequestFields(), d)...)
+			reasons = append(reasons, changeReasons(prior.RequestFields(), d, c.embeddingName)...)
 		}
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
@@ -44,6 +45,25 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 		return &Action{Address: d.Address, Type: Resume, Desired: d, Prior: prior, Reasons: []string{reason}}, nil
 	}
 	return c.checkOutputs(d, prior)
+}
+
+// embeddingName returns the name of a recorded embedding with fingerprint
+// fp ("" when none), indexing the state's embeddings on first use. Two
+// embeddings of one recording share a fingerprint: the first name wins.
+func (c *computer) embeddingName(fp string) string {
+	if c.embeddings == nil {
+		c.embeddings = map[string]string{}
+		for addr, r := range c.st.Resources {
+			if r.Kind != string(manifest.KindEmbedding) {
+				continue
+			}
+			name := strings.TrimPrefix(addr, "embedding.")
+			if prev, ok := c.embeddings[r.Fingerprint]; !ok || name < prev {
+				c.embeddings[r.Fingerprint] = name
+			}
+		}
+	}
+	return c.embeddings[fp]
 }
 
 func orWord(s, def string) string {

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // scenario changes a project after a first apply, then plans.
 type scenario struct {
 	name  string
-	fresh bool // plan against an empty state
+	fresh bool             // plan against an empty state
+	setup func(p *project) // before the first apply
 	edit  func(p *project, st *state.File)
 	opts  planner.Options
 }
@@ -96,6 +98,67 @@ var scenarios = []scenario{
 		p.m.Budget = &manifest.Budget{MaxCharacters: new(int64), Pos: manifest.Pos{File: "voxform.yaml", Line: 3, Col: 3}}
 		*p.m.Budget.MaxCharacters = 100
 	}},
+	{name: "pending_job_cancelled", edit: func(p *project, st *state.File) {
+		// b is no longer declared while its job runs; a's recording
+		// changes while its job runs.
+		for addr, job := range map[string]string{`transcription.calls["recordings/a.wav"]`: "job-7", `transcription.calls["recordings/b.wav"]`: "job-42"} {
+			r := st.Resources[addr]
+			r.Status, r.JobID, r.JobAPI, r.Outputs = state.StatusPending, job, "batch", nil
+		}
+		p.m.Transcriptions = p.m.Transcriptions[:1]
+		p.fs["recordings/a.wav"] = "call a, re-recorded"
+	}},
+	{name: "source_url_changed", setup: func(p *project) {
+		p.m.Transcriptions = append(p.m.Transcriptions, urlTranscription("https://media.example.com/calls/c.mp3"))
+	}, edit: func(p *project, st *state.File) {
+		// A state edited by hand: the address names one URL, the recorded
+		// request another (the manifest cannot make this, since the
+		// address is the URL).
+		r := st.Resources[`transcription.remote["https://media.example.com/calls/c.mp3"]`]
+		r.Request["source"] = map[string]any{"url": "https://media.example.com/calls/old.mp3"}
+		r.Fingerprint = "recorded-by-hand"
+	}},
+	{name: "output_not_recorded", edit: func(p *project, st *state.File) {
+		// A state entry without outputs (written by hand or by another
+		// tool): the file on disk is not known to be this request's.
+		st.Resources[`synthesis.menu["billing"]`].Outputs = nil
+	}},
+	{name: "fingerprint_changed", edit: func(p *project, st *state.File) {
+		// A state without the recorded request cannot say which field
+		// changed.
+		st.Resources["synthesis.welcome"].Request = nil
+		p.synthesis("synthesis.welcome").Text = "<excited> नमस्ते!"
+	}},
+	{name: "embedding_file_changed", setup: func(p *project) {
+		p.fs["voices/guest.json"] = `{"embedding":"AAA"}`
+		guest := &manifest.Voice{Name: "guest", Address: "voice.guest", Model: "vc-v1", EmbeddingFile: "voices/guest.json"}
+		p.m.Voices = append(p.m.Voices, guest)
+		p.m.Syntheses = append(p.m.Syntheses, synth("guest_intro", "", "guest", guest, "Hi, I am the guest.", "build/guest/intro.wav"))
+	}, edit: func(p *project, st *state.File) {
+		p.fs["voices/guest.json"] = `{"embedding":"BBB"}`
+	}},
+	{name: "cloned_voice_switch", setup: func(p *project) {
+		p.fs["refs/guest.wav"] = "guest reference"
+		p.m.Embeddings = append(p.m.Embeddings, &manifest.Embedding{Name: "guest", Address: "embedding.guest",
+			ReferenceAudio: "refs/guest.wav", Output: "build/voices/guest.json", Consent: "release form 2026-10-02"})
+	}, edit: func(p *project, st *state.File) {
+		// founder_intro now speaks as the guest; welcome moves from a stock
+		// voice to the founder's; founder_outro to a stock voice.
+		guest := &manifest.Voice{Name: "guest", Address: "voice.guest", Model: "vc-v1", Embedding: "guest"}
+		founder, narrator := p.m.Voices[1], p.m.Voices[2]
+		p.m.Voices = append(p.m.Voices, guest)
+		for addr, v := range map[string]*manifest.Voice{"synthesis.founder_intro": guest, "synthesis.welcome": founder, "synthesis.founder_outro": narrator} {
+			s := p.synthesis(addr)
+			*s = *synth(s.Name, "", v.Name, v, s.Text, s.Output)
+		}
+	}},
+}
+
+// urlTranscription is a batch transcription of one public URL.
+func urlTranscription(url string) *manifest.Transcription {
+	return &manifest.Transcription{Name: "remote", Key: url, Address: fmt.Sprintf("transcription.remote[%q]", url),
+		Input: url, IsURL: true, API: "batch", Model: "stt-v2.5", LanguageCode: "hi-IN",
+		Formats: []string{"json"}, Outputs: map[string]string{"json": "build/remote/c.json"}, OutputDir: "build/remote"}
 }
 
 func removeSynthesis(list []*manifest.Synthesis, addr string) []*manifest.Synthesis {
@@ -112,6 +175,9 @@ func TestPlanGolden(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			p := baseProject()
+			if sc.setup != nil {
+				sc.setup(p)
+			}
 			var st *state.File
 			if !sc.fresh {
 				st = p.apply(t)

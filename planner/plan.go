@@ -234,6 +234,9 @@ type computer struct {
 	// claimed are the output paths some desired resource writes: a delete
 	// or replace never removes them.
 	claimed map[string]bool
+	// embeddings maps recorded embedding fingerprints to names (see
+	// embeddingName).
+	embeddings map[string]string
 }
 
 func (c *computer) plan() error {

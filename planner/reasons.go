@@ -14,8 +14,10 @@ var fieldRank = map[string]int{
 
 // changeReasons names each field of the canonical request that changed
 // between the recorded request and d's. A state without a recorded request
-// (written by hand, or damaged) gives "fingerprint changed".
-func changeReasons(prior map[string]any, d *Desired) []string {
+// (written by hand, or damaged) gives "fingerprint changed". embeddingName
+// names the recorded embedding of a fingerprint ("" when none), so that a
+// synthesis moved to another cloned voice says from which.
+func changeReasons(prior map[string]any, d *Desired, embeddingName func(fp string) string) []string {
 	if prior == nil {
 		return []string{"fingerprint changed"}
 	}
@@ -32,6 +34,10 @@ func changeReasons(prior map[string]any, d *Desired) []string {
 		old, oldOK := prior[k]
 		cur, curOK := d.Request[k]
 		if oldOK && curOK && equalJSON(old, cur) {
+			continue
+		}
+		if k == "speaker_embedding" {
+			out = append(out, embeddingReason(old, oldOK, d, embeddingName))
 			continue
 		}
 		out = append(out, fieldReason(k, old, oldOK, cur, curOK, d)...)
@@ -53,14 +59,6 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 	switch k {
 	case "text":
 		return []string{"text"}
-	case "speaker_embedding":
-		if len(d.DependsOn) > 0 {
-			return []string{fmt.Sprintf("embedding %s changed", strings.TrimPrefix(d.DependsOn[0], "embedding."))}
-		}
-		if len(d.Sources) > 0 && d.Sources[0].Path != "" {
-			return []string{fmt.Sprintf("embedding file %s changed", d.Sources[0].Path)}
-		}
-		return []string{"embedding changed"}
 	case "reference_audio":
 		return []string{"reference audio changed"}
 	case "source":
@@ -87,6 +85,48 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 		return out
 	}
 	return []string{fmt.Sprintf("%s %s -> %s", k, show(old, oldOK), show(cur, curOK))}
+}
+
+// embeddingReason names a change of a synthesis's speaker embedding: the
+// embedding it depends on changed ("embedding founder changed", the
+// cascade of a new reference recording), its embedding file changed, or
+// the synthesis now speaks in another cloned voice ("embedding founder ->
+// guest", "embedding (unset) -> founder").
+func embeddingReason(old any, oldOK bool, d *Desired, embeddingName func(string) string) string {
+	from, fromFile := "(unset)", false
+	if m, ok := old.(map[string]any); oldOK && ok {
+		switch fp, _ := m["embedding_fingerprint"].(string); {
+		case fp != "":
+			from = embeddingName(fp)
+		case m["file_sha256"] != nil:
+			from, fromFile = "file", true
+		default:
+			from = ""
+		}
+	}
+	switch {
+	case len(d.DependsOn) > 0:
+		to := strings.TrimPrefix(d.DependsOn[0], "embedding.")
+		if from == to || from == "" {
+			// The embedding itself changed since this synthesis was made
+			// (its recorded fingerprint is gone from the state).
+			return fmt.Sprintf("embedding %s changed", to)
+		}
+		return fmt.Sprintf("embedding %s -> %s", from, to)
+	case len(d.Sources) > 0 && d.Sources[0].Path != "":
+		to := "file " + d.Sources[0].Path
+		if fromFile {
+			return fmt.Sprintf("embedding %s changed", to)
+		}
+		if from == "" {
+			return "embedding changed to " + to
+		}
+		return fmt.Sprintf("embedding %s -> %s", from, to)
+	}
+	if from == "" {
+		from = "(recorded)"
+	}
+	return fmt.Sprintf("embedding %s -> (unset)", from)
 }
 
 func unionKeys(a, b map[string]any) []string {
