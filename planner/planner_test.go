@@ -249,10 +249,20 @@ func TestEmbeddingFileHashIsPartOfFingerprint(t *testing.T) {
 }
 
 func TestSavedPlanBinding(t *testing.T) {
+	// The API key is where voxform finds it (the variable the manifest
+	// names, and the default one), and a pre-signed URL's signature is
+	// in the manifest: neither may reach the plan file.
+	const key, defaultKey, signature = "sk-live-3f9a8c7e5d", "sk-default-77b1e0", "X-Amz-Signature=c0ffee5ecret"
+	t.Setenv("MY_SPEECH_KEY", key)
+	t.Setenv("VOXFORM_API_KEY", defaultKey)
 	p := baseProject()
+	p.m.Service.APIKeyEnv = "MY_SPEECH_KEY"
+	signed := urlTranscription("https://media.example.com/calls/c.mp3")
+	signed.Input += "?" + signature
+	p.m.Transcriptions = append(p.m.Transcriptions, signed)
 	st := p.apply(t)
 	p.synthesis("synthesis.welcome").Text = "new words"
-	plan, err := p.plan(t, st, planner.Options{})
+	plan, err := p.plan(t, st, planner.Options{Replace: []string{signed.Address}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +270,13 @@ func TestSavedPlanBinding(t *testing.T) {
 	if err := planner.NewSaved(plan, p.m, []string{"language=hi-IN"}, nil).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(buf.String(), "API") && strings.Contains(buf.String(), "key") {
-		t.Errorf("plan file mentions a key: %s", buf.String())
+	if !strings.Contains(buf.String(), "https://media.example.com/calls/c.mp3") || !strings.Contains(buf.String(), "new words") {
+		t.Fatalf("plan file lacks the replaced resources: %s", buf.String())
+	}
+	for _, secret := range []string{key, defaultKey, signature, "c0ffee5ecret"} {
+		if strings.Contains(buf.String(), secret) {
+			t.Errorf("plan file holds %q: %s", secret, buf.String())
+		}
 	}
 	load := func() *planner.SavedPlan {
 		s, err := planner.ReadSaved(bytes.NewReader(buf.Bytes()))
