@@ -121,6 +121,9 @@ type project struct {
 	env []string
 	// vars are -var flags every plan and apply of the project passes.
 	vars []string
+	// from, when set, is the working directory voxform runs in, with
+	// -chdir naming the project (as the README's first command does).
+	from string
 }
 
 // newProject copies examples/manifests/NAME (or nothing when name is "")
@@ -180,6 +183,10 @@ func (r result) String() string {
 func (p *project) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(voxformBin, args...)
 	cmd.Dir, cmd.Env = p.dir, p.env
+	if p.from != "" {
+		cmd = exec.Command(voxformBin, append([]string{"-chdir", p.dir}, args...)...)
+		cmd.Dir, cmd.Env = p.from, p.env
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	return cmd, &stdout, &stderr
