@@ -25,6 +25,19 @@ type harness struct {
 	dir string
 	emu *emulator.Running
 	cl  *speechapi.Client
+	// hook, when set, sees every HTTP request of the client and decides
+	// what becomes of it (see hookTransport).
+	hook func(req *http.Request, next http.RoundTripper) (*http.Response, error)
+}
+
+// hookTransport sends requests through the harness's hook, if any.
+type hookTransport struct{ h *harness }
+
+func (t hookTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if hook := t.h.hook; hook != nil {
+		return hook(req, http.DefaultTransport)
+	}
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *harness {
@@ -48,11 +61,14 @@ func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *h
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { run.Shutdown(context.Background()) })
-	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key", RetryWaitMin: 1, RetryWaitMax: 10})
+	h := &harness{t: t, dir: dir, emu: run}
+	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key", RetryWaitMin: 1, RetryWaitMax: 10,
+		HTTPClient: &http.Client{Transport: hookTransport{h}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, dir: dir, emu: run, cl: cl}
+	h.cl = cl
+	return h
 }
 
 // plan loads the manifest and computes the plan against the state.
@@ -98,13 +114,31 @@ func (h *harness) plan() (*planner.Plan, *state.Recorder, func()) {
 // apply plans and applies once, returning the summary.
 func (h *harness) apply() *executor.Summary {
 	h.t.Helper()
+	return h.applyWith(func(*executor.Options) {})
+}
+
+// applyWith plans and applies once with options adjusted by set.
+func (h *harness) applyWith(set func(*executor.Options)) *executor.Summary {
+	h.t.Helper()
 	p, rec, done := h.plan()
 	defer done()
-	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
+	opts := executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec}
+	set(&opts)
+	s, err := executor.Apply(context.Background(), p, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return s
+}
+
+// state reads the state as the next plan will.
+func (h *harness) state() *state.File {
+	h.t.Helper()
+	f, err := state.NewLocal(h.dir).Read()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return f
 }
 
 func (h *harness) stats() map[string]any {

@@ -63,7 +63,11 @@ type Summary struct {
 	// was billed, as the service counts.
 	BilledCharacters   int64
 	BilledAudioSeconds float64
-	Elapsed            time.Duration
+	// LowestConcurrency is, when 429s made voxform lower its own
+	// concurrency, the lowest it fell to ("rate limited: concurrency
+	// lowered to N"); 0 when it never had to (or without Options.Limiter).
+	LowestConcurrency int
+	Elapsed           time.Duration
 }
 
 // Failure is one resource that failed.

@@ -44,6 +44,12 @@ type Options struct {
 	// Cache, when set, learns the hash of every output written, so that
 	// the next plan need not hash it again.
 	Cache *state.HashCache
+	// Limiter, when set, is the Limiter whose Transport carries Client's
+	// HTTP requests. WebSocket sessions (synthesis and realtime
+	// recognition), which do not go through that transport, acquire it
+	// too, so requests_per_second and -parallelism bound every request;
+	// the summary reports how low 429s drove the concurrency.
+	Limiter *Limiter
 }
 
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.
@@ -186,6 +192,9 @@ func (x *run) finish(start time.Time) *Summary {
 	if x.ctx.Err() != nil {
 		s.Interrupted = true
 	}
+	if l := x.opts.Limiter; l != nil && l.Lowest() < l.Max() {
+		s.LowestConcurrency = l.Lowest()
+	}
 	s.Elapsed = x.opts.Now().Sub(start)
 	x.emit(Event{Kind: EventApplyDone, Summary: &s})
 	return &s
@@ -199,6 +208,21 @@ func (x *run) stopped() bool {
 	default:
 		return x.ctx.Err() != nil
 	}
+}
+
+// session runs one WebSocket session under the limiter (a session does not
+// go through the HTTP transport the limiter otherwise decorates).
+func (x *run) session(ctx context.Context, call func() error) error {
+	if x.opts.Limiter == nil {
+		return call()
+	}
+	release, err := x.opts.Limiter.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	err = call()
+	release(err)
+	return err
 }
 
 // retryPolicy is the whole-operation retry policy, reporting retries.

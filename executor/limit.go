@@ -2,10 +2,14 @@ package executor
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"sync"
 
 	"golang.org/x/time/rate"
+
+	"github.com/voxform/voxform/speechapi"
 )
 
 // adaptiveLimit bounds the number of requests in flight. It starts at max;
@@ -20,6 +24,7 @@ type adaptiveLimit struct {
 	inflight int
 	streak   int
 	lowest   int
+	waiters  int // blocked in acquire (for tests and diagnostics)
 }
 
 func newAdaptiveLimit(max int) *adaptiveLimit {
@@ -33,6 +38,9 @@ func newAdaptiveLimit(max int) *adaptiveLimit {
 
 // acquire waits for a slot or for ctx to end.
 func (a *adaptiveLimit) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	stop := context.AfterFunc(ctx, func() {
 		a.mu.Lock()
 		a.cond.Broadcast()
@@ -45,13 +53,16 @@ func (a *adaptiveLimit) acquire(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		a.waiters++
 		a.cond.Wait()
+		a.waiters--
 	}
 	a.inflight++
 	return nil
 }
 
-// release frees a slot and adapts the limit to the response status.
+// release frees a slot and adapts the limit to the response status (0: no
+// response, which leaves the limit as it is).
 func (a *adaptiveLimit) release(status int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -73,55 +84,137 @@ func (a *adaptiveLimit) release(status int) {
 	a.cond.Broadcast()
 }
 
-// Lowest reports the lowest concurrency the limit fell to.
-func (a *adaptiveLimit) Lowest() int {
+// snapshot returns the limit in force, the requests in flight and the
+// callers waiting.
+func (a *adaptiveLimit) snapshot() (limit, inflight, waiters int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.lowest
+	return a.limit, a.inflight, a.waiters
 }
 
-// limitedTransport applies the client-side rate limit and the adaptive
-// concurrency limit to every HTTP attempt, retries included: a decorator
-// around the transport rather than checks scattered through the executor.
+// Limiter is the client-side rate limit (requests_per_second) and the
+// adaptive concurrency limit (-parallelism, halved on every 429) of one
+// apply. One Limiter governs both the HTTP transport (Transport) and the
+// WebSocket sessions the executor opens (Acquire), so that every request
+// to the service, whatever its protocol, counts against the same limits.
+type Limiter struct {
+	rate  *rate.Limiter // nil: no rate limit
+	limit *adaptiveLimit
+}
+
+// NewLimiter returns a limit of rps requests per second (0: none), spaced
+// evenly (no burst), and at most maxInFlight requests in flight.
+func NewLimiter(rps float64, maxInFlight int) *Limiter {
+	l := &Limiter{limit: newAdaptiveLimit(maxInFlight)}
+	if rps > 0 {
+		l.rate = rate.NewLimiter(rate.Limit(rps), 1)
+	}
+	return l
+}
+
+// Acquire waits for the rate limit and a free slot, for one request or one
+// WebSocket session. The returned release must be called exactly once, with
+// the outcome (nil, or the error whose service status, a 429 above all,
+// adapts the limit).
+func (l *Limiter) Acquire(ctx context.Context) (release func(error), err error) {
+	if l.rate != nil {
+		if err := l.rate.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.limit.acquire(ctx); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func(err error) { once.Do(func() { l.limit.release(statusOf(err)) }) }, nil
+}
+
+// statusOf is the HTTP status an outcome stands for: 200 for success, the
+// service's status for a service error, 0 when there was no answer.
+func statusOf(err error) int {
+	var se *speechapi.Error
+	switch {
+	case err == nil:
+		return http.StatusOK
+	case errors.As(err, &se):
+		return se.StatusCode
+	}
+	return 0
+}
+
+// Lowest reports the lowest concurrency the limit fell to after 429s; it is
+// maxInFlight when the service never rate limited.
+func (l *Limiter) Lowest() int {
+	l.limit.mu.Lock()
+	defer l.limit.mu.Unlock()
+	return l.limit.lowest
+}
+
+// Max is the concurrency the limit starts at and never exceeds.
+func (l *Limiter) Max() int { return l.limit.max }
+
+// Transport wraps next so that every HTTP attempt, retries included, waits
+// for the limits: a decorator around the transport rather than checks
+// scattered through the executor. A slot is held until the response body is
+// closed or read to its end, so a streamed body counts as in flight.
+func (l *Limiter) Transport(next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &limitedTransport{next: next, lim: l}
+}
+
+// limitedTransport is the http.RoundTripper of a Limiter.
 type limitedTransport struct {
-	next    http.RoundTripper
-	rate    *rate.Limiter // nil: no rate limit
-	limit   *adaptiveLimit
-	observe func(status int)
+	next http.RoundTripper
+	lim  *Limiter
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if t.rate != nil {
-		if err := t.rate.Wait(ctx); err != nil {
+	if t.lim.rate != nil {
+		if err := t.lim.rate.Wait(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if err := t.limit.acquire(ctx); err != nil {
+	if err := t.lim.limit.acquire(ctx); err != nil {
 		return nil, err
 	}
 	resp, err := t.next.RoundTrip(req)
-	status := 0
-	if err == nil {
-		status = resp.StatusCode
+	if err != nil {
+		t.lim.limit.release(0)
+		return nil, err
 	}
-	t.limit.release(status)
-	if t.observe != nil {
-		t.observe(status)
-	}
-	return resp, err
+	status := resp.StatusCode
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { t.lim.limit.release(status) }}
+	return resp, nil
 }
 
-// LimitTransport wraps next with the client-side rate limit (requests per
-// second, 0 for none) and an adaptive limit of at most maxInFlight requests
-// in flight that halves on every 429 and recovers on success.
+// releasingBody frees its request's slot once the body is done with.
+type releasingBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *releasingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(b.release)
+	}
+	return n, err
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}
+
+// LimitTransport wraps next with a new Limiter of rps requests per second
+// (0 for none) and at most maxInFlight requests in flight. Prefer
+// NewLimiter and Limiter.Transport, and pass the Limiter in
+// Options.Limiter, so that WebSocket sessions share the limits.
 func LimitTransport(next http.RoundTripper, rps float64, maxInFlight int) http.RoundTripper {
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	t := &limitedTransport{next: next, limit: newAdaptiveLimit(maxInFlight)}
-	if rps > 0 {
-		t.rate = rate.NewLimiter(rate.Limit(rps), max(1, int(rps)))
-	}
-	return t
+	return NewLimiter(rps, maxInFlight).Transport(next)
 }

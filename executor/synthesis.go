@@ -40,6 +40,9 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 				return err
 			}
 		}
+		if s.Transport == manifest.TransportWebSocket {
+			return x.session(ctx, func() error { _, err := call(ctx, req, out); return err })
+		}
 		_, err := call(ctx, req, out)
 		return err
 	})

@@ -89,10 +89,12 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 			return err
 		}
 		defer f.Close()
-		res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptions{
-			LanguageCode: t.LanguageCode, SampleRate: t.SampleRate,
+		return x.session(ctx, func() (err error) {
+			res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptions{
+				LanguageCode: t.LanguageCode, SampleRate: t.SampleRate,
+			})
+			return err
 		})
-		return err
 	})
 	if err != nil {
 		return result{}, err
