@@ -60,11 +60,14 @@ type RecognitionAPI struct {
 	MaxDuration    time.Duration `json:"-"`
 	DurationStrict bool          `json:"duration_strict,omitempty"` // "less than"
 	IdealDuration  time.Duration `json:"-"`
-	MaxFileBytes   int64         `json:"max_file_bytes,omitempty"`
-	MinSampleRate  int           `json:"min_sample_rate,omitempty"`
-	MaxSampleRate  int           `json:"max_sample_rate,omitempty"`
-	SampleRates    []int         `json:"sample_rates,omitempty"` // realtime send rates
-	MaxSpeakers    int           `json:"max_speakers,omitempty"`
+	// MaxFileBytes is the largest input file the API takes; MaxFileNote
+	// says which documented limit it comes from.
+	MaxFileBytes  int64  `json:"max_file_bytes,omitempty"`
+	MaxFileNote   string `json:"max_file_note,omitempty"`
+	MinSampleRate int    `json:"min_sample_rate,omitempty"`
+	MaxSampleRate int    `json:"max_sample_rate,omitempty"`
+	SampleRates   []int  `json:"sample_rates,omitempty"` // realtime send rates
+	MaxSpeakers   int    `json:"max_speakers,omitempty"`
 }
 
 // Limit is one documented limit, for display.
@@ -144,6 +147,13 @@ func Builtin() *Catalog {
 	return c
 }
 
+// legacyMaxFileBytes is the largest file one older batch call carries: the
+// documented 80 MB payload for all files and fields (a megabyte is
+// 1,000,000 bytes, as in speechapi) less what speechapi.PlanLegacy reserves
+// for the file's part headers (1 KiB) and the form fields (64 KiB). A test
+// holds the two packages to the same figure.
+const legacyMaxFileBytes = 80_000_000 - 1<<10 - 64<<10
+
 func builtinRecognition() map[string]*RecognitionAPI {
 	return map[string]*RecognitionAPI{
 		manifest.APIREST: {Name: manifest.APIREST, Languages: slices.Clone(sttLanguages), MaxLanguages: 1, ITN: true,
@@ -157,14 +167,16 @@ func builtinRecognition() map[string]*RecognitionAPI {
 			ITN: true, MultiChannel: true,
 			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
-			MaxDuration:   time.Hour, DurationStrict: true, MaxFileBytes: 80 << 20},
+			MaxDuration:   time.Hour, DurationStrict: true,
+			MaxFileBytes: legacyMaxFileBytes, MaxFileNote: "80 MB per call, form fields included"},
 		manifest.APIBatch: {Name: manifest.APIBatch,
 			Languages:    []string{"bn-IN", "bn-BD", "en-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "ta-IN", "te-IN"},
 			MaxLanguages: 3, Diarization: true, Denoise: true, MultiChannel: true, URLs: true, Callback: true,
 			Models:        []string{manifest.DefaultBatchModel},
 			InputFormats:  []string{"wav", "mp3", "mp4", "flac", "ogg", "opus", "m4a", "aac", "webm", "amr"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
-			MaxDuration:   4 * time.Hour, MaxFileBytes: 10 << 20, MaxSpeakers: 2},
+			MaxDuration:   4 * time.Hour, MaxSpeakers: 2,
+			MaxFileBytes: 10_000_000, MaxFileNote: "10 MB per uploaded file"},
 	}
 }
 

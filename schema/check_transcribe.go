@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/manifest"
@@ -232,7 +233,13 @@ func (c *checker) checkInput(t *manifest.Transcription, api *RecognitionAPI) {
 		return
 	}
 	if api.MaxFileBytes > 0 && st.Size() > api.MaxFileBytes {
-		c.ds.Errorf(pos, "input %q is %s; api %s takes files up to %s", t.Input, sizeString(st.Size()), t.API, sizeString(api.MaxFileBytes))
+		d := c.ds.Errorf(pos, "input %q is %s bytes; api %s takes files up to %s bytes (%s)",
+			t.Input, thousands(st.Size()), t.API, thousands(api.MaxFileBytes), api.MaxFileNote)
+		if api.URLs {
+			d.WithHint("split the recording, or give it under urls: (a public https URL has no size cap)")
+		} else {
+			d.WithHint("split the recording, or use api batch")
+		}
 	}
 	info, ok := c.probe(full, t.Input, pos)
 	if !ok {
@@ -252,12 +259,11 @@ func (c *checker) checkInput(t *manifest.Transcription, api *RecognitionAPI) {
 	}
 }
 
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+// thousands formats n with comma separators: 10000000 -> "10,000,000".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return s
 }

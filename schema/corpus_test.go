@@ -24,8 +24,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // want.golden. Each invalid case must give at least one positioned error;
 // each valid case must give none. A case may hold vars.txt (one -var
 // NAME=VALUE per line), varfiles.txt (one -var-file per line) and
-// fixtures.txt (lines "PATH RATE SECONDS": WAV files generated before
-// loading, so that the corpus holds no audio).
+// fixtures.txt (lines "PATH RATE SECONDS [SIZE]": WAV files generated
+// before loading, so that the corpus holds no audio; SIZE pads the file to
+// that many bytes with a sparse hole, for size limits).
 //
 // conformance: TTS-001, TTS-004, TTS-005, TTS-007, TTS-008, TTS-011, TTS-012, TTS-013, TTS-014,
 // TTS-015, TTS-017, TTS-019, TTS-022, TTS-025, TTS-027, TTS-030, TTS-032, TTS-033, TTS-040,
@@ -106,7 +107,17 @@ func loadCase(t *testing.T, dir string) (*manifest.Manifest, manifest.Diagnostic
 		f := strings.Fields(line)
 		rate, _ := strconv.Atoi(f[1])
 		secs, _ := strconv.ParseFloat(f[2], 64)
-		writeWAV(t, filepath.Join(tmp, f[0]), rate, time.Duration(secs*float64(time.Second)))
+		path := filepath.Join(tmp, f[0])
+		writeWAV(t, path, rate, time.Duration(secs*float64(time.Second)))
+		if len(f) > 3 {
+			size, err := strconv.ParseInt(f[3], 10, 64)
+			if err != nil {
+				t.Fatalf("fixtures.txt: %q: %v", line, err)
+			}
+			if err := os.Truncate(path, size); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	for _, aux := range []string{"vars.txt", "varfiles.txt", "fixtures.txt"} {
 		os.Remove(filepath.Join(tmp, aux))

@@ -17,36 +17,53 @@ import (
 )
 
 // TestAudioLimits checks the documented per-API limits on input files,
-// probed from generated WAV headers (sparse files, so hours cost nothing).
+// probed from generated WAV headers (sparse files, so hours cost nothing),
+// by their whole positioned diagnostics. The corpus case
+// invalid/audio-limits holds the same limits side by side.
 //
-// conformance: STT-031, STT-032, OB-032, BJ-095, BJ-098, ERR-016, ERR-035
+// conformance: STT-031, STT-032, OB-032, OB-034, BJ-095, BJ-098, ERR-016, ERR-035
 func TestAudioLimits(t *testing.T) {
+	const at = "voxform.yaml:3:22: "
+	batchHint := "\nhint: split the recording, or give it under urls: (a public https URL has no size cap)"
 	tests := []struct {
-		name  string
-		api   string
-		rate  int
-		dur   time.Duration
-		pad   int64 // extra bytes beyond the audio, to pass a size limit
-		want  string
-		isErr bool
+		name string
+		api  string
+		rate int
+		dur  time.Duration
+		size int64 // total file size, padded with a sparse hole; 0 for the WAV's own
+		want []string
 	}{
 		// conformance: STT-031, ERR-016
-		{name: "rest 60 s accepted", api: "rest", rate: 16000, dur: 60 * time.Second, want: "warning: input \"in/a.wav\" is 1m0s long; api rest works best up to 30s"},
-		{name: "rest over 60 s", api: "rest", rate: 16000, dur: 61 * time.Second, want: "error: input \"in/a.wav\" is 1m1s long; api rest takes files up to 1m0s", isErr: true},
-		{name: "rest over 30 s warns", api: "rest", rate: 16000, dur: 45 * time.Second, want: "warning: input \"in/a.wav\" is 45s long; api rest works best up to 30s"},
+		{name: "rest 60 s accepted", api: "rest", rate: 16000, dur: 60 * time.Second,
+			want: []string{at + `warning: input "in/a.wav" is 1m0s long; api rest works best up to 30s`}},
+		{name: "rest over 60 s", api: "rest", rate: 16000, dur: 61 * time.Second,
+			want: []string{at + `error: input "in/a.wav" is 1m1s long; api rest takes files up to 1m0s`}},
+		{name: "rest over 30 s warns", api: "rest", rate: 16000, dur: 45 * time.Second,
+			want: []string{at + `warning: input "in/a.wav" is 45s long; api rest works best up to 30s`}},
 		{name: "rest 30 s is ideal", api: "rest", rate: 16000, dur: 30 * time.Second},
 		// conformance: STT-032
 		{name: "rest 8 kHz", api: "rest", rate: 8000, dur: 10 * time.Second},
 		{name: "rest 44.1 kHz", api: "rest", rate: 44100, dur: 10 * time.Second},
-		{name: "rest 48 kHz refused", api: "rest", rate: 48000, dur: 10 * time.Second, want: "error: input \"in/a.wav\" is sampled at 48000 Hz; api rest takes 8000 to 44100 Hz", isErr: true},
+		{name: "rest 48 kHz refused", api: "rest", rate: 48000, dur: 10 * time.Second,
+			want: []string{at + `error: input "in/a.wav" is sampled at 48000 Hz; api rest takes 8000 to 44100 Hz`}},
 		// conformance: OB-032
 		{name: "legacy just under 1 h", api: "batch_legacy", rate: 8000, dur: time.Hour - time.Second},
-		{name: "legacy 1 h refused", api: "batch_legacy", rate: 8000, dur: time.Hour, want: "error: input \"in/a.wav\" is 1h0m0s long; api batch_legacy takes files under 1h0m0s", isErr: true},
-		// conformance: BJ-095
-		{name: "batch 10 MB accepted", api: "batch", rate: 8000, dur: 10 * time.Second, pad: 10<<20 - 160044},
-		{name: "batch over 10 MB refused", api: "batch", rate: 8000, dur: 10 * time.Second, pad: 10<<20 - 160044 + 1, want: "error: input \"in/a.wav\" is 10.0 MB; api batch takes files up to 10.0 MB", isErr: true},
+		{name: "legacy 1 h refused", api: "batch_legacy", rate: 8000, dur: time.Hour,
+			want: []string{at + `error: input "in/a.wav" is 1h0m0s long; api batch_legacy takes files under 1h0m0s`}},
+		// conformance: OB-034 (80 MB per call, fields included: what speechapi.PlanLegacy sends alone)
+		{name: "legacy largest file accepted", api: "batch_legacy", rate: 8000, dur: 10 * time.Second, size: 79_933_440},
+		{name: "legacy file over 80 MB call refused", api: "batch_legacy", rate: 8000, dur: 10 * time.Second, size: 79_933_441,
+			want: []string{at + `error: input "in/a.wav" is 79,933,441 bytes; api batch_legacy takes files up to 79,933,440 bytes (80 MB per call, form fields included)` +
+				"\nhint: split the recording, or use api batch"}},
+		// conformance: BJ-095 (a megabyte is 1,000,000 bytes, as the emulator and speechapi count)
+		{name: "batch 10 MB accepted", api: "batch", rate: 8000, dur: 10 * time.Second, size: 10_000_000},
+		{name: "batch over 10 MB refused", api: "batch", rate: 8000, dur: 10 * time.Second, size: 10_000_001,
+			want: []string{at + `error: input "in/a.wav" is 10,000,001 bytes; api batch takes files up to 10,000,000 bytes (10 MB per uploaded file)` + batchHint}},
 		// conformance: BJ-098, ERR-035 (a 4 h 16-bit file is far over 10 MB: both limits apply)
-		{name: "batch over 4 h", api: "batch", rate: 8000, dur: 4*time.Hour + time.Second, want: "error: input \"in/a.wav\" is 4h0m1s long; api batch takes files up to 4h0m0s", isErr: true},
+		{name: "batch over 4 h", api: "batch", rate: 8000, dur: 4*time.Hour + time.Second, want: []string{
+			at + `error: input "in/a.wav" is 230,416,044 bytes; api batch takes files up to 10,000,000 bytes (10 MB per uploaded file)` + batchHint,
+			at + `error: input "in/a.wav" is 4h0m1s long; api batch takes files up to 4h0m0s`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,34 +72,47 @@ func TestAudioLimits(t *testing.T) {
 				", language_code: hi-IN, output_dir: out }\n")
 			p := filepath.Join(dir, "in/a.wav")
 			writeWAV(t, p, tt.rate, tt.dur)
-			if tt.pad > 0 {
-				st, err := os.Stat(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Truncate(p, st.Size()+tt.pad); err != nil {
+			if tt.size > 0 {
+				if err := os.Truncate(p, tt.size); err != nil {
 					t.Fatal(err)
 				}
 			}
 			_, ds := schema.Load(dir, manifest.LoadOptions{})
 			var got []string
 			for _, d := range ds {
-				s := d.String()
-				got = append(got, strings.SplitN(s, ": ", 2)[1])
+				got = append(got, d.String())
 			}
-			if tt.want == "" {
-				if len(got) != 0 {
-					t.Errorf("want no diagnostics, got %q", got)
-				}
-				return
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
 			}
-			if !slices.Contains(got, tt.want) {
-				t.Errorf("want %q among %q", tt.want, got)
-			}
-			if ds.HasErrors() != tt.isErr {
-				t.Errorf("HasErrors = %v, want %v", ds.HasErrors(), tt.isErr)
+			wantErr := slices.ContainsFunc(tt.want, func(s string) bool { return strings.HasPrefix(s, at+"error:") })
+			if ds.HasErrors() != wantErr {
+				t.Errorf("HasErrors = %v, want %v", ds.HasErrors(), wantErr)
 			}
 		})
+	}
+}
+
+// TestFileSizeLimitsMatchTheClient: the largest file validate accepts per
+// API is exactly the largest speechapi sends, so that a valid manifest never
+// fails at upload and no file the client could send is refused.
+//
+// conformance: OB-034, BJ-095
+func TestFileSizeLimitsMatchTheClient(t *testing.T) {
+	cat := schema.Builtin()
+	legacy := cat.Recognition[manifest.APIBatchLegacy].MaxFileBytes
+	if _, err := speechapi.PlanLegacy([]speechapi.Source{{Name: "a.wav", Size: legacy}}); err != nil {
+		t.Errorf("speechapi refuses the largest batch_legacy file validate accepts (%d bytes): %v", legacy, err)
+	}
+	if _, err := speechapi.PlanLegacy([]speechapi.Source{{Name: "a.wav", Size: legacy + 1}}); err == nil {
+		t.Errorf("speechapi sends a %d-byte file that validate refuses", legacy+1)
+	}
+	batch := cat.Recognition[manifest.APIBatch].MaxFileBytes
+	if _, err := speechapi.PlanJobs([]speechapi.Source{{Name: "a.wav", Size: batch}}); err != nil {
+		t.Errorf("speechapi refuses the largest batch file validate accepts (%d bytes): %v", batch, err)
+	}
+	if _, err := speechapi.PlanJobs([]speechapi.Source{{Name: "a.wav", Size: batch + 1}}); err == nil {
+		t.Errorf("speechapi uploads a %d-byte file that validate refuses", batch+1)
 	}
 }
 
