@@ -154,7 +154,19 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		}
 		jobID = res.JobID
 	} else {
-		res, err := x.createJob(ctx, t, chunk)
+		// The intent comes first: a create whose answer is lost (a kill,
+		// or a retry after a dropped response) leaves a job in CREATED
+		// that the sweep then recognises and cancels.
+		in, err := x.intentFor(t, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
+		if err != nil {
+			return x.failMembers(chunk, err, false)
+		}
+		var res *speechapi.CreateJobResult
+		err = speechapi.Retry(ctx, x.retryPolicy("batch job of "+chunk[0].action.Desired.Block), func(int) (err error) {
+			res, err = x.createJob(ctx, t, chunk)
+			return err
+		})
+		x.createEnded(in.ID)
 		if err != nil {
 			return x.failMembers(chunk, fmt.Errorf("create batch job: %w", err), false)
 		}
@@ -166,10 +178,24 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 	}
 	if err := x.opts.Recorder.RecordPending(jobID, api, entries); err != nil {
 		// Without a record the job must never start: it would be billed
-		// and then forgotten.
+		// and then forgotten. (The sweep at the end cancels it.)
 		return x.failMembers(chunk, fmt.Errorf("record batch job %s: %w", jobID, err), false)
 	}
+	x.jobRecorded(jobID)
 	return x.follow(ctx, api, jobID, chunk, true)
+}
+
+// urlJobFiles is the number of files a job of chunk holds, as the intent
+// records it: 0 (unknown) when a URL is a prefix the service expands.
+func urlJobFiles(t *manifest.Transcription, chunk []*member) int {
+	if t.IsURL {
+		for _, m := range chunk {
+			if strings.HasSuffix(m.name, "/") {
+				return 0
+			}
+		}
+	}
+	return len(chunk)
 }
 
 func (x *run) createJob(ctx context.Context, t *manifest.Transcription, chunk []*member) (*speechapi.CreateJobResult, error) {
@@ -263,6 +289,15 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		return x.failMembers(members, fmt.Errorf("batch job %s: %w", jobID, err), false)
 	}
 	if job.Status == speechapi.JobCreated {
+		if x.stopped() {
+			// A stop request came while the job was being created (or
+			// before its resumption): starting it now would begin new
+			// paid work. It is recorded; the next apply starts it.
+			for _, m := range members {
+				x.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s was created and recorded, not started; the next apply starts it", jobID))
+			}
+			return 0
+		}
 		err := x.again(ctx, jobID, func() error {
 			_, err := x.opts.Client.StartJob(ctx, jobID)
 			return err

@@ -25,6 +25,13 @@ const (
 	EventSkipped EventKind = "resource_skipped"
 	// EventRetry: a call for Address is being retried after Err.
 	EventRetry EventKind = "resource_retry"
+	// EventOrphansCancelled: Count batch jobs that an interrupted apply
+	// created but never recorded were found in CREATED and cancelled
+	// ("cancelled N orphan batch job(s)"); they were never billed.
+	EventOrphansCancelled EventKind = "orphans_cancelled"
+	// EventWarning: a problem (Err) that does not fail the apply, such as
+	// a jobs listing the service does not offer.
+	EventWarning EventKind = "warning"
 	// EventApplyDone is sent once, at the end, with the Summary.
 	EventApplyDone EventKind = "apply_done"
 )
@@ -48,6 +55,7 @@ type Event struct {
 	Elapsed time.Duration  // EventDone / EventFailed
 	Err     error          // EventFailed / EventRetry
 	Reason  string         // EventSkipped
+	Count   int            // EventOrphansCancelled
 
 	Summary *Summary // EventApplyDone
 }
@@ -63,6 +71,11 @@ type Summary struct {
 	// was billed, as the service counts.
 	BilledCharacters   int64
 	BilledAudioSeconds float64
+	// OrphansCancelled counts the unrecorded batch jobs found in CREATED
+	// and cancelled (SPEC section 4).
+	OrphansCancelled int
+	// Warnings are problems that did not fail the apply.
+	Warnings []string
 	// LowestConcurrency is, when 429s made voxform lower its own
 	// concurrency, the lowest it fell to ("rate limited: concurrency
 	// lowered to N"); 0 when it never had to (or without Options.Limiter).

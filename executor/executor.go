@@ -65,6 +65,13 @@ type run struct {
 
 	mu      sync.Mutex
 	summary Summary
+	// intentEnds holds when the create call of each of this run's job
+	// intents returned; recordedJobs the job ids this run recorded.
+	intentEnds   map[string]time.Time
+	recordedJobs map[string]bool
+	// sweepBroken is set once the jobs listing failed: the intents stay
+	// for a later apply and this one does not ask again.
+	sweepBroken bool
 }
 
 // Apply runs the plan: every action in dependency order with
@@ -87,7 +94,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if opts.Events == nil {
 		opts.Events = func(Event) {}
 	}
-	x := &run{opts: opts, ctx: ctx, members: map[string][]string{}}
+	x := &run{opts: opts, ctx: ctx, members: map[string][]string{}, intentEnds: map[string]time.Time{}, recordedJobs: map[string]bool{}}
 	start := opts.Now()
 	sweepTemps(outputDirs(opts.Dir, plan))
 	units, err := x.units(plan)
@@ -95,8 +102,11 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 		return nil, err
 	}
 	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
-
+	// Orphans of a process that died are cancelled before anything else;
+	// this run's own, once every create call has returned.
+	x.sweepOrphans(ctx)
 	err = runGraph(ctx, opts.Stop, opts.Parallelism, units, x.unitDone)
+	x.sweepOrphans(ctx)
 	s := x.finish(start)
 	return s, err
 }
