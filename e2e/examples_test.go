@@ -14,6 +14,8 @@ import (
 // kind; afterwards the plan is empty, a second apply calls nothing at all
 // (SPEC section 5 and target P7), and verify finds every output intact.
 // Transcripts are downloaded from their presigned URLs without the key.
+// Then each example goes through the edits of its users (editWalk): outputs
+// renamed, damaged and destroyed (the IVR example in TestIVREdits).
 //
 // conformance: BJ-085
 func TestExamples(t *testing.T) {
@@ -26,17 +28,43 @@ func TestExamples(t *testing.T) {
 		// replacing edit[0] with edit[1] in its main.yaml.
 		example string
 		edit    [2]string
+		walk    *editWalk
 	}{
 		{name: "ivr-prompts", adds: 9, outputs: 9},
-		{name: "hindi-narration", adds: 2, outputs: 2},
-		{name: "cloned-voice", adds: 3, outputs: 3},
-		{name: "call-transcripts", adds: 3, outputs: 12},
-		{name: "short-clips", adds: 3, outputs: 7},
-		{name: "url-batch", adds: 2, outputs: 6},
+		{name: "hindi-narration", adds: 2, outputs: 2, walk: &editWalk{
+			rename: [][2]string{{"build/chapter1/opening.wav", "build/chapter1/intro.wav"}}, moves: 1,
+			paid: []string{"build/chapter1/intro.wav", "build/chapter1/market.wav"},
+		}},
+		{name: "cloned-voice", adds: 3, outputs: 3, walk: &editWalk{
+			rename: [][2]string{
+				{"build/voices/founder.json", "build/voices/founder-v1.json"},
+				{"build/founder/greeting.wav", "build/founder/welcome.wav"},
+			}, moves: 2,
+			// A repaired embedding is the same embedding: the syntheses in
+			// its voice stay.
+			paid: []string{"build/founder/welcome.wav", "build/voices/founder-v1.json"},
+		}},
+		{name: "call-transcripts", adds: 3, outputs: 12, walk: &editWalk{
+			rename: [][2]string{{"output_dir: build/transcripts", "output_dir: build/calls"}}, moves: 3,
+			free: []string{"build/calls/2026/11/call-0001.txt", "build/calls/2026/11/call-0001.srt", "build/calls/2026/11/call-0002.vtt"},
+			paid: []string{"build/calls/2026/call-0003.json", "build/calls/2026/11/call-0002.json"},
+		}},
+		{name: "short-clips", adds: 3, outputs: 7, walk: &editWalk{
+			rename: [][2]string{{"output_dir: build/rest", "output_dir: build/rest-api"}}, moves: 1,
+			free: []string{"build/realtime/balance.vtt", "build/realtime/tamil-help.srt"},
+			paid: []string{"build/rest-api/transfer.json", "build/realtime/balance.json"},
+		}},
+		{name: "url-batch", adds: 2, outputs: 6, walk: &editWalk{
+			rename: [][2]string{{"output_dir: build/transcripts", "output_dir: build/archive"}}, moves: 2,
+			free: []string{"build/archive/call-0001.txt", "build/archive/call-0002.vtt"},
+			paid: []string{"build/archive/call-0002.json"},
+		}},
 		// Batch transcripts without json: the downloaded JSON is a scratch
-		// file that must leave no trace.
+		// file that must leave no trace, and a lost text output is only
+		// made again by transcribing again.
 		{name: "call-transcripts-no-json", adds: 3, outputs: 6, example: "call-transcripts",
-			edit: [2]string{"formats: [json, txt, srt, vtt]", "formats: [txt, srt]"}},
+			edit: [2]string{"formats: [json, txt, srt, vtt]", "formats: [txt, srt]"},
+			walk: &editWalk{paid: []string{"build/transcripts/2026/call-0003.txt", "build/transcripts/2026/11/call-0001.srt"}}},
 	}
 	ffprobe(t)
 	for _, tc := range tests {
@@ -81,6 +109,9 @@ func TestExamples(t *testing.T) {
 					again.calls()-after.calls(), after.Requests, again.Requests)
 			}
 			p.verify()
+			if tc.walk != nil {
+				tc.walk.walk(t, e, p, tc.outputs)
+			}
 		})
 	}
 }

@@ -232,7 +232,10 @@ type plannedChange struct {
 	Address string   `json:"address"`
 	Action  string   `json:"action"`
 	Reasons []string `json:"reasons"`
-	Cost    struct {
+	// RenderFrom names the intact JSON transcript a free repair renders
+	// the other formats from.
+	RenderFrom string `json:"render_from"`
+	Cost       struct {
 		Characters int64 `json:"characters"`
 	} `json:"cost"`
 }
@@ -316,6 +319,7 @@ type stateResource struct {
 	JobID            string          `json:"job_id"`
 	JobAPI           string          `json:"job_api"`
 	BilledCharacters int64           `json:"billed_characters"`
+	BilledAudioSecs  float64         `json:"billed_audio_seconds"`
 	Outputs          []stateOutput   `json:"outputs"`
 	Request          json.RawMessage `json:"request"`
 }
