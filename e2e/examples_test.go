@@ -17,7 +17,7 @@ import (
 // Then each example goes through the edits of its users (editWalk): outputs
 // renamed, damaged and destroyed (the IVR example in TestIVREdits).
 //
-// conformance: BJ-085
+// conformance: BJ-060, BJ-067, BJ-085, STT-028, VC-004, VC-011
 func TestExamples(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
