@@ -140,7 +140,7 @@ func (x *run) sources(members []*member) ([]speechapi.Source, error) {
 // then starts and follows it.
 func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*member) int {
 	api := t.API
-	var jobID string
+	var jobID, requestID string
 	if api == manifest.APIBatchLegacy {
 		srcs, err := x.sources(chunk)
 		if err != nil {
@@ -152,7 +152,7 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		if err != nil {
 			return x.failMembers(chunk, fmt.Errorf("submit older batch job: %w", err), false)
 		}
-		jobID = res.JobID
+		jobID, requestID = res.JobID, res.RequestID
 	} else {
 		// The intent comes first: a create whose answer is lost (a kill,
 		// or a retry after a dropped response) leaves a job in CREATED
@@ -175,6 +175,9 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 	entries := map[string]*state.Resource{}
 	for _, m := range chunk {
 		entries[m.action.Address] = x.pendingRecord(m.action)
+		if requestID != "" {
+			entries[m.action.Address].RequestIDs = []string{requestID}
+		}
 	}
 	if err := x.opts.Recorder.RecordPending(jobID, api, entries); err != nil {
 		// Without a record the job must never start: it would be billed

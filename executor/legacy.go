@@ -47,14 +47,15 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 			return 0
 		}
 	}
-	byName := map[string]speechapi.LegacyResult{}
-	for _, r := range job.Results {
-		byName[r.Filename] = r
-		byName[path.Base(r.Filename)] = r
+	raws := legacyRawResults(job)
+	byName := map[string]int{}
+	for i, r := range job.Results {
+		byName[r.Filename] = i
+		byName[path.Base(r.Filename)] = i
 	}
 	failed := 0
 	for _, m := range members {
-		r, ok := byName[m.name]
+		i, ok := byName[m.name]
 		if !ok {
 			msg := "no result for this file"
 			if job.Error != nil {
@@ -63,11 +64,12 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 			failed += x.failMembers([]*member{m}, &speechapi.FileError{JobID: jobID, Path: m.name, Status: job.Status, Message: msg}, true)
 			continue
 		}
+		r := job.Results[i]
 		if err := r.Err(jobID); err != nil {
 			failed += x.failMembers([]*member{m}, err, true)
 			continue
 		}
-		if err := x.writeLegacyResult(jobID, r, m); err != nil {
+		if err := x.writeLegacyResult(jobID, r, raws[i], m); err != nil {
 			failed++
 			x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
 		}
@@ -75,7 +77,22 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 	return failed
 }
 
-func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, m *member) error {
+// legacyRawResults returns each results[] entry of an older batch status
+// exactly as the service sent it (nil entries when the body is not kept).
+func legacyRawResults(job *speechapi.LegacyJob) []json.RawMessage {
+	out := make([]json.RawMessage, len(job.Results))
+	var body struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if len(job.Raw) == 0 || json.Unmarshal(job.Raw, &body) != nil || len(body.Results) != len(job.Results) {
+		return out
+	}
+	return body.Results
+}
+
+// writeLegacyResult writes one file's result: the json output is its
+// results[] entry as the service sent it.
+func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json.RawMessage, m *member) error {
 	a := m.action
 	t := a.Desired.Transcription
 	segs := make([]transcript.Segment, 0, len(r.Segments))
@@ -86,16 +103,21 @@ func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, m *membe
 		}
 		segs = append(segs, seg)
 	}
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, &r) }, segs)
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
 	if err != nil {
 		return err
 	}
 	res := x.transcriptionRecord(a, outs, r.TotalDuration)
 	res.JobID, res.JobAPI = jobID, manifest.APIBatchLegacy
-	if len(r.Segments) > 0 {
-		res.DetectedLanguage = r.Segments[0].LanguageDetected
+	if prior, ok := x.opts.Recorder.Get(a.Address); ok && prior.JobID == jobID {
+		res.RequestIDs = prior.RequestIDs // the submit's, kept with the pending entry
 	}
-	res.DetectedLanguage = firstNonEmpty(res.DetectedLanguage, t.LanguageCode)
+	for _, s := range r.Segments {
+		if s.LanguageDetected != "" {
+			res.DetectedLanguage = s.LanguageDetected // never the requested code
+			break
+		}
+	}
 	rr, err := x.recordResource(a, res, 0, r.TotalDuration)
 	if err != nil {
 		return err

@@ -48,7 +48,8 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	}
 	secs := probeSeconds(x.abs(t.Input))
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, res) }, segs)
+	// The json output is the response exactly as the service sent it.
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
 	if err != nil {
 		return result{}, err
 	}
@@ -56,7 +57,8 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	if res.RequestID != "" {
 		rec.RequestIDs = []string{res.RequestID}
 	}
-	rec.DetectedLanguage = t.LanguageCode
+	// The REST response names no language: detected_language stays empty
+	// (the requested language_code is in the recorded request).
 	return x.recordResource(a, rec, 0, secs)
 }
 
@@ -121,7 +123,7 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 	}
 	secs := res.AudioSent.Seconds()
 	rec := x.transcriptionRecord(a, outs, secs)
-	rec.DetectedLanguage = firstNonEmpty(detected, t.LanguageCode)
+	rec.DetectedLanguage = detected // what the messages said, never the requested code
 	return x.recordResource(a, rec, 0, secs)
 }
 
@@ -239,6 +241,16 @@ func segmentsFromFile(path string, labels bool, durationSecs float64) ([]transcr
 
 // labelled reports whether segments carry speaker labels.
 func labelled(t *manifest.Transcription) bool { return t.WithDiarization || t.IsMultiChannel }
+
+// writeRaw writes a JSON body exactly as the service sent it; without one
+// (a client that kept none) it encodes v.
+func writeRaw(w io.Writer, raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return writeJSON(w, v)
+	}
+	_, err := w.Write(raw)
+	return err
+}
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
