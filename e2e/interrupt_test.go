@@ -16,6 +16,7 @@ import (
 // file. Either way apply exits 130 with the batch jobs recorded as pending,
 // and the next apply resumes them (plan: resume) without creating or
 // submitting any job again (SPEC section 4); everything then verifies.
+// TestInterruptStages proves what each signal does to the calls in flight.
 func TestInterruptResumes(t *testing.T) {
 	t.Parallel()
 	ffprobe(t)
@@ -132,4 +133,84 @@ func resume(t *testing.T, ip *interruptedProject, signals int) {
 	checkSomeOutputs(t, bp.project, bp.outputs, func() bool { n++; return n%4 == 1 }) // ffprobe is slow
 	bp.verify()
 	assertNoTemps(t, bp.project)
+}
+
+// TestInterruptStages proves what each Ctrl-C does to calls in flight (SPEC
+// section 6), with syntheses held by the emulator's latency, parallelism at
+// a time, so that the requests it has seen are exactly those in flight.
+//
+// One SIGINT: nothing new starts (the emulator sees no request after the
+// signal), and the calls in flight finish, are billed and are recorded.
+// Two: the calls in flight are cancelled. apply exits 130 long before they
+// could have finished (within half the latency), having recorded nothing
+// and left no file, whole or partial, at any output path.
+func TestInterruptStages(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		signals int
+		latency time.Duration
+	}{
+		{1, 1500 * time.Millisecond},
+		{2, 3 * time.Second},
+	} {
+		t.Run(fmt.Sprintf("%d SIGINT", tc.signals), func(t *testing.T) {
+			t.Parallel()
+			e := startEmulator(t, emulator.Options{Seed: 13, NoEspeak: true, Latency: tc.latency})
+			bp := newBigProject(t, e, 4, 0, 0)
+			run := bp.start("apply", "-auto-approve")
+			if !run.waitFor(func() bool { return e.stats(t).calls() >= int64(bp.parallelism) }) {
+				t.Fatalf("apply ended before its syntheses were in flight:\n%s", run.wait())
+			}
+			inFlight := time.Now()
+			atSignal := e.stats(t).calls()
+			if atSignal != int64(bp.parallelism) {
+				t.Fatalf("%d calls in flight at once, want parallelism %d", atSignal, bp.parallelism)
+			}
+			run.signal(syscall.SIGINT)
+			if tc.signals == 2 {
+				time.Sleep(20 * time.Millisecond) // two separate signals, not one
+				run.signal(syscall.SIGINT)
+			}
+			r := run.wait()
+			stopped := time.Since(inFlight)
+			if r.code != 130 || !strings.Contains(r.stderr, "interrupted") {
+				t.Fatalf("apply after %d SIGINT: want exit 130 saying interrupted:\n%s", tc.signals, r)
+			}
+			s := e.stats(t)
+			if s.calls() != atSignal {
+				t.Fatalf("after the interrupt the service got %d new requests, want none: %v", s.calls()-atSignal, s.Requests)
+			}
+			assertNoTemps(t, bp.project)
+			t.Logf("apply stopped %v after the calls in flight began (latency %v)", stopped.Round(time.Millisecond), tc.latency)
+			complete, recorded := 0, int64(0)
+			if bp.exists("voxform.state.json") {
+				for addr, res := range bp.readState().Resources {
+					if res.Status != "complete" {
+						t.Errorf("%s: status %q after the interrupt", addr, res.Status)
+					}
+					complete++
+					recorded += res.BilledCharacters
+				}
+			}
+			switch tc.signals {
+			case 1:
+				// The drain: every call in flight finished and was recorded.
+				if complete != bp.parallelism || recorded != s.BilledCharacters || s.Syntheses != int64(bp.parallelism) {
+					t.Fatalf("%d syntheses recorded for %d characters; the service made %d and billed %d: want the %d in flight finished and recorded",
+						complete, recorded, s.Syntheses, s.BilledCharacters, bp.parallelism)
+				}
+				checkOutputs(t, bp.project, bp.parallelism)
+			case 2:
+				if stopped > tc.latency/2 {
+					t.Fatalf("apply took %v to stop after a second SIGINT, with calls in flight for %v: they were not cancelled", stopped, tc.latency)
+				}
+				if complete != 0 {
+					t.Fatalf("%d cancelled syntheses recorded, want none", complete)
+				}
+				if files := bp.filesUnder("build"); len(files) != 0 {
+					t.Fatalf("cancelled calls left %v", files)
+				}
+			}
+		})
+	}
 }

@@ -34,7 +34,8 @@ var words = strings.Fields("amber birch cedar delta ember fern grove harbor iris
 
 // newBigProject writes the generated project: perBlock syntheses on each
 // of the rest, sse and websocket transports, batchFiles uploaded
-// recordings in one batch job and legacyFiles in the older batch API.
+// recordings in one batch job and legacyFiles in the older batch API (no
+// transcriptions at all when both are 0).
 func newBigProject(t testing.TB, e *emu, perBlock, batchFiles, legacyFiles int) *bigProject {
 	t.Helper()
 	bp := &bigProject{project: newProject(t, "", e), batchFiles: batchFiles, legacyFiles: legacyFiles, parallelism: 4}
@@ -67,6 +68,11 @@ syntheses:
     audio_config: { container: wav, sample_rate: 8000 }
     output: "build/%[1]s/${each.key}.wav"
 `, transport)
+	}
+	if batchFiles+legacyFiles == 0 {
+		bp.write("main.yaml", []byte(yaml.String()))
+		bp.outputs = bp.syntheses
+		return bp
 	}
 	yaml.WriteString(`transcriptions:
   calls:
