@@ -105,6 +105,9 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	if err != nil {
 		return fail(err)
 	}
+	if st, err := o.f.Stat(); err != nil || st.Size() != size {
+		return fail(fmt.Errorf("validate %s: %d bytes written, %v on disk", o.rel, size, sizeOf(st, err)))
+	}
 	if err := o.f.Close(); err != nil {
 		return fail(fmt.Errorf("close %s: %w", o.rel, err))
 	}
@@ -120,6 +123,27 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 		return state.Output{}, err
 	}
 	return state.Output{Path: o.rel, SHA256: sum, Size: size}, nil
+}
+
+// Check runs validate on the complete temporary file, without finishing
+// the output: a group of outputs is checked as a whole before any of them
+// is committed. A failure discards the output.
+func (o *outputFile) Check(validate func(path string) error) error {
+	if o.done {
+		return errors.New("output already finished")
+	}
+	if err := validate(o.f.Name()); err != nil {
+		o.Abort()
+		return fmt.Errorf("validate %s: %w", o.rel, err)
+	}
+	return nil
+}
+
+func sizeOf(st os.FileInfo, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(st.Size())
 }
 
 // digest returns the content hash, re-reading the file if the writer seeked.

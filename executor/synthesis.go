@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
@@ -49,7 +48,7 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 	if err != nil {
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
-	o, err := out.Commit(validator(req.AudioConfig.Resolved().Container))
+	o, err := out.Commit(audioValidator(req.AudioConfig.Resolved()))
 	if err != nil {
 		return result{}, err
 	}
@@ -148,7 +147,8 @@ func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 	if err := enc.Encode(emb); err != nil {
 		return result{}, fmt.Errorf("write embedding: %w", err)
 	}
-	o, err := out.Commit(nil)
+	// The output must read back as the embedding a synthesis will send.
+	o, err := out.Commit(func(path string) error { _, err := readEmbedding(path); return err })
 	if err != nil {
 		return result{}, err
 	}
@@ -180,32 +180,5 @@ func (x *run) recordResource(a *planner.Action, res *state.Resource, chars int64
 func (x *run) removeStale(a *planner.Action) {
 	for _, p := range a.Removes {
 		os.Remove(x.abs(p))
-	}
-}
-
-// validator returns the check a finished output of container must pass.
-func validator(container string) func(path string) error {
-	switch container {
-	case speechapi.ContainerWAV, speechapi.ContainerMP3, speechapi.ContainerOGG:
-		return func(path string) error {
-			info, err := audio.Probe(path)
-			if err != nil {
-				return err
-			}
-			if string(info.Container) != container {
-				return fmt.Errorf("expected %s audio, found %s", container, info.Container)
-			}
-			return nil
-		}
-	}
-	return func(path string) error {
-		st, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		if st.Size() == 0 {
-			return fmt.Errorf("empty %s audio", container)
-		}
-		return nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/voxform/voxform/audio"
@@ -170,6 +171,16 @@ func (x *run) writeTranscripts(t *manifest.Transcription, writeJSONDoc func(io.W
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", t.Outputs[format], err)
+		}
+	}
+	// Every file is checked before any is renamed into place.
+	hasText := false
+	for _, s := range segs {
+		hasText = hasText || strings.TrimSpace(s.Text) != ""
+	}
+	for i, f := range files {
+		if err := f.Check(transcriptValidator(formats[i], hasText)); err != nil {
+			return nil, err
 		}
 	}
 	outs := make([]state.Output, 0, len(files))

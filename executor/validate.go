@@ -1,0 +1,246 @@
+package executor
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// Every output is checked, complete, at its temporary path before it is
+// renamed into place (SPEC section 6: container magic, expected size,
+// stream completion). The transports check their own end-of-stream
+// signals (Content-Length, the WAV data size, the SSE and WebSocket final
+// events); these checks are about the file as it will be left.
+
+// audioValidator returns the check of a synthesis output in the resolved
+// format cfg: for wav, mp3 and ogg a whole file of that container (WAV
+// sizes agreeing with the file and the requested rate and channels, MP3
+// frames untruncated, an Ogg stream ended); for headerless raw, mu-law and
+// A-law audio, a non-empty whole number of frames of the requested format
+// and no stray container header.
+func audioValidator(cfg speechapi.AudioConfig) func(path string) error {
+	switch cfg.Container {
+	case speechapi.ContainerWAV, speechapi.ContainerMP3, speechapi.ContainerOGG:
+		c := audio.Container(cfg.Container)
+		return func(path string) error {
+			if err := audio.Validate(path, c); err != nil {
+				return err
+			}
+			if c != audio.ContainerWAV {
+				return nil
+			}
+			info, err := audio.Probe(path)
+			if err != nil {
+				return err
+			}
+			if info.SampleRate != cfg.SampleRate || info.Channels != cfg.NumChannels {
+				return fmt.Errorf("wav audio of %d Hz, %d channel(s); %d Hz, %d channel(s) were requested",
+					info.SampleRate, info.Channels, cfg.SampleRate, cfg.NumChannels)
+			}
+			return nil
+		}
+	}
+	f, err := rawFormat(cfg)
+	return func(path string) error {
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if st.Size() == 0 {
+			return fmt.Errorf("empty %s audio", cfg.Container)
+		}
+		return audio.ValidateRaw(path, f)
+	}
+}
+
+// rawFormat is the sample format of a headerless resolved container.
+func rawFormat(cfg speechapi.AudioConfig) (audio.Format, error) {
+	f := audio.Format{SampleRate: cfg.SampleRate, Channels: cfg.NumChannels, BitsPerSample: 8 * cfg.SampleWidth, Encoding: audio.PCM}
+	switch cfg.Container {
+	case speechapi.ContainerMuLaw:
+		f.Encoding, f.BitsPerSample = audio.MuLaw, 8
+	case speechapi.ContainerALaw:
+		f.Encoding, f.BitsPerSample = audio.ALaw, 8
+	case speechapi.ContainerRaw:
+		if cfg.Encoding != "" && cfg.Encoding != "linear_pcm" {
+			return f, fmt.Errorf("no check for raw %s audio", cfg.Encoding)
+		}
+	default:
+		return f, fmt.Errorf("no check for %s audio", cfg.Container)
+	}
+	return f, nil
+}
+
+// transcriptValidator returns the check of a transcript output: json is
+// one well-formed JSON value; txt is UTF-8; srt and vtt are well-formed
+// cues. With hasText (the transcript has some text), txt, srt and vtt
+// must not be empty of it.
+func transcriptValidator(format string, hasText bool) func(path string) error {
+	return func(path string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := bufio.NewReaderSize(f, 64<<10)
+		switch format {
+		case "json":
+			return checkJSON(r)
+		case "txt":
+			return checkText(r, hasText)
+		case "srt", "vtt":
+			return checkCues(r, format == "vtt", hasText)
+		}
+		return fmt.Errorf("no check for %s transcripts", format)
+	}
+}
+
+// checkJSON reads one JSON value token by token (never holding it whole)
+// and nothing but white space after it.
+func checkJSON(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("not valid JSON: %w", err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("not valid JSON: data after the document")
+	}
+	return nil
+}
+
+// checkText checks UTF-8 and, with hasText, that some text is there.
+func checkText(r *bufio.Reader, hasText bool) error {
+	seen := false
+	for {
+		c, size, err := r.ReadRune()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if c == utf8.RuneError && size == 1 {
+			return errors.New("not valid UTF-8 text")
+		}
+		if !strings.ContainsRune(" \t\r\n", c) {
+			seen = true
+		}
+	}
+	if hasText && !seen {
+		return errors.New("empty, but the transcript has text")
+	}
+	return nil
+}
+
+var (
+	srtTiming = regexp.MustCompile(`^\d{2,}:\d{2}:\d{2},\d{3} --> \d{2,}:\d{2}:\d{2},\d{3}$`)
+	vttTiming = regexp.MustCompile(`^\d{2,}:\d{2}:\d{2}\.\d{3} --> \d{2,}:\d{2}:\d{2}\.\d{3}( .*)?$`)
+)
+
+// checkCues checks SRT (numbered from 1) or WebVTT (a WEBVTT header, cue
+// ids optional) cues: a timing line, at least one text line, a blank line.
+func checkCues(r *bufio.Reader, vtt, hasText bool) error {
+	timing, kind := srtTiming, "srt"
+	if vtt {
+		timing, kind = vttTiming, "vtt"
+	}
+	line, n := 0, 0
+	next := func() (string, bool, error) {
+		s, err := r.ReadString('\n')
+		if errors.Is(err, io.EOF) {
+			if s != "" {
+				return "", false, fmt.Errorf("%s line %d: no final newline", kind, line+1)
+			}
+			return "", false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		line++
+		return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r"), true, nil
+	}
+	if vtt {
+		head, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok || !strings.HasPrefix(strings.TrimPrefix(head, "\ufeff"), "WEBVTT") {
+			return errors.New("vtt: no WEBVTT header")
+		}
+		// The header block ends at the first blank line.
+		for ok && head != "" {
+			if head, ok, err = next(); err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		s, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if s == "" {
+			continue
+		}
+		n++
+		if !timing.MatchString(s) {
+			// A cue identifier (required and sequential in SRT) comes first.
+			if !vtt && s != fmt.Sprint(n) {
+				return fmt.Errorf("srt line %d: cue number %q, want %d", line, s, n)
+			}
+			if s, ok, err = next(); err != nil {
+				return err
+			}
+			if !ok || !timing.MatchString(s) {
+				return fmt.Errorf("%s line %d: no cue timing", kind, line)
+			}
+		} else if !vtt {
+			return fmt.Errorf("srt line %d: cue %d has no number", line, n)
+		}
+		texts := 0
+		for {
+			if s, ok, err = next(); err != nil {
+				return err
+			}
+			if !ok || s == "" {
+				break
+			}
+			texts++
+		}
+		if texts == 0 {
+			return fmt.Errorf("%s line %d: cue %d has no text", kind, line, n)
+		}
+	}
+	if hasText && n == 0 {
+		return fmt.Errorf("%s: no cues, but the transcript has text", kind)
+	}
+	return nil
+}
