@@ -34,8 +34,13 @@ type Env struct {
 	Environ func() []string
 	// Dir is the working directory, after -chdir.
 	Dir string
-	// Interactive reports whether stdin and stdout are a terminal.
+	// Interactive reports whether stdin is a terminal: only then may a
+	// command ask a question (apply's 'yes').
 	Interactive bool
+	// Terminal reports whether stdout is a terminal: it alone decides the
+	// live progress display and colours (apply -auto-approve < /dev/null on
+	// a terminal still gets them).
+	Terminal bool
 }
 
 // StdEnv returns the process environment.
@@ -48,7 +53,8 @@ func StdEnv() *Env {
 		Getenv:      os.Getenv,
 		Environ:     os.Environ,
 		Dir:         wd,
-		Interactive: term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd())),
+		Interactive: term.IsTerminal(int(os.Stdin.Fd())),
+		Terminal:    term.IsTerminal(int(os.Stdout.Fd())),
 	}
 }
 
@@ -98,6 +104,8 @@ func usage(w io.Writer) {
 
 // Run parses the global flags, dispatches to a subcommand and returns the
 // process exit code. It never panics on bad input and never calls os.Exit.
+// Cancelling ctx interrupts the command; with a ctx from NotifyInterrupts a
+// second interrupt also cancels apply's calls in flight.
 func Run(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("voxform", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -271,11 +279,17 @@ func newFlagSet(env *Env, name, usageText string) *flag.FlagSet {
 }
 
 // parseFlags parses args: -h prints the usage and gives flag.ErrHelp; other
-// problems become usage errors.
+// problems become usage errors, without the usage (the flag package would
+// print it for those too, so it is held back while parsing).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return flag.ErrHelp // the flag package has printed the usage
+			usage()
+			return flag.ErrHelp
 		}
 		return usageErrorf("%s: %v", fs.Name(), err)
 	}

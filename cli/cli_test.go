@@ -28,10 +28,12 @@ func TestDispatchErrors(t *testing.T) {
 		code       int
 		msg, hint  string
 		wantStdout string
+		noStdout   bool // a usage error prints the error, not the usage
 	}{
 		{args: []string{"aply"}, code: ExitError, msg: `voxform: unknown command "aply"`, hint: `hint: did you mean "apply"?`},
 		{args: []string{"-chdir", "no/such/dir", "plan"}, code: ExitError, msg: "voxform: -chdir no/such/dir: not a directory"},
-		{args: []string{"plan", "-bogus"}, code: ExitError, msg: "flag provided but not defined: -bogus", hint: "hint: run with -h for usage"},
+		{args: []string{"plan", "-bogus"}, code: ExitError, msg: "flag provided but not defined: -bogus", hint: "hint: run with -h for usage", noStdout: true},
+		{args: []string{"apply", "-parallelism", "many"}, code: ExitError, msg: "voxform: apply: invalid value \"many\" for flag -parallelism: parse error\n", hint: "hint: run with -h for usage\n", noStdout: true},
 		{args: []string{"version", "extra"}, code: ExitError, msg: "voxform: version takes no arguments"},
 		{args: []string{}, code: ExitError, wantStdout: "Commands:"},
 		{args: []string{"-h"}, code: ExitOK, wantStdout: "Commands:"},
@@ -47,6 +49,9 @@ func TestDispatchErrors(t *testing.T) {
 			}
 			if !strings.Contains(stdout.String(), tt.wantStdout) {
 				t.Errorf("stdout %q, want %q", stdout, tt.wantStdout)
+			}
+			if tt.noStdout && stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout)
 			}
 		})
 	}
