@@ -6,15 +6,14 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/voxform/voxform/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first Ctrl-C cancels ctx (apply then starts nothing new); the
+	// count goes on from here, so a second one always cancels calls in flight.
+	ctx, stop := cli.NotifyInterrupts(context.Background())
 	code := cli.Run(ctx, cli.StdEnv(), os.Args[1:])
 	stop()
 	os.Exit(code)

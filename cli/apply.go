@@ -3,14 +3,12 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
@@ -49,9 +47,16 @@ Flags:
 // applyFlags are apply's flags: the plan flags plus how to carry it out.
 type applyFlags struct {
 	plan        planFlags
-	service     serviceFlags
 	autoApprove bool
 	parallelism int
+}
+
+// op is the command's name in messages: apply or destroy.
+func (f *applyFlags) op() string {
+	if f.plan.destroy {
+		return "destroy"
+	}
+	return "apply"
 }
 
 func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) *flag.FlagSet {
@@ -66,7 +71,7 @@ func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) 
 	fs.BoolVar(&f.plan.jsonOut, "json", false, "newline-delimited JSON messages instead of text")
 	fs.BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "at most `N` operations at once (default: service.parallelism, else 4)")
-	f.service.register(fs)
+	f.plan.service.register(fs)
 	return fs
 }
 
@@ -95,54 +100,65 @@ func runDestroy(ctx context.Context, env *Env, args []string) error {
 	return doApply(ctx, env, &f, "")
 }
 
+// announceEmulated says, on stderr and before anything else is shown, that
+// the command runs against the built-in emulator; why is the reason given
+// first ("-emulate", or the plan file made with it).
+func announceEmulated(env *Env, op, why string) {
+	fmt.Fprintf(env.Stderr, "voxform: %s: this %s runs against the built-in emulator on a loopback port, not the speech service: audio and transcripts are generated locally and nothing is billed\n", why, op)
+}
+
 // doApply plans (or loads the saved plan), confirms, connects and runs.
 func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) error {
+	if f.plan.service.emulate {
+		announceEmulated(env, f.op(), "-emulate")
+	}
 	pr, saved, err := applyPlan(ctx, env, f, planFile)
 	if pr != nil {
 		defer pr.release()
 	}
-	if err != nil {
+	overBudget := err != nil && pr != nil && pr.plan != nil && errors.Is(err, planner.ErrBudget)
+	if err != nil && !overBudget {
 		return jsonError(env, f.plan.jsonOut, err)
 	}
+	if overBudget {
+		// Shown, then refused; in -json the diagnostic comes first.
+		err = jsonError(env, f.plan.jsonOut, withHint(err, "raise the budget in the manifest, or "+f.op()+" less at once with -target"))
+	}
 	p := pr.plan
-	color := useColor(env, f.plan.noColor)
-	if f.plan.jsonOut {
-		if err := p.WriteJSON(env.Stdout, pr.manifest.Budget); err != nil {
-			return err
-		}
-	} else if err := p.Render(env.Stdout, planner.RenderOptions{Color: color}); err != nil {
+	if werr := writePlan(env, p, pr.manifest, f.plan.jsonOut, f.plan.noColor); werr != nil {
+		return werr
+	}
+	if err != nil || !p.HasChanges() {
 		return err
 	}
-	if !p.HasChanges() {
-		return nil
-	}
-	if err := confirm(env, f, saved); err != nil {
+	if err := confirm(ctx, env, f, saved); err != nil {
 		return err
 	}
 	return execute(ctx, env, f, pr)
 }
 
 // applyPlan returns the plan to apply: computed now, or read from a saved
-// plan file and checked against the locked state.
+// plan file and checked against the locked state. A plan file made with
+// -emulate turns -emulate on, and says so before anything else.
 func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*preparedPlan, bool, error) {
-	op := "apply"
-	if f.plan.destroy {
-		op = "destroy"
-	}
 	if planFile == "" {
 		var human, jsonDiag io.Writer = env.Stderr, nil
 		if f.plan.jsonOut {
 			jsonDiag = env.Stdout
 		}
-		pr, err := preparePlan(ctx, env, &f.plan.vars, f.plan.options(), op, human, jsonDiag)
-		if err != nil && pr != nil && pr.plan != nil {
-			err = withHint(err, "raise the budget in the manifest, or apply less at once with -target")
-		}
+		pr, err := preparePlan(ctx, env, &f.plan.vars, f.plan.options(), f.op(), human, jsonDiag)
 		return pr, false, err
 	}
+	saved, err := readPlanFile(env, planFile)
+	if err != nil {
+		return nil, true, err
+	}
+	if saved.Emulate && !f.plan.service.emulate {
+		f.plan.service.emulate = true
+		announceEmulated(env, f.op(), planFile+" was made with -emulate")
+	}
 	pr := &preparedPlan{backend: state.NewLocal(env.Dir)}
-	var err error
-	if pr.lock, err = lockState(pr.backend, op); err != nil {
+	if pr.lock, err = lockState(pr.backend, f.op()); err != nil {
 		return nil, true, err
 	}
 	if pr.recorder, err = pr.backend.Open(pr.lock, nil); err != nil {
@@ -150,7 +166,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	}
 	pr.state = pr.recorder.Snapshot()
 	pr.cache = state.OpenHashCache(env.Dir)
-	saved, m, err := loadPlanFile(env, planFile, pr.state, pr.cache)
+	m, err := checkPlanFile(env, planFile, saved, pr.state, pr.cache)
 	if err != nil {
 		return pr, true, err
 	}
@@ -158,25 +174,42 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	return pr, true, nil
 }
 
-// confirm asks for "yes" unless the plan was saved or -auto-approve.
-func confirm(env *Env, f *applyFlags, saved bool) error {
+// confirm asks for "yes" unless the plan was saved or -auto-approve. The
+// question needs stdin to be a terminal; it is written to stdout with the
+// plan, or to stderr when stdout is not a terminal (so that it is seen).
+// An interrupt while waiting cancels.
+func confirm(ctx context.Context, env *Env, f *applyFlags, saved bool) error {
 	if saved || f.autoApprove {
 		return nil
 	}
 	if !env.Interactive || f.plan.jsonOut {
-		return withHint(fmt.Errorf("apply needs confirmation, and there is no terminal to ask on"),
+		return withHint(fmt.Errorf("%s needs confirmation, and there is no terminal to ask on", f.op()),
 			"pass -auto-approve, or apply a plan saved with 'voxform plan -out FILE'")
 	}
 	what := "perform these actions"
 	if f.plan.destroy {
 		what = "destroy every recorded output"
 	}
-	fmt.Fprintf(env.Stdout, "\nDo you want to %s? Only 'yes' will be accepted.\n  Enter a value: ", what)
-	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-	if strings.TrimSpace(line) != "yes" {
-		return fmt.Errorf("apply cancelled: nothing was changed")
+	ask := env.Stdout
+	if !env.Terminal {
+		ask = env.Stderr
 	}
-	return nil
+	fmt.Fprintf(ask, "\nDo you want to %s? Only 'yes' will be accepted.\n  Enter a value: ", what)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		if strings.TrimSpace(line) != "yes" {
+			return fmt.Errorf("%s cancelled: nothing was changed", f.op())
+		}
+		return nil
+	case <-ctx.Done():
+		fmt.Fprintln(ask)
+		return ctx.Err()
+	}
 }
 
 // execute connects to the service and runs the plan, rendering progress.
@@ -189,20 +222,23 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	if parallelism <= 0 {
 		parallelism = 4
 	}
-	httpClient := &http.Client{Transport: executor.LimitTransport(
-		http.DefaultTransport.(*http.Transport).Clone(), m.Service.RequestsPerSecond, parallelism)}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	httpClient := &http.Client{Transport: executor.LimitTransport(transport, m.Service.RequestsPerSecond, parallelism)}
 	var conn *serviceConn
 	if needsConnection(pr.plan) {
 		var err error
-		conn, err = connect(env, m, f.service, httpClient, env.Stderr)
+		conn, err = connect(env, m, f.plan.service, httpClient, env.Stderr)
 		if err != nil {
 			return err
 		}
 		defer conn.stop()
 	}
+	// Idle connections (a spare one the transport dialled, say) would
+	// hold the in-process emulator's shutdown for seconds.
+	defer transport.CloseIdleConnections()
 	stop, hard, cancel := interruption(ctx)
 	defer cancel()
-	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Interactive, useColor(env, f.plan.noColor))
+	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Terminal, useColor(env, f.plan.noColor))
 	opts := executor.Options{
 		Dir: m.Dir, Recorder: pr.recorder, Parallelism: parallelism, Stop: stop, Events: r.Event, Cache: pr.cache,
 	}
@@ -223,13 +259,13 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		}
 	}
 	if !f.plan.jsonOut {
-		printSummary(env.Stdout, summary, conn != nil && conn.emulated)
+		printSummary(env.Stdout, f.op(), summary, f.plan.service.emulate)
 	}
 	switch {
 	case summary.Interrupted:
-		return exitCode(ExitInterrupted, fmt.Errorf("interrupted: completed work was recorded; run apply again to finish"))
+		return exitCode(ExitInterrupted, fmt.Errorf("interrupted: completed work was recorded; run %s again to finish", f.op()))
 	case summary.Failed > 0:
-		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new apply does only what is left", summary.Failed))
+		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
 	}
 	return nil
 }
@@ -254,43 +290,9 @@ func needsConnection(p *planner.Plan) bool {
 	return false
 }
 
-// interruption turns signals into apply's two stages: the first interrupt
-// (which also cancels ctx, in main) closes stop; a second cancels hard.
-func interruption(ctx context.Context) (stop <-chan struct{}, hard context.Context, cancel func()) {
-	stopCh := make(chan struct{})
-	hardCtx, cancelHard := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		seen := 0
-		for {
-			select {
-			case <-ctx.Done():
-				if stopCh != nil {
-					close(stopCh)
-					stopCh = nil
-				}
-				ctx = context.Background() // observed
-			case <-sigs:
-				seen++
-				if seen >= 2 {
-					cancelHard()
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return stopCh, hardCtx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancelHard()
-	}
-}
-
-// printSummary ends a human apply: counts, billing, and every failure.
-func printSummary(w io.Writer, s *executor.Summary, emulated bool) {
+// printSummary ends a human apply or destroy: counts, billing, and every
+// failure.
+func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	word := "complete"
 	switch {
 	case s.Interrupted:
@@ -298,7 +300,7 @@ func printSummary(w io.Writer, s *executor.Summary, emulated bool) {
 	case s.Failed > 0:
 		word = "finished with errors"
 	}
-	fmt.Fprintf(w, "\nApply %s! Resources: %d done, %d failed, %d skipped.\n", word, s.Done, s.Failed, s.Skipped)
+	fmt.Fprintf(w, "\n%s%s %s! Resources: %d done, %d failed, %d skipped.\n", strings.ToUpper(op[:1]), op[1:], word, s.Done, s.Failed, s.Skipped)
 	billed := fmt.Sprintf("Billed: %s characters, %s of audio.", groupDigits(s.BilledCharacters), hms(s.BilledAudioSeconds))
 	if emulated {
 		billed += " (by the emulator: no real charges)"

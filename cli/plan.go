@@ -37,6 +37,7 @@ Flags:
 // planFlags are the flags shared by plan (and usable by apply).
 type planFlags struct {
 	vars     varFlags
+	service  serviceFlags
 	targets  []string
 	replace  []string
 	refresh  bool
@@ -64,6 +65,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "newline-delimited JSON messages instead of the table")
 	fs.StringVar(&f.out, "out", "", "save the plan to `FILE` for 'voxform apply FILE'")
 	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
+	f.service.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +76,9 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 }
 
 func doPlan(ctx context.Context, env *Env, f *planFlags) error {
+	if f.service.emulate {
+		fmt.Fprintln(env.Stderr, "voxform: -emulate: this plan is for the built-in emulator (plan calls no service; 'voxform apply -emulate' runs it locally and nothing is billed)")
+	}
 	diags := env.Stderr
 	var jsonDiag io.Writer
 	if f.jsonOut {
@@ -86,24 +91,29 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 	if err != nil && (pr == nil || pr.plan == nil || !errors.Is(err, planner.ErrBudget)) {
 		return jsonError(env, f.jsonOut, err)
 	}
-	budgetErr := err
 	p := pr.plan
-	if f.jsonOut {
-		if err := p.WriteJSON(env.Stdout, pr.manifest.Budget); err != nil {
-			return err
-		}
-	} else if err := p.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, f.noColor)}); err != nil {
+	if err != nil {
+		// Over budget: the plan is shown, then refused. In -json the
+		// diagnostic comes first, as everywhere.
+		err = jsonError(env, f.jsonOut, withHint(err, "raise the budget in the manifest, or plan less at once with -target"))
+	}
+	if werr := writePlan(env, p, pr.manifest, f.jsonOut, f.noColor); werr != nil {
+		return werr
+	}
+	if err != nil {
 		return err
 	}
-	if budgetErr != nil {
-		return jsonError(env, f.jsonOut, withHint(budgetErr, "raise the budget in the manifest, or plan less at once with -target"))
-	}
 	if f.out != "" {
-		if err := writePlanFile(env, f.out, planner.NewSaved(p, pr.manifest, f.vars.vars, f.vars.files)); err != nil {
+		saved := planner.NewSaved(p, pr.manifest, f.vars.vars, f.vars.files)
+		saved.Emulate = f.service.emulate
+		if err := writePlanFile(env, f.out, saved); err != nil {
 			return err
 		}
 		if !f.jsonOut {
 			fmt.Fprintf(env.Stdout, "\nSaved the plan to %s. To perform exactly these actions, run: voxform apply %s\n", f.out, f.out)
+			if saved.Emulate {
+				fmt.Fprintln(env.Stdout, "It was made with -emulate: applying it runs against the built-in emulator, not the speech service.")
+			}
 		}
 	}
 	if f.detailed && p.HasChanges() {
@@ -112,16 +122,32 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 	return nil
 }
 
-// jsonError reports err also as a diagnostic message in -json mode.
+// writePlan shows the plan: the table, or its -json messages.
+func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, jsonOut, noColor bool) error {
+	if jsonOut {
+		return p.WriteJSON(env.Stdout, m.Budget)
+	}
+	return p.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, noColor)})
+}
+
+// jsonError reports err also as a diagnostic message, with its hint, in
+// -json mode. It returns err, which is printed on stderr as always.
 func jsonError(env *Env, jsonOut bool, err error) error {
 	if jsonOut && err != nil {
-		writeJSONLine(env.Stdout, planner.DiagnosticMessage{Type: planner.MsgDiagnostic, Severity: "error", Message: err.Error()})
+		msg := planner.DiagnosticMessage{Type: planner.MsgDiagnostic, Severity: "error", Message: err.Error()}
+		var he *hintError
+		if errors.As(err, &he) {
+			msg.Hint = he.hint
+		}
+		writeJSONLine(env.Stdout, msg)
 	}
 	return err
 }
 
+// useColor reports whether output gets ANSI colours: only on a terminal,
+// never with -no-color or a non-empty NO_COLOR.
 func useColor(env *Env, noColor bool) bool {
-	return !noColor && env.Interactive && (env.Getenv == nil || env.Getenv("NO_COLOR") == "")
+	return !noColor && env.Terminal && (env.Getenv == nil || env.Getenv("NO_COLOR") == "")
 }
 
 // preparedPlan is a computed plan with the locked state it came from. The
@@ -271,26 +297,32 @@ func writePlanFile(env *Env, name string, s *planner.SavedPlan) error {
 // the manifest loaded with the plan's variables. apply calls it under the
 // state lock, with st read from the locked recorder.
 func loadPlanFile(env *Env, name string, st *state.File, cache *state.HashCache) (*planner.SavedPlan, *manifest.Manifest, error) {
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(env.Dir, path)
-	}
-	s, err := readPlanFile(path)
+	s, err := readPlanFile(env, name)
 	if err != nil {
 		return nil, nil, err
 	}
+	m, err := checkPlanFile(env, name, s, st, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, m, nil
+}
+
+// checkPlanFile loads the manifest with the variables of the saved plan s
+// and refuses s when it no longer matches st or the manifest.
+func checkPlanFile(env *Env, name string, s *planner.SavedPlan, st *state.File, cache *state.HashCache) (*manifest.Manifest, error) {
 	vars := &varFlags{vars: s.Vars, files: s.VarFiles}
 	m, err := loadManifest(env, vars)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := s.Check(st, m); err != nil {
-		return nil, nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
+		return nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
 	}
 	if err := s.Bind(m, cache.Hash); err != nil {
-		return nil, nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
+		return nil, withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
 	}
-	return s, m, nil
+	return m, nil
 }
 
 // writeJSONLine writes v as one line of JSON.
@@ -300,7 +332,13 @@ func writeJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func readPlanFile(path string) (*planner.SavedPlan, error) {
+// readPlanFile decodes the plan file name (relative to the working
+// directory) without checking it.
+func readPlanFile(env *Env, name string) (*planner.SavedPlan, error) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read plan file: %w", err)

@@ -23,7 +23,9 @@ type renderer interface {
 func newRenderer(w io.Writer, jsonOut, terminal, color bool) renderer {
 	switch {
 	case jsonOut:
-		return &jsonRenderer{enc: json.NewEncoder(w)}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return &jsonRenderer{enc: enc}
 	case terminal:
 		return newLiveRenderer(w, color)
 	default:
@@ -33,7 +35,7 @@ func newRenderer(w io.Writer, jsonOut, terminal, color bool) renderer {
 
 // jsonRenderer writes newline-delimited apply_start, apply_progress,
 // apply_complete and apply_errored messages (SPEC section 5), and a final
-// apply_summary.
+// apply_summary that also lists every failure (address and message).
 type jsonRenderer struct {
 	mu  sync.Mutex
 	enc *json.Encoder
@@ -62,6 +64,14 @@ type jsonApplyMessage struct {
 	Interrupted        bool    `json:"interrupted,omitempty"`
 	BilledCharacters   int64   `json:"billed_characters,omitempty"`
 	BilledAudioSeconds float64 `json:"billed_audio_seconds,omitempty"`
+	// Failures (apply_summary) are the failed resources, in address order.
+	Failures []jsonFailure `json:"failures,omitempty"`
+}
+
+// jsonFailure is one failed resource in apply_summary.
+type jsonFailure struct {
+	Address string `json:"address"`
+	Message string `json:"message"`
 }
 
 func (r *jsonRenderer) Event(e executor.Event) {
@@ -92,6 +102,9 @@ func (r *jsonRenderer) Event(e executor.Event) {
 		m.Done, m.Failed, m.SkippedCount = &s.Done, &s.Failed, &s.Skipped
 		m.Interrupted, m.BilledCharacters, m.BilledAudioSeconds = s.Interrupted, s.BilledCharacters, s.BilledAudioSeconds
 		m.Elapsed = s.Elapsed.Seconds()
+		for _, fl := range s.Failures {
+			m.Failures = append(m.Failures, jsonFailure{Address: fl.Address, Message: errString(fl.Err)})
+		}
 	default:
 		return
 	}

@@ -71,7 +71,7 @@ func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *htt
 		if key == "" {
 			key = "emulator-key"
 		}
-		fmt.Fprintf(note, "using the built-in emulator at %s: audio and transcripts are generated locally, not by the speech service\n", run.URL)
+		fmt.Fprintf(note, "voxform: the built-in emulator is listening at %s\n", run.URL)
 	}
 	if key == "" {
 		conn.stop()

@@ -116,8 +116,11 @@ func showPlan(env *Env, name string, jsonOut, noColor bool) error {
 	if err != nil {
 		return err
 	}
-	if jsonOut {
-		return s.Plan.WriteJSON(env.Stdout, m.Budget)
+	if err := writePlan(env, s.Plan, m, jsonOut, noColor); err != nil {
+		return err
 	}
-	return s.Plan.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, noColor)})
+	if s.Emulate && !jsonOut {
+		fmt.Fprintln(env.Stdout, "\nIt was made with -emulate: applying it runs against the built-in emulator, not the speech service.")
+	}
+	return nil
 }
