@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/voxform/voxform/cli"
 )
 
 const usage = `Usage: go run ./bench [flags]
@@ -26,9 +28,11 @@ Flags:
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	if len(os.Args) > 1 && os.Args[1] == "profile" {
+		// voxform runs in this process: count interrupts as its main does,
+		// so that a second Ctrl-C cancels the calls in flight.
+		ctx, stop := cli.NotifyInterrupts(context.Background())
+		defer stop()
 		if err := profileCmd(ctx, os.Args[2:], os.Stdout, os.Stderr); err != nil {
 			if !errors.Is(err, flag.ErrHelp) {
 				fmt.Fprintf(os.Stderr, "bench: %v\n", err)
@@ -37,6 +41,8 @@ func main() {
 		}
 		return
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
