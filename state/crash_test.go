@@ -29,7 +29,9 @@ func TestHelperProcess(t *testing.T) {
 }
 
 // helperRecord records entries from 4 goroutines, printing each address on
-// stdout once its append has returned, then folds.
+// stdout once its append has returned, then folds. It reports its phases:
+// "recording" once the state is open, "folding" just before the fold,
+// "closed" after it.
 func helperRecord() {
 	dir, run := os.Getenv("VOXFORM_STATE_DIR"), os.Getenv("VOXFORM_STATE_RUN")
 	n, _ := strconv.Atoi(os.Getenv("VOXFORM_STATE_N"))
@@ -45,6 +47,8 @@ func helperRecord() {
 		os.Exit(3)
 	}
 	out := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(out, "recording")
+	out.Flush()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -66,6 +70,8 @@ func helperRecord() {
 		}()
 	}
 	wg.Wait()
+	fmt.Fprintln(out, "folding")
+	out.Flush()
 	if err := rec.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -95,9 +101,15 @@ func helper(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 }
 
 // TestKillWhileRecording kills a recording child with SIGKILL at random
-// moments, many times. After every kill the state must load, be consistent,
-// and contain every entry whose append had returned; the next run folds what
-// the dead one left.
+// moments, many times, each child recording thousands of entries. After
+// every kill the state must load, be consistent, and contain every entry
+// whose append had returned; the next run folds what the dead one left.
+//
+// The kill points are spread over the whole run: right after the state is
+// open (a kill point of 0), after a random number of confirmed appends,
+// during the final fold (every third run is killed the moment the child
+// says it starts folding), and not at all (the run folds and exits). The
+// test asserts that some kills did land during a fold.
 //
 // A SIGKILL (unlike a power cut) keeps what the kernel accepted, so the test
 // runs on a memory file system when there is one: fsync latency of a shared
@@ -105,12 +117,23 @@ func helper(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 func TestKillWhileRecording(t *testing.T) {
 	dir := memTempDir(t)
 	rng := rand.New(rand.NewPCG(7, 11))
-	runs, perRun := 20, 1000
+	runs, perRun := 10, 2000
 	if raceEnabled {
-		runs, perRun = 8, 400
+		runs, perRun = 5, 2000 // the race detector slows JSON work tenfold
 	}
 	confirmed := map[string]bool{}
+	foldKills, finished := 0, 0
 	for run := range runs {
+		// killAt: -1 never, 0 once open, n after n confirmed appends.
+		killAt, atFold := rng.IntN(perRun), false
+		switch {
+		case run == 0:
+			killAt = 0
+		case run%3 == 2:
+			killAt, atFold = -1, true
+		case run%4 == 3:
+			killAt = -1
+		}
 		cmd := helper(t, "record", dir, fmt.Sprintf("VOXFORM_STATE_RUN=%d", run), fmt.Sprintf("VOXFORM_STATE_N=%d", perRun))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
@@ -119,26 +142,45 @@ func TestKillWhileRecording(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Kill after a random number of confirmed appends; sometimes let the
-		// run finish (and sometimes kill it during the fold).
-		killAfter := rng.IntN(perRun + perRun/4)
 		sc := bufio.NewScanner(stdout)
-		seen, killed := 0, false
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "closed" {
-				continue
-			}
-			confirmed[line] = true
-			seen++
-			if seen == killAfter {
+		seen, killed, folding, closed := 0, false, false, false
+		killedAt := -1 // confirmed appends read when the kill was sent
+		kill := func() {
+			if !killed {
 				cmd.Process.Signal(syscall.SIGKILL)
-				killed = true
+				killed, killedAt = true, seen
+			}
+		}
+		for sc.Scan() {
+			switch line := sc.Text(); line {
+			case "recording":
+				if killAt == 0 {
+					kill()
+				}
+			case "folding":
+				folding = true
+				if atFold {
+					kill()
+				}
+			case "closed":
+				closed = true
+			default:
+				confirmed[line] = true
+				seen++
+				if seen == killAt {
+					kill()
+				}
 			}
 		}
 		err = cmd.Wait()
 		if !killed && err != nil {
 			t.Fatalf("run %d: child failed: %v", run, err)
+		}
+		switch {
+		case killed && folding && !closed:
+			foldKills++
+		case !killed && closed:
+			finished++
 		}
 		f, err := NewLocal(dir).Read()
 		if err != nil {
@@ -160,8 +202,14 @@ func TestKillWhileRecording(t *testing.T) {
 		for a := range f.Resources {
 			confirmed[a] = true // an unconfirmed but durable entry stays
 		}
+		if run == 0 && killedAt != 0 {
+			t.Fatalf("run 0 was to be killed before any confirmed append; killed after %d", killedAt)
+		}
 	}
-	t.Logf("%d runs, %d entries recorded", runs, len(confirmed))
+	if foldKills == 0 || finished == 0 {
+		t.Errorf("%d run(s) killed during the fold and %d finished; want some of each", foldKills, finished)
+	}
+	t.Logf("%d runs, %d entries recorded, %d killed during the fold, %d finished", runs, len(confirmed), foldKills, finished)
 }
 
 // TestSecondLockFailsAtOnce: a second plan while another process holds the
