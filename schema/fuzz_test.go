@@ -31,9 +31,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("transcriptions:\n  t: { inputs: [\"../../../../../../**/*.wav\"], api: batch, language_code: hi-IN, output_dir: o }\n"), []byte(""))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, doc, csv []byte) {
-		if err := os.WriteFile(filepath.Join(dir, "data.csv"), csv, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFresh(t, filepath.Join(dir, "data.csv"), csv)
 		timer := time.AfterFunc(10*time.Second, func() { panic("load takes over 10 s") })
 		defer timer.Stop()
 		m, ds := schema.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{doc}, manifest.LoadOptions{NoProbe: true})
