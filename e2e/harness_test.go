@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,12 +54,21 @@ func TestMain(m *testing.M) {
 // emu is an emulator serving on a loopback port for one test. It outlives
 // every voxform process the test starts (and kills).
 type emu struct {
-	*emulator.Running
+	*emulator.Server
+	// URL is the base URL voxform is pointed at.
+	URL string
 }
 
 // startEmulator starts an emulator with opts; batch jobs run a thousand
 // times faster than the real service unless opts says otherwise.
 func startEmulator(t testing.TB, opts emulator.Options) *emu {
+	t.Helper()
+	return startEmulatorBehind(t, opts, nil)
+}
+
+// startEmulatorBehind is startEmulator with the emulator served behind
+// wrap, when not nil: a test's own handler that sees every request first.
+func startEmulatorBehind(t testing.TB, opts emulator.Options, wrap func(http.Handler) http.Handler) *emu {
 	t.Helper()
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 1000
@@ -65,16 +76,24 @@ func startEmulator(t testing.TB, opts emulator.Options) *emu {
 	if opts.Keys == nil {
 		opts.Keys = []string{testKey}
 	}
-	r, err := emulator.Start(opts, "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := emulator.New(opts)
+	var h http.Handler = s
+	if wrap != nil {
+		h = wrap(s)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = r.Shutdown(ctx)
+		_ = srv.Shutdown(ctx)
+		s.Close()
 	})
-	return &emu{r}
+	return &emu{Server: s, URL: "http://" + ln.Addr().String()}
 }
 
 // stats is GET /_emulator/stats (SPEC section 8).

@@ -4,27 +4,37 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/voxform/voxform/emulator"
 )
 
-// TestKill9Converges kills 'voxform apply' with SIGKILL at random instants
-// (planning, syntheses on every transport, batch uploads, polling,
-// transcript downloads, recording) and applies again, round after round
-// (SPEC section 4 and the reliability list of section 11). Each round must
-// converge to an empty plan with every output matching its recorded hash,
-// no temporary file left, and no paid work repeated beyond what a kill can
-// cost:
+// TestKill9Converges kills 'voxform apply' with SIGKILL at chosen points
+// (SPEC section 4 and the reliability list of section 11) and applies
+// again, round after round. The kills are aimed, not timed: a handler in
+// front of the emulator kills voxform when it sees the nth request of one
+// kind (killPoints: syntheses on every transport cut mid-answer, an
+// embedding, a batch upload cut mid-body, a batch job created or started
+// but not yet recorded, status polls, transcript downloads cut mid-body,
+// older batch submissions and polls, REST transcriptions), so every phase
+// is proved hit. Each round opens with a kill at its own phase (a fresh
+// apply always reaches it), then kills at random phases until an apply
+// finishes. Each round must converge to an empty plan with every output
+// matching its recorded hash, no temporary file left, and no paid work
+// repeated beyond what a kill can cost:
 //   - a batch job is started exactly once; any other created job is an
 //     orphan of a kill between its create call and its record (at most one
 //     per kill: batch jobs of one block are created one after another) and
 //     is never started;
 //   - an older batch submission starts work at once, so a kill between the
 //     call and its record can repeat at most the one submission in flight;
-//   - syntheses are re-billed only when a kill landed between the service's
-//     answer and the record: at most parallelism syntheses per kill.
+//   - syntheses, embeddings and REST transcriptions are billed again only
+//     when a kill landed between the service's answer and the record: at
+//     most parallelism of them per kill.
+//
+// conformance: BJ-071, BJ-074, BJ-085, OB-021, OB-031, VC-014
 func TestKill9Converges(t *testing.T) {
 	t.Parallel()
 	ffprobe(t)
@@ -32,37 +42,50 @@ func TestKill9Converges(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewPCG(seed, 9))
 	opts := func(round int) emulator.Options {
-		return emulator.Options{Seed: seed + uint64(round), NoEspeak: true, Latency: 25 * time.Millisecond, TimeScale: 50}
+		return emulator.Options{Seed: seed + uint64(round), NoEspeak: true, Latency: 10 * time.Millisecond, TimeScale: 100}
+	}
+	newKillProject := func(e *emu) *bigProject {
+		bp := newBigProject(t, e, killPerBlock, killBatchFiles, killLegacyFiles)
+		bp.addCloneAndClips(killCloned, killClips)
+		return bp
 	}
 
-	// An uninterrupted apply sets the time scale of the kills and the
-	// figures of a run that pays exactly once.
+	// An uninterrupted apply gives the figures of a run that pays exactly
+	// once.
 	e := startEmulator(t, opts(0))
-	bp := newBigProject(t, e, killPerBlock, killBatchFiles, killLegacyFiles)
-	start := time.Now()
+	bp := newKillProject(e)
 	if r := bp.apply(); r.code != 0 {
 		t.Fatalf("%s", r)
 	}
-	full := time.Since(start)
 	base := e.stats(t)
-	if base.BilledCharacters != bp.totalChars || base.BatchJobsCreated != 1 || base.BatchJobsStarted != 1 || base.LegacyJobs != bp.legacyJobs() {
-		t.Fatalf("uninterrupted apply: %+v, want %d characters, 1 batch job, %d older batch jobs", base, bp.totalChars, bp.legacyJobs())
+	if base.BilledCharacters != bp.totalChars || base.BatchJobsCreated != 1 || base.BatchJobsStarted != 1 ||
+		base.LegacyJobs != bp.legacyJobs() || base.EmbeddingsCreated != 1 {
+		t.Fatalf("uninterrupted apply: %+v, want %d characters, 1 embedding, 1 batch job, %d older batch jobs", base, bp.totalChars, bp.legacyJobs())
 	}
+	points := killPoints(bp, killPerBlock, killCloned)
 
+	hits := map[string]int{}
 	var totalKills int
 	var totalRebilled, totalBound, totalOrphans, totalLegacyRepeats int64
-	for round := 1; round <= killRounds; round++ {
-		e := startEmulator(t, opts(round))
-		bp := newBigProject(t, e, killPerBlock, killBatchFiles, killLegacyFiles)
+	for round, first := range points {
+		k := &killer{}
+		e := startEmulatorBehind(t, opts(round+1), k.wrap)
+		bp := newKillProject(e)
 		kills := 0
-		for k := range killsPerRound {
-			// Later applies have less left to do: aim earlier.
-			window := int64(full) * 4 / int64(5+3*k)
-			delay := time.Duration(rnd.Int64N(window)) + 10*time.Millisecond
-			if killed, _ := bp.applyKilledAfter(delay); !killed {
+		for attempt := range killsPerRound {
+			point := first
+			if attempt > 0 {
+				point = points[rnd.IntN(len(points))]
+			}
+			n := 1 + rnd.IntN(point.most)
+			if !bp.applyKilledAt(k, point, n) {
+				if attempt == 0 {
+					t.Fatalf("round %d: a fresh apply finished without reaching %s (request %d)", round, point.phase, n)
+				}
 				break // it finished first
 			}
 			kills++
+			hits[point.phase]++
 		}
 		converge(t, bp.project, 3)
 		bp.verify()
@@ -75,8 +98,11 @@ func TestKill9Converges(t *testing.T) {
 		bound := int64(kills*bp.parallelism) * bp.maxChars
 		orphans := s.BatchJobsCreated - 1
 		legacyRepeats := s.LegacyJobs - bp.legacyJobs()
-		t.Logf("round %d: %d kills; re-billed %d characters (bound %d); %d orphan batch job(s); %d repeated older batch submission(s)",
-			round, kills, rebilled, bound, orphans, legacyRepeats)
+		// Every file here lasts 1.2 s: REST transcriptions in flight and
+		// the files of repeated older batch submissions are billed again.
+		audioBound := 1.2*float64(kills*bp.parallelism+int(legacyRepeats)*10) + 0.01
+		t.Logf("round %d (%s): %d kills; re-billed %d characters (bound %d), %.1f s of audio (bound %.1f); %d orphan batch job(s); %d repeated older batch submission(s)",
+			round, first.phase, kills, rebilled, bound, s.BilledAudioSeconds-base.BilledAudioSeconds, audioBound, orphans, legacyRepeats)
 		switch {
 		case s.BatchJobsStarted != 1:
 			t.Fatalf("round %d: %d batch jobs started, want exactly 1: %+v", round, s.BatchJobsStarted, s)
@@ -86,6 +112,10 @@ func TestKill9Converges(t *testing.T) {
 			t.Fatalf("round %d: %d older batch submissions after %d kills, want at most %d", round, s.LegacyJobs, kills, bp.legacyJobs()+int64(kills))
 		case rebilled < 0 || rebilled > bound:
 			t.Fatalf("round %d: billed %d characters for %d, %d more than the %d characters %d kills can cost", round, s.BilledCharacters, bp.totalChars, rebilled, bound, kills)
+		case s.BilledAudioSeconds < base.BilledAudioSeconds-0.01 || s.BilledAudioSeconds-base.BilledAudioSeconds > audioBound:
+			t.Fatalf("round %d: billed %.2f s of audio for %.2f, more than %d kills can cost", round, s.BilledAudioSeconds, base.BilledAudioSeconds, kills)
+		case s.EmbeddingsCreated < 1 || s.EmbeddingsCreated > 1+int64(kills):
+			t.Fatalf("round %d: %d embeddings created after %d kills", round, s.EmbeddingsCreated, kills)
 		case s.PresignedWithKey != 0:
 			t.Fatalf("round %d: %d presigned downloads carried the API key", round, s.PresignedWithKey)
 		}
@@ -95,50 +125,52 @@ func TestKill9Converges(t *testing.T) {
 		totalOrphans += orphans
 		totalLegacyRepeats += legacyRepeats
 	}
-	t.Logf("%d kills in %d rounds (uninterrupted apply %v): re-billed %d characters of a %d bound; %d orphan batch job(s), never started; %d repeated older batch submission(s)",
-		totalKills, killRounds, full.Round(time.Millisecond), totalRebilled, totalBound, totalOrphans, totalLegacyRepeats)
-	if totalKills < killRounds {
-		t.Fatalf("only %d applies were killed: the test proved little", totalKills)
+	t.Logf("%d kills in %d rounds: re-billed %d characters of a %d bound; %d orphan batch job(s), never started; %d repeated older batch submission(s); kills per phase %v",
+		totalKills, len(points), totalRebilled, totalBound, totalOrphans, totalLegacyRepeats, hits)
+	for _, p := range points {
+		if hits[p.phase] == 0 {
+			t.Errorf("no kill landed at %s", p.phase)
+		}
 	}
 }
 
-// The size of TestKill9Converges: rounds of up to killsPerRound kills on a
-// project of 3*killPerBlock syntheses, a batch job and older batch jobs.
+// The size of TestKill9Converges: each round applies, killed up to
+// killsPerRound times, a project of 3*killPerBlock syntheses, killCloned
+// syntheses in a cloned voice, a batch job, older batch jobs and
+// killClips REST transcriptions.
 const (
-	killRounds      = 5
-	killsPerRound   = 4
-	killPerBlock    = 20
-	killBatchFiles  = 25
+	killsPerRound   = 3
+	killPerBlock    = 8
+	killCloned      = 4
+	killBatchFiles  = 8
 	killLegacyFiles = 12
+	killClips       = 3
 )
 
-// applyKilledAfter starts 'voxform apply' and kills it with SIGKILL after
-// delay. It reports whether the kill happened (false: the apply finished
-// first, successfully) and what the process printed.
-func (p *project) applyKilledAfter(delay time.Duration) (bool, result) {
+// applyKilledAt starts 'voxform apply' with k aimed at the nth request of
+// point. It reports whether the kill landed (false: the apply finished
+// first, successfully).
+func (p *project) applyKilledAt(k *killer, point *killPoint, n int) bool {
 	p.t.Helper()
 	cmd, stdout, stderr := p.command("apply", "-auto-approve")
 	if err := cmd.Start(); err != nil {
 		p.t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		r := result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String()}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			r.code = ee.ExitCode()
+	// voxform loads and plans before its first request: armed in time.
+	k.arm(cmd.Process, point, n)
+	err := cmd.Wait()
+	aimed := k.disarm()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL && aimed {
+			return true
 		}
-		if err != nil {
-			p.t.Fatalf("apply ended before its kill:\n%s", r)
-		}
-		return false, r
-	case <-time.After(delay):
-		_ = cmd.Process.Kill()
-		<-done
-		return true, result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String(), code: -1}
 	}
+	if err != nil {
+		r := result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String()}
+		p.t.Fatalf("apply ended on its own (%v) before its kill at %s:\n%s", err, point.phase, r)
+	}
+	return false
 }
 
 // assertOneJobPerBlock proves every transcription of a block came from one

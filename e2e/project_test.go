@@ -24,6 +24,7 @@ type bigProject struct {
 	maxChars    int64 // the longest synthesis text
 	batchFiles  int
 	legacyFiles int
+	clips       int // REST transcriptions (addCloneAndClips)
 	outputs     int
 	parallelism int
 }
@@ -109,6 +110,57 @@ func (bp *bigProject) write(rel string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		bp.t.Fatal(err)
 	}
+}
+
+// addCloneAndClips adds a second manifest file to the project: a cloned
+// voice (the cloned-voice example's reference recording made into an
+// embedding) speaking perBlock syntheses over rest, and clips REST
+// transcriptions of 1.2 s each.
+func (bp *bigProject) addCloneAndClips(perBlock, clips int) {
+	bp.t.Helper()
+	ref, err := os.ReadFile(filepath.Join("..", "examples", "manifests", "cloned-voice", "refs", "founder.wav"))
+	if err != nil {
+		bp.t.Fatal(err)
+	}
+	bp.write("refs/founder.wav", ref)
+	var csv bytes.Buffer
+	csv.WriteString("key,text\n")
+	for i := range perBlock {
+		text := fmt.Sprintf("The %s line spoken in the cloned voice.", words[i%len(words)])
+		fmt.Fprintf(&csv, "c%02d,%s\n", i, text)
+		n := int64(utf8.RuneCountInString(text))
+		bp.totalChars += n
+		bp.maxChars = max(bp.maxChars, n)
+		bp.syntheses++
+	}
+	bp.write("cloned.csv", csv.Bytes())
+	for i := range clips {
+		bp.write(fmt.Sprintf("clips/clip-%02d.wav", i), speechLikeWAV(bp.t, 210+31*i))
+	}
+	bp.write("clone.yaml", []byte(`embeddings:
+  founder:
+    reference_audio: refs/founder.wav
+    output: build/voices/founder.json
+    consent: "test recording"
+voices:
+  founder: { model: vc-v1, embedding: founder }
+syntheses:
+  cloned_lines:
+    for_each: cloned.csv
+    voice: founder
+    text: "${each.value.text}"
+    audio_config: { container: wav, sample_rate: 8000 }
+    output: "build/cloned/${each.key}.wav"
+transcriptions:
+  clips:
+    inputs: ["clips/*.wav"]
+    api: rest
+    language_code: en-IN
+    output_dir: build/clips
+    formats: [json, txt]
+`))
+	bp.clips = clips
+	bp.outputs += 1 + perBlock + 2*clips
 }
 
 // legacyJobs is how many older batch submissions the project needs (at
