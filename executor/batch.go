@@ -380,15 +380,16 @@ func (x *run) pause(ctx context.Context, d time.Duration) error {
 }
 
 // pollInterval is the interval between status polls: the documented
-// minimum against a real service, short against a loopback emulator.
+// minimum against a real service (Options.PollInterval may lengthen it,
+// never shorten it: SPEC section 6), short against a loopback emulator.
 func (x *run) pollInterval(documented time.Duration) time.Duration {
-	if x.opts.PollInterval > 0 {
-		return x.opts.PollInterval
-	}
 	if speechapi.IsLoopbackURL(x.opts.Client.BaseURL()) {
+		if x.opts.PollInterval > 0 {
+			return x.opts.PollInterval
+		}
 		return 50 * time.Millisecond
 	}
-	return documented
+	return max(documented, x.opts.PollInterval)
 }
 
 // collect downloads each completed file's transcript and writes and

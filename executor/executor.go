@@ -35,9 +35,10 @@ type Options struct {
 	Events func(Event)
 	// Retry bounds the retries of a whole operation (a stream cut mid-body).
 	Retry speechapi.RetryPolicy
-	// PollInterval overrides the batch polling interval. Zero uses the
+	// PollInterval overrides the batch polling interval of a service on a
+	// loopback address (zero: 50 ms). Against any other service the
 	// documented minimums (10 s, 30 s for 100 or more files, 60 s for the
-	// older batch API), or 50 ms when the service is on a loopback address.
+	// older batch API) hold; PollInterval can only lengthen them.
 	PollInterval time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
