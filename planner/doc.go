@@ -20,8 +20,8 @@
 //
 // # JSON messages
 //
-// WriteJSON writes newline-delimited JSON messages, one object per line,
-// each with a "type" field. The schema (version 1) is stable; fields may be
+// WriteJSONWith (WriteJSON without diagnostics) writes newline-delimited
+// JSON messages, one object per line, each with a "type" field. The schema (version 1) is stable; fields may be
 // added, never renamed or removed:
 //
 //	{"type":"diagnostic","severity":"error|warning","message":"...","file":"voxform.yaml","line":3,"col":5,"hint":"..."}
@@ -34,8 +34,9 @@
 //	 "cost":{"characters":21,"audio_seconds":0,"unknown_audio_inputs":0},
 //	 "budget":{"max_characters":1000,"max_audio_seconds":null}}
 //
-// Empty optional fields are omitted. Diagnostics come first (a plan error is
-// a diagnostic with severity error and no position), planned_change
+// Empty optional fields are omitted. Diagnostics come first (a plan error,
+// such as a budget refusal, is ErrorMessage: severity error, no position;
+// its text begins with the budget's file:line:col), planned_change
 // messages follow in the plan's dependency order, change_summary is last.
 // "budget" appears only when the manifest sets one; a null limit is none.
 package planner
