@@ -1,0 +1,159 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/transcript"
+)
+
+// collect downloads each completed file's transcript and writes and
+// records its outputs; failed, skipped and cancelled files fail their
+// resource (and are forgotten, so that the next apply tries them again).
+func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi.FileRecord, members []*member) int {
+	byName := map[string]speechapi.FileRecord{}
+	for _, f := range files {
+		byName[f.OriginalPath] = f
+		byName[path.Base(f.OriginalPath)] = f
+	}
+	var (
+		mu     sync.Mutex
+		failed int
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, max(1, x.opts.Parallelism))
+	)
+	for _, m := range members {
+		rec, ok := byName[m.name]
+		if !ok {
+			rec, ok = byName[path.Base(m.name)]
+		}
+		if !ok {
+			failed += x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
+			continue
+		}
+		if err := rec.Err(job.JobID); err != nil {
+			failed += x.failMembers([]*member{m}, err, true)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(m *member, rec speechapi.FileRecord) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := x.collectFile(ctx, job.JobID, rec, m); err != nil {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+				x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+			}
+		}(m, rec)
+	}
+	wg.Wait()
+	return failed
+}
+
+// collectFile downloads one transcript into its json output, renders the
+// other formats from it and records the resource.
+func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
+	a := m.action
+	t := a.Desired.Transcription
+	rel := t.Outputs["json"]
+	if rel == "" {
+		rel = transcriptScratch(t)
+	}
+	jsonOut, err := createOutput(x.opts.Dir, rel)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Abort()
+	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(attempt int) error {
+		if attempt > 1 {
+			if err := speechapi.Rewind(jsonOut); err != nil {
+				return err
+			}
+		}
+		_, err := x.opts.Client.DownloadTranscript(ctx, jobID, rec, jsonOut)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	meta, segs, err := readTranscript(jsonOut.TempPath(), labelled(t))
+	if err != nil {
+		return fmt.Errorf("transcript of %s: %w", m.name, err)
+	}
+	outs, err := x.writeTranscripts(t, func(w io.Writer) error {
+		f, err := os.Open(jsonOut.TempPath())
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}, segs)
+	if err != nil {
+		return err
+	}
+	// The download is discarded before the record, so that a temporary file
+	// only ever exists for a resource that is not yet recorded, and is
+	// therefore in the next plan, which sweeps it.
+	jsonOut.Abort()
+	secs := meta.DurationSeconds
+	if secs == 0 && rec.DurationSeconds != nil {
+		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
+	}
+	res := x.transcriptionRecord(a, outs, secs)
+	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
+	res.Model = firstNonEmpty(meta.Model, t.Model)
+	res.DetectedLanguage = meta.LanguageCode
+	r, err := x.recordResource(a, res, 0, secs)
+	if err != nil {
+		return err
+	}
+	x.done(a.Address, string(a.Type), r.outputs, x.opts.Now().Sub(m.start), 0, secs, jobID)
+	return nil
+}
+
+// transcriptScratch is where a transcript is downloaded when json is not
+// one of the requested formats: beside the outputs, removed after use.
+func transcriptScratch(t *manifest.Transcription) string {
+	for _, p := range t.Outputs {
+		return strings.TrimSuffix(p, path.Ext(p)) + ".transcript.json"
+	}
+	return "transcript.json"
+}
+
+// transcriptMeta are the audit fields of a downloaded transcript JSON.
+type transcriptMeta struct {
+	LanguageCode    string  `json:"language_code"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Model           string  `json:"model"`
+}
+
+func readTranscript(path string, labels bool) (transcriptMeta, []transcript.Segment, error) {
+	var meta transcriptMeta
+	f, err := os.Open(path)
+	if err != nil {
+		return meta, nil, err
+	}
+	defer f.Close()
+	segs, err := transcript.ParseJSON(f, labels)
+	if err != nil {
+		return meta, nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return meta, nil, err
+	}
+	if err := jsonDecode(f, &meta); err != nil {
+		return meta, nil, err
+	}
+	return meta, segs, nil
+}
