@@ -32,8 +32,14 @@ type Config struct {
 	Timeout time.Duration
 	// Retries is the number of retries after the first attempt (0: 5; -1: none).
 	Retries int
-	// RetryWaitMin and RetryWaitMax bound the backoff (0: 500 ms and 30 s).
+	// RetryWaitMin and RetryWaitMax bound the backoff when the service
+	// sent no Retry-After (0: 500 ms and 30 s).
 	RetryWaitMin, RetryWaitMax time.Duration
+	// RetryAfterMax is the longest Retry-After waited for (0: 10 minutes).
+	// A Retry-After up to it is waited exactly, whatever RetryWaitMax says;
+	// a longer one fails at once with a *RetryLaterError that says when
+	// the service asked to be called again.
+	RetryAfterMax time.Duration
 	// Paths overrides endpoint paths by endpoint name (see DefaultPaths).
 	Paths map[string]string
 	// HTTPClient is the underlying client (nil: a fresh one). Tests pass
@@ -79,6 +85,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RetryWaitMax == 0 {
 		cfg.RetryWaitMax = 30 * time.Second
 	}
+	if cfg.RetryAfterMax <= 0 {
+		cfg.RetryAfterMax = DefaultRetryAfterMax
+	}
 	plain := cfg.HTTPClient
 	if plain == nil {
 		plain = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -90,7 +99,9 @@ func New(cfg Config) (*Client, error) {
 	rc.RetryWaitMin = cfg.RetryWaitMin
 	rc.RetryWaitMax = cfg.RetryWaitMax
 	rc.Backoff = backoff
-	rc.CheckRetry = checkRetry
+	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		return checkRetry(ctx, resp, err, cfg.RetryAfterMax)
+	}
 	rc.ErrorHandler = func(resp *http.Response, err error, attempts int) (*http.Response, error) {
 		// Give the caller the last response so that it can parse the
 		// service's error body, or the last connection error.
@@ -106,6 +117,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
+
+// DefaultRetryAfterMax is the longest Retry-After a Client waits for unless
+// Config.RetryAfterMax says otherwise.
+const DefaultRetryAfterMax = 10 * time.Minute
 
 // BaseURL returns the configured base URL.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
@@ -124,10 +139,23 @@ func checkScheme(raw, secure string) error {
 		if IsLoopback(u.Host) {
 			return nil
 		}
-		return fmt.Errorf("%s is not allowed for %s: use %s (only loopback addresses may use %s)", insecure, u.Host, secure, insecure)
+		return &InsecureURLError{Scheme: insecure, Host: u.Host, Secure: secure}
 	default:
 		return fmt.Errorf("url %q must use %s", raw, secure)
 	}
+}
+
+// InsecureURLError refuses an http or ws URL whose host is not a loopback
+// address: the API key and the audio travel only over TLS.
+type InsecureURLError struct {
+	Scheme string // http or ws
+	Host   string
+	Secure string // https or wss
+}
+
+// Error names the scheme, the host and what to use instead.
+func (e *InsecureURLError) Error() string {
+	return fmt.Sprintf("%s is not allowed for %s: use %s (only loopback addresses may use %s)", e.Scheme, e.Host, e.Secure, e.Scheme)
 }
 
 // IsLoopback reports whether host (with or without port) is a loopback
@@ -183,9 +211,19 @@ func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, parseError(resp)
+		return nil, c.responseError(resp)
 	}
 	return resp, nil
+}
+
+// responseError turns a non-2xx response into an *Error, or into a
+// *RetryLaterError when its Retry-After asks for more than RetryAfterMax.
+func (c *Client) responseError(resp *http.Response) error {
+	e := parseError(resp)
+	if d, ok := RetryAfter(e.RetryAfter, time.Now()); ok && d > c.cfg.RetryAfterMax && e.Temporary() {
+		return &RetryLaterError{Err: e, Wait: d, At: time.Now().Add(d), Max: c.cfg.RetryAfterMax}
+	}
+	return e
 }
 
 // scrub makes sure an error can never carry the API key, whatever a lower
@@ -198,8 +236,9 @@ func scrub(err error, key string) error {
 }
 
 // checkRetry retries connection errors and 429/500/502/503/504, never a
-// cancelled context.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// cancelled context, nor an answer whose Retry-After is longer than
+// afterMax (the caller turns that into a *RetryLaterError).
+func checkRetry(ctx context.Context, resp *http.Response, err error, afterMax time.Duration) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -209,19 +248,21 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && d > afterMax {
+			return false, nil
+		}
 		return true, nil
 	}
 	return false, nil
 }
 
-// backoff is exponential with full jitter, and honours Retry-After (seconds
-// or an HTTP date) on 429 and 503.
+// backoff waits exactly as long as Retry-After (seconds or an HTTP date)
+// asks, when the service sent one (checkRetry has refused those longer
+// than RetryAfterMax); otherwise it is exponential with jitter between min
+// and max.
 func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			if d > max {
-				d = max
-			}
 			return d
 		}
 	}

@@ -106,7 +106,7 @@ func (c *Client) doOnce(req *http.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, parseError(resp)
+		return nil, c.responseError(resp)
 	}
 	return resp, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Error is an error answered by the service. The documents define three body
@@ -150,10 +151,37 @@ func (e *IncompleteError) Error() string {
 	return fmt.Sprintf("%s incomplete: %s", e.What, e.Reason)
 }
 
+// RetryLaterError is a temporary service answer (429, 503...) whose
+// Retry-After asks for a longer wait than Config.RetryAfterMax. The client
+// neither retries earlier than asked nor waits so long in silence: it
+// fails at once, saying when the service will take the call again. The
+// service's *Error stays reachable with errors.As.
+type RetryLaterError struct {
+	Err  *Error
+	Wait time.Duration // what Retry-After asked for
+	At   time.Time     // when the service said to retry
+	Max  time.Duration // the longest wait the client accepts
+}
+
+// Error says what the service answered and when it asked to be called again.
+func (e *RetryLaterError) Error() string {
+	return fmt.Sprintf("%v; it asks to retry in %v (at %s), longer than the %v voxform waits",
+		e.Err, e.Wait.Round(time.Second), e.At.UTC().Format(time.RFC3339), e.Max)
+}
+
+// Unwrap returns the service's *Error.
+func (e *RetryLaterError) Unwrap() error { return e.Err }
+
 // IsTemporary reports whether err is worth retrying as a whole operation: a
 // temporary service error, an incomplete stream, or a connection failure.
+// A *RetryLaterError is not: the service asked for a longer wait than
+// voxform accepts.
 func IsTemporary(err error) bool {
 	if err == nil {
+		return false
+	}
+	var rl *RetryLaterError
+	if errors.As(err, &rl) {
 		return false
 	}
 	var se *Error

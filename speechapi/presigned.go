@@ -72,7 +72,7 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, parseError(resp)
+		return 0, c.responseError(resp)
 	}
 	n, err := io.Copy(w, resp.Body)
 	if err != nil {

@@ -131,27 +131,8 @@ func (c *Client) dialRealtime(ctx context.Context, opts RealtimeOptions) (*webso
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	d := websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, Proxy: http.ProxyFromEnvironment}
-	h := http.Header{}
-	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
-	h.Set("User-Agent", "voxform")
-	for attempt := 0; ; attempt++ {
-		conn, resp, err := d.DialContext(ctx, u+sep+q.Encode(), h)
-		if err == nil {
-			return conn, nil
-		}
-		if resp != nil {
-			err = parseError(resp)
-		} else {
-			err = scrub(err, c.cfg.APIKey)
-		}
-		if attempt >= c.cfg.Retries || !IsTemporary(err) || ctx.Err() != nil {
-			return nil, err
-		}
-		if err := sleep(ctx, Backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); err != nil {
-			return nil, err
-		}
-	}
+	d := &websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, Proxy: http.ProxyFromEnvironment}
+	return c.dialRetry(ctx, d, u+sep+q.Encode(), c.path(EndpointSTTRealtime, ""))
 }
 
 // realtimeSession sends the audio while a reader collects messages.

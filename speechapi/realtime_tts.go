@@ -178,20 +178,28 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 	return &IncompleteError{What: "websocket", Reason: "connection ended without a close: " + err.Error()}
 }
 
-// dialWS opens a WebSocket with the key in x-api-key-id, retrying a
-// handshake that failed with a temporary error.
+// dialWS opens a synthesis WebSocket (see dialRetry).
 func (c *Client) dialWS(ctx context.Context, endpoint string) (*websocket.Conn, error) {
-	d := websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, ReadBufferSize: 64 << 10, WriteBufferSize: 16 << 10, Proxy: http.ProxyFromEnvironment}
+	d := &websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, ReadBufferSize: 64 << 10, WriteBufferSize: 16 << 10, Proxy: http.ProxyFromEnvironment}
+	return c.dialRetry(ctx, d, c.wsURL(endpoint), c.path(endpoint, ""))
+}
+
+// dialRetry opens a WebSocket with the key in x-api-key-id, retrying a
+// handshake that failed with a temporary error as HTTP requests are
+// retried: after exactly the Retry-After of a refused handshake, or with
+// backoff; a Retry-After longer than RetryAfterMax fails at once with a
+// *RetryLaterError. path names the endpoint to OnRetry.
+func (c *Client) dialRetry(ctx context.Context, d *websocket.Dialer, rawURL, path string) (*websocket.Conn, error) {
 	h := http.Header{}
 	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
 	h.Set("User-Agent", "voxform")
 	for attempt := 0; ; attempt++ {
-		conn, resp, err := d.DialContext(ctx, c.wsURL(endpoint), h)
+		conn, resp, err := d.DialContext(ctx, rawURL, h)
 		if err == nil {
 			return conn, nil
 		}
 		if resp != nil {
-			err = parseError(resp)
+			err = c.responseError(resp)
 		} else {
 			err = scrub(err, c.cfg.APIKey)
 		}
@@ -199,7 +207,7 @@ func (c *Client) dialWS(ctx context.Context, endpoint string) (*websocket.Conn, 
 			return nil, err
 		}
 		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(c.path(endpoint, ""), attempt+1, err)
+			c.cfg.OnRetry(path, attempt+1, err)
 		}
 		if err := sleepCtx(ctx, retryWait(err, c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); err != nil {
 			return nil, err
