@@ -2,4 +2,12 @@
 // limits, retries, atomic validated outputs, journaled state recording,
 // interruption and resumption of remote batch jobs. It is the only package
 // that calls speechapi.
+//
+// One Limiter bounds every request of an apply: its Transport decorates the
+// client's HTTP transport, and WebSocket sessions acquire it around each
+// session. Before each batch job create a state.JobIntent is journaled; at
+// the start of an apply (intents of a process that died) and at its end
+// (this run's), jobs in CREATED that an intent accounts for and that are
+// recorded nowhere are cancelled as orphans: they were never started, so
+// never billed.
 package executor
