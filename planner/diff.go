@@ -37,11 +37,16 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost, Reasons: reasons}
 		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
 		return a, err
+	case prior.Status == state.StatusPending && prior.JobID == "":
+		// state.Recorder.RecordPending always names the job; an entry
+		// without one (written by hand) has no job to resume.
+		cost, err := c.billed(d)
+		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost,
+			Reasons: []string{"pending, but no job id recorded"}}
+		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
+		return a, err
 	case prior.Status == state.StatusPending:
-		reason := "remote job pending"
-		if prior.JobID != "" {
-			reason = fmt.Sprintf("%s job %s pending", orWord(prior.JobAPI, "remote"), prior.JobID)
-		}
+		reason := fmt.Sprintf("%s job %s pending", orWord(prior.JobAPI, "remote"), prior.JobID)
 		return &Action{Address: d.Address, Type: Resume, Desired: d, Prior: prior, Reasons: []string{reason}}, nil
 	}
 	return c.checkOutputs(d, prior)

@@ -108,6 +108,11 @@ var scenarios = []scenario{
 		p.m.Transcriptions = p.m.Transcriptions[:1]
 		p.fs["recordings/a.wav"] = "call a, re-recorded"
 	}},
+	{name: "pending_without_job_id", edit: func(p *project, st *state.File) {
+		// Written by hand: nothing to resume, so the input is paid again.
+		r := st.Resources[`transcription.calls["recordings/b.wav"]`]
+		r.Status, r.JobID, r.JobAPI, r.Outputs = state.StatusPending, "", "", nil
+	}},
 	{name: "source_url_changed", setup: func(p *project) {
 		p.m.Transcriptions = append(p.m.Transcriptions, urlTranscription("https://media.example.com/calls/c.mp3"))
 	}, edit: func(p *project, st *state.File) {
