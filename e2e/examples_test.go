@@ -3,16 +3,18 @@ package e2e_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/voxform/voxform/emulator"
 )
 
 // TestExamples applies every example of examples/manifests against the
-// emulator (SPEC section 10): the plan counts what the example declares and
-// costs what the service then bills; the outputs are valid files of their
-// kind; afterwards the plan is empty, a second apply calls nothing at all
-// (SPEC section 5 and target P7), and verify finds every output intact.
+// emulator (SPEC section 10): it validates without a warning; the plan
+// counts what the example declares and costs what the service then bills;
+// the outputs are valid files of their kind; afterwards the plan is empty,
+// a second apply calls nothing at all (SPEC section 5 and target P7), and
+// verify finds every output intact.
 // Transcripts are downloaded from their presigned URLs without the key.
 // Then each example goes through the edits of its users (editWalk): outputs
 // renamed, damaged and destroyed (the IVR example in TestIVREdits).
@@ -83,6 +85,10 @@ func TestExamples(t *testing.T) {
 				srv := httptest.NewServer(http.FileServer(http.Dir(p.path("served"))))
 				t.Cleanup(srv.Close)
 				p.vars = []string{"-var", "recordings=" + srv.URL}
+			}
+			// A showcase validates cleanly: no warning to explain away.
+			if r := p.mustRun(append([]string{"validate"}, p.vars...)...); strings.Contains(r.stdout+r.stderr, "warning") {
+				t.Fatalf("the example validates with warnings:\n%s", r)
 			}
 			changes, sum := p.plan()
 			if sum.Add != tc.adds || sum.changes() != tc.adds || len(changes) != tc.adds {
