@@ -223,9 +223,11 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		parallelism = 4
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	httpClient := &http.Client{Transport: executor.LimitTransport(transport, m.Service.RequestsPerSecond, parallelism)}
+	// One limiter for HTTP requests and WebSocket sessions alike.
+	limiter := executor.NewLimiter(m.Service.RequestsPerSecond, parallelism)
+	httpClient := &http.Client{Transport: limiter.Transport(transport)}
 	var conn *serviceConn
-	if needsConnection(pr.plan) {
+	if needsConnection(pr.plan) || len(pr.state.JobIntents) > 0 {
 		var err error
 		conn, err = connect(env, m, f.plan.service, httpClient, env.Stderr)
 		if err != nil {
@@ -241,6 +243,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Terminal, useColor(env, f.plan.noColor))
 	opts := executor.Options{
 		Dir: m.Dir, Recorder: pr.recorder, Parallelism: parallelism, Stop: stop, Events: r.Event, Cache: pr.cache,
+		Limiter: limiter,
 	}
 	if conn != nil {
 		opts.Client = conn.client
@@ -306,6 +309,15 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 		billed += " (by the emulator: no real charges)"
 	}
 	fmt.Fprintln(w, billed)
+	if s.LowestConcurrency > 0 {
+		fmt.Fprintf(w, "Rate limited by the service: concurrency was lowered to %d.\n", s.LowestConcurrency)
+	}
+	if s.OrphansCancelled > 0 {
+		fmt.Fprintf(w, "Cancelled %d orphan batch job(s) that an interrupted apply created but never recorded (never started, never billed).\n", s.OrphansCancelled)
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n", warn)
+	}
 	for _, fl := range s.Failures {
 		fmt.Fprintf(w, "  %s: %v\n", fl.Address, fl.Err)
 	}

@@ -125,6 +125,11 @@ func TestPrintSummary(t *testing.T) {
 		{op: "destroy", s: executor.Summary{Done: 1, Interrupted: true}, want: "\nDestroy interrupted! Resources: 1 done, 0 failed, 0 skipped.\nBilled: 0 characters, 0h00m00s of audio.\n"},
 		{op: "destroy", s: executor.Summary{Failed: 1, Skipped: 2, Failures: failed, BilledAudioSeconds: 3661},
 			want: "\nDestroy finished with errors! Resources: 0 done, 1 failed, 2 skipped.\nBilled: 0 characters, 1h01m01s of audio.\n  synthesis.a: service answered 403 FORBIDDEN\n"},
+		{op: "apply", s: executor.Summary{Done: 1, LowestConcurrency: 2, OrphansCancelled: 1, Warnings: []string{"list batch jobs: 404"}},
+			want: "\nApply complete! Resources: 1 done, 0 failed, 0 skipped.\nBilled: 0 characters, 0h00m00s of audio.\n" +
+				"Rate limited by the service: concurrency was lowered to 2.\n" +
+				"Cancelled 1 orphan batch job(s) that an interrupted apply created but never recorded (never started, never billed).\n" +
+				"Warning: list batch jobs: 404\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -132,5 +137,26 @@ func TestPrintSummary(t *testing.T) {
 		if b.String() != tt.want {
 			t.Errorf("%s %+v:\n%q\nwant\n%q", tt.op, tt.s, b.String(), tt.want)
 		}
+	}
+}
+
+// TestJSONSummaryCarriesOrphansAndRateLimit: -json apply reports orphan
+// sweeps and warnings as their own messages and in apply_summary.
+func TestJSONSummaryCarriesOrphansAndRateLimit(t *testing.T) {
+	var b bytes.Buffer
+	r := newRenderer(&b, true, false, false)
+	r.Event(executor.Event{Kind: executor.EventOrphansCancelled, Count: 2})
+	r.Event(executor.Event{Kind: executor.EventWarning, Err: errors.New("list batch jobs: 404")})
+	r.Event(executor.Event{Kind: executor.EventApplyDone, Summary: &executor.Summary{Done: 1, OrphansCancelled: 2, LowestConcurrency: 3, Warnings: []string{"list batch jobs: 404"}}})
+	msgs := jsonLines(t, b.String())
+	if got := types(msgs); !slices.Equal(got, []string{"orphans_cancelled", "warning", "apply_summary"}) {
+		t.Fatalf("types %v", got)
+	}
+	if msgs[0]["count"] != 2.0 || msgs[1]["message"] != "list batch jobs: 404" {
+		t.Errorf("messages %v", msgs[:2])
+	}
+	s := msgs[2]
+	if s["orphans_cancelled"] != 2.0 || s["lowest_concurrency"] != 3.0 || fmt.Sprint(s["warnings"]) != "[list batch jobs: 404]" {
+		t.Errorf("apply_summary %v", s)
 	}
 }

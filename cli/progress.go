@@ -66,6 +66,18 @@ type jsonApplyMessage struct {
 	BilledAudioSeconds float64 `json:"billed_audio_seconds,omitempty"`
 	// Failures (apply_summary) are the failed resources, in address order.
 	Failures []jsonFailure `json:"failures,omitempty"`
+	// OrphansCancelled (apply_summary, orphans_cancelled) counts unrecorded
+	// batch jobs found in CREATED and cancelled.
+	OrphansCancelled int `json:"orphans_cancelled,omitempty"`
+	// LowestConcurrency (apply_summary) is the concurrency 429s lowered
+	// voxform to, when they did.
+	LowestConcurrency int `json:"lowest_concurrency,omitempty"`
+	// Warnings (apply_summary) are problems that did not fail the apply.
+	Warnings []string `json:"warnings,omitempty"`
+	// Message (warning) is the text of a warning.
+	Message string `json:"message,omitempty"`
+	// Count (orphans_cancelled) is the number of jobs cancelled.
+	Count int `json:"count,omitempty"`
 }
 
 // jsonFailure is one failed resource in apply_summary.
@@ -105,6 +117,11 @@ func (r *jsonRenderer) Event(e executor.Event) {
 		for _, fl := range s.Failures {
 			m.Failures = append(m.Failures, jsonFailure{Address: fl.Address, Message: errString(fl.Err)})
 		}
+		m.OrphansCancelled, m.LowestConcurrency, m.Warnings = s.OrphansCancelled, s.LowestConcurrency, s.Warnings
+	case executor.EventOrphansCancelled:
+		m.Type, m.Count = "orphans_cancelled", e.Count
+	case executor.EventWarning:
+		m.Type, m.Message = "warning", errString(e.Err)
 	default:
 		return
 	}
@@ -170,6 +187,10 @@ func plainLine(e executor.Event, color bool) string {
 		return fmt.Sprintf("%s: %s: %s", e.Address, paint("33", "skipped"), e.Reason)
 	case executor.EventRetry:
 		return fmt.Sprintf("%s: retrying: %v", e.Address, e.Err)
+	case executor.EventOrphansCancelled:
+		return fmt.Sprintf("cancelled %d orphan batch job(s) of an interrupted apply (never started, never billed)", e.Count)
+	case executor.EventWarning:
+		return fmt.Sprintf("%s: %v", paint("33", "warning"), e.Err)
 	case executor.EventProgress:
 		if e.JobID != "" && e.FilesTotal > 0 {
 			return fmt.Sprintf("%s: job %s %s, %d/%d files", e.Address, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal)
