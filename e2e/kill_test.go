@@ -26,15 +26,16 @@ import (
 // repeated beyond what a kill can cost:
 //   - a batch job is started exactly once; any other created job is an
 //     orphan of a kill between its create call and its record (at most one
-//     per kill: batch jobs of one block are created one after another) and
-//     is never started;
+//     per kill: batch jobs of one block are created one after another),
+//     never started, and found in the jobs listing and cancelled by a
+//     later apply;
 //   - an older batch submission starts work at once, so a kill between the
 //     call and its record can repeat at most the one submission in flight;
 //   - syntheses, embeddings and REST transcriptions are billed again only
 //     when a kill landed between the service's answer and the record: at
 //     most parallelism of them per kill.
 //
-// conformance: BJ-071, BJ-074, BJ-085, OB-021, OB-031, VC-014
+// conformance: BJ-056, BJ-071, BJ-074, BJ-085, BJ-087, OB-021, OB-031, VC-014
 func TestKill9Converges(t *testing.T) {
 	t.Parallel()
 	ffprobe(t)
@@ -78,7 +79,8 @@ func TestKill9Converges(t *testing.T) {
 				point = points[rnd.IntN(len(points))]
 			}
 			n := 1 + rnd.IntN(point.most)
-			if !bp.applyKilledAt(k, point, n) {
+			killed, r := bp.applyKilledAt(k, point, n)
+			if !killed {
 				if attempt == 0 {
 					t.Fatalf("round %d: a fresh apply finished without reaching %s (request %d)", round, point.phase, n)
 				}
@@ -86,6 +88,10 @@ func TestKill9Converges(t *testing.T) {
 			}
 			kills++
 			hits[point.phase]++
+			// Whatever the phase, the journal, state and outputs a kill
+			// leaves hold no key, nor did anything printed before it.
+			scan := &secretScan{t: t, printed: []result{r}}
+			scan.check(bp.dir, testKey)
 		}
 		converge(t, bp.project, 3)
 		bp.verify()
@@ -108,6 +114,8 @@ func TestKill9Converges(t *testing.T) {
 			t.Fatalf("round %d: %d batch jobs started, want exactly 1: %+v", round, s.BatchJobsStarted, s)
 		case orphans < 0 || orphans > int64(kills):
 			t.Fatalf("round %d: %d batch jobs created after %d kills", round, s.BatchJobsCreated, kills)
+		case s.BatchJobsCancelled != orphans:
+			t.Fatalf("round %d: %d orphan batch job(s), %d cancelled: the sweep must find and cancel each", round, orphans, s.BatchJobsCancelled)
 		case legacyRepeats < 0 || legacyRepeats > int64(kills):
 			t.Fatalf("round %d: %d older batch submissions after %d kills, want at most %d", round, s.LegacyJobs, kills, bp.legacyJobs()+int64(kills))
 		case rebilled < 0 || rebilled > bound:
@@ -149,8 +157,8 @@ const (
 
 // applyKilledAt starts 'voxform apply' with k aimed at the nth request of
 // point. It reports whether the kill landed (false: the apply finished
-// first, successfully).
-func (p *project) applyKilledAt(k *killer, point *killPoint, n int) bool {
+// first, successfully) and what the process printed.
+func (p *project) applyKilledAt(k *killer, point *killPoint, n int) (bool, result) {
 	p.t.Helper()
 	cmd, stdout, stderr := p.command("apply", "-auto-approve")
 	if err := cmd.Start(); err != nil {
@@ -160,17 +168,18 @@ func (p *project) applyKilledAt(k *killer, point *killPoint, n int) bool {
 	k.arm(cmd.Process, point, n)
 	err := cmd.Wait()
 	aimed := k.disarm()
+	r := result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL && aimed {
-			return true
+			r.code = -1
+			return true, r
 		}
 	}
 	if err != nil {
-		r := result{args: []string{"apply"}, stdout: stdout.String(), stderr: stderr.String()}
 		p.t.Fatalf("apply ended on its own (%v) before its kill at %s:\n%s", err, point.phase, r)
 	}
-	return false
+	return false, r
 }
 
 // assertOneJobPerBlock proves every transcription of a block came from one
