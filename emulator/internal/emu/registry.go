@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -26,6 +27,12 @@ func NewEnvelope(rate int) *Envelope {
 		per = 1
 	}
 	return &Envelope{per: per}
+}
+
+// Reserve makes room for the windows of samples more samples, so that a
+// long rendering's envelope is allocated once instead of regrown.
+func (e *Envelope) Reserve(samples int64) {
+	e.values = slices.Grow(e.values, int(samples/int64(e.per))+1)
 }
 
 // Add feeds one sample.

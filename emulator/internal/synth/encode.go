@@ -71,7 +71,8 @@ type pcmReader struct {
 	src     pcmSource
 	f       outFormat
 	samples []int16
-	pending []byte
+	frames  []byte // reused for every read
+	pending []byte // what is left of frames
 	err     error
 }
 
@@ -92,7 +93,8 @@ func (p *pcmReader) Read(b []byte) (int, error) {
 			p.samples = make([]int16, n)
 		}
 		k, err := p.src.Read(p.samples[:n])
-		p.pending = appendFrames(p.pending[:0], p.samples[:k], p.f)
+		p.frames = appendFrames(p.frames[:0], p.samples[:k], p.f)
+		p.pending = p.frames
 		p.err = err
 	}
 	n := copy(b, p.pending)

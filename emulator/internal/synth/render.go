@@ -84,7 +84,7 @@ func (r *renderer) open(ctx context.Context, j *job, rate int) (pcmSource, error
 	if s, ok := r.lookup(key); ok {
 		return &memSource{s: s}, nil
 	}
-	_, estimate := planUnits(j, rate)
+	estimate := planTotal(j, rate)
 	if estimate > r.maxEntry {
 		return r.stream(ctx, j, rate)
 	}
@@ -155,7 +155,9 @@ func (r *renderer) stream(ctx context.Context, j *job, rate int) (pcmSource, err
 	if total < 0 {
 		total = src.(nopCloser).synthetic.Total()
 	}
-	return &envelopeSource{src: src, total: total, env: emu.NewEnvelope(rate), r: r, j: j, rate: rate}, nil
+	env := emu.NewEnvelope(rate)
+	env.Reserve(total)
+	return &envelopeSource{src: src, total: total, env: env, r: r, j: j, rate: rate}, nil
 }
 
 func count(src interface{ Read([]int16) (int, error) }) (int64, error) {
@@ -177,6 +179,7 @@ func count(src interface{ Read([]int16) (int, error) }) (int64, error) {
 // returns its text.
 func (r *renderer) remember(j *job, rate int, samples []int16) {
 	e := emu.NewEnvelope(rate)
+	e.Reserve(int64(len(samples)))
 	for _, s := range samples {
 		e.Add(float64(s) / 32768)
 	}

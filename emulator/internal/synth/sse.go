@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
@@ -96,8 +97,35 @@ func wavFile(f outFormat, data []byte) []byte {
 
 // sseWriter writes events and flushes each one.
 type sseWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf []byte // reused for every chunk event
+}
+
+// chunk writes an audio chunk event: the bare base64 audio (quick-start
+// form) or {"audio", "chunk_index", "is_final": false}, the bytes
+// json.Marshal would give. One buffer serves every chunk and the audio is
+// encoded straight into it (base64 needs no JSON escaping), so that a long
+// stream allocates nothing per chunk.
+func (s *sseWriter) chunk(name string, index int, piece []byte, bare bool) error {
+	b := append(s.buf[:0], "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	if !bare {
+		b = append(b, `{"audio":"`...)
+	}
+	b = base64.StdEncoding.AppendEncode(b, piece)
+	if !bare {
+		b = append(b, `","chunk_index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		b = append(b, `,"is_final":false}`...)
+	}
+	b = append(b, "\n\n"...)
+	s.buf = b
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return s.rc.Flush()
 }
 
 func (s *sseWriter) event(name string, data any) error {
@@ -156,11 +184,10 @@ func (s *service) sse(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		index++
-		audio := base64.StdEncoding.EncodeToString(piece)
 		if quick {
-			err = ev.event("audio_chunk", audio)
+			err = ev.chunk("audio_chunk", index, piece, true)
 		} else {
-			err = ev.event("chunk", map[string]any{"chunk_index": index, "audio": audio, "is_final": false})
+			err = ev.chunk("chunk", index, piece, false)
 		}
 		if err != nil {
 			return

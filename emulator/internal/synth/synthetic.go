@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The synthetic voice: a deterministic waveform whose energy envelope
@@ -65,38 +66,71 @@ func hash64(s string) uint64 {
 	return h.Sum64()
 }
 
-// planUnits lays out the synthetic units of a job at rate Hz.
-func planUnits(j *job, rate int) ([]unit, int64) {
+// unitPlan walks the synthetic units of a job at rate Hz one at a time, so
+// that a long text is never laid out whole in memory.
+type unitPlan struct {
+	j           *job
+	rate        float64
+	f0, formant float64
+	st          style
+	part        int // index in j.Parts
+	off         int // byte offset in the part's text
+}
+
+func newUnitPlan(j *job, rate int) *unitPlan {
 	f0, formant := voiceIdentity(j)
-	st := neutral
-	var units []unit
-	var total int64
-	add := func(seconds float64, u unit) {
-		u.n = int64(seconds / j.Speed * float64(rate))
-		if u.n <= 0 {
-			return
-		}
-		units = append(units, u)
-		total += u.n
-	}
-	for _, p := range j.Parts {
-		if p.Tag != "" {
-			switch tags[p.Tag] {
+	return &unitPlan{j: j, rate: float64(rate), f0: f0, formant: formant, st: neutral}
+}
+
+// next returns the next unit that has samples, or false at the end.
+func (p *unitPlan) next() (unit, bool) {
+	for p.part < len(p.j.Parts) {
+		pt := p.j.Parts[p.part]
+		if pt.Tag != "" {
+			p.part++
+			var u unit
+			var seconds float64
+			switch tags[pt.Tag] {
 			case tagSilence:
-				add(pauseSeconds, unit{})
+				seconds = pauseSeconds
 			case tagEvent:
-				st = styles[p.Tag]
-				add(eventSeconds, unit{amp: 0.6, f0: f0 * 1.2, f1: 900, noise: 0.6, pulse: 7})
+				p.st = styles[pt.Tag]
+				seconds, u = eventSeconds, unit{amp: 0.6, f0: p.f0 * 1.2, f1: 900, noise: 0.6, pulse: 7}
 			case tagStyle:
-				st = styles[p.Tag]
+				p.st = styles[pt.Tag]
+			}
+			if u, ok := p.sized(seconds, u); ok {
+				return u, true
 			}
 			continue
 		}
-		for _, r := range p.Text {
-			add(charUnit(r, st, f0, formant))
+		if p.off >= len(pt.Text) {
+			p.part, p.off = p.part+1, 0
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(pt.Text[p.off:])
+		p.off += size
+		if u, ok := p.sized(charUnit(r, p.st, p.f0, p.formant)); ok {
+			return u, true
 		}
 	}
-	return units, total
+	return unit{}, false
+}
+
+// sized gives u the samples of seconds at the job's speed.
+func (p *unitPlan) sized(seconds float64, u unit) (unit, bool) {
+	u.n = int64(seconds / p.j.Speed * p.rate)
+	return u, u.n > 0
+}
+
+// planTotal is the exact number of samples of j at rate Hz.
+func planTotal(j *job, rate int) int64 {
+	p := newUnitPlan(j, rate)
+	var total int64
+	for u, ok := p.next(); ok; u, ok = p.next() {
+		total += u.n
+	}
+	return total
 }
 
 // charUnit is the sound of one character in a style.
@@ -120,10 +154,11 @@ func charUnit(r rune, st style, f0, formant float64) (float64, unit) {
 // sample costs a few nanoseconds: the emulator must answer thousands of
 // short syntheses a second.
 type synthetic struct {
-	units []unit
+	plan  *unitPlan
+	u     unit // the unit being read
+	more  bool // u is valid
 	rate  float64
-	i     int
-	pos   int64
+	pos   int64 // samples of u already read
 	ph0   uint32
 	ph1   uint32
 	rng   uint64
@@ -131,8 +166,9 @@ type synthetic struct {
 }
 
 func newSynthetic(j *job, rate int) *synthetic {
-	units, total := planUnits(j, rate)
-	return &synthetic{units: units, rate: float64(rate), total: total, rng: hash64(j.Text) | 1}
+	s := &synthetic{plan: newUnitPlan(j, rate), rate: float64(rate), total: planTotal(j, rate), rng: hash64(j.Text) | 1}
+	s.u, s.more = s.plan.next()
+	return s
 }
 
 // Total is the exact number of samples.
@@ -141,8 +177,8 @@ func (s *synthetic) Total() int64 { return s.total }
 // Read fills p with samples.
 func (s *synthetic) Read(p []int16) (int, error) {
 	n := 0
-	for n < len(p) && s.i < len(s.units) {
-		u := &s.units[s.i]
+	for n < len(p) && s.more {
+		u := &s.u
 		k := int(min(int64(len(p)-n), u.n-s.pos))
 		if u.amp == 0 {
 			clear(p[n : n+k])
@@ -152,7 +188,8 @@ func (s *synthetic) Read(p []int16) (int, error) {
 		n += k
 		s.pos += int64(k)
 		if s.pos == u.n {
-			s.i, s.pos = s.i+1, 0
+			s.pos = 0
+			s.u, s.more = s.plan.next()
 		}
 	}
 	if n == 0 {
