@@ -1,6 +1,7 @@
 package speechapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -69,9 +70,10 @@ func (c *Client) realtimeExchange(conn *websocket.Conn, req *SynthesisRequest, o
 		return &IncompleteError{What: "websocket", Reason: "send request: " + err.Error()}
 	}
 	rs := &realtimeState{out: out, res: res}
+	var buf bytes.Buffer
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(c.cfg.Timeout))
-		typ, msg, err := conn.ReadMessage()
+		typ, msg, err := readFrame(conn, &buf)
 		if err != nil {
 			return rs.ended(err, req)
 		}
@@ -85,6 +87,21 @@ func (c *Client) realtimeExchange(conn *websocket.Conn, req *SynthesisRequest, o
 			return out.finish()
 		}
 	}
+}
+
+// readFrame reads the next message into buf, reusing its storage, so that
+// a long stream does not allocate a buffer for every frame. The message is
+// valid until the next call.
+func readFrame(conn *websocket.Conn, buf *bytes.Buffer) (int, []byte, error) {
+	typ, r, err := conn.NextReader()
+	if err != nil {
+		return typ, nil, err
+	}
+	buf.Reset()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return typ, nil, err
+	}
+	return typ, buf.Bytes(), nil
 }
 
 // realtimeState follows one realtime synthesis.

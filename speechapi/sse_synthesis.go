@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,9 +89,11 @@ func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult)
 		if err != nil {
 			return &IncompleteError{What: what, Reason: err.Error()}
 		}
-		var ch streamChunk
 		name := ev.Name
 		if name == "" || name == "message" {
+			// Only the names: decoding the audio here too would copy
+			// every chunk once more.
+			var ch struct{ Type, Event string }
 			_ = json.Unmarshal(ev.Data, &ch)
 			name = firstNonEmpty(ch.Event, ch.Type)
 		}
@@ -150,26 +153,38 @@ func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink)
 func chunkAudio(data []byte) ([]byte, *int, error) {
 	data = bytes.TrimSpace(data)
 	var b64 string
-	var index *int
 	switch {
 	case len(data) > 0 && data[0] == '{':
-		var ch streamChunk
+		// As []byte, encoding/json decodes the base64 straight into the
+		// audio, without a copy of the text first.
+		var ch struct {
+			Audio      []byte `json:"audio"`
+			ChunkIndex *int   `json:"chunk_index"`
+		}
 		if err := json.Unmarshal(data, &ch); err != nil {
+			var ce base64.CorruptInputError
+			if errors.As(err, &ce) {
+				return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
+			}
 			return nil, nil, fmt.Errorf("chunk data: %v", err)
 		}
-		b64, index = ch.Audio, ch.ChunkIndex
+		return ch.Audio, ch.ChunkIndex, nil
 	case len(data) > 0 && data[0] == '"':
 		if err := json.Unmarshal(data, &b64); err != nil {
 			return nil, nil, fmt.Errorf("chunk data: %v", err)
 		}
 	default:
-		b64 = string(data)
+		piece, err := base64.StdEncoding.AppendDecode(nil, data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
+		}
+		return piece, nil, nil
 	}
 	piece, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
 	}
-	return piece, index, nil
+	return piece, nil, nil
 }
 
 // streamError turns an error event's data ({"type", "message"}, SPEC
