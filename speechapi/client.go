@@ -129,7 +129,7 @@ func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 func checkScheme(raw, secure string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("invalid url %q: %v", raw, err)
+		return fmt.Errorf("invalid url %q", withoutQuery(raw))
 	}
 	insecure := map[string]string{"https": "http", "wss": "ws"}[secure]
 	switch u.Scheme {
@@ -141,7 +141,7 @@ func checkScheme(raw, secure string) error {
 		}
 		return &InsecureURLError{Scheme: insecure, Host: u.Host, Secure: secure}
 	default:
-		return fmt.Errorf("url %q must use %s", raw, secure)
+		return fmt.Errorf("url %q must use %s", withoutQuery(raw), secure)
 	}
 }
 

@@ -130,21 +130,29 @@ func (j *Job) Err() error {
 // CreateJobUpload creates a batch job from uploaded audio files or ZIP
 // archives (multipart). It does not start the job: record the returned id,
 // then call StartJob. At most 100 files (see PlanJobs).
+//
+// Every failure is a *FileError naming the files (a service answer stays
+// reachable as an *Error with errors.As).
 func (c *Client) CreateJobUpload(ctx context.Context, cfg JobConfig, files []Source, callbackURL string) (*CreateJobResult, error) {
+	res, err := c.createJobUpload(ctx, cfg, files, callbackURL)
+	return res, filesError("create batch job with", sourceNames(files), err)
+}
+
+func (c *Client) createJobUpload(ctx context.Context, cfg JobConfig, files []Source, callbackURL string) (*CreateJobResult, error) {
 	if err := cfg.Check(); err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, errors.New("create batch job: no files")
 	}
 	if plan, err := PlanJobs(files); err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	} else if len(plan) != 1 {
-		return nil, fmt.Errorf("create batch job: %d files exceed one job's limit of %d: use PlanJobs", len(files), MaxJobFiles)
+		return nil, fmt.Errorf("%d files exceed one job's limit of %d: use PlanJobs", len(files), MaxJobFiles)
 	}
 	conf, err := json.Marshal(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	}
 	parts := []part{{name: "config", value: string(conf), contentType: "application/json"}}
 	for i := range files {
@@ -158,10 +166,16 @@ func (c *Client) CreateJobUpload(ctx context.Context, cfg JobConfig, files []Sou
 }
 
 // CreateJobURLs creates a batch job from public https URLs (a path ending
-// in "/" is a prefix). Paths are checked by the service at start.
+// in "/" is a prefix). Paths are checked by the service at start. Every
+// failure is a *FileError naming the paths.
 func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []string, callbackURL string) (*CreateJobResult, error) {
+	res, err := c.createJobURLs(ctx, cfg, paths, callbackURL)
+	return res, filesError("create batch job with", paths, err)
+}
+
+func (c *Client) createJobURLs(ctx context.Context, cfg JobConfig, paths []string, callbackURL string) (*CreateJobResult, error) {
 	if err := cfg.Check(); err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	}
 	if len(paths) == 0 {
 		return nil, errors.New("create batch job: no paths")
@@ -181,7 +195,7 @@ func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []strin
 	}{cfg, source{"cloud_storage", auth{"public"}, paths}, callbackURL}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	}
 	return c.createJob(ctx, body, "application/json")
 }
@@ -193,10 +207,10 @@ func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []strin
 func (c *Client) createJob(ctx context.Context, body any, ctype string) (*CreateJobResult, error) {
 	var out CreateJobResult
 	if err := c.call(ctx, http.MethodPost, c.url(EndpointJobs, ""), body, ctype, nil, &out); err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+		return nil, err
 	}
 	if out.JobID == "" {
-		return nil, errors.New("create batch job: the answer has no job_id")
+		return nil, errors.New("the answer has no job_id")
 	}
 	return &out, nil
 }

@@ -3,6 +3,7 @@ package speechapi
 import (
 	"archive/zip"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -159,42 +160,109 @@ func uploadCount(f Source) (int, error) {
 }
 
 // FileError is a file-level failure: a batch file FAILED, SKIPPED or
-// CANCELLED, an older batch result that failed, or an upload outside the
-// limits. It names the file.
+// CANCELLED, an older batch result that failed, an upload outside the
+// limits, or a call about a file that failed (transcribe, download its
+// transcript, create a batch job or submit an older batch with it). It
+// names the file; a request carrying several files that failed as a whole
+// names them all in Files. The cause, when there is one (a service *Error,
+// an *IncompleteError...), stays reachable with errors.As.
 type FileError struct {
-	JobID   string
-	Path    string // original path, file name or URL
+	JobID string
+	Path  string // original path, file name or URL (the first of Files)
+	// Files names every file of a request that failed as a whole; nil
+	// when the failure is one file's.
+	Files   []string
 	FileID  string
 	Status  string
 	Message string
+	// Op is the call that failed, e.g. "transcribe"; empty for a file's
+	// own final status.
+	Op  string
+	Err error
 }
 
-// Error names the file, its status, its job and the service's message.
+// Error names the file (or files), what failed, its job and the cause.
 func (e *FileError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Path)
+	if e.Op != "" {
+		b.WriteString(e.Op + " ")
+	}
+	b.WriteString(e.names())
 	if e.Status != "" {
 		b.WriteString(": " + strings.ToLower(e.Status))
 	}
 	if e.JobID != "" {
 		b.WriteString(" in job " + e.JobID)
 	}
-	if e.Message != "" {
+	switch {
+	case e.Message != "" && e.Err != nil:
+		b.WriteString(": " + e.Message + ": " + e.Err.Error())
+	case e.Message != "":
 		b.WriteString(": " + e.Message)
+	case e.Err != nil:
+		b.WriteString(": " + e.Err.Error())
 	}
 	return b.String()
 }
 
-// JobError is a job-level failure: START_FAILED, FAILED or CANCELLED.
+// Unwrap returns the cause.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// names is Path, or the first few of Files and how many more.
+func (e *FileError) names() string {
+	if len(e.Files) < 2 {
+		return e.Path
+	}
+	const shown = 3
+	if len(e.Files) <= shown {
+		return strings.Join(e.Files[:len(e.Files)-1], ", ") + " and " + e.Files[len(e.Files)-1]
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(e.Files[:shown], ", "), len(e.Files)-shown)
+}
+
+// filesError wraps the failure of a call about files in a *FileError
+// naming them, unless it already is one.
+func filesError(op string, names []string, err error) error {
+	var fe *FileError
+	if err == nil || len(names) == 0 || errors.As(err, &fe) {
+		return err
+	}
+	e := &FileError{Op: op, Err: err}
+	if len(names) > 0 {
+		e.Path = names[0]
+	}
+	if len(names) > 1 {
+		e.Files = names
+	}
+	return e
+}
+
+// sourceNames returns the names of sources.
+func sourceNames(files []Source) []string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// JobError is a job-level failure: a batch job START_FAILED, FAILED or
+// CANCELLED, or an older batch job failed as a whole.
 type JobError struct {
 	JobID  string
 	Status string
-	Reason string // cancel_reason, when given
+	Reason string // cancel_reason or the older batch error, when given
+	// Legacy marks an older batch job.
+	Legacy bool
 }
 
-// Error names the job, its status and the cancel reason.
+// Error names the job, its status and the reason.
 func (e *JobError) Error() string {
-	s := fmt.Sprintf("batch job %s %s", e.JobID, strings.ToLower(e.Status))
+	kind := "batch job"
+	if e.Legacy {
+		kind = "older batch job"
+	}
+	s := fmt.Sprintf("%s %s %s", kind, e.JobID, strings.ToLower(e.Status))
 	if e.Reason != "" {
 		s += ": " + e.Reason
 	}

@@ -3,6 +3,7 @@ package speechapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -59,6 +60,20 @@ type LegacyJob struct {
 
 // Done reports whether the job reached completed or failed.
 func (j *LegacyJob) Done() bool { return j.Status == "completed" || j.Status == "failed" }
+
+// Err returns a *JobError (Legacy set) when the job failed as a whole,
+// with the service's error message as the reason; nil otherwise. Each
+// failed file's error is its result's Err.
+func (j *LegacyJob) Err() error {
+	if j.Status != "failed" {
+		return nil
+	}
+	reason := "no error message"
+	if j.Error != nil && *j.Error != "" {
+		reason = *j.Error
+	}
+	return &JobError{JobID: j.JobID, Status: j.Status, Reason: reason, Legacy: true}
+}
 
 // LegacyResult is one file's result.
 type LegacyResult struct {
@@ -122,14 +137,22 @@ func PlanLegacy(files []Source) ([][]Source, error) {
 
 // SubmitLegacy submits one call of files (see PlanLegacy) to POST
 // /stt/v3/batch/submit. The job starts at once; record its id.
+//
+// Every failure is a *FileError naming the files (a service answer stays
+// reachable as an *Error with errors.As).
 func (c *Client) SubmitLegacy(ctx context.Context, files []Source, opts LegacyOptions) (*LegacySubmitResult, error) {
+	res, err := c.submitLegacy(ctx, files, opts)
+	return res, filesError("submit older batch with", sourceNames(files), err)
+}
+
+func (c *Client) submitLegacy(ctx context.Context, files []Source, opts LegacyOptions) (*LegacySubmitResult, error) {
 	if err := checkTextOptions(opts.LanguageCode, opts.Format); err != nil {
-		return nil, fmt.Errorf("submit older batch: %w", err)
+		return nil, err
 	}
 	if plan, err := PlanLegacy(files); err != nil {
-		return nil, fmt.Errorf("submit older batch: %w", err)
+		return nil, err
 	} else if len(plan) != 1 {
-		return nil, fmt.Errorf("submit older batch: %d files exceed one call's limits (10 files, 80 MB): use PlanLegacy", len(files))
+		return nil, fmt.Errorf("%d files exceed one call's limits (10 files, 80 MB): use PlanLegacy", len(files))
 	}
 	parts := []part{{name: "language_code", value: opts.LanguageCode},
 		{name: "is_multi_channel", value: strconv.FormatBool(opts.MultiChannel)},
@@ -142,11 +165,11 @@ func (c *Client) SubmitLegacy(ctx context.Context, files []Source, opts LegacyOp
 	var out LegacySubmitResult
 	h, err := c.callHeaders(ctx, http.MethodPost, c.url(EndpointBatchSubmit, ""), body, ctype, traceHeader(opts.RequestID), &out)
 	if err != nil {
-		return nil, fmt.Errorf("submit older batch: %w", err)
+		return nil, err
 	}
 	out.RequestID = h.Get("X-API-Request-ID")
 	if out.JobID == "" {
-		return nil, fmt.Errorf("submit older batch: the answer has no job_id")
+		return nil, errors.New("the answer has no job_id")
 	}
 	return &out, nil
 }

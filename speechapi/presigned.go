@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // DownloadTranscript streams a completed file's transcript JSON, exactly as
@@ -23,21 +25,22 @@ func (c *Client) DownloadTranscript(ctx context.Context, jobID string, rec FileR
 	n, err := c.getPresigned(ctx, *rec.TranscriptURL, w)
 	var se *Error
 	if !errors.As(err, &se) || se.StatusCode < 400 || se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests {
-		return n, wrapDownload(rec, err)
+		return n, wrapDownload(jobID, rec, err)
 	}
 	fresh, ferr := c.freshLink(ctx, jobID, rec.FileID)
 	if ferr != nil {
-		return 0, wrapDownload(rec, fmt.Errorf("%w; refreshing the link failed: %v", err, ferr))
+		return 0, wrapDownload(jobID, rec, fmt.Errorf("%w; refreshing the link failed: %v", err, ferr))
 	}
 	n, err = c.getPresigned(ctx, fresh, w)
-	return n, wrapDownload(rec, err)
+	return n, wrapDownload(jobID, rec, err)
 }
 
-func wrapDownload(rec FileRecord, err error) error {
+// wrapDownload names the file of a failed download in a *FileError.
+func wrapDownload(jobID string, rec FileRecord, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("download transcript of %s: %w", rec.OriginalPath, err)
+	return &FileError{Op: "download transcript of", JobID: jobID, Path: rec.OriginalPath, FileID: rec.FileID, Err: err}
 }
 
 // freshLink lists the job's completed files again to find fileID's new
@@ -55,6 +58,15 @@ func (c *Client) freshLink(ctx context.Context, jobID, fileID string) (string, e
 	return "", fmt.Errorf("file %s is no longer listed as completed", fileID)
 }
 
+// withoutQuery drops a URL's query and fragment (a presigned URL's
+// signature).
+func withoutQuery(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i] + "?[redacted]"
+	}
+	return raw
+}
+
 // getPresigned GETs a presigned URL with the plain client: no API key, no
 // retry of a body already being written.
 func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (int64, error) {
@@ -63,11 +75,15 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return 0, fmt.Errorf("transcript url: %w", err)
+		return 0, fmt.Errorf("transcript url %q is not valid", withoutQuery(rawURL))
 	}
 	req.Header.Set("User-Agent", "voxform")
 	resp, err := c.plain.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = withoutQuery(ue.URL) // the signature stays out of errors
+		}
 		return 0, scrub(err, c.cfg.APIKey)
 	}
 	defer resp.Body.Close()

@@ -3,6 +3,7 @@ package speechapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,9 +39,17 @@ type TranscribeResult struct {
 
 // Transcribe sends one clip (up to 60 s) to POST /stt/v3 as multipart
 // audio_file, streaming it from audio.
+//
+// Every failure is a *FileError naming the file; a service answer stays
+// reachable as an *Error with errors.As.
 func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOptions) (*TranscribeResult, error) {
+	res, err := c.transcribe(ctx, audio, opts)
+	return res, filesError("transcribe", []string{audio.Name}, err)
+}
+
+func (c *Client) transcribe(ctx context.Context, audio Source, opts TranscribeOptions) (*TranscribeResult, error) {
 	if err := checkTextOptions(opts.LanguageCode, opts.Format); err != nil {
-		return nil, fmt.Errorf("transcribe %s: %w", audio.Name, err)
+		return nil, err
 	}
 	parts := []part{
 		{name: "language_code", value: opts.LanguageCode},
@@ -52,11 +61,11 @@ func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOp
 	var out TranscribeResult
 	raw := &rawJSON{v: &out}
 	if err := c.call(ctx, http.MethodPost, c.url(EndpointSTT, ""), body, ctype, nil, raw); err != nil {
-		return nil, fmt.Errorf("transcribe %s: %w", audio.Name, err)
+		return nil, err
 	}
 	out.Raw = raw.data
 	if !out.Success {
-		return nil, fmt.Errorf("transcribe %s: the service answered success=false", audio.Name)
+		return nil, errors.New("the service answered success=false")
 	}
 	return &out, nil
 }
