@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Error is an error answered by the service. The documents define three body
@@ -35,8 +37,11 @@ func (e *Error) Error() string {
 	if e.Type != "" {
 		b.WriteString(" " + e.Type)
 	}
-	if e.Message != "" {
+	switch {
+	case e.Message != "":
 		b.WriteString(": " + e.Message)
+	case e.Type == "" && http.StatusText(e.StatusCode) != "":
+		b.WriteString(" " + http.StatusText(e.StatusCode) + " with no error body")
 	}
 	return b.String()
 }
@@ -128,14 +133,66 @@ func fillError(e *Error, body []byte) {
 	}
 }
 
-// excerpt returns a short, single-line, printable excerpt of a body.
+// maxExcerpt bounds the excerpt of a body that is not a documented error.
+const maxExcerpt = 200
+
+// excerpt returns a short, single-line, printable excerpt of a body: for
+// HTML or XML (a proxy's or a storage service's error page), its text
+// without the markup; at most maxExcerpt characters and "...".
 func excerpt(body []byte) string {
 	s := strings.ToValidUTF8(string(body), "?")
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, "<") {
+		s = markupText(t)
+	}
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || !unicode.IsPrint(r)
+	}), " ")
+	if r := []rune(s); len(r) > maxExcerpt {
+		s = string(r[:maxExcerpt]) + "..."
 	}
 	return s
+}
+
+// markupText drops tags, comments, and script and style contents from
+// HTML or XML, leaving the words between them (enough of them for an
+// excerpt).
+func markupText(s string) string {
+	var b strings.Builder
+	for len(s) > 0 && b.Len() < 4*maxExcerpt {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteByte(' ')
+		s = s[i:]
+		end := ">"
+		switch {
+		case strings.HasPrefix(s, "<!--"):
+			end = "-->"
+		case indexFold(s[:min(len(s), 7)], "<script") == 0:
+			end = "</script>"
+		case indexFold(s[:min(len(s), 6)], "<style") == 0:
+			end = "</style>"
+		}
+		j := indexFold(s, end)
+		if j < 0 {
+			break
+		}
+		s = s[j+len(end):]
+	}
+	return html.UnescapeString(b.String())
+}
+
+// indexFold is strings.Index ignoring ASCII case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // IncompleteError reports a stream or body that ended before its documented
