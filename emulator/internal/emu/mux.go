@@ -33,7 +33,11 @@ type Route struct {
 	NoAuth bool
 	// NoFaults exempts the route from injected faults.
 	NoFaults bool
-	Handler  http.HandlerFunc
+	// Storage marks a presigned storage address rather than the API: no
+	// key, no latency and no injected error answers, but its connection may
+	// be cut (DropRate) as any download's can.
+	Storage bool
+	Handler http.HandlerFunc
 }
 
 // Mux is the emulator's router. Every route is wrapped so that it is
@@ -57,22 +61,22 @@ func (m *Mux) Handle(rt Route) {
 	env := m.env
 	m.mux.HandleFunc(rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
 		env.Stats.Request(rt.Pattern)
-		if d := env.Opts.Latency; d > 0 {
+		if d := env.Opts.Latency; d > 0 && !rt.Storage {
 			select {
 			case <-time.After(d):
 			case <-r.Context().Done():
 				return
 			}
 		}
-		if !rt.NoAuth && !m.authorize(w, r, rt.Shape) {
+		if !rt.NoAuth && !rt.Storage && !m.authorize(w, r, rt.Shape) {
 			return
 		}
 		if !rt.NoFaults {
-			if m.injectFault(w, rt.Shape) {
+			if !rt.Storage && m.injectFault(w, rt.Pattern, rt.Shape) {
 				return
 			}
 			if env.Opts.DropRate > 0 && env.Float64() < env.Opts.DropRate {
-				w = &dropWriter{ResponseWriter: w, env: env}
+				w = &dropWriter{ResponseWriter: w, env: env, route: rt.Pattern}
 				r = r.WithContext(withDrop(r.Context()))
 			}
 		}
@@ -105,7 +109,7 @@ func (m *Mux) authorize(w http.ResponseWriter, r *http.Request, shape Shape) boo
 }
 
 // injectFault answers with an injected 500/503/429 according to the knobs.
-func (m *Mux) injectFault(w http.ResponseWriter, shape Shape) bool {
+func (m *Mux) injectFault(w http.ResponseWriter, route string, shape Shape) bool {
 	env := m.env
 	if env.Opts.FailRate <= 0 && env.Opts.RateLimit <= 0 {
 		return false
@@ -117,11 +121,11 @@ func (m *Mux) injectFault(w http.ResponseWriter, shape Shape) bool {
 		if env.Float64() < 0.5 {
 			status, typ, msg = http.StatusServiceUnavailable, ServiceUnavailable, "service temporarily unavailable (injected)"
 		}
-		env.Stats.Fault(strconv.Itoa(status))
+		env.Stats.RouteFault(route, strconv.Itoa(status))
 		writeFault(w, shape, status, typ, msg)
 		return true
 	case roll < env.Opts.FailRate+env.Opts.RateLimit:
-		env.Stats.Fault("429")
+		env.Stats.RouteFault(route, "429")
 		secs := int(env.Opts.RetryAfter.Round(time.Second) / time.Second)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		writeFault(w, shape, http.StatusTooManyRequests, RateLimitError, "rate limit exceeded; try again later (injected)")
@@ -145,6 +149,7 @@ func writeFault(w http.ResponseWriter, shape Shape, status int, typ, msg string)
 type dropWriter struct {
 	http.ResponseWriter
 	env     *Env
+	route   string
 	status  int
 	written int
 	writes  int
@@ -174,7 +179,7 @@ func (d *dropWriter) Write(p []byte) (int, error) {
 }
 
 func (d *dropWriter) abort() {
-	d.env.Stats.Fault("drop")
+	d.env.Stats.RouteFault(d.route, "drop")
 	if f, ok := d.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

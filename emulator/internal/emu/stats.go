@@ -14,20 +14,22 @@ type Stats struct {
 }
 
 type statsJSON struct {
-	Requests                     map[string]int64 `json:"requests"`
-	FaultsInjected               map[string]int64 `json:"faults_injected"`
-	BilledCharacters             int64            `json:"billed_characters"`
-	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
-	EmbeddingsCreated            int64            `json:"embeddings_created"`
-	BatchJobsCreated             int64            `json:"batch_jobs_created"`
-	BatchJobsStarted             int64            `json:"batch_jobs_started"`
-	BatchJobsCancelled           int64            `json:"batch_jobs_cancelled"`
-	LegacyJobsSubmitted          int64            `json:"legacy_jobs_submitted"`
-	FilesTranscribed             int64            `json:"files_transcribed"`
-	PresignedDownloads           int64            `json:"presigned_downloads"`
-	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
-	WebhooksSent                 int64            `json:"webhooks_sent"`
-	Syntheses                    int64            `json:"syntheses"`
+	Requests       map[string]int64 `json:"requests"`
+	FaultsInjected map[string]int64 `json:"faults_injected"`
+	// FaultsByRoute counts the injected faults of each route by kind.
+	FaultsByRoute                map[string]map[string]int64 `json:"faults_by_route"`
+	BilledCharacters             int64                       `json:"billed_characters"`
+	BilledAudioSeconds           float64                     `json:"billed_audio_seconds"`
+	EmbeddingsCreated            int64                       `json:"embeddings_created"`
+	BatchJobsCreated             int64                       `json:"batch_jobs_created"`
+	BatchJobsStarted             int64                       `json:"batch_jobs_started"`
+	BatchJobsCancelled           int64                       `json:"batch_jobs_cancelled"`
+	LegacyJobsSubmitted          int64                       `json:"legacy_jobs_submitted"`
+	FilesTranscribed             int64                       `json:"files_transcribed"`
+	PresignedDownloads           int64                       `json:"presigned_downloads"`
+	PresignedDownloadsWithAPIKey int64                       `json:"presigned_downloads_with_api_key"`
+	WebhooksSent                 int64                       `json:"webhooks_sent"`
+	Syntheses                    int64                       `json:"syntheses"`
 }
 
 // Counter names accepted by Inc.
@@ -46,7 +48,7 @@ const (
 
 // NewStats returns empty statistics.
 func NewStats() *Stats {
-	return &Stats{s: statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}}}
+	return &Stats{s: emptyStats()}
 }
 
 // Request counts one request to a route ("METHOD path-template").
@@ -61,6 +63,18 @@ func (s *Stats) Fault(kind string) {
 	s.mu.Lock()
 	s.s.FaultsInjected[kind]++
 	s.mu.Unlock()
+}
+
+// RouteFault counts one injected fault of a route, in the totals and by
+// route.
+func (s *Stats) RouteFault(route, kind string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.FaultsInjected[kind]++
+	if s.s.FaultsByRoute[route] == nil {
+		s.s.FaultsByRoute[route] = map[string]int64{}
+	}
+	s.s.FaultsByRoute[route][kind]++
 }
 
 // BillCharacters adds billed synthesis characters.
@@ -117,6 +131,10 @@ func (s *Stats) MarshalJSON() ([]byte, error) {
 // Reset clears every counter.
 func (s *Stats) Reset() {
 	s.mu.Lock()
-	s.s = statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}}
+	s.s = emptyStats()
 	s.mu.Unlock()
+}
+
+func emptyStats() statsJSON {
+	return statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}, FaultsByRoute: map[string]map[string]int64{}}
 }

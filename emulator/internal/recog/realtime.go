@@ -63,7 +63,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if emu.ShouldDrop(r.Context()) {
-		s.env.Stats.Fault("drop")
+		s.env.Stats.RouteFault(r.Pattern, "drop")
 		return // cut without transcripts or close frame
 	}
 	endAt := time.Now()

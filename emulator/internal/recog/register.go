@@ -56,7 +56,7 @@ func Register(m *emu.Mux, env *emu.Env) (stop func()) {
 		// (SPEC section 7).
 		m.Handle(emu.Route{Pattern: "GET /stt/v3/stream", Shape: rest, Handler: s.realtime})
 	}
-	m.HandleRaw("GET "+storagePrefix+"{token}", s.download)
+	m.Handle(emu.Route{Pattern: "GET " + storagePrefix + "{token}", Storage: true, Handler: s.download})
 	s.wg.Add(1)
 	go s.loop()
 	return func() {

@@ -178,7 +178,7 @@ func b64(p []byte) string { return base64.StdEncoding.EncodeToString(p) }
 
 // cut drops the connection mid-stream without a close frame.
 func (s *service) cut(conn *websocket.Conn) error {
-	s.env.Stats.Fault("drop")
+	s.env.Stats.RouteFault(routeRealtime, "drop")
 	_ = conn.NetConn().Close()
 	return errors.New("dropped")
 }
