@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
+	"reflect"
 	"strconv"
 )
 
@@ -96,7 +98,65 @@ func (c *Client) call(ctx context.Context, method, url string, body any, ctype s
 	return err
 }
 
+// callHeaders is call that also returns the response headers.
+//
+// A GET whose answer was cut mid-body (an *IncompleteError) is sent again,
+// up to Config.Retries times, decoding each answer afresh: reading twice
+// changes nothing. Other methods are not: their caller decides (a create
+// retried blindly could make a second job).
 func (c *Client) callHeaders(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) (http.Header, error) {
+	for attempt := 0; ; attempt++ {
+		fresh := out
+		if out != nil && method == http.MethodGet {
+			fresh = freshValue(out)
+		}
+		h, err := c.callOnce(ctx, method, url, body, ctype, headers, fresh)
+		var ie *IncompleteError
+		if err != nil && method == http.MethodGet && errors.As(err, &ie) && attempt < c.cfg.Retries && ctx.Err() == nil {
+			if c.cfg.OnRetry != nil {
+				c.cfg.OnRetry(pathOf(url), attempt+1, err)
+			}
+			if werr := sleepCtx(ctx, Backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); werr != nil {
+				return nil, errors.Join(err, werr)
+			}
+			continue
+		}
+		if err == nil && fresh != out {
+			setValue(out, fresh)
+		}
+		return h, err
+	}
+}
+
+// pathOf is the path of an absolute URL, as OnRetry names endpoints.
+func pathOf(raw string) string {
+	if u, err := neturl.Parse(raw); err == nil {
+		return u.Path
+	}
+	return raw
+}
+
+// freshValue returns a new zero value of what out points to (a *rawJSON
+// gets a fresh target too), so that a retried decode starts clean.
+func freshValue(out any) any {
+	if raw, ok := out.(*rawJSON); ok {
+		return &rawJSON{v: freshValue(raw.v)}
+	}
+	return reflect.New(reflect.TypeOf(out).Elem()).Interface()
+}
+
+// setValue copies a decoded fresh value into out.
+func setValue(out, fresh any) {
+	if raw, ok := out.(*rawJSON); ok {
+		f := fresh.(*rawJSON)
+		setValue(raw.v, f.v)
+		raw.data = f.data
+		return
+	}
+	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(fresh).Elem())
+}
+
+func (c *Client) callOnce(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) (http.Header, error) {
 	req, err := c.newRequest(ctx, method, url, body)
 	if err != nil {
 		return nil, err

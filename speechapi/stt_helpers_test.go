@@ -72,17 +72,18 @@ func (e *recogEmu) advance(d time.Duration) {
 
 // recogStats is the subset of GET /_emulator/stats the tests read.
 type recogStats struct {
-	Requests                     map[string]int64 `json:"requests"`
-	FaultsInjected               map[string]int64 `json:"faults_injected"`
-	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
-	BatchJobsCreated             int64            `json:"batch_jobs_created"`
-	BatchJobsStarted             int64            `json:"batch_jobs_started"`
-	BatchJobsCancelled           int64            `json:"batch_jobs_cancelled"`
-	LegacyJobsSubmitted          int64            `json:"legacy_jobs_submitted"`
-	FilesTranscribed             int64            `json:"files_transcribed"`
-	PresignedDownloads           int64            `json:"presigned_downloads"`
-	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
-	WebhooksSent                 int64            `json:"webhooks_sent"`
+	Requests                     map[string]int64            `json:"requests"`
+	FaultsInjected               map[string]int64            `json:"faults_injected"`
+	FaultsByRoute                map[string]map[string]int64 `json:"faults_by_route"`
+	BilledAudioSeconds           float64                     `json:"billed_audio_seconds"`
+	BatchJobsCreated             int64                       `json:"batch_jobs_created"`
+	BatchJobsStarted             int64                       `json:"batch_jobs_started"`
+	BatchJobsCancelled           int64                       `json:"batch_jobs_cancelled"`
+	LegacyJobsSubmitted          int64                       `json:"legacy_jobs_submitted"`
+	FilesTranscribed             int64                       `json:"files_transcribed"`
+	PresignedDownloads           int64                       `json:"presigned_downloads"`
+	PresignedDownloadsWithAPIKey int64                       `json:"presigned_downloads_with_api_key"`
+	WebhooksSent                 int64                       `json:"webhooks_sent"`
 }
 
 func (e *recogEmu) stats(t *testing.T) recogStats {
