@@ -159,13 +159,17 @@ func TestToPCM16MonoFrames(t *testing.T) {
 		args      []string
 		srcRate   int
 		rate      int
-		tolerance int // output samples beyond the exact count allowed (MP3 decoder delay)
+		tolerance int     // output samples beyond the exact count allowed (MP3 decoder delay)
+		amplitude float64 // of the sine after downmixing (0: ffmpeg's 1/8)
 	}{
-		{"48k stereo wav to 16k", "a.wav", []string{"-ac", "2", "-c:a", "pcm_s16le"}, 48000, 16000, 0},
-		{"8k mulaw wav to 16k", "a.wav", []string{"-c:a", "pcm_mulaw"}, 8000, 16000, 0},
-		{"22.05k wav to 16k", "a.wav", []string{"-c:a", "pcm_s24le"}, 22050, 16000, 0},
-		{"44.1k wav to 8k", "a.wav", []string{"-c:a", "pcm_f32le"}, 44100, 8000, 0},
-		{"44.1k mp3 to 16k", "a.mp3", []string{"-c:a", "libmp3lame"}, 44100, 16000, 2 * 1152 * 16000 / 44100},
+		// ffmpeg's upmix puts the mono sine at -3 dB on each channel.
+		{"48k stereo wav to 16k", "a.wav", []string{"-ac", "2", "-c:a", "pcm_s16le"}, 48000, 16000, 0, 0.125 / math.Sqrt2},
+		{"8k mulaw wav to 16k", "a.wav", []string{"-c:a", "pcm_mulaw"}, 8000, 16000, 0, 0},
+		{"8k alaw wav to 16k", "a.wav", []string{"-c:a", "pcm_alaw"}, 8000, 16000, 0, 0},
+		{"16k alaw wav to 8k", "a.wav", []string{"-c:a", "pcm_alaw"}, 16000, 8000, 0, 0},
+		{"22.05k wav to 16k", "a.wav", []string{"-c:a", "pcm_s24le"}, 22050, 16000, 0, 0},
+		{"44.1k wav to 8k", "a.wav", []string{"-c:a", "pcm_f32le"}, 44100, 8000, 0, 0},
+		{"44.1k mp3 to 16k", "a.mp3", []string{"-c:a", "libmp3lame"}, 44100, 16000, 2 * 1152 * 16000 / 44100, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,6 +210,19 @@ func TestToPCM16MonoFrames(t *testing.T) {
 			}
 			if f := zeroCrossFreq(samples[:exact], tt.rate); math.Abs(f-440) > 1 {
 				t.Errorf("pitch %.2f Hz, want 440", f)
+			}
+			// A wrong expansion of G.711 or a wrong scale keeps the pitch
+			// but not the level.
+			amplitude := tt.amplitude
+			if amplitude == 0 {
+				amplitude = 0.125
+			}
+			var sum float64
+			for _, v := range samples[:exact] {
+				sum += v * v
+			}
+			if rms, want := math.Sqrt(sum/float64(exact)), amplitude/math.Sqrt2; math.Abs(rms-want) > 0.08*want {
+				t.Errorf("level %.4f RMS, want %.4f", rms, want)
 			}
 		})
 	}
