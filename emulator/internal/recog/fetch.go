@@ -1,9 +1,11 @@
 package recog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,18 +17,23 @@ import (
 )
 
 // fetchTimeout is the documented cloud storage limit: a file must download
-// within 30 minutes.
+// within 30 minutes (service time: divided by TimeScale). There is no
+// size limit.
 const fetchTimeout = 30 * time.Minute
 
-// fetcher downloads only from loopback addresses, redirects included.
-var fetcher = &http.Client{
-	Timeout: fetchTimeout,
-	CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if !isLoopback(req.URL.Hostname()) || len(via) > 5 {
-			return errors.New("redirect to a host the emulator does not fetch")
-		}
-		return nil
-	},
+// newFetcher returns the client that downloads URL sources: only from
+// loopback addresses, redirects included, each download within
+// fetchTimeout of service time.
+func newFetcher(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if !isLoopback(req.URL.Hostname()) || len(via) > 5 {
+				return errors.New("redirect to a host the emulator does not fetch")
+			}
+			return nil
+		},
+	}
 }
 
 // fetchSources runs in the background after the start call of a URL job:
@@ -114,10 +121,13 @@ func (s *service) get(raw string, w io.Writer) string {
 	if err != nil {
 		return "INVALID_URL: " + raw
 	}
-	resp, err := fetcher.Do(req)
+	resp, err := s.fetcher.Do(req)
 	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) {
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
 			return "ECONNREFUSED: could not connect to " + req.URL.Host
+		case isTimeout(err):
+			return "ETIMEDOUT: " + raw + " did not download within 30 minutes"
 		}
 		return "REQUEST_ERROR: could not download " + raw + ": " + err.Error()
 	}
@@ -126,9 +136,17 @@ func (s *service) get(raw string, w io.Writer) string {
 		return fmt.Sprintf("HTTP_%d: access to %s was refused or it does not exist", resp.StatusCode, raw)
 	}
 	if _, err := io.Copy(w, resp.Body); err != nil {
+		if isTimeout(err) {
+			return "ETIMEDOUT: " + raw + " did not download within 30 minutes"
+		}
 		return "REQUEST_ERROR: download of " + raw + " failed: " + err.Error()
 	}
 	return ""
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 var hrefRE = regexp.MustCompile(`(?i)(?:href="([^"]+)"|<Key>([^<]+)</Key>)`)

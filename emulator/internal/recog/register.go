@@ -3,6 +3,7 @@ package recog
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 // service holds the recognition half's state: batch jobs, older batch jobs
 // and presigned links.
 type service struct {
-	env *emu.Env
+	env     *emu.Env
+	fetcher *http.Client // URL sources (fetch.go)
 
 	mu      sync.Mutex
 	jobs    map[string]*job
@@ -34,7 +36,7 @@ const tickEvery = 20 * time.Millisecond
 // stops background work.
 func Register(m *emu.Mux, env *emu.Env) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &service{env: env, jobs: map[string]*job{}, legacy: map[string]*legacyJob{},
+	s := &service{env: env, fetcher: newFetcher(env.Scaled(fetchTimeout)), jobs: map[string]*job{}, legacy: map[string]*legacyJob{},
 		links: map[string]link{}, ctx: ctx, cancel: cancel}
 	rest, batch := emu.ShapeREST, emu.ShapeBatch
 	for _, rt := range []emu.Route{
