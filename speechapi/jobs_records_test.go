@@ -1,0 +1,248 @@
+package speechapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// runJob creates, starts and waits for an upload job and lists its files.
+func runJob(t *testing.T, e *recogEmu, cfg speechapi.JobConfig, files []speechapi.Source) (*speechapi.Job, []speechapi.FileRecord) {
+	t.Helper()
+	ctx := context.Background()
+	created, err := e.client.CreateJobUpload(ctx, cfg, files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, recs
+}
+
+// TestFileRecordTimestamps: the emulator's file records carry created_at
+// and completed_at as ISO 8601 strings or null, and the client reads both
+// forms.
+//
+// conformance: BJ-034
+func TestFileRecordTimestamps(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	dir := t.TempDir()
+	files := []speechapi.Source{
+		writeAudioFile(t, dir, "talk.wav", wavBytes(t, 41, 1, 16000, kindSpeech)),
+		writeAudioFile(t, dir, "hush.wav", wavBytes(t, 42, 1, 16000, kindSilent)),
+		writeAudioFile(t, dir, "notes.txt", []byte("not audio")),
+	}
+	job, _ := runJob(t, e, hiConfig, files)
+	status, body := rawJSON(t, http.MethodGet, e.http.URL+"/stt/v3/batch/jobs/"+job.JobID+"/files", "")
+	data, _ := body["data"].([]any)
+	if status != 200 || len(data) != 3 {
+		t.Fatalf("files listing %d %v", status, body)
+	}
+	statuses := map[string]bool{}
+	for _, d := range data {
+		rec := d.(map[string]any)
+		statuses[rec["status"].(string)] = true
+		for _, key := range []string{"created_at", "completed_at"} {
+			v, present := rec[key]
+			if !present {
+				t.Errorf("%v: no %s", rec["original_path"], key)
+				continue
+			}
+			if v == nil {
+				continue
+			}
+			s, ok := v.(string)
+			if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
+				t.Errorf("%v: %s = %#v, want an ISO 8601 string or null", rec["original_path"], key, v)
+			}
+		}
+		if rec["status"] == speechapi.FileCompleted && (rec["created_at"] == nil || rec["completed_at"] == nil) {
+			t.Errorf("completed record without times: %v", rec)
+		}
+	}
+	if len(statuses) < 2 {
+		t.Errorf("records of statuses %v: want a completed one and a failed or skipped one", statuses)
+	}
+
+	// The client reads a string and a null alike.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"job_id": "job_1", "data": [
+			{"file_id": "f1", "original_path": "a.wav", "status": "COMPLETED", "duration_seconds": "1.500",
+			 "transcript_url": "https://s.example.com/t", "error_message": null,
+			 "created_at": "2025-03-01T10:00:00.000Z", "completed_at": "2025-03-01T10:00:04.250Z"},
+			{"file_id": "f2", "original_path": "b.wav", "status": "SKIPPED", "duration_seconds": null,
+			 "transcript_url": null, "error_message": "UNSUPPORTED_FORMAT: b.wav",
+			 "created_at": null, "completed_at": null}],
+			"pagination": {"has_more": false, "next_cursor": null, "total_count": 2}}`)
+	}))
+	defer srv.Close()
+	c, err := speechapi.New(speechapi.Config{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := c.AllJobFiles(context.Background(), "job_1", "")
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v %v", recs, err)
+	}
+	if recs[0].CreatedAt == nil || *recs[0].CreatedAt != "2025-03-01T10:00:00.000Z" ||
+		recs[0].CompletedAt == nil || *recs[0].CompletedAt != "2025-03-01T10:00:04.250Z" {
+		t.Errorf("string times: %+v", recs[0])
+	}
+	if recs[1].CreatedAt != nil || recs[1].CompletedAt != nil || recs[1].Err("job_1") == nil {
+		t.Errorf("null times: %+v", recs[1])
+	}
+}
+
+// TestDenoiseEveryFileOriginalAudio: with with_denoise the emulator gives
+// every file of the job, a clean recording and a noisy one alike, the
+// enhancement's extra processing (a quarter of its duration, seen in each
+// record's completed_at), and, as a platform with enhancement off would,
+// transcribes the original audio: the job completes with the very
+// transcripts of the same job without denoise.
+//
+// conformance: BJ-014, BJ-015, BJ-016, BJ-019
+func TestDenoiseEveryFileOriginalAudio(t *testing.T) {
+	const scale = 20 // service seconds per wall second: millisecond stamps still tell a quarter-second apart
+	e := newRecogEmu(t, emulator.Options{TimeScale: scale, NoEspeak: true})
+	dir := t.TempDir()
+	var clean bytes.Buffer
+	req := &speechapi.SynthesisRequest{Text: "The meeting moves to the third floor.", Model: "tts-v2.5", Voice: "Nalini",
+		Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}
+	if _, err := e.client.Synthesize(context.Background(), req, &clean); err != nil {
+		t.Fatal(err)
+	}
+	files := []speechapi.Source{
+		writeAudioFile(t, dir, "clean.wav", clean.Bytes()),
+		writeAudioFile(t, dir, "noisy.wav", wavBytes(t, 43, 4, 16000, kindSpeech)),
+	}
+	cfg := speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "en-IN"}
+	plainJob, plain := runJob(t, e, cfg, files)
+	cfg.WithDenoise = recogPtr(true)
+	denoisedJob, denoised := runJob(t, e, cfg, files)
+	if plainJob.Status != speechapi.JobCompleted || denoisedJob.Status != speechapi.JobCompleted ||
+		denoisedJob.Config.WithDenoise == nil || !*denoisedJob.Config.WithDenoise {
+		t.Fatalf("jobs %s and %s (%+v)", plainJob.Status, denoisedJob.Status, denoisedJob.Config)
+	}
+	// Each file's processing ends this long after its job started.
+	span := func(j *speechapi.Job, r speechapi.FileRecord) time.Duration {
+		start, err1 := time.Parse(time.RFC3339, *j.StartedAt)
+		end, err2 := time.Parse(time.RFC3339, *r.CompletedAt)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("times %v %v", err1, err2)
+		}
+		return end.Sub(start)
+	}
+	for i := range plain {
+		var seconds float64
+		fmt.Sscan(*plain[i].DurationSeconds, &seconds)
+		extra := span(denoisedJob, denoised[i]) - span(plainJob, plain[i])
+		want := time.Duration(seconds * 0.25 / scale * float64(time.Second))
+		if d := extra - want; d < -2*time.Millisecond || d > 2*time.Millisecond {
+			t.Errorf("%s: denoise added %v of processing, want a quarter of %.3f s at 1/%d: %v",
+				plain[i].OriginalPath, extra, seconds, scale, want)
+		}
+		if got, want := transcriptText(t, e, denoisedJob.JobID, denoised[i]), transcriptText(t, e, plainJob.JobID, plain[i]); got != want || got == "" {
+			t.Errorf("%s: denoised transcript %s, original %s", plain[i].OriginalPath, got, want)
+		}
+	}
+}
+
+// transcriptText returns a file's transcript segments and text as JSON,
+// without the ids and times that differ between jobs.
+func transcriptText(t *testing.T, e *recogEmu, jobID string, rec speechapi.FileRecord) string {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := e.client.DownloadTranscript(context.Background(), jobID, rec, &out); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Segments       json.RawMessage `json:"segments"`
+		FullTranscript string          `json:"full_transcript"`
+		LanguageCode   string          `json:"language_code"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(doc)
+	return string(b)
+}
+
+// TestURLSourceDownloadLimits: a cloud storage file larger than any upload
+// limit is fetched (there is no size cap), and one that does not finish
+// downloading within 30 minutes of service time is SKIPPED with ETIMEDOUT.
+//
+// conformance: BJ-099, BJ-036
+func TestURLSourceDownloadLimits(t *testing.T) {
+	const scale = 3600 // 30 minutes of service time is half a second
+	e := newRecogEmu(t, emulator.Options{TimeScale: scale})
+	big := wavBytes(t, 44, 360, 16000, kindSpeech) // 11.5 MB: over the 10 MB upload limit
+	if len(big) <= speechapi.MaxJobFileBytes {
+		t.Fatalf("%d bytes is not over the upload limit", len(big))
+	}
+	release := make(chan struct{})
+	defer close(release)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/big.wav", func(w http.ResponseWriter, r *http.Request) { w.Write(big) })
+	mux.HandleFunc("/slow.wav", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(len(big)))
+		w.Write(big[:4096])
+		w.(http.Flusher).Flush()
+		select { // the rest never comes while the emulator waits
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	store := httptest.NewServer(mux)
+	defer store.Close()
+	ctx := context.Background()
+	created, err := e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/big.wav", store.URL + "/slow.wav"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("job %s: %v %v", job.Status, recs, err)
+	}
+	for _, r := range recs {
+		switch {
+		case strings.HasSuffix(r.OriginalPath, "/big.wav"):
+			if r.Status != speechapi.FileCompleted || r.DurationSeconds == nil || *r.DurationSeconds != "360.000" {
+				t.Errorf("big file: %+v", r)
+			}
+		case strings.HasSuffix(r.OriginalPath, "/slow.wav"):
+			if r.Status != speechapi.FileSkipped || r.ErrorMessage == nil || !strings.HasPrefix(*r.ErrorMessage, "ETIMEDOUT") {
+				t.Errorf("slow file: %+v %v", r, r.Err(created.JobID))
+			}
+		}
+	}
+	if job.Status != speechapi.JobPartialFailure {
+		t.Errorf("job %s, want PARTIAL_FAILURE", job.Status)
+	}
+}
