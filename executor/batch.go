@@ -144,7 +144,7 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 			LanguageCode: t.LanguageCode, MultiChannel: t.IsMultiChannel, Format: t.Format, NativeNumerals: t.ITNNativeNumerals,
 		})
 		if err != nil {
-			return x.failMembers(chunk, fmt.Errorf("submit older batch job: %w", err), false)
+			return x.failMembers(chunk, err, false)
 		}
 		jobID, requestID = res.JobID, res.RequestID
 	} else {
@@ -162,7 +162,7 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		})
 		x.createEnded(in.ID)
 		if err != nil {
-			return x.failMembers(chunk, fmt.Errorf("create batch job: %w", err), false)
+			return x.failMembers(chunk, err, false)
 		}
 		jobID = res.JobID
 	}
@@ -283,7 +283,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		return x.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
 	}
 	if err != nil {
-		return x.failMembers(members, fmt.Errorf("batch job %s: %w", jobID, err), false)
+		return x.failMembers(members, err, false)
 	}
 	if job.Status == speechapi.JobCreated {
 		if x.stopped() {
@@ -300,7 +300,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 			return err
 		})
 		if err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
-			return x.failMembers(members, fmt.Errorf("start batch job %s: %w", jobID, err), false)
+			return x.failMembers(members, err, false)
 		}
 	}
 	job, err = x.waitJob(ctx, jobID, len(members))
@@ -311,7 +311,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 			}
 			return 0
 		}
-		return x.failMembers(members, fmt.Errorf("wait for batch job %s: %w", jobID, err), false)
+		return x.failMembers(members, err, false)
 	}
 	var files []speechapi.FileRecord
 	err = x.again(ctx, jobID, func() (err error) {
@@ -319,7 +319,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		return err
 	})
 	if err != nil {
-		return x.failMembers(members, fmt.Errorf("list files of batch job %s: %w", jobID, err), false)
+		return x.failMembers(members, err, false)
 	}
 	return x.collect(ctx, job, files, members)
 }

@@ -33,7 +33,7 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 			return x.failMembers(members, fmt.Errorf("older batch job %s no longer exists: the next apply submits again", jobID), true)
 		}
 		if err != nil {
-			return x.failMembers(members, fmt.Errorf("older batch job %s: %w", jobID, err), false)
+			return x.failMembers(members, err, false)
 		}
 		x.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
 			FilesDone: job.CompletedFiles + job.FailedFiles, FilesTotal: job.TotalFiles})
