@@ -28,7 +28,8 @@ type outputFile struct {
 	f      *os.File
 	h      hash.Hash
 	size   int64
-	seeked bool // the running hash is void once the writer seeks back
+	pos    int64 // the write offset (kept here: no lseek per write)
+	seeked bool  // the running hash is void once the writer seeks back
 	done   bool
 }
 
@@ -51,16 +52,19 @@ func (o *outputFile) Write(p []byte) (int, error) {
 	if !o.seeked {
 		o.h.Write(p[:n])
 	}
-	if end, _ := o.f.Seek(0, io.SeekCurrent); end > o.size {
-		o.size = end
-	}
+	o.pos += int64(n)
+	o.size = max(o.size, o.pos)
 	return n, err
 }
 
 // Seek implements io.Seeker (WAV writers patch their header at the end).
 func (o *outputFile) Seek(offset int64, whence int) (int64, error) {
 	o.seeked = true
-	return o.f.Seek(offset, whence)
+	pos, err := o.f.Seek(offset, whence)
+	if err == nil {
+		o.pos = pos
+	}
+	return pos, err
 }
 
 // Truncate empties the file (size must be 0) so that a retried operation
@@ -76,7 +80,7 @@ func (o *outputFile) Truncate(size int64) error {
 		return err
 	}
 	o.h.Reset()
-	o.size, o.seeked = 0, false
+	o.size, o.pos, o.seeked = 0, 0, false
 	return nil
 }
 

@@ -32,13 +32,21 @@ func audioValidator(cfg speechapi.AudioConfig) func(path string) error {
 	case speechapi.ContainerWAV, speechapi.ContainerMP3, speechapi.ContainerOGG:
 		c := audio.Container(cfg.Container)
 		return func(path string) error {
-			if err := audio.Validate(path, c); err != nil {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := audio.ValidateReader(f, c); err != nil {
 				return err
 			}
 			if c != audio.ContainerWAV {
 				return nil
 			}
-			info, err := audio.Probe(path)
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			info, err := audio.ProbeReader(f)
 			if err != nil {
 				return err
 			}
