@@ -223,6 +223,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		parallelism = 4
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	// Keep a connection per worker alive between requests (the default
+	// keeps two, so most requests of a parallel apply would dial anew).
+	transport.MaxIdleConnsPerHost = parallelism
 	// One limiter for HTTP requests and WebSocket sessions alike.
 	limiter := executor.NewLimiter(m.Service.RequestsPerSecond, parallelism)
 	httpClient := &http.Client{Transport: limiter.Transport(transport)}
