@@ -112,7 +112,7 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
 	}
-	h := &harness{sz: fullSizes, r: &runner{bin: bin, timeBin: timeBin, logs: logs}, work: work, keep: o.keep, log: logf}
+	h := &harness{sz: fullSizes, r: &runner{bin: bin, timeBin: timeBin, logs: logs}, work: work, log: logf}
 	if o.quick {
 		h.sz = quickSizes
 	}

@@ -77,9 +77,6 @@ func (h *harness) batchTranscription(ctx context.Context) error {
 	if err := writeRecordings(dir, n); err != nil {
 		return fmt.Errorf("generate %d recordings: %w", n, err)
 	}
-	if !h.keep {
-		defer os.RemoveAll(dir)
-	}
 	// Batch jobs move through their states 1000 times faster than the
 	// service's; voxform polls a loopback service every 50 ms.
 	e, err := startEmulator(emulator.Options{TimeScale: 1000})

@@ -45,10 +45,12 @@ var quickSizes = sizes{quick: true, syntheses: 2_000, applied: 400, latency: 50 
 
 // harness runs the measurements and collects their results.
 type harness struct {
-	sz   sizes
-	r    *runner
+	sz sizes
+	r  *runner
+	// work holds every generated project until the end of the run: a
+	// project deleted between measurements would make the next one's file
+	// creations slower (see the order of steps in main.go).
 	work string
-	keep bool
 	log  func(format string, args ...any)
 
 	results []result
@@ -101,9 +103,6 @@ func (h *harness) largeProject(ctx context.Context) error {
 	dir := filepath.Join(h.work, "syntheses")
 	if err := writeSyntheses(dir, n, 4); err != nil {
 		return fmt.Errorf("generate %d syntheses: %w", n, err)
-	}
-	if !h.keep {
-		defer os.RemoveAll(dir)
 	}
 	if err := h.validate(ctx, dir, n); err != nil {
 		return err
@@ -268,9 +267,6 @@ func (h *harness) latencyApply(ctx context.Context) error {
 	dir := filepath.Join(h.work, "latency")
 	if err := writeSyntheses(dir, n, 4); err != nil {
 		return err
-	}
-	if !h.keep {
-		defer os.RemoveAll(dir)
 	}
 	e, err := startEmulator(emulator.Options{Latency: lat})
 	if err != nil {
