@@ -70,7 +70,7 @@ func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) 
 	fs.BoolVar(&f.plan.noColor, "no-color", false, "no colours in the output")
 	fs.BoolVar(&f.plan.jsonOut, "json", false, "newline-delimited JSON messages instead of text")
 	fs.BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation")
-	fs.IntVar(&f.parallelism, "parallelism", 0, "at most `N` operations at once (default: service.parallelism, else 4)")
+	fs.IntVar(&f.parallelism, "parallelism", 0, "at most `N` operations calling the service at once; as many more may be writing what they received (default: service.parallelism, else 4)")
 	f.plan.service.register(fs)
 	return fs
 }

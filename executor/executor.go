@@ -24,7 +24,9 @@ type Options struct {
 	// Recorder records every completed operation (and every batch job id
 	// the moment it exists) through the state journal.
 	Recorder *state.Recorder
-	// Parallelism is the number of workers (0: 4).
+	// Parallelism is the number of operations calling the service at once
+	// (0: 4). An operation whose calls are done writes, syncs and records
+	// its output without holding a slot, so as many more may be finishing.
 	Parallelism int
 	// Stop, when closed, starts nothing new: in-flight calls finish and are
 	// recorded; batch jobs stop being polled and stay pending (first Ctrl-C).

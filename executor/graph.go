@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // unit is one schedulable piece of work: usually one resource, or a group of
@@ -22,11 +23,29 @@ type outcome struct {
 	skipped string // why it did not run (a dependency failed, or stopped)
 }
 
-// runGraph runs units in dependency order with at most parallelism at once.
-// A failed unit does not stop independent ones; its dependents are skipped.
-// Once stop is closed no new unit starts (in-flight ones finish); ctx is
-// passed to running units and cancels them. Each unit's outcome is sent to
-// done as it happens; runGraph returns when nothing more can run.
+// slotKey is the context key of a running unit's releaseSlot function.
+type slotKey struct{}
+
+// releaseSlot tells the graph that the unit running with ctx has finished
+// its calls to the service: what is left (validating, syncing and
+// recording its output) no longer holds one of the parallelism slots, so
+// the next unit can start its call meanwhile. A unit that never calls it
+// holds its slot until it returns. Calling it twice, or outside runGraph,
+// does nothing.
+func releaseSlot(ctx context.Context) {
+	if f, ok := ctx.Value(slotKey{}).(func()); ok {
+		f()
+	}
+}
+
+// runGraph runs units in dependency order with at most parallelism at once
+// holding a slot (see releaseSlot), and at most as many again finishing
+// their outputs after releasing theirs. A failed unit does not stop
+// independent ones; its dependents are skipped. Once stop is closed no new
+// unit starts (in-flight ones finish); ctx is passed to running units and
+// cancels them. Each unit's outcome is sent to done as it happens (a
+// dependent starts only once its dependencies have returned); runGraph
+// returns when nothing more can run.
 func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units []unit, done func(outcome)) error {
 	byID := make(map[string]*unit, len(units))
 	for i := range units {
@@ -70,18 +89,27 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 		}
 	}
 	results := make(chan outcome)
-	running, stopped := 0, false
+	freed := make(chan struct{})
+	// running counts the units holding a slot; active those not returned.
+	running, active, stopped := 0, 0, false
 	if parallelism < 1 {
 		parallelism = 1
 	}
 	for len(finished) < len(units) {
-		for running < parallelism && len(ready) > 0 && !stopped {
+		for running < parallelism && active < 2*parallelism && len(ready) > 0 && !stopped {
 			u := byID[ready[0]]
 			ready = ready[1:]
 			running++
-			go func() { results <- outcome{id: u.id, err: u.run(ctx)} }()
+			active++
+			var once sync.Once
+			release := func() { once.Do(func() { freed <- struct{}{} }) }
+			go func() {
+				err := u.run(context.WithValue(ctx, slotKey{}, release))
+				release()
+				results <- outcome{id: u.id, err: err}
+			}()
 		}
-		if running == 0 {
+		if active == 0 {
 			// Stopped (or nothing can run): whatever has not finished never started.
 			for _, u := range units {
 				if !finished[u.id] {
@@ -91,8 +119,10 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 			break
 		}
 		select {
-		case r := <-results:
+		case <-freed:
 			running--
+		case r := <-results:
+			active--
 			finish(r)
 			if r.err != nil {
 				skipDependents(r.id, "dependency "+r.id+" failed")

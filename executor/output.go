@@ -23,31 +23,63 @@ const tempMarker = ".voxform-tmp-"
 // directory; Abort removes the temporary file. Nothing ever appears at the
 // final path until Commit, so an interrupted operation leaves no partial file.
 type outputFile struct {
-	rel    string // declared path
-	final  string // absolute final path
-	f      *os.File
-	h      hash.Hash
-	size   int64
-	pos    int64 // the write offset (kept here: no lseek per write)
-	seeked bool  // the running hash is void once the writer seeks back
-	done   bool
+	rel   string // declared path
+	final string // absolute final path
+	// ready is closed once the temporary file exists (f) or could not be
+	// created (openErr); every method waits for it.
+	ready   chan struct{}
+	openErr error
+	f       *os.File
+	h       hash.Hash
+	size    int64
+	pos     int64 // the write offset (kept here: no lseek per write)
+	seeked  bool  // the running hash is void once the writer seeks back
+	done    bool
 }
 
 // createOutput starts writing the output at rel (relative to dir).
 func createOutput(dir, rel string) (*outputFile, error) {
+	o := openOutput(dir, rel)
+	if err := o.wait(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// openOutput is createOutput with the temporary file created in the
+// background: a caller that is about to wait for the service lets the file
+// system's work (a directory, an inode) overlap that wait. The first
+// method called waits for the file; an error creating it is that method's.
+func openOutput(dir, rel string) *outputFile {
 	final := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fmt.Errorf("create output directory: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+tempMarker+"*")
-	if err != nil {
-		return nil, fmt.Errorf("create temporary output: %w", err)
-	}
-	return &outputFile{rel: rel, final: final, f: f, h: sha256.New()}, nil
+	o := &outputFile{rel: rel, final: final, h: sha256.New(), ready: make(chan struct{})}
+	go func() {
+		defer close(o.ready)
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			o.openErr = fmt.Errorf("create output directory: %w", err)
+			return
+		}
+		f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+tempMarker+"*")
+		if err != nil {
+			o.openErr = fmt.Errorf("create temporary output: %w", err)
+			return
+		}
+		o.f = f
+	}()
+	return o
+}
+
+// wait returns once the temporary file exists, or why it does not.
+func (o *outputFile) wait() error {
+	<-o.ready
+	return o.openErr
 }
 
 // Write implements io.Writer.
 func (o *outputFile) Write(p []byte) (int, error) {
+	if err := o.wait(); err != nil {
+		return 0, err
+	}
 	n, err := o.f.Write(p)
 	if !o.seeked {
 		o.h.Write(p[:n])
@@ -59,6 +91,9 @@ func (o *outputFile) Write(p []byte) (int, error) {
 
 // Seek implements io.Seeker (WAV writers patch their header at the end).
 func (o *outputFile) Seek(offset int64, whence int) (int64, error) {
+	if err := o.wait(); err != nil {
+		return 0, err
+	}
 	o.seeked = true
 	pos, err := o.f.Seek(offset, whence)
 	if err == nil {
@@ -72,6 +107,9 @@ func (o *outputFile) Seek(offset int64, whence int) (int64, error) {
 func (o *outputFile) Truncate(size int64) error {
 	if size != 0 {
 		return errors.New("outputs can only be truncated to empty")
+	}
+	if err := o.wait(); err != nil {
+		return err
 	}
 	if err := o.f.Truncate(0); err != nil {
 		return err
@@ -92,6 +130,9 @@ func (o *outputFile) TempPath() string { return o.f.Name() }
 func (o *outputFile) Commit(validate func(path string) error) (state.Output, error) {
 	if o.done {
 		return state.Output{}, errors.New("output already finished")
+	}
+	if err := o.wait(); err != nil {
+		return state.Output{}, err
 	}
 	o.done = true
 	fail := func(err error) (state.Output, error) {
@@ -136,6 +177,9 @@ func (o *outputFile) Check(validate func(path string) error) error {
 	if o.done {
 		return errors.New("output already finished")
 	}
+	if err := o.wait(); err != nil {
+		return err
+	}
 	if err := validate(o.f.Name()); err != nil {
 		o.Abort()
 		return fmt.Errorf("validate %s: %w", o.rel, err)
@@ -172,6 +216,9 @@ func (o *outputFile) Abort() {
 		return
 	}
 	o.done = true
+	if o.wait() != nil {
+		return
+	}
 	o.f.Close()
 	os.Remove(o.f.Name())
 }

@@ -21,10 +21,8 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 	if err != nil {
 		return result{}, err
 	}
-	out, err := createOutput(x.opts.Dir, s.Output)
-	if err != nil {
-		return result{}, err
-	}
+	// The temporary file is made while the request is on its way.
+	out := openOutput(x.opts.Dir, s.Output)
 	defer out.Abort()
 	call := x.opts.Client.Synthesize
 	switch s.Transport {
@@ -48,6 +46,7 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 	if err != nil {
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
+	releaseSlot(ctx) // the audio is here: the next call need not wait for the disk
 	o, err := out.Commit(audioValidator(req.AudioConfig.Resolved()))
 	if err != nil {
 		return result{}, err
@@ -137,6 +136,7 @@ func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	releaseSlot(ctx)
 	out, err := createOutput(x.opts.Dir, e.Output)
 	if err != nil {
 		return result{}, err

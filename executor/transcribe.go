@@ -47,6 +47,7 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	if err != nil {
 		return result{}, err
 	}
+	releaseSlot(ctx)
 	secs := probeSeconds(x.abs(t.Input))
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
@@ -102,6 +103,7 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 	if err != nil {
 		return result{}, err
 	}
+	releaseSlot(ctx)
 	doc := realtimeDocument{LanguageCode: t.LanguageCode, DurationSeconds: res.AudioSent.Seconds(), Messages: res.Messages}
 	var segs []transcript.Segment
 	detected := ""
