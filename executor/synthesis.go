@@ -84,6 +84,13 @@ func (x *run) synthesisRequest(a *planner.Action) (*speechapi.SynthesisRequest, 
 			SampleRate: c.SampleRate, NumChannels: c.NumChannels, SampleWidth: c.SampleWidth,
 			Encoding: c.Encoding, Container: c.Container, Bitrate: c.Bitrate,
 		}
+	} else {
+		// The machine-readable schema marks audio_config required and the
+		// documents do not say what the service does without it: send the
+		// documented defaults rather than rely on them.
+		d := (*speechapi.AudioConfig)(nil).Resolved()
+		d.Bitrate = "" // mp3 only
+		req.AudioConfig = &d
 	}
 	for _, src := range a.Desired.Sources {
 		if src.Role != "embedding" {

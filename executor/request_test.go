@@ -1,0 +1,52 @@
+package executor
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+)
+
+// TestSynthesisRequestAlwaysCarriesAudioConfig: the machine-readable schema
+// lists audio_config as required, and what the service does without it is
+// not documented, so a synthesis whose manifest sets no audio_config sends
+// the documented defaults; one that sets it sends its own fields as
+// written. All four models are sent, although the schema's enum lists only
+// two (the prose lists four).
+//
+// conformance: TTS-006, TTS-018, TTS-021, TTS-024, TTS-026, TTS-029
+func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
+	x := &run{}
+	body := func(s *manifest.Synthesis) map[string]any {
+		t.Helper()
+		req, err := x.synthesisRequest(&planner.Action{Desired: &planner.Desired{Synthesis: s}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, model := range []string{"tts-v2.0", "tts-v2.5", "tts-v3.0"} {
+		got := body(&manifest.Synthesis{Model: model, VoiceName: "Kaveri", Text: "hello"})
+		want := map[string]any{"container": "wav", "encoding": "linear_pcm", "sample_rate": 48000.0, "num_channels": 1.0, "sample_width": 2.0}
+		if d := cmp.Diff(want, got["audio_config"]); d != "" {
+			t.Errorf("%s without audio_config sends (-want +got):\n%s", model, d)
+		}
+		if got["model"] != model {
+			t.Errorf("model %v, want %s", got["model"], model)
+		}
+	}
+	got := body(&manifest.Synthesis{Model: "tts-v2.5", VoiceName: "Kaveri", Text: "hello", AudioConfig: &manifest.AudioConfig{Container: "mp3", Bitrate: "64k"}})
+	if d := cmp.Diff(map[string]any{"container": "mp3", "bitrate": "64k"}, got["audio_config"]); d != "" {
+		t.Errorf("an explicit audio_config is sent as written (-want +got):\n%s", d)
+	}
+}
