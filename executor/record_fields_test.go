@@ -183,3 +183,35 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 		t.Errorf("older batch detected language %q, segments %+v", older.DetectedLanguage, entry.Segments)
 	}
 }
+
+// An embedding output is the service's response body byte for byte, and
+// the state records the consent note with it.
+//
+// conformance: VC-010
+func TestEmbeddingWrittenAsReturned(t *testing.T) {
+	ref := recording(t, "6")
+	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": `
+version: 1
+service: { base_url: https://speech.example.com }
+embeddings:
+  founder:
+    reference_audio: refs/founder.wav
+    output: build/founder.json
+    consent: "release form 2026-10-01"
+`, "refs/founder.wav": ref})
+	b := &bodies{last: map[string][]byte{}}
+	h.hook = b.hook("/api/v1/tts/voice-clone/embeddings")
+	if s := h.apply(); s.Done != 1 || s.Failed != 0 {
+		t.Fatalf("summary %+v %v", s, s.Failures)
+	}
+	got, err := os.ReadFile(filepath.Join(h.dir, "build/founder.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := b.last["/api/v1/tts/voice-clone/embeddings"]; len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("embedding output is not the response as returned:\n got %.80s\nwant %.80s", got, want)
+	}
+	if r := h.state().Resources["embedding.founder"]; r == nil || r.Consent != "release form 2026-10-01" {
+		t.Errorf("embedding record %+v", r)
+	}
+}

@@ -149,9 +149,7 @@ func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 		return result{}, err
 	}
 	defer out.Abort()
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(emb); err != nil {
+	if err := writeRaw(out, emb.Raw, emb); err != nil {
 		return result{}, fmt.Errorf("write embedding: %w", err)
 	}
 	// The output must read back as the embedding a synthesis will send.

@@ -24,6 +24,9 @@ type Embedding struct {
 	DType string `json:"dtype"`
 	// Extra holds any other fields of the service's object, verbatim.
 	Extra map[string]json.RawMessage `json:"-"`
+	// Raw is the response body exactly as the service sent it (set by
+	// CreateEmbedding), for callers that keep what the service returned.
+	Raw json.RawMessage `json:"-"`
 }
 
 // UnmarshalJSON keeps unknown fields in Extra.
@@ -88,10 +91,17 @@ func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Read
 		return nil, fmt.Errorf("create embedding: %w", err)
 	}
 	defer resp.Body.Close()
+	// An embedding is a few kilobytes (768 values): it is read whole, within
+	// a bound, to keep its exact bytes.
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("create embedding: read response: %w", err)
+	}
 	var e Embedding
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&e); err != nil {
+	if err := json.Unmarshal(raw, &e); err != nil {
 		return nil, fmt.Errorf("create embedding: decode response: %w", err)
 	}
+	e.Raw = raw
 	if e.Embedding == "" || len(e.Shape) == 0 || e.DType == "" {
 		return nil, fmt.Errorf("create embedding: response lacks embedding, shape or dtype")
 	}
