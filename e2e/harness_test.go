@@ -165,6 +165,9 @@ func newProject(t testing.TB, name string, e *emu) *project {
 	return p
 }
 
+// copyTree copies an example's own files: not what an apply of it left
+// there (the README's first command applies ivr-prompts in place), so that
+// a test always starts from the example as committed.
 func copyTree(t testing.TB, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
@@ -172,6 +175,12 @@ func copyTree(t testing.TB, from, to string) {
 			return err
 		}
 		rel, _ := filepath.Rel(from, path)
+		if top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); top == "build" || top == ".voxform" || strings.HasPrefix(top, "voxform.state.json") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		dst := filepath.Join(to, rel)
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)
