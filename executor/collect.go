@@ -90,15 +90,7 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	if err != nil {
 		return fmt.Errorf("transcript of %s: %w", m.name, err)
 	}
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error {
-		f, err := os.Open(jsonOut.TempPath())
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}, segs)
+	outs, err := x.writeTranscripts(t, copyFrom(jsonOut.TempPath()), segs)
 	if err != nil {
 		return err
 	}

@@ -205,16 +205,7 @@ func (x *run) render(ctx context.Context, a *planner.Action) (result, error) {
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
-	jsonPath := a.RenderFrom
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error {
-		f, err := os.Open(x.abs(jsonPath))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}, segs)
+	outs, err := x.writeTranscripts(t, copyFrom(x.abs(a.RenderFrom)), segs)
 	if err != nil {
 		return result{}, err
 	}
@@ -263,6 +254,20 @@ func writeRaw(w io.Writer, raw json.RawMessage, v any) error {
 	}
 	_, err := w.Write(raw)
 	return err
+}
+
+// copyFrom returns a writer of the JSON output that streams the file at
+// path (a downloaded or recorded transcript) as it is.
+func copyFrom(path string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
