@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"strings"
@@ -248,6 +249,13 @@ func IsTemporary(err error) bool {
 	var ie *IncompleteError
 	if errors.As(err, &ie) {
 		return true
+	}
+	// A local file's error (a full disk, a path that cannot be written)
+	// carries a syscall.Errno, which passes for a net.Error: sending the
+	// paid call again cannot mend it.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return false
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {

@@ -1,0 +1,46 @@
+package speechapi_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/speechapi"
+)
+
+// fullDisk is an output on a full disk: every write fails as os.File's do.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "build/a.wav", Err: syscall.ENOSPC}
+}
+
+// A local file error is not worth a retry: a synthesis whose output cannot
+// be written is billed once, and the operation fails at once rather than
+// paying again for audio that cannot be kept. Connection errors stay
+// temporary.
+func TestLocalWriteErrorIsNotRetried(t *testing.T) {
+	e := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
+	req := &speechapi.SynthesisRequest{Text: "a full disk", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
+	calls := 0
+	err := speechapi.Retry(context.Background(), speechapi.RetryPolicy{Attempts: 5, WaitMin: time.Millisecond, WaitMax: time.Millisecond},
+		func(int) error {
+			calls++
+			_, err := e.client.Synthesize(context.Background(), req, fullDisk{})
+			return err
+		})
+	if !errors.Is(err, syscall.ENOSPC) || calls != 1 {
+		t.Fatalf("after %d call(s): %v; want one call failing with ENOSPC", calls, err)
+	}
+	if speechapi.IsTemporary(&fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}) {
+		t.Error("a permission error is temporary")
+	}
+	if !speechapi.IsTemporary(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}) {
+		t.Error("a reset connection is not temporary")
+	}
+}
