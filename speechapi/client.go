@@ -2,6 +2,7 @@ package speechapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -53,7 +54,10 @@ type Config struct {
 type Client struct {
 	cfg   Config
 	http  *retryablehttp.Client
-	plain *http.Client // streams and presigned downloads: no timeout on the body
+	plain *http.Client // streams: no timeout on the body; follows no redirect
+	// storage fetches presigned transcript URLs: no API key, redirects
+	// followed only to https (or loopback) addresses.
+	storage *http.Client
 }
 
 // New validates cfg and returns a Client.
@@ -88,12 +92,17 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RetryAfterMax <= 0 {
 		cfg.RetryAfterMax = DefaultRetryAfterMax
 	}
-	plain := cfg.HTTPClient
-	if plain == nil {
-		plain = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	base := cfg.HTTPClient
+	if base == nil {
+		base = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
+	// Go copies a request's headers to a redirect's target, the API key
+	// among them: calls that carry the key follow no redirect at all.
+	plain, storage := *base, *base
+	plain.CheckRedirect = refuseRedirect
+	storage.CheckRedirect = secureRedirect
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = plain
+	rc.HTTPClient = &plain
 	rc.Logger = nil // the default logger prints URLs and would add noise; keys are never in URLs
 	rc.RetryMax = cfg.Retries
 	rc.RetryWaitMin = cfg.RetryWaitMin
@@ -107,7 +116,7 @@ func New(cfg Config) (*Client, error) {
 		// service's error body, or the last connection error.
 		return resp, err
 	}
-	c := &Client{cfg: cfg, http: rc, plain: plain}
+	c := &Client{cfg: cfg, http: rc, plain: &plain, storage: &storage}
 	if cfg.OnRetry != nil {
 		rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
 			if attempt > 0 {
@@ -116,6 +125,38 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	return c, nil
+}
+
+// RedirectError is a redirect voxform did not follow: the service answered a
+// call that carries the API key with a redirect (the key is never sent to
+// another address), or storage redirected a transcript download to an
+// insecure address. It is not temporary.
+type RedirectError struct {
+	Status int
+	To     string // the target, without its query
+}
+
+// Error names the status and the target.
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("answered %d redirecting to %s: not followed", e.Status, e.To)
+}
+
+// refuseRedirect is the redirect policy of calls that carry the API key.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return &RedirectError{Status: req.Response.StatusCode, To: withoutQuery(req.URL.String())}
+}
+
+// secureRedirect follows a presigned download's redirects to https (or
+// loopback) addresses only, at most ten, never with the API key.
+func secureRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if err := checkScheme(req.URL.String(), "https"); err != nil {
+		return &RedirectError{Status: req.Response.StatusCode, To: withoutQuery(req.URL.String())}
+	}
+	req.Header.Del(HeaderAPIKey)
+	return nil
 }
 
 // DefaultRetryAfterMax is the longest Retry-After a Client waits for unless
@@ -229,6 +270,12 @@ func (c *Client) responseError(resp *http.Response) error {
 // scrub makes sure an error can never carry the API key, whatever a lower
 // layer put in it.
 func scrub(err error, key string) error {
+	// A refused redirect stands alone: the *url.Error around it names the
+	// target with its query (a signature, perhaps).
+	var re *RedirectError
+	if errors.As(err, &re) {
+		return re
+	}
 	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
 		return err
 	}
@@ -241,6 +288,10 @@ func scrub(err error, key string) error {
 func checkRetry(ctx context.Context, resp *http.Response, err error, afterMax time.Duration) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
+	}
+	var re *RedirectError
+	if errors.As(err, &re) {
+		return false, nil
 	}
 	if err != nil {
 		return true, nil
@@ -286,6 +337,9 @@ func RetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		if s >= float64(math.MaxInt64)/float64(time.Second) { // beyond time.Duration: as long as can be
+			return time.Duration(math.MaxInt64), true
+		}
 		return time.Duration(s * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -141,6 +141,9 @@ const maxExcerpt = 200
 // HTML or XML (a proxy's or a storage service's error page), its text
 // without the markup; at most maxExcerpt characters and "...".
 func excerpt(body []byte) string {
+	if len(body) > 16<<10 { // more than an excerpt needs, even of markup
+		body = body[:16<<10]
+	}
 	s := strings.ToValidUTF8(string(body), "?")
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "<") {
 		s = markupText(t)
@@ -255,6 +258,10 @@ func IsTemporary(err error) bool {
 	// paid call again cannot mend it.
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
+		return false
+	}
+	var re *RedirectError
+	if errors.As(err, &re) {
 		return false
 	}
 	var ne net.Error

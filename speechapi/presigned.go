@@ -78,7 +78,7 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 		return 0, fmt.Errorf("transcript url %q is not valid", withoutQuery(rawURL))
 	}
 	req.Header.Set("User-Agent", "voxform")
-	resp, err := c.plain.Do(req)
+	resp, err := c.storage.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {

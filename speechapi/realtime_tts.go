@@ -89,6 +89,13 @@ func (c *Client) realtimeExchange(conn *websocket.Conn, req *SynthesisRequest, o
 	}
 }
 
+// MaxFrameBytes bounds one WebSocket message the client accepts: audio
+// arrives in frames of a second or so (the live service's JSON frames may
+// hold a whole WAV file of a long text, tens of megabytes in base64), and a
+// larger message ends the session with an error rather than exhausting
+// memory.
+const MaxFrameBytes = 128 << 20
+
 // readFrame reads the next message into buf, reusing its storage, so that
 // a long stream does not allocate a buffer for every frame. The message is
 // valid until the next call.
@@ -213,6 +220,7 @@ func (c *Client) dialRetry(ctx context.Context, d *websocket.Dialer, rawURL, pat
 	for attempt := 0; ; attempt++ {
 		conn, resp, err := d.DialContext(ctx, rawURL, h)
 		if err == nil {
+			conn.SetReadLimit(MaxFrameBytes)
 			return conn, nil
 		}
 		if resp != nil {
