@@ -209,15 +209,29 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return e.Err }
 
 // names is Path, or the first few of Files and how many more.
+// names lists the files for a message; a URL's query and fragment (a
+// pre-signed source's signature) are left out.
 func (e *FileError) names() string {
 	if len(e.Files) < 2 {
-		return e.Path
+		return nameOf(e.Path)
 	}
 	const shown = 3
-	if len(e.Files) <= shown {
-		return strings.Join(e.Files[:len(e.Files)-1], ", ") + " and " + e.Files[len(e.Files)-1]
+	files := make([]string, min(len(e.Files), shown))
+	for i := range files {
+		files[i] = nameOf(e.Files[i])
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(e.Files[:shown], ", "), len(e.Files)-shown)
+	if len(e.Files) <= shown {
+		return strings.Join(files[:len(files)-1], ", ") + " and " + files[len(files)-1]
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files, ", "), len(e.Files)-shown)
+}
+
+// nameOf is a file name for a message: a URL without its query.
+func nameOf(path string) string {
+	if strings.Contains(path, "://") {
+		return withoutQuery(path)
+	}
+	return path
 }
 
 // filesError wraps the failure of a call about files in a *FileError

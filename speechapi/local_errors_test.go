@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -42,5 +43,21 @@ func TestLocalWriteErrorIsNotRetried(t *testing.T) {
 	}
 	if !speechapi.IsTemporary(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}) {
 		t.Error("a reset connection is not temporary")
+	}
+}
+
+// A source URL named in a file error keeps its signature out of the
+// message.
+func TestFileErrorHidesURLQueries(t *testing.T) {
+	signed := "https://bucket.example.com/calls/a.wav?X-Amz-Signature=s3cr3t"
+	for _, e := range []*speechapi.FileError{
+		{Path: signed, Status: "SKIPPED", JobID: "job_1"},
+		{Op: "create batch job with", Path: signed, Files: []string{signed, signed + "2", "b.wav", "c.wav"}, Err: errors.New("boom")},
+		{Op: "create batch job with", Path: signed, Files: []string{signed, "b.wav"}, Err: errors.New("boom")},
+	} {
+		msg := e.Error()
+		if strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, "https://bucket.example.com/calls/a.wav") {
+			t.Errorf("file error %q", msg)
+		}
 	}
 }
