@@ -12,7 +12,9 @@ import (
 )
 
 // storagePrefix is where presigned transcript URLs point: emulated
-// third-party storage, not an API route (no key, not counted as a request).
+// third-party storage, not an API route (no key, no latency, no injected
+// errors; drop-rate applies). Downloads count among the requests as
+// GET /_storage/transcripts/{token}, and as presigned_downloads.
 const storagePrefix = "/_storage/transcripts/"
 
 // link is one presigned transcript URL.
