@@ -96,6 +96,13 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 		parallelism = 1
 	}
 	for len(finished) < len(units) {
+		// A stop request is seen before anything starts, not only when the
+		// select below happens to pick it among other ready events.
+		select {
+		case <-stop:
+			stop, stopped = nil, true
+		default:
+		}
 		for running < parallelism && active < 2*parallelism && len(ready) > 0 && !stopped {
 			u := byID[ready[0]]
 			ready = ready[1:]

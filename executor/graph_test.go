@@ -200,3 +200,54 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 		t.Errorf("%d units ran, want 7", n)
 	}
 }
+
+// TestRunGraphStopIsSeenFirst: a stop request that came before the graph
+// started starts nothing, and one that comes while units finish starts
+// nothing more, whatever order the events arrive in.
+func TestRunGraphStopIsSeenFirst(t *testing.T) {
+	noop := func(context.Context) error { return nil }
+	var units []unit
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		units = append(units, unit{id: id, run: noop})
+	}
+	stop := make(chan struct{})
+	close(stop)
+	ran := 0
+	if err := runGraph(context.Background(), stop, 4, units, func(o outcome) {
+		if o.skipped == "" {
+			ran++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ran != 0 {
+		t.Errorf("%d units ran after a stop that came first", ran)
+	}
+
+	for range 50 {
+		stop := make(chan struct{})
+		var once sync.Once
+		var late atomic.Int32
+		var many []unit
+		for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {
+			many = append(many, unit{id: id, run: func(ctx context.Context) error {
+				select {
+				case <-stop:
+					late.Add(1) // started after the stop request
+				default:
+				}
+				once.Do(func() { close(stop) }) // the stop comes while units run
+				releaseSlot(ctx)
+				return nil
+			}})
+		}
+		// One at a time: the unit that asks to stop is the only one
+		// running, and its release must not let another start.
+		if err := runGraph(context.Background(), stop, 1, many, func(outcome) {}); err != nil {
+			t.Fatal(err)
+		}
+		if n := late.Load(); n > 0 {
+			t.Fatalf("%d unit(s) started after the stop request", n)
+		}
+	}
+}
