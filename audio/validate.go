@@ -51,7 +51,12 @@ func ValidateReader(rs io.ReadSeeker, expected Container) error {
 	}
 	switch expected {
 	case ContainerRaw, ContainerMuLaw, ContainerALaw:
-		if got != ContainerUnknown {
+		// Headerless audio may start with any bytes: mu-law silence is
+		// 0xFF, so a frame sync of MP3 or AAC proves nothing. Only a
+		// container's file magic (a WAV, Ogg or FLAC file where samples
+		// were asked for) is a sure sign of the wrong answer.
+		switch got {
+		case ContainerWAV, ContainerOgg, ContainerFLAC:
 			return fmt.Errorf("%w: %s audio starts with a %s header", ErrInvalid, expected, got)
 		}
 		return nil

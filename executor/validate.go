@@ -82,7 +82,11 @@ func rawFormat(cfg speechapi.AudioConfig) (audio.Format, error) {
 	case speechapi.ContainerALaw:
 		f.Encoding, f.BitsPerSample = audio.ALaw, 8
 	case speechapi.ContainerRaw:
-		if cfg.Encoding != "" && cfg.Encoding != "linear_pcm" {
+		switch cfg.Encoding {
+		case "", "linear_pcm":
+		case "pcm_s16le": // 16-bit little-endian samples (the validator requires sample_width 2)
+			f.BitsPerSample = 16
+		default:
 			return f, fmt.Errorf("no check for raw %s audio", cfg.Encoding)
 		}
 	default:

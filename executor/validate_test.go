@@ -50,6 +50,12 @@ func TestRawAudioOutputValidatedBeforeRename(t *testing.T) {
 		{"mulaw any length", mulaw, "\xff\x7f\x00", true},
 		{"empty mulaw", mulaw, "", false},
 		{"a wav header in raw output", pcm16, wav.String() + "\x00\x00\x00\x00", false},
+		// Headerless audio may start like an MP3 or AAC frame: faint
+		// mu-law and small negative s16 samples do.
+		{"mulaw starting like an aac frame", mulaw, "\xff\xf9\x50\x80\x1f\xfc\xff\xfe", true},
+		{"pcm starting like an mp3 frame", pcm16, "\xff\xfb\x90\x64\x00\x00", true},
+		{"raw pcm_s16le", (&speechapi.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}).Resolved(), "\x01\x00\x02\x00", true},
+		{"raw pcm_s16le half a frame", (&speechapi.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}).Resolved(), "\x01\x00\x02", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
