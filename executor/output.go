@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/state"
+	"golang.org/x/sys/unix"
 )
 
 // tempMarker is part of every temporary output's name, so that temp files
@@ -39,7 +40,10 @@ type outputFile struct {
 
 // createOutput starts writing the output at rel (relative to dir).
 func createOutput(dir, rel string) (*outputFile, error) {
-	o := openOutput(dir, rel)
+	o, err := openOutput(dir, rel)
+	if err != nil {
+		return nil, err
+	}
 	if err := o.wait(); err != nil {
 		return nil, err
 	}
@@ -48,17 +52,21 @@ func createOutput(dir, rel string) (*outputFile, error) {
 
 // openOutput is createOutput with the temporary file created in the
 // background: a caller that is about to wait for the service lets the file
-// system's work (a directory, an inode) overlap that wait. The first
-// method called waits for the file; an error creating it is that method's.
-func openOutput(dir, rel string) *outputFile {
+// system's work (an inode) overlap that wait. The directory is made, and
+// checked to be writable, first, so that a path that cannot be written
+// fails before the paid call; the first method called waits for the file,
+// and an error creating it is that method's.
+func openOutput(dir, rel string) (*outputFile, error) {
 	final := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	if err := unix.Access(filepath.Dir(final), unix.W_OK); err != nil {
+		return nil, fmt.Errorf("output directory %s: %w", filepath.Dir(rel), err)
+	}
 	o := &outputFile{rel: rel, final: final, h: sha256.New(), ready: make(chan struct{})}
 	go func() {
 		defer close(o.ready)
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			o.openErr = fmt.Errorf("create output directory: %w", err)
-			return
-		}
 		f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+tempMarker+"*")
 		if err != nil {
 			o.openErr = fmt.Errorf("create temporary output: %w", err)
@@ -66,7 +74,7 @@ func openOutput(dir, rel string) *outputFile {
 		}
 		o.f = f
 	}()
-	return o
+	return o, nil
 }
 
 // wait returns once the temporary file exists, or why it does not.
@@ -122,8 +130,14 @@ func (o *outputFile) Truncate(size int64) error {
 	return nil
 }
 
-// TempPath is the temporary file's path (for validation before commit).
-func (o *outputFile) TempPath() string { return o.f.Name() }
+// TempPath is the temporary file's path (for validation before commit),
+// or "" when it could not be created.
+func (o *outputFile) TempPath() string {
+	if o.wait() != nil {
+		return ""
+	}
+	return o.f.Name()
+}
 
 // Commit makes the output visible at its final path. validate, if not nil,
 // checks the complete temporary file first (container magic, sizes).

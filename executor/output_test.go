@@ -85,3 +85,23 @@ func TestSweepTempsRemovesLeftovers(t *testing.T) {
 		t.Errorf("after sweep: %v", entries)
 	}
 }
+
+// An output whose directory cannot be made fails before anything is sent:
+// openOutput answers at once, not at the first write.
+func TestOpenOutputFailsBeforeTheCall(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "build"), []byte("a file, not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openOutput(dir, "build/a.wav"); err == nil {
+		t.Fatal("an output under a file was opened")
+	}
+	o, err := openOutput(dir, "ok/a.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TempPath() == "" {
+		t.Error("no temporary file")
+	}
+	o.Abort()
+}

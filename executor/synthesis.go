@@ -22,7 +22,10 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 		return result{}, err
 	}
 	// The temporary file is made while the request is on its way.
-	out := openOutput(x.opts.Dir, s.Output)
+	out, err := openOutput(x.opts.Dir, s.Output)
+	if err != nil {
+		return result{}, err
+	}
 	defer out.Abort()
 	call := x.opts.Client.Synthesize
 	switch s.Transport {
