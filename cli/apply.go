@@ -230,7 +230,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	limiter := executor.NewLimiter(m.Service.RequestsPerSecond, parallelism)
 	httpClient := &http.Client{Transport: limiter.Transport(transport)}
 	var conn *serviceConn
-	if needsConnection(pr.plan) || len(pr.state.JobIntents) > 0 {
+	// Job intents left by a process that died are swept by the next apply
+	// that talks to the service anyway (never a reason to ask for a key).
+	if needsConnection(pr.plan) {
 		var err error
 		conn, err = connect(env, m, f.plan.service, httpClient, env.Stderr)
 		if err != nil {

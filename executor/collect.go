@@ -36,11 +36,17 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 			rec, ok = byName[path.Base(m.name)]
 		}
 		if !ok {
-			failed += x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
+			n := x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
+			mu.Lock()
+			failed += n
+			mu.Unlock()
 			continue
 		}
 		if err := rec.Err(job.JobID); err != nil {
-			failed += x.failMembers([]*member{m}, err, true)
+			n := x.failMembers([]*member{m}, err, true)
+			mu.Lock()
+			failed += n
+			mu.Unlock()
 			continue
 		}
 		wg.Add(1)

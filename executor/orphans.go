@@ -3,6 +3,8 @@ package executor
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"time"
 
 	"github.com/voxform/voxform/manifest"
@@ -24,7 +26,7 @@ const (
 	// deadIntentSpan bounds how long the create call of a process that
 	// died may have taken (an upload of up to 100 files): its job's
 	// created_at lies at most this long after the intent.
-	deadIntentSpan = 30 * time.Minute
+	deadIntentSpan = 2 * time.Hour
 	// intentHorizon is how long an intent is kept while the jobs listing
 	// fails: an orphan older than that is no longer looked for (a job in
 	// CREATED costs nothing).
@@ -45,8 +47,9 @@ func (x *run) intentFor(t *manifest.Transcription, block string, files int) (sta
 			Model: cfg.Model, LanguageCode: cfg.LanguageCode, WithDiarization: cfg.WithDiarization,
 			NumSpeakers: cfg.NumSpeakers, IsMultiChannel: cfg.IsMultiChannel, WithDenoise: cfg.WithDenoise,
 		},
-		Files: files,
-		Block: block,
+		Files:   files,
+		Block:   block,
+		Service: x.opts.Client.BaseURL(),
 	})
 	if err != nil {
 		return in, fmt.Errorf("record batch job intent: %w", err)
@@ -81,11 +84,20 @@ func (x *run) sweepOrphans(ctx context.Context) {
 	var live []state.JobIntent
 	var expired []string
 	for _, in := range intents {
-		if now.Sub(in.Created) > intentHorizon {
+		switch {
+		case now.Sub(in.Created) > intentHorizon:
 			expired = append(expired, in.ID)
-		} else {
+		case in.Service == "" || in.Service == x.opts.Client.BaseURL():
 			live = append(live, in)
+		case isLoopback(in.Service):
+			// An emulator of a process that died, gone with it: its
+			// jobs are too.
+			expired = append(expired, in.ID)
 		}
+		// Intents of another service wait for an apply against it.
+	}
+	if len(live) == 0 && len(expired) == 0 {
+		return
 	}
 	cancelled, err := x.cancelOrphans(ctx, live)
 	if err != nil {
@@ -147,6 +159,9 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 		}
 		if older || !page.Pagination.HasMore || page.Pagination.NextCursor == nil || *page.Pagination.NextCursor == "" {
 			break
+		}
+		if *page.Pagination.NextCursor == cursor {
+			return 0, fmt.Errorf("list batch jobs: the cursor did not advance")
 		}
 		cursor = *page.Pagination.NextCursor
 	}
@@ -241,4 +256,17 @@ func (x *run) warn(err error) {
 	x.summary.Warnings = append(x.summary.Warnings, err.Error())
 	x.mu.Unlock()
 	x.emit(Event{Kind: EventWarning, Err: err})
+}
+
+// isLoopback reports whether a base URL's host is a loopback address.
+func isLoopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
 }

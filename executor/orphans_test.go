@@ -254,3 +254,54 @@ func notFound(req *http.Request) *http.Response {
 		Header: http.Header{"Content-Type": {"application/json"}},
 		Body:   io.NopCloser(strings.NewReader(`{"error":{"code":"NOT_FOUND","message":"no such route"}}`))}
 }
+
+// An intent belongs to the service its create went to: a sweep against
+// another service neither cancels by it nor forgets it, except that the
+// intent of an emulator on a loopback address that is gone (another port:
+// the process that served it died) is dropped.
+func TestIntentsOfOtherServices(t *testing.T) {
+	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": batchManifest, "rec/a.wav": recording(t, "1")})
+	b := state.NewLocal(h.dir)
+	lk, err := b.Lock("apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := b.Open(lk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job and intents are in Tamil: this run's own intent (Hindi) does
+	// not account for the job either.
+	cfg := state.JobIntentConfig{Model: "stt-v2.5", LanguageCode: "ta-IN"}
+	for _, svc := range []string{"https://speech.example.com", "http://127.0.0.1:1"} {
+		if _, err := rec.RecordJobIntent(state.JobIntent{API: "batch", Files: 1, Block: "calls", Config: cfg, Service: svc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := speechapi.FileSource(filepath.Join(h.dir, "rec/a.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Name = "rec__a.wav"
+	stranger, err := h.cl.CreateJobUpload(context.Background(), speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "ta-IN", Mode: "transcribe"}, []speechapi.Source{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk.Unlock()
+
+	if s := h.apply(); s.Done != 1 || s.OrphansCancelled != 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	if j, err := h.cl.GetJob(context.Background(), stranger.JobID); err != nil || j.Status != speechapi.JobCreated {
+		t.Errorf("a job no intent of this service accounts for: %v %v", j, err)
+	}
+	st := h.state()
+	if len(st.JobIntents) != 1 || st.JobIntents[0].Service != "https://speech.example.com" {
+		t.Errorf("intents %+v, want only the other service's", st.JobIntents)
+	}
+	for _, in := range st.JobIntents {
+		if in.Service == "" {
+			t.Errorf("an intent of this run without its service: %+v", in)
+		}
+	}
+}

@@ -27,6 +27,9 @@ type JobIntent struct {
 	Files int `json:"files,omitempty"`
 	// Block names the manifest block the job was for (for the reader).
 	Block string `json:"block,omitempty"`
+	// Service is the base URL of the service the create went to: only a
+	// sweep against that service looks for the intent's orphans.
+	Service string `json:"service,omitempty"`
 }
 
 // JobIntentConfig is the part of a batch job's config a sweep compares.
