@@ -158,29 +158,7 @@ func TestDroppedCreateLeavesOrphanThatIsCancelled(t *testing.T) {
 // conformance: BJ-056
 func TestOrphanOfKilledApplyCancelledFirst(t *testing.T) {
 	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": batchManifest, "rec/a.wav": recording(t, "1")})
-	b := state.NewLocal(h.dir)
-	lk, err := b.Lock("apply")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := b.Open(lk, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rec.RecordJobIntent(state.JobIntent{API: "batch", Files: 1, Block: "calls",
-		Config: state.JobIntentConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}}); err != nil {
-		t.Fatal(err)
-	}
-	src, err := speechapi.FileSource(filepath.Join(h.dir, "rec/a.wav"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.Name = "rec__a.wav"
-	orphan, err := h.cl.CreateJobUpload(context.Background(), speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN", Mode: "transcribe"}, []speechapi.Source{src}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lk.Unlock() // killed: the journal is never folded
+	orphan := killedAfterCreate(t, h, "hi-IN", "")
 
 	var ev events
 	s := h.applyWith(func(o *executor.Options) { o.Events = ev.add })
@@ -261,33 +239,9 @@ func notFound(req *http.Request) *http.Response {
 // the process that served it died) is dropped.
 func TestIntentsOfOtherServices(t *testing.T) {
 	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": batchManifest, "rec/a.wav": recording(t, "1")})
-	b := state.NewLocal(h.dir)
-	lk, err := b.Lock("apply")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := b.Open(lk, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The job and intents are in Tamil: this run's own intent (Hindi) does
 	// not account for the job either.
-	cfg := state.JobIntentConfig{Model: "stt-v2.5", LanguageCode: "ta-IN"}
-	for _, svc := range []string{"https://speech.example.com", "http://127.0.0.1:1"} {
-		if _, err := rec.RecordJobIntent(state.JobIntent{API: "batch", Files: 1, Block: "calls", Config: cfg, Service: svc}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src, err := speechapi.FileSource(filepath.Join(h.dir, "rec/a.wav"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.Name = "rec__a.wav"
-	stranger, err := h.cl.CreateJobUpload(context.Background(), speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "ta-IN", Mode: "transcribe"}, []speechapi.Source{src}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lk.Unlock()
+	stranger := killedAfterCreate(t, h, "ta-IN", "https://speech.example.com", "http://127.0.0.1:1")
 
 	if s := h.apply(); s.Done != 1 || s.OrphansCancelled != 0 {
 		t.Fatalf("summary %+v", s)
@@ -304,4 +258,38 @@ func TestIntentsOfOtherServices(t *testing.T) {
 			t.Errorf("an intent of this run without its service: %+v", in)
 		}
 	}
+}
+
+// killedAfterCreate leaves h's state as a process killed between a batch
+// job create and its record leaves it: a journal holding an intent for the
+// service at each of services ("" for this one) and, on the service, the
+// job in CREATED, which it returns.
+func killedAfterCreate(t *testing.T, h *harness, lang string, services ...string) *speechapi.CreateJobResult {
+	t.Helper()
+	b := state.NewLocal(h.dir)
+	lk, err := b.Lock("apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock() // killed: the journal is never folded
+	rec, err := b.Open(lk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range services {
+		if _, err := rec.RecordJobIntent(state.JobIntent{API: "batch", Files: 1, Block: "calls", Service: svc,
+			Config: state.JobIntentConfig{Model: "stt-v2.5", LanguageCode: lang}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := speechapi.FileSource(filepath.Join(h.dir, "rec/a.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Name = "rec__a.wav"
+	job, err := h.cl.CreateJobUpload(context.Background(), speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: lang, Mode: "transcribe"}, []speechapi.Source{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
 }
