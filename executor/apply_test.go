@@ -188,11 +188,8 @@ transcriptions:
     formats: [json, txt]
 `
 
-// A second apply with nothing changed makes no API call at all.
-func TestSecondApplyMakesNoCalls(t *testing.T) {
-	wav := recording(t, "1")
-	h := newHarness(t, emulator.Options{}, map[string]string{
-		"main.yaml": batchManifest + `
+// helloSynthesis declares one REST synthesis, out/hello.wav.
+const helloSynthesis = `
 voices:
   v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
 syntheses:
@@ -200,7 +197,13 @@ syntheses:
     voice: v
     text: "नमस्ते"
     output: out/hello.wav
-`, "rec/a.wav": wav,
+`
+
+// A second apply with nothing changed makes no API call at all.
+func TestSecondApplyMakesNoCalls(t *testing.T) {
+	wav := recording(t, "1")
+	h := newHarness(t, emulator.Options{}, map[string]string{
+		"main.yaml": batchManifest + helloSynthesis, "rec/a.wav": wav,
 	})
 	if s := h.apply(); s.Done != 2 || s.Failed != 0 {
 		t.Fatalf("first apply: %+v", s)

@@ -74,14 +74,7 @@ func TestSummaryReportsLoweredConcurrency(t *testing.T) {
 	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": `
 version: 1
 service: { base_url: https://speech.example.com }
-voices:
-  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
-syntheses:
-  hello:
-    voice: v
-    text: "नमस्ते"
-    output: out/hello.wav
-`})
+` + helloSynthesis})
 	lim := executor.NewLimiter(0, 4)
 	var first atomic.Bool
 	inner := roundTripFunc(func(req *http.Request) (*http.Response, error) {
