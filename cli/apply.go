@@ -65,6 +65,7 @@ func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) 
 	if !destroy {
 		fs.Var(repeated{&f.plan.targets}, "target", "apply only `ADDR` (or a whole block) and what it depends on (repeatable)")
 		fs.Var(repeated{&f.plan.replace}, "replace", "replace `ADDR` even if unchanged (repeatable)")
+		fs.BoolVar(&f.plan.overwrite, "overwrite", false, "replace files at output paths that voxform did not make (without it such resources are refused)")
 	}
 	fs.BoolVar(&f.plan.refresh, "refresh", true, "hash outputs to find missing or modified files (-refresh=false trusts the state)")
 	fs.BoolVar(&f.plan.noColor, "no-color", false, "no colours in the output")

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interruptKey is the context key of the process's interrupt counter.
@@ -17,16 +18,23 @@ type interrupts struct {
 	second chan struct{} // closed at the second interrupt
 }
 
+// TermGrace is how long after a SIGTERM voxform waits for the calls in
+// flight before it cancels them: a SIGTERM is a first interrupt followed by
+// a second one after TermGrace, so that a CI job's timeout (SIGTERM, then
+// SIGKILL some seconds later) ends voxform cleanly, its finished work
+// recorded and no partial file left.
+const TermGrace = 5 * time.Second
+
 // NotifyInterrupts returns a copy of parent that the first SIGINT or SIGTERM
 // of the process cancels, and that carries a count of the later ones: apply
 // lets the calls in flight finish at the first interrupt and cancels them at
-// the second. Counting starts here, once for the whole process, so no
-// interrupt is missed however early it comes. stop ends the watch and
-// restores the default signal behaviour.
+// the second (or TermGrace after a SIGTERM). Counting starts here, once for
+// the whole process, so no interrupt is missed however early it comes. stop
+// ends the watch and restores the default signal behaviour.
 func NotifyInterrupts(parent context.Context) (ctx context.Context, stop func()) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := watchInterrupts(parent, sigs)
+	ctx, cancel := watchInterrupts(parent, sigs, TermGrace)
 	return ctx, func() {
 		signal.Stop(sigs)
 		cancel()
@@ -34,22 +42,34 @@ func NotifyInterrupts(parent context.Context) (ctx context.Context, stop func())
 }
 
 // watchInterrupts counts the signals received on sigs: the first cancels
-// the returned context, the second closes the counter's second channel.
-func watchInterrupts(parent context.Context, sigs <-chan os.Signal) (context.Context, func()) {
+// the returned context, the second closes the counter's second channel. A
+// SIGTERM also counts as the second once grace has passed.
+func watchInterrupts(parent context.Context, sigs <-chan os.Signal, grace time.Duration) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	in := &interrupts{second: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
 		n := 0
+		var graceOver <-chan time.Time // nil until a SIGTERM
+		count := func() {
+			n++
+			switch n {
+			case 1:
+				cancel()
+			case 2:
+				close(in.second)
+			}
+		}
 		for {
 			select {
-			case <-sigs:
-				n++
-				switch n {
-				case 1:
-					cancel()
-				case 2:
-					close(in.second)
+			case sig := <-sigs:
+				count()
+				if sig == syscall.SIGTERM && graceOver == nil && n < 2 {
+					graceOver = time.After(grace)
+				}
+			case <-graceOver:
+				if n < 2 {
+					count()
 				}
 			case <-done:
 				return

@@ -40,7 +40,7 @@ func TestInterruptionStages(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
-			ctx, release := watchInterrupts(context.Background(), sigs)
+			ctx, release := watchInterrupts(context.Background(), sigs, time.Hour)
 			defer release()
 			if early {
 				sigs <- os.Interrupt
@@ -99,4 +99,30 @@ func TestNotifyInterruptsRealSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClosed(t, hard.Done(), "hard cancel at the second SIGINT")
+}
+
+// TestSIGTERMCancelsAfterGrace: a SIGTERM stops at once (calls in flight
+// may finish) and cancels what is still in flight once the grace period is
+// over, as a second interrupt would; a SIGINT alone never does.
+func TestSIGTERMCancelsAfterGrace(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			sigs := make(chan os.Signal, 1)
+			ctx, release := watchInterrupts(context.Background(), sigs, 50*time.Millisecond)
+			defer release()
+			stop, hard, cancel := interruption(ctx)
+			defer cancel()
+			sigs <- sig
+			waitClosed(t, stop, "stop at the first signal")
+			if sig == os.Interrupt {
+				select {
+				case <-hard.Done():
+					t.Fatal("a single SIGINT cancelled the calls in flight")
+				case <-time.After(200 * time.Millisecond):
+				}
+				return
+			}
+			waitClosed(t, hard.Done(), "cancel once the grace period is over")
+		})
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/state"
@@ -36,21 +37,22 @@ Flags:
 
 // planFlags are the flags shared by plan (and usable by apply).
 type planFlags struct {
-	vars     varFlags
-	service  serviceFlags
-	targets  []string
-	replace  []string
-	refresh  bool
-	destroy  bool
-	noColor  bool
-	jsonOut  bool
-	out      string
-	detailed bool
+	vars      varFlags
+	service   serviceFlags
+	targets   []string
+	replace   []string
+	refresh   bool
+	overwrite bool
+	destroy   bool
+	noColor   bool
+	jsonOut   bool
+	out       string
+	detailed  bool
 }
 
 // options returns the planner options of the flags.
 func (f *planFlags) options() planner.Options {
-	return planner.Options{Targets: f.targets, Replace: f.replace, Destroy: f.destroy, NoRefresh: !f.refresh}
+	return planner.Options{Targets: f.targets, Replace: f.replace, Destroy: f.destroy, NoRefresh: !f.refresh, Overwrite: f.overwrite}
 }
 
 func runPlan(ctx context.Context, env *Env, args []string) error {
@@ -60,6 +62,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.Var(repeated{&f.targets}, "target", "plan only `ADDR` (or a whole block) and what it depends on (repeatable)")
 	fs.Var(repeated{&f.replace}, "replace", "replace `ADDR` even if unchanged (repeatable)")
 	fs.BoolVar(&f.refresh, "refresh", true, "hash outputs to find missing or modified files (-refresh=false trusts the state)")
+	fs.BoolVar(&f.overwrite, "overwrite", false, "replace files at output paths that voxform did not make (without it such resources are refused)")
 	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours in the output")
 	fs.BoolVar(&f.jsonOut, "json", false, "newline-delimited JSON messages instead of the table")
@@ -213,10 +216,27 @@ func preparePlan(ctx context.Context, env *Env, vars *varFlags, opts planner.Opt
 		Desired: desired, State: pr.state, Hash: hash, Probe: probeFunc(m.Dir),
 		Options: opts, Budget: m.Budget,
 	})
+	if err == nil {
+		err = checkPlanPaths(env.Dir, pr.plan)
+	}
 	if serr := pr.cache.Save(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
 	}
 	return pr, err
+}
+
+// checkPlanPaths refuses a plan that would touch a path voxform does not
+// own, as the file system resolves it now (apply checks again).
+func checkPlanPaths(dir string, p *planner.Plan) error {
+	root, err := owned.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := p.CheckPaths(root.Check); err != nil {
+		return withHint(fmt.Errorf("plan: %w", err), "voxform writes, moves and deletes only its own outputs inside the manifest directory")
+	}
+	return nil
 }
 
 // loadForPlan loads the manifest, writing diagnostics for people or as JSON.

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -42,8 +43,35 @@ func (x *run) batchOperation(id string, actions []*planner.Action) func(context.
 // uploadName is the file name a local input is uploaded under: its path
 // relative to the manifest directory with slashes made safe, so that two
 // inputs with one base name in different folders stay apart in a job.
+// Two inputs can still meet (a/b.wav and a__b.wav): uniqueNames tells them
+// apart.
 func uploadName(input string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(input, "./"), "/", "__")
+}
+
+// uniqueNames makes the names of members unique, in address order: a name
+// met before gets "~2", "~3", ... before its extension. The name is
+// recorded with the pending job, so a resumed job maps its file records
+// back by the same names.
+func uniqueNames(members []*member) {
+	used := make(map[string]bool, len(members))
+	for _, m := range members {
+		if m.action.Desired.Transcription.IsURL {
+			used[m.name] = true // a URL is unique as it is
+		}
+	}
+	for _, m := range members {
+		if m.action.Desired.Transcription.IsURL {
+			continue
+		}
+		name := m.name
+		ext := path.Ext(name)
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s~%d%s", strings.TrimSuffix(m.name, ext), n, ext)
+		}
+		used[name] = true
+		m.name = name
+	}
 }
 
 func memberName(t *manifest.Transcription) string {
@@ -62,6 +90,7 @@ func (x *run) newJobs(ctx context.Context, actions []*planner.Action) int {
 		members = append(members, &member{action: a, name: memberName(a.Desired.Transcription), start: x.opts.Now()})
 		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
 	}
+	uniqueNames(members)
 	chunks, err := x.jobChunks(t0, members)
 	if err != nil {
 		return x.failMembers(members, err, false)
@@ -169,6 +198,9 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 	entries := map[string]*state.Resource{}
 	for _, m := range chunk {
 		entries[m.action.Address] = x.pendingRecord(m.action)
+		if src := entries[m.action.Address].Source; src != nil && src.URL == "" {
+			src.Name = m.name
+		}
 		if requestID != "" {
 			entries[m.action.Address].RequestIDs = []string{requestID}
 		}
@@ -231,8 +263,14 @@ func jobConfig(t *manifest.Transcription) speechapi.JobConfig {
 }
 
 // pendingRecord is what state holds for a transcription while its job runs.
+// The outputs of an earlier version stay recorded: they are still voxform's
+// files, which the results will replace (or a delete remove).
 func (x *run) pendingRecord(a *planner.Action) *state.Resource {
-	rec := x.transcriptionRecord(a, nil, 0)
+	var outs []state.Output
+	if a.Prior != nil {
+		outs = a.Prior.Outputs
+	}
+	rec := x.transcriptionRecord(a, outs, 0)
 	rec.Kind = string(a.Desired.Kind)
 	rec.Fingerprint = a.Desired.Fingerprint
 	rec.Request = a.Desired.Request
@@ -258,10 +296,13 @@ func (x *run) resumeJob(ctx context.Context, actions []*planner.Action) int {
 	var members []*member
 	for _, a := range actions {
 		name := ""
-		if a.Desired != nil && a.Desired.Transcription != nil {
+		switch src := a.Prior.Source; {
+		case src != nil && src.Name != "":
+			name = src.Name // as uploaded
+		case a.Desired != nil && a.Desired.Transcription != nil:
 			name = memberName(a.Desired.Transcription)
-		} else if a.Prior.Source != nil {
-			name = firstNonEmpty(a.Prior.Source.URL, uploadName(a.Prior.Source.Path))
+		case src != nil:
+			name = firstNonEmpty(src.URL, uploadName(src.Path))
 		}
 		members = append(members, &member{action: a, name: name, start: x.opts.Now()})
 		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.JobID})

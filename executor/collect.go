@@ -19,10 +19,15 @@ import (
 // records its outputs; failed, skipped and cancelled files fail their
 // resource (and are forgotten, so that the next apply tries them again).
 func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi.FileRecord, members []*member) int {
+	// Each member maps to the one record whose original_path is exactly
+	// its name; a name listed twice maps to none.
 	byName := map[string]speechapi.FileRecord{}
+	twice := map[string]bool{}
 	for _, f := range files {
+		if _, dup := byName[f.OriginalPath]; dup {
+			twice[f.OriginalPath] = true
+		}
 		byName[f.OriginalPath] = f
-		byName[path.Base(f.OriginalPath)] = f
 	}
 	var (
 		mu     sync.Mutex
@@ -32,8 +37,12 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 	)
 	for _, m := range members {
 		rec, ok := byName[m.name]
-		if !ok {
-			rec, ok = byName[path.Base(m.name)]
+		if twice[m.name] {
+			n := x.failMembers([]*member{m}, fmt.Errorf("batch job %s lists more than one file %s", job.JobID, m.name), true)
+			mu.Lock()
+			failed += n
+			mu.Unlock()
+			continue
 		}
 		if !ok {
 			n := x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
@@ -75,7 +84,7 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	if rel == "" {
 		rel = transcriptScratch(t)
 	}
-	jsonOut, err := createOutput(x.opts.Dir, rel)
+	jsonOut, err := x.output(a, rel)
 	if err != nil {
 		return err
 	}
@@ -96,7 +105,7 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	if err != nil {
 		return fmt.Errorf("transcript of %s: %w", m.name, err)
 	}
-	outs, err := x.writeTranscripts(t, copyFrom(jsonOut.TempPath()), segs)
+	outs, err := x.writeTranscripts(a, copyFrom(jsonOut.TempPath()), segs)
 	if err != nil {
 		return err
 	}

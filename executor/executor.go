@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/state"
@@ -62,6 +63,7 @@ var ErrInterrupted = errors.New("interrupted")
 type run struct {
 	opts Options
 	ctx  context.Context
+	root *owned.Root // the manifest directory: every write goes through it
 
 	// members lists the addresses each unit works on.
 	members map[string][]string
@@ -97,9 +99,19 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if opts.Events == nil {
 		opts.Events = func(Event) {}
 	}
-	x := &run{opts: opts, ctx: ctx, members: map[string][]string{}, intentEnds: map[string]time.Time{}, recordedJobs: map[string]bool{}}
+	root, err := owned.Open(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	// Every path is checked as the file system resolves it now, before
+	// anything runs; each write then goes through a checked directory handle.
+	if err := plan.CheckPaths(root.Check); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	x := &run{opts: opts, ctx: ctx, root: root, members: map[string][]string{}, intentEnds: map[string]time.Time{}, recordedJobs: map[string]bool{}}
 	start := opts.Now()
-	sweepTemps(outputDirs(opts.Dir, plan))
+	sweepTemps(root, outputPaths(plan))
 	units, err := x.units(plan)
 	if err != nil {
 		return nil, err
@@ -247,30 +259,23 @@ func (x *run) retryPolicy(addr string) speechapi.RetryPolicy {
 	return p
 }
 
-// abs returns the absolute path of a manifest-relative path.
+// abs returns the absolute path of a manifest-relative path (for reading
+// inputs; outputs are written through x.root).
 func (x *run) abs(rel string) string { return filepath.Join(x.opts.Dir, filepath.FromSlash(rel)) }
 
-// outputDirs lists the directories the plan writes into, for sweeping
-// temporary files a killed apply left behind.
-func outputDirs(dir string, plan *planner.Plan) []string {
-	seen := map[string]bool{}
+// outputPaths lists the paths the plan writes or had recorded, for sweeping
+// temporary files a killed apply left beside them.
+func outputPaths(plan *planner.Plan) []string {
 	var out []string
-	add := func(p string) {
-		d := filepath.Dir(filepath.Join(dir, filepath.FromSlash(p)))
-		if !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
 	for _, a := range plan.Actions {
 		if a.Desired != nil {
 			for _, o := range a.Desired.Outputs {
-				add(o.Path)
+				out = append(out, o.Path)
 			}
 		}
 		if a.Prior != nil {
 			for _, o := range a.Prior.Outputs {
-				add(o.Path)
+				out = append(out, o.Path)
 			}
 		}
 	}

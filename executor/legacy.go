@@ -103,7 +103,7 @@ func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json
 		}
 		segs = append(segs, seg)
 	}
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
+	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
 	if err != nil {
 		return err
 	}

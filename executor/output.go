@@ -8,11 +8,13 @@ import (
 	"hash"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
-	"golang.org/x/sys/unix"
 )
 
 // tempMarker is part of every temporary output's name, so that temp files
@@ -23,9 +25,13 @@ const tempMarker = ".voxform-tmp-"
 // the final path; Commit validates, syncs, renames into place and syncs the
 // directory; Abort removes the temporary file. Nothing ever appears at the
 // final path until Commit, so an interrupted operation leaves no partial file.
+// Every file operation goes through the output's directory handle, opened
+// and checked by owned.Root: a path component swapped for a symbolic link
+// meanwhile cannot redirect it.
 type outputFile struct {
-	rel   string // declared path
-	final string // absolute final path
+	rel string // declared path
+	dir *owned.Dir
+	own owner
 	// ready is closed once the temporary file exists (f) or could not be
 	// created (openErr); every method waits for it.
 	ready   chan struct{}
@@ -38,9 +44,20 @@ type outputFile struct {
 	done    bool
 }
 
-// createOutput starts writing the output at rel (relative to dir).
-func createOutput(dir, rel string) (*outputFile, error) {
-	o, err := openOutput(dir, rel)
+// owner is what an output needs to know of the action that writes it.
+type owner struct {
+	// replace allows an existing file at the path to be replaced: the
+	// plan found an output voxform recorded there (planner.Action.
+	// Overwrite). Otherwise Commit refuses any file that appeared there.
+	replace bool
+	// note, when set, records the output as voxform's just before it is
+	// renamed into place (state.Recorder.NoteWritten).
+	note func(state.Output) error
+}
+
+// output starts writing the output at rel for the action a.
+func (x *run) output(a *planner.Action, rel string) (*outputFile, error) {
+	o, err := x.openOutput(a, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -50,24 +67,35 @@ func createOutput(dir, rel string) (*outputFile, error) {
 	return o, nil
 }
 
-// openOutput is createOutput with the temporary file created in the
-// background: a caller that is about to wait for the service lets the file
-// system's work (an inode) overlap that wait. The directory is made, and
-// checked to be writable, first, so that a path that cannot be written
-// fails before the paid call; the first method called waits for the file,
-// and an error creating it is that method's.
-func openOutput(dir, rel string) (*outputFile, error) {
-	final := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fmt.Errorf("create output directory: %w", err)
+// openOutput is output with the temporary file created in the background: a
+// caller that is about to wait for the service lets the file system's work
+// (an inode) overlap that wait.
+func (x *run) openOutput(a *planner.Action, rel string) (*outputFile, error) {
+	own := owner{replace: a.MayReplace(rel)}
+	if rec := x.opts.Recorder; rec != nil {
+		own.note = func(o state.Output) error { return rec.NoteWritten(a.Address, []state.Output{o}) }
 	}
-	if err := unix.Access(filepath.Dir(final), unix.W_OK); err != nil {
-		return nil, fmt.Errorf("output directory %s: %w", filepath.Dir(rel), err)
+	return openOutput(x.root, rel, own)
+}
+
+// openOutput opens the output rel below root. The directory is made, checked
+// to lie inside the manifest directory and to be writable first, so that a
+// path that cannot be written fails before the paid call; the first method
+// called waits for the temporary file, and an error creating it is that
+// method's.
+func openOutput(root *owned.Root, rel string, own owner) (*outputFile, error) {
+	dir, err := root.OpenDir(rel, true)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", rel, err)
 	}
-	o := &outputFile{rel: rel, final: final, h: sha256.New(), ready: make(chan struct{})}
+	if err := dir.Writable(); err != nil {
+		dir.Close()
+		return nil, fmt.Errorf("output directory %s: %w", path.Dir(rel), err)
+	}
+	o := &outputFile{rel: rel, dir: dir, own: own, h: sha256.New(), ready: make(chan struct{})}
 	go func() {
 		defer close(o.ready)
-		f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+tempMarker+"*")
+		f, err := dir.CreateTemp("." + path.Base(rel) + tempMarker)
 		if err != nil {
 			o.openErr = fmt.Errorf("create temporary output: %w", err)
 			return
@@ -140,21 +168,25 @@ func (o *outputFile) TempPath() string {
 }
 
 // Commit makes the output visible at its final path. validate, if not nil,
-// checks the complete temporary file first (container magic, sizes).
+// checks the complete temporary file first (container magic, sizes). A
+// file at the final path is replaced only when the owner allows it.
 func (o *outputFile) Commit(validate func(path string) error) (state.Output, error) {
 	if o.done {
 		return state.Output{}, errors.New("output already finished")
 	}
 	if err := o.wait(); err != nil {
+		o.dir.Close()
 		return state.Output{}, err
 	}
 	o.done = true
+	defer o.dir.Close()
+	tmp := filepath.Base(o.f.Name())
 	fail := func(err error) (state.Output, error) {
 		o.f.Close()
-		os.Remove(o.f.Name())
+		o.dir.Remove(tmp)
 		return state.Output{}, err
 	}
-	if err := o.f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+	if err := o.f.Chmod(0o644); err != nil { // temporary files are made 0600
 		return fail(fmt.Errorf("chmod %s: %w", o.rel, err))
 	}
 	if err := o.f.Sync(); err != nil {
@@ -175,13 +207,22 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 			return fail(fmt.Errorf("validate %s: %w", o.rel, err))
 		}
 	}
-	if err := os.Rename(o.f.Name(), o.final); err != nil {
-		return fail(fmt.Errorf("rename %s into place: %w", o.rel, err))
+	out := state.Output{Path: o.rel, SHA256: sum, Size: size}
+	if o.own.note != nil {
+		if err := o.own.note(out); err != nil {
+			return fail(err)
+		}
 	}
-	if err := syncDir(filepath.Dir(o.final)); err != nil {
+	if err := o.dir.Commit(tmp, path.Base(o.rel), o.own.replace); err != nil {
+		if errors.Is(err, owned.ErrNotOwned) {
+			err = fmt.Errorf("%s appeared after the plan and voxform did not make it: %w", o.rel, err)
+		}
+		return fail(err)
+	}
+	if err := o.dir.Sync(); err != nil {
 		return state.Output{}, err
 	}
-	return state.Output{Path: o.rel, SHA256: sum, Size: size}, nil
+	return out, nil
 }
 
 // Check runs validate on the complete temporary file, without finishing
@@ -230,37 +271,33 @@ func (o *outputFile) Abort() {
 		return
 	}
 	o.done = true
+	defer o.dir.Close()
 	if o.wait() != nil {
 		return
 	}
 	o.f.Close()
-	os.Remove(o.f.Name())
+	o.dir.Remove(filepath.Base(o.f.Name()))
 }
 
-// syncDir makes a rename durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
-
-// sweepTemps removes temporary outputs a killed apply left in dirs.
-func sweepTemps(dirs []string) {
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+// sweepTemps removes temporary outputs a killed apply left in the
+// directories of the given output paths.
+func sweepTemps(root *owned.Root, paths []string) {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[path.Dir(p)] {
+			continue
+		}
+		seen[path.Dir(p)] = true
+		d, err := root.OpenDir(p, false)
 		if err != nil {
 			continue
 		}
+		entries, _ := d.ReadDir()
 		for _, e := range entries {
 			if !e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMarker) {
-				os.Remove(filepath.Join(dir, e.Name()))
+				d.Remove(e.Name())
 			}
 		}
+		d.Close()
 	}
 }

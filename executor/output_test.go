@@ -6,8 +6,27 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/state"
 )
+
+// createOutput opens rel below dir as an output that may replace a file
+// there (as a recorded output may be).
+func createOutput(dir, rel string) (*outputFile, error) {
+	o, err := openTestOutput(dir, rel)
+	if err != nil {
+		return nil, err
+	}
+	return o, o.wait()
+}
+
+func openTestOutput(dir, rel string) (*outputFile, error) {
+	root, err := owned.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return openOutput(root, rel, owner{replace: true})
+}
 
 func TestOutputFileCommitIsAtomic(t *testing.T) {
 	dir := t.TempDir()
@@ -79,7 +98,11 @@ func TestSweepTempsRemovesLeftovers(t *testing.T) {
 	// a killed process never commits or aborts
 	o.f.Close()
 	os.WriteFile(filepath.Join(dir, "b.wav"), []byte("y"), 0o644)
-	sweepTemps([]string{dir})
+	root, err := owned.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweepTemps(root, []string{"a.wav"})
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "b.wav" {
 		t.Errorf("after sweep: %v", entries)
@@ -93,10 +116,10 @@ func TestOpenOutputFailsBeforeTheCall(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "build"), []byte("a file, not a directory"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openOutput(dir, "build/a.wav"); err == nil {
+	if _, err := openTestOutput(dir, "build/a.wav"); err == nil {
 		t.Fatal("an output under a file was opened")
 	}
-	o, err := openOutput(dir, "ok/a.wav")
+	o, err := openTestOutput(dir, "ok/a.wav")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 		return result{}, err
 	}
 	// The temporary file is made while the request is on its way.
-	out, err := openOutput(x.opts.Dir, s.Output)
+	out, err := x.openOutput(a, s.Output)
 	if err != nil {
 		return result{}, err
 	}
@@ -147,7 +147,7 @@ func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 		return result{}, err
 	}
 	releaseSlot(ctx)
-	out, err := createOutput(x.opts.Dir, e.Output)
+	out, err := x.output(a, e.Output)
 	if err != nil {
 		return result{}, err
 	}
@@ -182,11 +182,4 @@ func (x *run) recordResource(a *planner.Action, res *state.Resource, chars int64
 	}
 	x.removeStale(a)
 	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
-}
-
-// removeStale deletes recorded outputs that nothing declares any more.
-func (x *run) removeStale(a *planner.Action) {
-	for _, p := range a.Removes {
-		os.Remove(x.abs(p))
-	}
 }

@@ -51,7 +51,7 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	secs := probeSeconds(x.abs(t.Input))
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
+	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
 	if err != nil {
 		return result{}, err
 	}
@@ -120,7 +120,7 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 			detected = s.Language
 		}
 	}
-	outs, err := x.writeTranscripts(t, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
+	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
 	if err != nil {
 		return result{}, err
 	}
@@ -150,7 +150,8 @@ func (x *run) transcriptionRecord(a *planner.Action, outs []state.Output, secs f
 // writeTranscripts writes every requested format of one input: json via
 // writeJSONDoc, the others rendered from segs. All outputs are committed
 // only once every one of them was written.
-func (x *run) writeTranscripts(t *manifest.Transcription, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+func (x *run) writeTranscripts(a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+	t := a.Desired.Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
 	files := make([]*outputFile, 0, len(formats))
@@ -161,7 +162,7 @@ func (x *run) writeTranscripts(t *manifest.Transcription, writeJSONDoc func(io.W
 	}()
 	opts := transcript.Options{}
 	for _, format := range formats {
-		f, err := createOutput(x.opts.Dir, t.Outputs[format])
+		f, err := x.output(a, t.Outputs[format])
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +206,7 @@ func (x *run) render(ctx context.Context, a *planner.Action) (result, error) {
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
-	outs, err := x.writeTranscripts(t, copyFrom(x.abs(a.RenderFrom)), segs)
+	outs, err := x.writeTranscripts(a, copyFrom(x.abs(a.RenderFrom)), segs)
 	if err != nil {
 		return result{}, err
 	}

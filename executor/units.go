@@ -26,6 +26,12 @@ func (x *run) units(plan *planner.Plan) ([]unit, error) {
 		unitOf[a.Address] = id
 	}
 	for _, a := range plan.Actions {
+		if a.Refused != "" {
+			unitOf[a.Address] = a.Address
+			x.members[a.Address] = []string{a.Address}
+			units = append(units, unit{id: a.Address, run: x.refuse(a)})
+			continue
+		}
 		if id, ok := batchGroup(a); ok {
 			addGroup(id, a)
 			continue
@@ -132,6 +138,14 @@ func (x *run) operation(a *planner.Action) (func(context.Context) error, error) 
 		return wrap(x.transcribe), nil
 	}
 	return nil, fmt.Errorf("apply: %s: no way to %s a %s", a.Address, a.Type, kindOf(a))
+}
+
+// refuse fails an action the plan refused, calling nothing.
+func (x *run) refuse(a *planner.Action) func(context.Context) error {
+	return func(context.Context) error {
+		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Refused))
+		return &unitError{n: 1}
+	}
 }
 
 // result is what one resource's operation produced.

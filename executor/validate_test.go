@@ -9,6 +9,8 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/transcript"
 )
@@ -113,18 +115,23 @@ func TestWAVOutputValidatedBeforeRename(t *testing.T) {
 // place: a json output that is not JSON leaves no output at all.
 func TestBadTranscriptNeverLands(t *testing.T) {
 	dir := t.TempDir()
-	x := &run{opts: Options{Dir: dir}}
+	root, err := owned.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &run{opts: Options{Dir: dir}, root: root}
 	tr := &manifest.Transcription{Formats: []string{"json", "txt", "srt"},
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
+	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}
 	segs := []transcript.Segment{{End: transcript.Seconds(1), Text: "नमस्ते"}}
-	_, err := x.writeTranscripts(tr, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
+	_, err = x.writeTranscripts(a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
 	if err == nil {
 		t.Fatal("a truncated json transcript was accepted")
 	}
 	if files := leftovers(t, dir); len(files) != 0 {
 		t.Errorf("outputs after a refused transcript: %v", files)
 	}
-	outs, err := x.writeTranscripts(tr, func(w io.Writer) error {
+	outs, err := x.writeTranscripts(a, func(w io.Writer) error {
 		_, err := io.WriteString(w, `{"transcript": "नमस्ते"}`)
 		return err
 	}, segs)

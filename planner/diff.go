@@ -124,10 +124,19 @@ func (c *computer) sameOutputs(d *Desired, prior *state.Resource) ([]Rename, boo
 			return nil, false, err
 		}
 		if p.Path != o.Path {
-			moves = append(moves, Rename{From: p.Path, To: o.Path})
+			moves = append(moves, Rename{From: p.Path, To: o.Path, SHA256: p.SHA256})
 		}
 	}
 	return moves, true, nil
+}
+
+func findPath(outs []state.Output, p string) (state.Output, bool) {
+	for _, o := range outs {
+		if o.Path == p {
+			return o, true
+		}
+	}
+	return state.Output{}, false
 }
 
 func findFormat(outs []state.Output, format string) (state.Output, bool) {
@@ -199,19 +208,23 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		}
 		at := p.Path
 		if p.Path != o.Path {
-			note := ""
+			note, adopt := "", false
 			if st != intact {
-				// Perhaps it was already moved by hand.
+				// Perhaps it was already moved: the new path holds the
+				// recorded content. Whatever is at the old path now is
+				// not voxform's and stays where it is.
 				if st2, err := c.outputStatus(o.Path, p); err != nil {
 					return nil, err
 				} else if st2 == intact {
-					st, note = intact, " (already moved)"
+					st, note, adopt = intact, " (already moved)", true
 				}
 			}
 			if st == intact {
-				a.Moves = append(a.Moves, Rename{From: p.Path, To: o.Path})
+				a.Moves = append(a.Moves, Rename{From: p.Path, To: o.Path, SHA256: p.SHA256, Adopt: adopt})
 				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s -> %s%s", p.Path, o.Path, note))
-				at = o.Path
+				if adopt {
+					at = o.Path
+				}
 			}
 		}
 		if st != intact {
@@ -236,6 +249,15 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 			dropped = append(dropped, p)
 			formatGone = true
 			a.Reasons = append(a.Reasons, fmt.Sprintf("format %s removed", p.Format))
+		}
+	}
+	if len(damaged) > 0 {
+		// A repair writes every output at its declared path; the old
+		// copies of outputs it would have moved are then left over.
+		for _, m := range a.Moves {
+			if p, ok := findPath(prior.Outputs, m.From); ok && !m.Adopt {
+				dropped = append(dropped, p)
+			}
 		}
 	}
 	a.Removes = c.unclaimed(dropped, d.Outputs)

@@ -41,7 +41,10 @@ type PlannedChange struct {
 	Removes   []string `json:"removes,omitempty"`
 	MovedFrom string   `json:"moved_from,omitempty"`
 	// RenderFrom: a free repair rendering transcript formats from this JSON.
-	RenderFrom  string `json:"render_from,omitempty"`
+	RenderFrom string `json:"render_from,omitempty"`
+	// Refused: apply will fail this action without calling the service
+	// (a file voxform did not make is at one of its paths).
+	Refused     string `json:"refused,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Cost        Cost   `json:"cost"`
 }
@@ -77,7 +80,7 @@ func (a *Action) Change() PlannedChange {
 	pc := PlannedChange{
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
 		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
-		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, Cost: a.Cost,
+		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, Refused: a.Refused, Cost: a.Cost,
 	}
 	switch {
 	case a.Desired != nil:

@@ -49,15 +49,31 @@ func (a *Action) writes() []string {
 	var out []string
 	switch a.Type {
 	case Create, Replace, Repair, Resume:
+		if a.Desired == nil {
+			return nil
+		}
 		for _, o := range a.Desired.Outputs {
 			out = append(out, o.Path)
 		}
 	case Move:
 		for _, m := range a.Moves {
-			out = append(out, m.To)
+			if !m.Adopt {
+				out = append(out, m.To)
+			}
 		}
 	}
 	return out
+}
+
+// adopted reports whether p is where an output was found already moved:
+// it holds the recorded content, so it is voxform's.
+func (a *Action) adopted(p string) bool {
+	for _, m := range a.Moves {
+		if m.Adopt && m.To == p {
+			return true
+		}
+	}
+	return false
 }
 
 // order sorts actions so that each comes after its DependsOn, keeping the

@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/voxform/voxform/manifest"
@@ -76,12 +77,32 @@ type Action struct {
 	// RenderFrom is set on a free Repair of a transcription: the intact
 	// transcript JSON from which the missing formats are rendered.
 	RenderFrom string `json:"render_from,omitempty"`
+	// Overwrite lists the paths this action writes that hold a file voxform
+	// recorded (or any file, with Options.Overwrite): the executor replaces
+	// them. Every other path it writes must be free when its output is
+	// renamed into place; a file that appeared there is refused, never
+	// replaced.
+	Overwrite []string `json:"overwrite,omitempty"`
+	// Refused says why the action will not run: a path it writes holds a
+	// file that voxform did not make. Apply fails it without calling the
+	// service; moving the file away, or Options.Overwrite, lets it run.
+	Refused string `json:"refused,omitempty"`
 }
+
+// MayReplace reports whether the action may replace an existing file at p.
+func (a *Action) MayReplace(p string) bool { return slices.Contains(a.Overwrite, p) }
 
 // Rename is a move of an output file.
 type Rename struct {
 	From string `json:"from"`
 	To   string `json:"to"`
+	// SHA256 is the recorded content: a destination already holding it is
+	// the output moved before (by hand, or by an interrupted apply).
+	SHA256 string `json:"sha256,omitempty"`
+	// Adopt is set when the output is already at To and From holds
+	// something else (or nothing): only the record changes, From is left
+	// alone.
+	Adopt bool `json:"adopt,omitempty"`
 }
 
 // Options are the plan flags.
@@ -95,6 +116,9 @@ type Options struct {
 	Destroy bool `json:"destroy,omitempty"`
 	// NoRefresh trusts the state: outputs are not hashed (-refresh=false).
 	NoRefresh bool `json:"no_refresh,omitempty"`
+	// Overwrite lets actions replace files at their output paths that
+	// voxform did not make (-overwrite); without it they are refused.
+	Overwrite bool `json:"overwrite,omitempty"`
 }
 
 // Input is everything Compute needs.
@@ -271,6 +295,9 @@ func (c *computer) plan() error {
 	sort.Strings(dels)
 	for _, addr := range dels {
 		c.actions = append(c.actions, c.deleteAction(addr, deletes[addr]))
+	}
+	if err := c.checkOwnership(); err != nil {
+		return err
 	}
 	return c.addPathDependencies()
 }

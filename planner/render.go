@@ -70,8 +70,25 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render plan: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n%s\n", p.Summary().Line(), p.Cost.Line())
-	return err
+	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", p.Summary().Line(), p.Cost.Line()); err != nil {
+		return err
+	}
+	if n := p.Refused(); n > 0 {
+		_, err := fmt.Fprintf(w, "Refused: %d (a file voxform did not make is at an output path; apply fails them without calling the service: move the files away, or plan and apply with -overwrite to replace them)\n", n)
+		return err
+	}
+	return nil
+}
+
+// Refused counts the actions apply will refuse.
+func (p *Plan) Refused() int {
+	n := 0
+	for _, a := range p.Actions {
+		if a.Refused != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // grouped returns the actions grouped by type in display order, sorted by

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
@@ -85,8 +86,50 @@ func ReadSaved(r io.Reader) (*SavedPlan, error) {
 	if s.Plan == nil {
 		return nil, errors.New("read plan file: no plan in it")
 	}
+	if err := s.Plan.checkSaved(); err != nil {
+		return nil, fmt.Errorf("read plan file: %w", err)
+	}
 	s.Plan.index()
 	return &s, nil
+}
+
+// checkSaved refuses a decoded plan that names a path voxform does not own
+// or file operations that do not follow from its records, before anything
+// runs.
+func (p *Plan) checkSaved() error {
+	for _, a := range p.Actions {
+		if a == nil {
+			return errors.New("an action is null")
+		}
+		if err := a.checkShape(); err != nil {
+			return err
+		}
+		if err := a.checkConsistent(); err != nil {
+			return err
+		}
+	}
+	return p.CheckPaths(nil)
+}
+
+// checkShape refuses an action without what its type needs.
+func (a *Action) checkShape() error {
+	needDesired, needPrior := true, true
+	switch a.Type {
+	case Create:
+		needPrior = false
+	case Delete:
+		needDesired = false
+	case Replace, Repair, Move, Resume:
+	default:
+		return fmt.Errorf("%s: unknown action %q", a.Address, a.Type)
+	}
+	if needDesired && a.Desired == nil {
+		return fmt.Errorf("%s: a %s without the desired resource", a.Address, a.Type)
+	}
+	if needPrior && a.Prior == nil {
+		return fmt.Errorf("%s: a %s without the recorded resource", a.Address, a.Type)
+	}
+	return nil
 }
 
 // Check refuses a plan made for another state (lineage), for an older state
@@ -144,6 +187,9 @@ func (s *SavedPlan) Bind(m *manifest.Manifest, hash HashFunc) error {
 		}
 		if d.Fingerprint != a.Desired.Fingerprint {
 			return fmt.Errorf("%w: %s changed since the plan was made (an input file changed)", ErrStalePlan, a.Address)
+		}
+		if !slices.Equal(d.Outputs, a.Desired.Outputs) {
+			return fmt.Errorf("%w: the outputs of %s differ from the manifest's", ErrStalePlan, a.Address)
 		}
 		a.Desired.Synthesis, a.Desired.Embedding, a.Desired.Transcription = d.Synthesis, d.Embedding, d.Transcription
 	}

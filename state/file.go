@@ -39,6 +39,9 @@ type File struct {
 	// JobIntents are batch job creates whose orphans (if any) are not yet
 	// swept; absent from the file when there are none (see JobIntent).
 	JobIntents []JobIntent `json:"job_intents,omitempty"`
+	// Written are outputs in place whose resource was never recorded (see
+	// Written); absent from the file when there are none.
+	Written []Written `json:"written,omitempty"`
 }
 
 // Resource is what voxform recorded about one address. The API key is never
@@ -149,6 +152,7 @@ type fileJSON struct {
 	VoxformVersion string                   `json:"voxform_version"`
 	Resources      map[string]*resourceJSON `json:"resources"`
 	JobIntents     []JobIntent              `json:"job_intents"`
+	Written        []Written                `json:"written"`
 }
 
 // Output is one file a resource wrote.
@@ -164,7 +168,11 @@ type Output struct {
 // Source is the input of a transcription: a local file with its content hash,
 // or a URL.
 type Source struct {
-	Path   string `json:"path,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Name is the file name a batch job was given for it (the job's
+	// original_path): unique in its job, so that each file record maps
+	// back to exactly one resource.
+	Name   string `json:"name,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 	URL    string `json:"url,omitempty"`
 }
@@ -210,6 +218,7 @@ func (f *File) Clone() *File {
 		c.Resources[a] = r
 	}
 	c.JobIntents = slices.Clone(f.JobIntents)
+	c.Written = slices.Clone(f.Written)
 	return &c
 }
 
@@ -230,7 +239,7 @@ func Decode(r io.Reader) (*File, error) {
 	dec.DisallowUnknownFields()
 	derr := dec.Decode(&fj)
 	f := File{Version: fj.Version, Lineage: fj.Lineage, Serial: fj.Serial, VoxformVersion: fj.VoxformVersion,
-		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents}
+		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents, Written: fj.Written}
 	if derr != nil || f.Version != FormatVersion {
 		if err := checkVersion(data); err != nil {
 			return nil, err
@@ -244,6 +253,9 @@ func Decode(r io.Reader) (*File, error) {
 			return nil, fmt.Errorf("read state: resource %s is null", a)
 		}
 		f.Resources[a] = rj.resource()
+	}
+	if err := f.checkPaths(); err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
 	}
 	return &f, nil
 }

@@ -36,6 +36,8 @@ type record struct {
 	Intent *JobIntent `json:"intent,omitempty"`
 	// ClearIntents lists the ids of intents swept (intent_clear).
 	ClearIntents []string `json:"clear_intents,omitempty"`
+	// Written lists outputs about to be renamed into place (written).
+	Written []Written `json:"written,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -73,14 +75,24 @@ func decodeRecord(line []byte) (*record, bool) {
 	return &rec, true
 }
 
-// apply applies a put or remove record to f.
+// apply applies a put, remove or written record to f. An address put or
+// removed is no longer only Written.
 func (rec *record) apply(f *File) {
 	for a, r := range rec.Resources {
 		f.Resources[a] = r
+		f.forgetWritten([]string{a})
 	}
 	for _, a := range rec.Remove {
 		delete(f.Resources, a)
 	}
+	f.forgetWritten(rec.Remove)
+	f.addWritten(rec.Written)
+}
+
+// checkPaths refuses a record naming a path voxform could not own.
+func (rec *record) checkPaths() error {
+	tmp := File{Resources: rec.Resources, Written: rec.Written}
+	return tmp.checkPaths()
 }
 
 // journalReplay is the outcome of reading a journal.
@@ -129,7 +141,10 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 			continue
 		}
 		switch rec.Op {
-		case opPut, opRemove:
+		case opPut, opRemove, opWritten:
+			if err := rec.checkPaths(); err != nil {
+				return out, fmt.Errorf("read journal %s: %w", path, err)
+			}
 			rec.apply(f)
 		case opIntent, opIntentClear:
 			if err := checkIntentRecord(rec); err != nil {

@@ -75,11 +75,7 @@ func (r *Recorder) Remove(addrs ...string) error {
 		return nil
 	}
 	rec := &record{Op: opRemove, Remove: addrs}
-	return r.append(rec, func() {
-		for _, a := range addrs {
-			delete(r.state.Resources, a)
-		}
-	})
+	return r.append(rec, func() { rec.apply(r.state) })
 }
 
 func (r *Recorder) put(entries map[string]*Resource) error {
@@ -92,11 +88,8 @@ func (r *Recorder) put(entries map[string]*Resource) error {
 			res.UpdatedAt = now
 		}
 	}
-	return r.append(&record{Op: opPut, Resources: entries}, func() {
-		for a, res := range entries {
-			r.state.Resources[a] = res
-		}
-	})
+	rec := &record{Op: opPut, Resources: entries}
+	return r.append(rec, func() { rec.apply(r.state) })
 }
 
 func (r *Recorder) append(rec *record, apply func()) error {
@@ -204,8 +197,5 @@ func (r *Recorder) Move(from, to string, res *Resource) error {
 	}
 	res.UpdatedAt = r.now().UTC()
 	rec := &record{Op: opPut, Resources: map[string]*Resource{to: res}, Remove: []string{from}}
-	return r.append(rec, func() {
-		r.state.Resources[to] = res
-		delete(r.state.Resources, from)
-	})
+	return r.append(rec, func() { rec.apply(r.state) })
 }

@@ -32,6 +32,7 @@ type snapshotBody struct {
 	VoxformVersion string
 	Resources      map[string]snapshotResource
 	JobIntents     []JobIntent
+	Written        []Written
 }
 
 func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName, snapshotName) }
@@ -52,11 +53,14 @@ func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
 		return nil, false
 	}
 	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents}
+		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written}
 	for a, sr := range sb.Resources {
 		r := Resource(sr.R)
 		r.rawRequest = sr.Request
 		f.Resources[a] = &r
+	}
+	if f.checkPaths() != nil { // a snapshot is never trusted further than the file
+		return nil, false
 	}
 	return f, true
 }
@@ -66,7 +70,7 @@ func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
 // checksum and is ignored.
 func (l *Local) saveSnapshot(sum [32]byte, f *File) {
 	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
-		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents}
+		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written}
 	for a, r := range f.Resources {
 		raw := r.rawRequest
 		if r.Request != nil {

@@ -1,0 +1,18 @@
+// Package owned decides which paths voxform may write, move or delete, and
+// performs those operations so that nothing else is touched.
+//
+// voxform owns only the outputs it declares, and only inside the manifest
+// directory: never a path outside it, never .voxform/ (its local caches) and
+// never the state file, its journal, its lock or their temporary files.
+// CheckRel is the rule on a path's spelling, applied wherever a path enters
+// voxform (the manifest, the state file and its journal, a saved plan).
+// Root applies it once more to the path as the file system resolves it,
+// symbolic links included, and performs every write, rename and unlink
+// relative to a directory handle that was opened and checked first: a path
+// component swapped for a symbolic link after the check cannot redirect the
+// operation.
+//
+// A file that an operation would replace must be voxform's own: Commit and
+// Rename refuse an existing destination unless the caller says it may be
+// replaced (the planner knows which paths hold recorded outputs).
+package owned

@@ -1,0 +1,319 @@
+package owned
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotOwned is wrapped by the error of an operation that would replace a
+// file voxform did not make.
+var ErrNotOwned = errors.New("a file voxform did not make is there")
+
+// Root is the manifest directory opened for voxform's own writes.
+type Root struct {
+	dir  string // absolute, as given
+	real string // dir with symbolic links resolved
+	root *os.Root
+	// stateRel is where the state file really is, relative to real, when a
+	// symbolic link places it elsewhere inside the tree ("" otherwise).
+	stateRel string
+}
+
+// Open opens the manifest directory dir.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open manifest directory: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open manifest directory: %w", err)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("open manifest directory: %w", err)
+	}
+	r := &Root{dir: abs, real: real, root: root}
+	if st, err := filepath.EvalSymlinks(filepath.Join(real, StateFile)); err == nil {
+		if rel, ok := r.inside(st); ok && rel != StateFile {
+			r.stateRel = rel
+		}
+	}
+	return r, nil
+}
+
+// Close releases the directory handle.
+func (r *Root) Close() error { return r.root.Close() }
+
+// Dir is the manifest directory as given to Open.
+func (r *Root) Dir() string { return r.dir }
+
+// inside returns the slash-separated path of real below the root.
+func (r *Root) inside(real string) (string, bool) {
+	rel, err := filepath.Rel(r.real, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// checkResolved applies CheckRel to a path as the file system resolved it,
+// and keeps a state file reached through a symbolic link out of reach.
+func (r *Root) checkResolved(given, resolved string) error {
+	if resolved == "." {
+		return &Error{Path: given, Reason: "is the manifest directory itself"}
+	}
+	if reason := relProblem(resolved); reason != "" {
+		return &Error{Path: given, Reason: fmt.Sprintf("resolves to %q, which %s", resolved, strings.TrimPrefix(reason, "is "))}
+	}
+	if r.stateRel != "" && (resolved == r.stateRel || strings.HasPrefix(resolved, r.stateRel+".")) {
+		return &Error{Path: given, Reason: "resolves to the state file " + r.stateRel}
+	}
+	return nil
+}
+
+// Check reports whether voxform may write, move or delete rel as the file
+// system resolves it now: the nearest existing directory on its way is
+// opened (a symbolic link leading out of the manifest directory is
+// refused), and the resolved path must pass CheckRel. An existing symbolic
+// link at rel itself is refused too: voxform never makes one.
+func (r *Root) Check(rel string) error {
+	if err := CheckRel(rel); err != nil {
+		return err
+	}
+	dir, rest := path.Dir(rel), []string{path.Base(rel)}
+	for {
+		d, err := r.openDir(rel, dir)
+		if err == nil {
+			defer d.Close()
+			resolved := path.Join(append([]string{d.rel}, rest...)...)
+			if err := r.checkResolved(rel, resolved); err != nil {
+				return err
+			}
+			if len(rest) == 1 {
+				return d.checkNotLink(rest[0], rel)
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || dir == "." {
+			return err
+		}
+		dir, rest = path.Dir(dir), append([]string{path.Base(dir)}, rest...)
+	}
+}
+
+// OpenDir opens the directory that holds rel, creating it first when
+// create is set, and checks where it really is. Operations on the returned
+// Dir act on that directory whatever happens to the path afterwards.
+func (r *Root) OpenDir(rel string, create bool) (*Dir, error) {
+	if err := CheckRel(rel); err != nil {
+		return nil, err
+	}
+	dir := path.Dir(rel)
+	if create && dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			return nil, r.pathError(rel, "create directory", err)
+		}
+	}
+	d, err := r.openDir(rel, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkResolved(rel, path.Join(d.rel, path.Base(rel))); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// openDir opens dir (of the path given, for messages) through the root
+// handle and finds where it really is.
+func (r *Root) openDir(given, dir string) (*Dir, error) {
+	f, err := r.root.Open(dir)
+	if err != nil {
+		return nil, r.pathError(given, "open directory", err)
+	}
+	st, err := f.Stat()
+	if err != nil || !st.IsDir() {
+		f.Close()
+		return nil, &Error{Path: given, Reason: fmt.Sprintf("has %q on its way, which is not a directory", dir)}
+	}
+	real, err := realPath(f, filepath.Join(r.real, filepath.FromSlash(dir)))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	rel, ok := r.inside(real)
+	if !ok {
+		f.Close()
+		return nil, &Error{Path: given, Reason: "leads outside the manifest directory through a symbolic link"}
+	}
+	if rel != "." {
+		if err := r.checkResolved(given, rel); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &Dir{f: f, fd: int(f.Fd()), rel: rel, real: real}, nil
+}
+
+// pathError turns an os.Root refusal into a plain statement.
+func (r *Root) pathError(given, op string, err error) error {
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return &Error{Path: given, Reason: "leads outside the manifest directory through a symbolic link"}
+	}
+	return fmt.Errorf("%s for %s: %w", op, given, err)
+}
+
+// Rename moves the file from to the path to, both relative to the root.
+// Unless replace is set, an existing file at to is left alone and the
+// error wraps ErrNotOwned (fs.ErrExist).
+func (r *Root) Rename(from, to string, replace bool) error {
+	src, err := r.OpenDir(from, false)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := r.OpenDir(to, true)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	if err := rename(src.fd, path.Base(from), dst.fd, path.Base(to), replace); err != nil {
+		return opError("move "+from+" to "+to, to, err)
+	}
+	if err := dst.Sync(); err != nil {
+		return err
+	}
+	return src.Sync()
+}
+
+// Remove deletes the file rel.
+func (r *Root) Remove(rel string) error {
+	d, err := r.OpenDir(rel, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Remove(path.Base(rel))
+}
+
+// Dir is an open, checked directory of the manifest tree.
+type Dir struct {
+	f    *os.File
+	fd   int
+	rel  string // where it really is, relative to the root
+	real string // its absolute real path
+}
+
+// Close releases the handle.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// Path is the current absolute path of name in d (for reading and messages).
+func (d *Dir) Path(name string) string { return filepath.Join(d.real, name) }
+
+// checkNotLink refuses a symbolic link at name.
+func (d *Dir) checkNotLink(name, given string) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return &Error{Path: given, Reason: "is a symbolic link; voxform only writes files it makes"}
+	}
+	return nil
+}
+
+// CreateTemp creates a new file named prefix plus a random suffix in d,
+// readable and writable by the owner only.
+func (d *Dir) CreateTemp(prefix string) (*os.File, error) {
+	var b [8]byte
+	for range 100 {
+		rand.Read(b[:])
+		name := prefix + hex.EncodeToString(b[:])
+		fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create temporary file in %s: %w", d.rel, err)
+		}
+		return os.NewFile(uintptr(fd), filepath.Join(d.real, name)), nil
+	}
+	return nil, fmt.Errorf("create temporary file in %s: too many name collisions", d.rel)
+}
+
+// Commit renames tmp to name within d. Unless replace is set, an existing
+// file at name is left alone and the error wraps ErrNotOwned.
+func (d *Dir) Commit(tmp, name string, replace bool) error {
+	if err := rename(d.fd, tmp, d.fd, name, replace); err != nil {
+		return opError("rename into place", path.Join(d.rel, name), err)
+	}
+	return nil
+}
+
+// Remove unlinks name in d; a name already gone is not an error.
+func (d *Dir) Remove(name string) error {
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("delete %s: %w", path.Join(d.rel, name), err)
+	}
+	return nil
+}
+
+// Open opens name in d for reading, refusing a symbolic link.
+func (d *Dir) Open(name string) (*os.File, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path.Join(d.rel, name), Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(d.real, name)), nil
+}
+
+// Writable reports whether files can be made in d.
+func (d *Dir) Writable() error {
+	return unix.Faccessat(d.fd, ".", unix.W_OK, 0)
+}
+
+// ReadDir lists d.
+func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// Sync makes renames and unlinks in d durable.
+func (d *Dir) Sync() error {
+	if err := d.f.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", d.rel, err)
+	}
+	return nil
+}
+
+// rename moves oldName in oldDir to newName in newDir; without replace an
+// existing destination is refused.
+func rename(oldDir int, oldName string, newDir int, newName string, replace bool) error {
+	if replace {
+		return unix.Renameat(oldDir, oldName, newDir, newName)
+	}
+	return renameNoReplace(oldDir, oldName, newDir, newName)
+}
+
+func opError(op, target string, err error) error {
+	if errors.Is(err, unix.EEXIST) {
+		return fmt.Errorf("%s: refusing to replace %s: %w", op, target, ErrNotOwned)
+	}
+	if errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("%s: %w", op, fs.ErrNotExist)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

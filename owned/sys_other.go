@@ -1,0 +1,18 @@
+//go:build !linux
+
+package owned
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// realPath resolves the path f was opened by (no per-descriptor path on
+// this system: a link swapped in between is not seen).
+func realPath(_ *os.File, path string) (string, error) {
+	return filepath.EvalSymlinks(path)
+}
+
+func renameNoReplace(oldDir int, oldName string, newDir int, newName string) error {
+	return linkUnlink(oldDir, oldName, newDir, newName)
+}

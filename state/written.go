@@ -1,0 +1,104 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/voxform/voxform/owned"
+)
+
+// opWritten is the journal record of outputs about to be renamed into place.
+const opWritten = "written"
+
+// Written is an output renamed into place for a resource that was not yet
+// recorded: a process killed between the two leaves the file there and this
+// entry in the state. Its content hash proves that a file at Path is
+// voxform's own, so that the next apply may replace it; an entry is
+// forgotten once its address is recorded or removed.
+type Written struct {
+	Path    string `json:"path"`
+	Address string `json:"address"`
+	SHA256  string `json:"sha256"`
+}
+
+// NoteWritten records that outs of addr are about to be renamed into place.
+// The record is appended without waiting for its sync: the record of addr
+// that follows the rename waits for both. A kill -9 leaves it in the page
+// cache for the next process; a power loss may lose it, and then the file
+// is refused by the next apply as one voxform did not make, which loses
+// nothing.
+func (r *Recorder) NoteWritten(addr string, outs []Output) error {
+	rec := &record{Op: opWritten}
+	for _, o := range outs {
+		rec.Written = append(rec.Written, Written{Path: o.Path, Address: addr, SHA256: o.SHA256})
+	}
+	line, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	j, err := r.journal()
+	if err != nil {
+		return err
+	}
+	_, err = j.write(line, func() {
+		r.mu.Lock()
+		rec.apply(r.state)
+		r.changed = true
+		r.mu.Unlock()
+	})
+	return err
+}
+
+// forgetWritten drops the Written entries of addrs.
+func (f *File) forgetWritten(addrs []string) {
+	if len(f.Written) == 0 {
+		return
+	}
+	f.Written = slices.DeleteFunc(f.Written, func(w Written) bool { return slices.Contains(addrs, w.Address) })
+	if len(f.Written) == 0 {
+		f.Written = nil
+	}
+}
+
+// addWritten adds entries, replacing any earlier entry for the same path.
+func (f *File) addWritten(ws []Written) {
+	for _, w := range ws {
+		f.Written = slices.DeleteFunc(f.Written, func(o Written) bool { return o.Path == w.Path })
+		f.Written = append(f.Written, w)
+	}
+	sort.Slice(f.Written, func(i, j int) bool { return f.Written[i].Path < f.Written[j].Path })
+}
+
+// CheckPaths refuses a resource whose recorded outputs voxform could not
+// own (owned.CheckRel): a state file, journal or saved plan naming
+// ../victim.txt or an absolute path never reaches a file operation.
+func (r *Resource) CheckPaths() error {
+	for i, o := range r.Outputs {
+		if err := owned.CheckRel(o.Path); err != nil {
+			return fmt.Errorf("outputs[%d].path: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkPaths applies CheckPaths to every resource and checks the paths of
+// Written entries, naming the first offender by its place in the file.
+func (f *File) checkPaths() error {
+	addrs := make([]string, 0, len(f.Resources))
+	for a := range f.Resources {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	for _, a := range addrs {
+		if err := f.Resources[a].CheckPaths(); err != nil {
+			return fmt.Errorf("resources[%q].%w", a, err)
+		}
+	}
+	for i, w := range f.Written {
+		if err := owned.CheckRel(w.Path); err != nil {
+			return fmt.Errorf("written[%d].path: %w", i, err)
+		}
+	}
+	return nil
+}
