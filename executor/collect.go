@@ -119,6 +119,9 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	}
 	res := x.transcriptionRecord(a, outs, secs)
 	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
+	if res.Source != nil && res.Source.URL == "" {
+		res.Source.Name = m.name // the file record's original_path
+	}
 	res.Model = firstNonEmpty(meta.Model, t.Model)
 	res.DetectedLanguage = meta.LanguageCode
 	r, err := x.recordResource(a, res, 0, secs)
