@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,14 @@ type Unlocker interface {
 
 // Local is the file backend: voxform.state.json, its journal and its lock in
 // the manifest directory.
+//
+// The state file may be a symbolic link, so that several manifest
+// directories share one state: the lock, the journal and the atomic write's
+// temporary file are then beside the real file, so that every directory
+// sharing it contends for one lock and a write replaces the real file, never
+// the link. A link whose target does not exist yet names where the state
+// will be created (its directory must exist); a link to a directory or to
+// anything else that is not a regular file is an error.
 type Local struct {
 	Dir string // the manifest directory
 }
@@ -54,14 +63,25 @@ type Local struct {
 // NewLocal returns the file backend of a manifest directory.
 func NewLocal(dir string) *Local { return &Local{Dir: dir} }
 
-// StatePath is the path of voxform.state.json.
+// StatePath is the path of voxform.state.json in the manifest directory,
+// which may be a symbolic link (see RealStatePath).
 func (l *Local) StatePath() string { return filepath.Join(l.Dir, StateFileName) }
 
-// JournalPath is the path of the journal.
-func (l *Local) JournalPath() string { return l.StatePath() + JournalSuffix }
+// JournalPath is the path of the journal, beside the real state file. When
+// the state file cannot be resolved it is beside StatePath; Read, Lock and
+// Open report why.
+func (l *Local) JournalPath() string { return l.realOrLink() + JournalSuffix }
 
-// LockPath is the path of the lock file.
-func (l *Local) LockPath() string { return l.StatePath() + LockSuffix }
+// LockPath is the path of the lock file, beside the real state file (see
+// JournalPath).
+func (l *Local) LockPath() string { return l.realOrLink() + LockSuffix }
+
+func (l *Local) realOrLink() string {
+	if p, err := l.RealStatePath(); err == nil {
+		return p
+	}
+	return l.StatePath()
+}
 
 // Read implements Backend.
 func (l *Local) Read() (*File, error) {
@@ -70,19 +90,23 @@ func (l *Local) Read() (*File, error) {
 }
 
 func (l *Local) read() (*File, journalReplay, error) {
-	f, exists, err := l.readStateFile()
+	real, err := l.RealStatePath()
+	if err != nil {
+		return nil, journalReplay{}, fmt.Errorf("read state: %w", err)
+	}
+	f, exists, err := l.readStateFile(real)
 	if err != nil {
 		return nil, journalReplay{}, err
 	}
-	rep, err := replayJournal(l.JournalPath(), f, exists)
+	rep, err := replayJournal(real+JournalSuffix, f, exists)
 	if err != nil {
 		return nil, rep, err
 	}
 	return f, rep, nil
 }
 
-func (l *Local) readStateFile() (*File, bool, error) {
-	data, err := os.ReadFile(l.StatePath())
+func (l *Local) readStateFile(real string) (*File, bool, error) {
+	data, err := os.ReadFile(real)
 	if errors.Is(err, os.ErrNotExist) {
 		return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}, false, nil
 	}
@@ -134,7 +158,11 @@ func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
 }
 
 func (l *Local) createJournal(lineage string, serial int64) (*journalWriter, error) {
-	return createJournal(l.JournalPath(), lineage, serial)
+	real, err := l.RealStatePath()
+	if err != nil {
+		return nil, fmt.Errorf("create journal: %w", err)
+	}
+	return createJournal(real+JournalSuffix, lineage, serial)
 }
 
 func (l *Local) fold(f *File, j *journalWriter) error {
@@ -150,15 +178,88 @@ func (l *Local) writeState(f *File) error {
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	return WriteFileAtomic(l.StatePath(), statePermission, func(w io.Writer) error {
+	real, err := l.RealStatePath()
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return WriteFileAtomic(real, statePermission, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
 }
 
 func (l *Local) removeJournal() error {
-	if err := os.Remove(l.JournalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	real, err := l.RealStatePath()
+	if err != nil {
 		return fmt.Errorf("remove journal: %w", err)
 	}
-	return SyncDir(l.Dir)
+	if err := os.Remove(real + JournalSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove journal: %w", err)
+	}
+	return SyncDir(filepath.Dir(real))
+}
+
+// maxStateLinks bounds the symbolic links followed to the real state file,
+// as the kernel bounds a path's (ELOOP).
+const maxStateLinks = 40
+
+// RealStatePath returns the path of the real state file: StatePath with
+// every symbolic link resolved, in its directories and in the file itself.
+// A missing state file, or a link to a file that does not exist yet,
+// resolves to where the state will be created; that directory must exist.
+// A state file that is a directory, or a link to one or to anything else
+// that is not a regular file, is an error.
+func (l *Local) RealStatePath() (string, error) {
+	p := l.StatePath()
+	for links := 0; ; links++ {
+		// Resolve the directory first, so that a relative link target
+		// and its ".." are taken from where the link really is. The
+		// target is split as it is written: cleaning "link/../x" to "x"
+		// would skip where link leads.
+		dirPart, base := ".", p
+		if i := strings.LastIndexByte(p, filepath.Separator); i >= 0 {
+			dirPart, base = p[:i+1], p[i+1:]
+		}
+		dir, err := filepath.EvalSymlinks(dirPart)
+		if err != nil {
+			return "", fmt.Errorf("resolve state file %s: %w", l.StatePath(), err)
+		}
+		p = filepath.Join(dir, base)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return p, nil
+		case err != nil:
+			return "", fmt.Errorf("resolve state file %s: %w", l.StatePath(), err)
+		case fi.Mode().IsRegular():
+			return p, nil
+		case fi.Mode()&os.ModeSymlink == 0:
+			return "", fmt.Errorf("state file %s: %s is %s, not a regular file", l.StatePath(), p, fileKind(fi.Mode()))
+		case links == maxStateLinks:
+			return "", fmt.Errorf("resolve state file %s: more than %d symbolic links", l.StatePath(), maxStateLinks)
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("resolve state file %s: %w", l.StatePath(), err)
+		}
+		if !filepath.IsAbs(target) {
+			target = dir + string(filepath.Separator) + target
+		}
+		p = target
+	}
+}
+
+// fileKind names what a file that is not a regular file or a link is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

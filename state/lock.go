@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -48,9 +49,15 @@ type FileLock struct {
 }
 
 // Lock implements Backend: it takes an exclusive, non-blocking flock and
-// writes the holder information into the lock file.
+// writes the holder information into the lock file. The lock file is beside
+// the real state file, so that manifest directories sharing one state
+// through symbolic links contend for one lock.
 func (l *Local) Lock(op string) (Unlocker, error) {
-	path := l.LockPath()
+	real, err := l.RealStatePath()
+	if err != nil {
+		return nil, fmt.Errorf("lock state: %w", err)
+	}
+	path := real + LockSuffix
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
@@ -178,7 +185,6 @@ var ErrNotLocked = errors.New("state is not locked")
 // and unlinks the lock file, so that the next process locks a new file; the
 // old holder is not stopped and must not be left running.
 func (l *Local) ForceUnlock(id string) error {
-	path := l.LockPath()
 	lk, err := l.Lock("force-unlock")
 	if err == nil {
 		lk.Unlock()
@@ -191,8 +197,8 @@ func (l *Local) ForceUnlock(id string) error {
 	if le.Info.ID == "" || le.Info.ID != id {
 		return fmt.Errorf("force-unlock: lock id %q does not match the holder's (%s)", id, le.Error())
 	}
-	if err := os.Remove(path); err != nil {
+	if err := os.Remove(le.Path); err != nil {
 		return fmt.Errorf("force-unlock: %w", err)
 	}
-	return SyncDir(l.Dir)
+	return SyncDir(filepath.Dir(le.Path))
 }
