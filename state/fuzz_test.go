@@ -3,6 +3,8 @@ package state
 import (
 	"bytes"
 	"testing"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // FuzzDecode: any bytes give a state or an error, never a panic; a decoded
@@ -11,10 +13,28 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "lineage": "x", "serial": 3, "resources": {"synthesis.a": {"kind": "synthesis", "status": "complete", "fingerprint": "f", "request": {"text": "<laugh>"}, "outputs": [{"path": "a.wav", "sha256": "00", "size": 1}], "created_at": "2026-11-22T05:00:00Z", "updated_at": "2026-11-22T05:00:00Z"}}}`))
 	f.Add([]byte(`{"version": 2}`))
 	f.Add([]byte(`{"resources": {"a": null}, "version": 1}`))
+	// Hostile paths: outside the tree, absolute, voxform's own files.
+	for _, p := range []string{"../victim.txt", "/etc/passwd", "a/../../b", ".voxform/hashes.json", "voxform.state.json", "./a.wav", ""} {
+		f.Add([]byte(`{"version": 1, "resources": {"synthesis.a": {"kind": "synthesis", "status": "complete", "fingerprint": "f", "outputs": [{"path": "` + p + `", "sha256": "00", "size": 1}], "created_at": "2026-11-22T05:00:00Z", "updated_at": "2026-11-22T05:00:00Z"}}}`))
+		f.Add([]byte(`{"version": 1, "resources": {}, "written": [{"path": "` + p + `", "address": "synthesis.a", "sha256": "00"}]}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := Decode(bytes.NewReader(data))
 		if err != nil {
 			return
+		}
+		// Whatever decodes names only paths voxform may own.
+		for addr, r := range st.Resources {
+			for _, o := range r.Outputs {
+				if err := owned.CheckRel(o.Path); err != nil {
+					t.Fatalf("decoded %s with output %q: %v", addr, o.Path, err)
+				}
+			}
+		}
+		for _, w := range st.Written {
+			if err := owned.CheckRel(w.Path); err != nil {
+				t.Fatalf("decoded written %q: %v", w.Path, err)
+			}
 		}
 		var one, two bytes.Buffer
 		if err := st.Encode(&one); err != nil {

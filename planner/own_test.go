@@ -1,0 +1,83 @@
+package planner_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// Which paths an action may replace: recorded outputs, outputs written by a
+// process killed before its record (same content only), and anything with
+// -overwrite; any other file at an output path refuses the action.
+func TestOwnershipOfOutputPaths(t *testing.T) {
+	const out = "build/ivr/welcome.wav"
+	for _, tc := range []struct {
+		name      string
+		edit      func(p *project, st *state.File)
+		overwrite bool
+		refused   bool
+	}{
+		{name: "free path", edit: func(p *project, st *state.File) { delete(p.fs, out) }},
+		{name: "a file voxform did not make", refused: true},
+		{name: "with -overwrite", overwrite: true},
+		{name: "written by a killed apply", edit: func(p *project, st *state.File) {
+			h, _ := p.fs.hash(out)
+			st.Written = []state.Written{{Path: out, Address: "synthesis.welcome", SHA256: h.SHA256}}
+		}},
+		{name: "written by a killed apply, changed since", refused: true, edit: func(p *project, st *state.File) {
+			st.Written = []state.Written{{Path: out, Address: "synthesis.welcome", SHA256: "0000"}}
+		}},
+		{name: "recorded by another resource", edit: func(p *project, st *state.File) {
+			st.Resources["synthesis.old"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete,
+				Outputs: []state.Output{{Path: out, SHA256: "1111"}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseProject()
+			p.fs[out] = "somebody's file"
+			st := &state.File{Version: 1, Resources: map[string]*state.Resource{}}
+			if tc.edit != nil {
+				tc.edit(p, st)
+			}
+			plan, err := p.plan(t, st, planner.Options{Targets: []string{"synthesis.welcome"}, Overwrite: tc.overwrite})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := plan.Action("synthesis.welcome")
+			if (a.Refused != "") != tc.refused {
+				t.Fatalf("refused = %q, want refused %v", a.Refused, tc.refused)
+			}
+			if tc.refused && !strings.Contains(a.Refused, out) {
+				t.Errorf("the refusal does not name the file: %q", a.Refused)
+			}
+			_, exists := p.fs[out]
+			if want := exists && !tc.refused; a.MayReplace(out) != want {
+				t.Errorf("MayReplace = %v, want %v", a.MayReplace(out), want)
+			}
+		})
+	}
+}
+
+// A plan refuses paths the file system check refuses, naming the action.
+func TestCheckPathsNamesTheAction(t *testing.T) {
+	p := baseProject()
+	plan, err := p.plan(t, nil, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = plan.CheckPaths(func(path string) error {
+		if path == "build/ivr/welcome.wav" {
+			return &testErr{}
+		}
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "synthesis.welcome: output ") {
+		t.Fatalf("CheckPaths: %v", err)
+	}
+}
+
+type testErr struct{}
+
+func (*testErr) Error() string { return "refused" }
