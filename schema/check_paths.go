@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 )
-
-// reserved are paths voxform itself writes beside the manifests.
-var reserved = []string{"voxform.state.json", "voxform.state.json.lock", "voxform.state.json.journal", ".voxform"}
 
 // output is one file a resource writes.
 type output struct {
@@ -25,22 +23,24 @@ func (c *checker) checkPaths() {
 	outs := c.outputs()
 	inputs := c.inputs()
 	byPath := map[string]output{}
+	root, rootErr := owned.Open(c.m.Dir)
+	if rootErr == nil {
+		defer root.Close()
+	}
 	for _, o := range outs {
-		switch {
-		case path.IsAbs(o.path) || strings.HasPrefix(o.path, "/"):
-			c.ds.Errorf(o.pos, "output %q is an absolute path; outputs must be inside the manifest directory", o.path)
-			continue
-		case o.path == ".." || strings.HasPrefix(o.path, "../"):
-			c.ds.Errorf(o.pos, "output %q is outside the manifest directory", o.path).
+		if err := owned.CheckRel(o.path); err != nil {
+			c.ds.Errorf(o.pos, "output %v", strings.TrimPrefix(err.Error(), "path ")).
 				WithHint("write outputs below the manifest directory, for example build/")
 			continue
-		case o.path == ".":
-			c.ds.Errorf(o.pos, "output %q is the manifest directory itself", o.path)
-			continue
 		}
-		if r := reservedPath(o.path); r != "" {
-			c.ds.Errorf(o.pos, "output %q would overwrite %s, which voxform keeps", o.path, r)
-			continue
+		// As the file system resolves it: a directory on its way that is
+		// a symbolic link out of the tree (or into .voxform/) is refused.
+		if rootErr == nil {
+			if err := root.Check(o.path); err != nil {
+				c.ds.Errorf(o.pos, "output %v", strings.TrimPrefix(err.Error(), "path ")).
+					WithHint("voxform writes only inside the manifest directory; make the directory a real one, or point the output elsewhere")
+				continue
+			}
 		}
 		if prev, dup := byPath[o.path]; dup {
 			c.ds.Errorf(o.pos, "output %q of %s is also written by %s (%s)", o.path, o.address, prev.address, prev.pos).
@@ -59,16 +59,6 @@ func (c *checker) checkPaths() {
 			}
 		}
 	}
-}
-
-func reservedPath(p string) string {
-	first, _, _ := strings.Cut(p, "/")
-	for _, r := range reserved {
-		if p == r || first == r {
-			return r
-		}
-	}
-	return ""
 }
 
 // outputs lists every output in address order; for_each instances are

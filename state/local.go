@@ -10,14 +10,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/voxform/voxform/owned"
 )
 
-// File names beside the manifests.
+// File names beside the manifests (owned keeps outputs away from them).
 const (
-	StateFileName   = "voxform.state.json"
+	StateFileName   = owned.StateFile
 	JournalSuffix   = ".journal"
 	LockSuffix      = ".lock"
-	CacheDirName    = ".voxform"
+	CacheDirName    = owned.CacheDir
 	hashCacheName   = "hashes.json"
 	statePermission = 0o644
 )
