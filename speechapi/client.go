@@ -29,7 +29,12 @@ type Config struct {
 	WSBaseURL string
 	// APIKey is sent as X-API-Key-ID. It is never logged or put in errors.
 	APIKey string
-	// Timeout bounds one HTTP attempt that is not a stream (0: 60 s).
+	// Timeout is the longest a host may stay silent (0: 60 s; the
+	// manifest's service.timeout): to connect, to answer a request, between
+	// two pieces of a body (a long stream may last longer, as long as it
+	// keeps delivering), to open a WebSocket and between two of its
+	// messages. Presigned storage downloads are bound alike. A silent host
+	// gives a *TimeoutError.
 	Timeout time.Duration
 	// Retries is the number of retries after the first attempt (0: 5; -1: none).
 	Retries int
@@ -54,7 +59,7 @@ type Config struct {
 type Client struct {
 	cfg   Config
 	http  *retryablehttp.Client
-	plain *http.Client // streams: no timeout on the body; follows no redirect
+	plain *http.Client // streams: an idle timeout on the body; follows no redirect
 	// storage fetches presigned transcript URLs: no API key, redirects
 	// followed only to https (or loopback) addresses.
 	storage *http.Client
@@ -99,6 +104,12 @@ func New(cfg Config) (*Client, error) {
 	// Go copies a request's headers to a redirect's target, the API key
 	// among them: calls that carry the key follow no redirect at all.
 	plain, storage := *base, *base
+	next := base.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	plain.Transport = &timeoutTransport{next: next, limit: cfg.Timeout}
+	storage.Transport = plain.Transport
 	plain.CheckRedirect = refuseRedirect
 	storage.CheckRedirect = secureRedirect
 	rc := retryablehttp.NewClient()
@@ -114,6 +125,9 @@ func New(cfg Config) (*Client, error) {
 	rc.ErrorHandler = func(resp *http.Response, err error, attempts int) (*http.Response, error) {
 		// Give the caller the last response so that it can parse the
 		// service's error body, or the last connection error.
+		if te := timeoutOf(err); te != nil {
+			te.Attempts = attempts
+		}
 		return resp, err
 	}
 	c := &Client{cfg: cfg, http: rc, plain: &plain, storage: &storage}
@@ -244,10 +258,14 @@ func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any
 }
 
 // do sends req with retries and returns a 2xx response, or an *Error built
-// from the service's error body. The caller closes the body.
+// from the service's error body, or the *TimeoutError of a host that did
+// not answer. The caller closes the body.
 func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if te := timeoutOf(err); te != nil {
+			return nil, te
+		}
 		return nil, scrub(err, c.cfg.APIKey)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

@@ -15,7 +15,10 @@
 //     message; 429, 500, 503 and connection errors are retried with
 //     exponential backoff and jitter, honouring Retry-After;
 //   - a stream that ends before its documented completion is an error, never
-//     a short result.
+//     a short result;
+//   - no host may stay silent longer than Config.Timeout: to connect, to
+//     answer, within a body or a WebSocket session, presigned storage
+//     included; a silent host gives a *TimeoutError naming it.
 //
 // speechapi never imports the emulator: the two meet only over HTTP and
 // WebSocket.

@@ -95,7 +95,7 @@ func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Read
 	// a bound, to keep its exact bytes.
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return nil, fmt.Errorf("create embedding: read response: %w", err)
+		return nil, fmt.Errorf("create embedding: read response: %w", stalled("embedding response", err))
 	}
 	var e Embedding
 	if err := json.Unmarshal(raw, &e); err != nil {
@@ -111,6 +111,9 @@ func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Read
 // doOnce sends a request without retries (its body cannot be replayed).
 func (c *Client) doOnce(req *http.Request) (*http.Response, error) {
 	resp, err := c.plain.Do(req)
+	if te := timeoutOf(err); te != nil {
+		return nil, te
+	}
 	if err != nil {
 		return nil, scrub(err, c.cfg.APIKey)
 	}

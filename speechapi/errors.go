@@ -206,11 +206,17 @@ func indexFold(s, sub string) int {
 type IncompleteError struct {
 	What   string // which stream, e.g. "sse stream"
 	Reason string
+	// Err is the cause when there is one to branch on (a *TimeoutError
+	// when the stream stalled).
+	Err error
 }
 
 func (e *IncompleteError) Error() string {
 	return fmt.Sprintf("%s incomplete: %s", e.What, e.Reason)
 }
+
+// Unwrap returns the cause, if any.
+func (e *IncompleteError) Unwrap() error { return e.Err }
 
 // RetryLaterError is a temporary service answer (429, 503...) whose
 // Retry-After asks for a longer wait than Config.RetryAfterMax. The client
@@ -252,6 +258,11 @@ func IsTemporary(err error) bool {
 	var ie *IncompleteError
 	if errors.As(err, &ie) {
 		return true
+	}
+	// A call that got no answer was already sent again by the client.
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return te.Attempts <= 1
 	}
 	// A local file's error (a full disk, a path that cannot be written)
 	// carries a syscall.Errno, which passes for a net.Error: sending the

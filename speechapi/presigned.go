@@ -79,6 +79,9 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 	}
 	req.Header.Set("User-Agent", "voxform")
 	resp, err := c.storage.Do(req)
+	if te := timeoutOf(err); te != nil {
+		return 0, te
+	}
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -91,6 +94,9 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 		return 0, c.responseError(resp)
 	}
 	n, err := io.Copy(w, resp.Body)
+	if te := timeoutOf(err); te != nil {
+		return n, &IncompleteError{What: "transcript download", Reason: te.Error(), Err: te}
+	}
 	if err != nil {
 		return n, &IncompleteError{What: "transcript download", Reason: err.Error()}
 	}

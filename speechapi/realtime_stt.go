@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -35,7 +34,10 @@ type RealtimeOptions struct {
 	// as fast as the connection accepts them.
 	Paced bool
 	// IdleTimeout ends the session when no message came for this long
-	// after the last frame was sent (0: 10 s).
+	// after the last frame was sent and at least one transcript message
+	// arrived (0: 10 s). A server that sends nothing at all within
+	// Config.Timeout of the end of the audio, and does not close, fails
+	// the session.
 	IdleTimeout time.Duration
 }
 
@@ -76,7 +78,9 @@ type RealtimeResult struct {
 // encoding, or MP3) over the realtime WebSocket: it decodes, downmixes and
 // resamples it to 16-bit mono PCM at SampleRate, sends 1024-byte binary
 // frames and an empty frame at the end, and collects transcript messages
-// until the server closes with 1000 or the idle timeout passes.
+// until the server closes with 1000 or the idle timeout passes. A server
+// that stops reading the audio, or answers nothing within Config.Timeout,
+// fails the session with an *IncompleteError wrapping a *TimeoutError.
 func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts RealtimeOptions) (*RealtimeResult, error) {
 	if opts.LanguageCode == "" {
 		return nil, errors.New("realtime transcription: language_code is required")
@@ -101,7 +105,8 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	res, err := c.realtimeSession(conn, src, opts)
+	s := &rtSession{conn: conn, opts: opts, host: hostOf(c.wsURL(EndpointSTTRealtime)), limit: c.cfg.Timeout, res: &RealtimeResult{}}
+	res, err := s.run(src)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("realtime transcription: %w", ctx.Err())
 	}
@@ -135,17 +140,30 @@ func (c *Client) dialRealtime(ctx context.Context, opts RealtimeOptions) (*webso
 	return c.dialRetry(ctx, d, u+sep+q.Encode(), c.path(EndpointSTTRealtime, ""))
 }
 
-// realtimeSession sends the audio while a reader collects messages.
-func (c *Client) realtimeSession(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptions) (*RealtimeResult, error) {
-	res := &RealtimeResult{}
-	var (
-		mu      sync.Mutex
-		sent    bool // the end frame went out: idle timeout armed
-		readErr = make(chan error, 1)
-	)
-	go func() { readErr <- collect(conn, res, &mu, &sent, opts.IdleTimeout) }()
-	samples, err := sendFrames(conn, src, opts)
+// rtSession is one realtime transcription: a sender and a reader of
+// messages.
+type rtSession struct {
+	conn  *websocket.Conn
+	opts  RealtimeOptions
+	host  string
+	limit time.Duration // Config.Timeout
+	res   *RealtimeResult
+
+	mu   sync.Mutex
+	sent bool // the end frame went out: the session may end on silence
+	got  int  // transcript messages received
+}
+
+// run sends the audio while a reader collects messages.
+func (s *rtSession) run(src audio.SampleSource) (*RealtimeResult, error) {
+	conn, opts, res := s.conn, s.opts, s.res
+	readErr := make(chan error, 1)
+	go func() { readErr <- s.collect() }()
+	samples, err := sendFrames(conn, src, opts, s.limit)
 	if err != nil {
+		if isNetTimeout(err) {
+			err = wsStalled(s.host, s.limit, whileWSSend)
+		}
 		// The service may have closed the stream with a reason (a refused
 		// frame): give the reader a moment to see it, and prefer it.
 		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
@@ -155,10 +173,14 @@ func (c *Client) realtimeSession(conn *websocket.Conn, src audio.SampleSource, o
 		}
 		return nil, err
 	}
-	mu.Lock()
-	sent = true
-	mu.Unlock()
-	_ = conn.SetReadDeadline(time.Now().Add(opts.IdleTimeout))
+	s.mu.Lock()
+	s.sent = true
+	wait := opts.IdleTimeout
+	if s.got == 0 {
+		wait = s.limit // nothing yet: the server owes an answer within the timeout
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(wait))
+	s.mu.Unlock()
 	if err := <-readErr; err != nil {
 		return nil, err
 	}
@@ -174,8 +196,9 @@ func (c *Client) realtimeSession(conn *websocket.Conn, src audio.SampleSource, o
 }
 
 // sendFrames writes 1024-byte binary frames (the last padded with
-// silence), then the empty end-of-audio frame. It returns the samples sent.
-func sendFrames(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptions) (int64, error) {
+// silence), then the empty end-of-audio frame; a server that accepts no
+// frame for longer than limit fails it. It returns the samples sent.
+func sendFrames(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptions, limit time.Duration) (int64, error) {
 	buf := make([]float64, RealtimeFrameBytes/2)
 	frame := make([]byte, RealtimeFrameBytes)
 	frameDur := time.Duration(float64(len(buf)) / float64(opts.SampleRate) * float64(time.Second))
@@ -194,6 +217,7 @@ func sendFrames(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptio
 			if opts.Paced {
 				time.Sleep(time.Until(start.Add(time.Duration(i) * frameDur)))
 			}
+			_ = conn.SetWriteDeadline(time.Now().Add(limit))
 			if werr := conn.WriteMessage(websocket.BinaryMessage, frame); werr != nil {
 				return total, fmt.Errorf("send audio: %w", werr)
 			}
@@ -206,6 +230,7 @@ func sendFrames(conn *websocket.Conn, src audio.SampleSource, opts RealtimeOptio
 			return total, fmt.Errorf("decode audio: %w", err)
 		}
 	}
+	_ = conn.SetWriteDeadline(time.Now().Add(limit))
 	if err := conn.WriteMessage(websocket.BinaryMessage, []byte{}); err != nil {
 		return total, fmt.Errorf("send end of audio: %w", err)
 	}
@@ -235,7 +260,8 @@ func fillSamples(src audio.SampleSource, buf []float64) (int, error) {
 }
 
 // collect reads transcript messages until a close or the idle timeout.
-func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bool, idle time.Duration) error {
+func (s *rtSession) collect() error {
+	conn, res, idle := s.conn, s.res, s.opts.IdleTimeout
 	for {
 		kind, data, err := conn.ReadMessage()
 		if err != nil {
@@ -249,12 +275,14 @@ func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bo
 			case errors.As(err, &ce):
 				return &closedError{code: ce.Code, text: ce.Text}
 			}
-			var ne net.Error
-			mu.Lock()
-			armed := *sent
-			mu.Unlock()
-			if armed && errors.As(err, &ne) && ne.Timeout() {
+			s.mu.Lock()
+			armed, got := s.sent, s.got
+			s.mu.Unlock()
+			switch {
+			case armed && isNetTimeout(err) && got > 0:
 				return nil // idle timeout after the last frame: the session is over
+			case armed && isNetTimeout(err):
+				return wsStalled(s.host, s.limit, whileWSMessage)
 			}
 			return &IncompleteError{What: "realtime transcription", Reason: "connection ended without a close: " + err.Error()}
 		}
@@ -269,11 +297,12 @@ func collect(conn *websocket.Conn, res *RealtimeResult, mu *sync.Mutex, sent *bo
 			continue // other message types are not documented
 		}
 		res.Messages = append(res.Messages, m)
-		mu.Lock()
-		if *sent {
+		s.mu.Lock()
+		s.got++
+		if s.sent {
 			_ = conn.SetReadDeadline(time.Now().Add(idle))
 		}
-		mu.Unlock()
+		s.mu.Unlock()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -48,7 +49,7 @@ func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, 
 	stop := context.AfterFunc(ctx, func() { _ = conn.NetConn().Close() })
 	defer stop()
 	res := &SynthesisResult{Container: cfg.Container}
-	err = c.realtimeExchange(conn, req, out, res)
+	err = c.realtimeExchange(conn, hostOf(c.wsURL(EndpointTTSRealtime)), req, out, res)
 	res.Bytes = out.bytesWritten()
 	if ctx.Err() != nil {
 		err = ctx.Err()
@@ -60,20 +61,24 @@ func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, 
 }
 
 // realtimeExchange sends the request and reads the audio until the end.
-func (c *Client) realtimeExchange(conn *websocket.Conn, req *SynthesisRequest, out *pcmSink, res *SynthesisResult) error {
+// The server must accept the request, and then deliver each message, with
+// no silence longer than Config.Timeout.
+func (c *Client) realtimeExchange(conn *websocket.Conn, host string, req *SynthesisRequest, out *pcmSink, res *SynthesisResult) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
 	_ = conn.SetWriteDeadline(time.Now().Add(c.cfg.Timeout))
 	if err := conn.WriteMessage(websocket.TextMessage, body); err != nil {
+		if isNetTimeout(err) {
+			return wsStalled(host, c.cfg.Timeout, whileWSSend)
+		}
 		return &IncompleteError{What: "websocket", Reason: "send request: " + err.Error()}
 	}
-	rs := &realtimeState{out: out, res: res}
+	rs := &realtimeState{out: out, res: res, host: host, limit: c.cfg.Timeout}
 	var buf bytes.Buffer
 	for {
-		_ = conn.SetReadDeadline(time.Now().Add(c.cfg.Timeout))
-		typ, msg, err := readFrame(conn, &buf)
+		typ, msg, err := readFrame(conn, &buf, c.cfg.Timeout)
 		if err != nil {
 			return rs.ended(err, req)
 		}
@@ -98,17 +103,46 @@ const MaxFrameBytes = 128 << 20
 
 // readFrame reads the next message into buf, reusing its storage, so that
 // a long stream does not allocate a buffer for every frame. The message is
-// valid until the next call.
-func readFrame(conn *websocket.Conn, buf *bytes.Buffer) (int, []byte, error) {
+// valid until the next call. The message must begin within idle, and each
+// read of a long message must deliver within idle.
+func readFrame(conn *websocket.Conn, buf *bytes.Buffer, idle time.Duration) (int, []byte, error) {
+	_ = conn.SetReadDeadline(time.Now().Add(idle))
 	typ, r, err := conn.NextReader()
 	if err != nil {
 		return typ, nil, err
 	}
 	buf.Reset()
-	if _, err := buf.ReadFrom(r); err != nil {
+	if _, err := buf.ReadFrom(&idleReader{r: r, conn: conn, idle: idle}); err != nil {
 		return typ, nil, err
 	}
 	return typ, buf.Bytes(), nil
+}
+
+// idleReader renews a connection's read deadline before each read.
+type idleReader struct {
+	r    io.Reader
+	conn *websocket.Conn
+	idle time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	_ = r.conn.SetReadDeadline(time.Now().Add(r.idle))
+	return r.r.Read(p)
+}
+
+// wsStalled is the error of a WebSocket session whose server fell silent
+// (or stopped reading) for longer than limit.
+func wsStalled(host string, limit time.Duration, while string) *IncompleteError {
+	te := &TimeoutError{Host: host, Limit: limit, While: while}
+	return &IncompleteError{What: "websocket", Reason: te.Error(), Err: te}
+}
+
+// hostOf is the host (and port) of a URL, for messages.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return withoutQuery(raw)
 }
 
 // realtimeState follows one realtime synthesis.
@@ -119,6 +153,8 @@ type realtimeState struct {
 	json   bool // the server speaks in JSON text frames
 	binary bool
 	failed error // an error message the server sent
+	host   string
+	limit  time.Duration // Config.Timeout
 }
 
 // wsMessage is a JSON text frame of the live service's form.
@@ -195,9 +231,8 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 		}
 		return &IncompleteError{What: "websocket", Reason: reason}
 	}
-	var ne interface{ Timeout() bool }
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &IncompleteError{What: "websocket", Reason: "no frame within the timeout and no close"}
+	if isNetTimeout(err) {
+		return wsStalled(rs.host, rs.limit, whileWSMessage)
 	}
 	return &IncompleteError{What: "websocket", Reason: "connection ended without a close: " + err.Error()}
 }
@@ -223,12 +258,19 @@ func (c *Client) dialRetry(ctx context.Context, d *websocket.Dialer, rawURL, pat
 			conn.SetReadLimit(MaxFrameBytes)
 			return conn, nil
 		}
-		if resp != nil {
+		switch {
+		case resp != nil:
 			err = c.responseError(resp)
-		} else {
+		case ctx.Err() == nil && isNetTimeout(err): // Dialer.HandshakeTimeout passed
+			err = &TimeoutError{Host: hostOf(rawURL), Limit: c.cfg.Timeout, While: whileWSOpen}
+		default:
 			err = scrub(err, c.cfg.APIKey)
 		}
-		if attempt >= c.cfg.Retries || !IsTemporary(err) || ctx.Err() != nil {
+		te := timeoutOf(err)
+		if attempt >= c.cfg.Retries || !IsTemporary(err) && te == nil || ctx.Err() != nil {
+			if te != nil {
+				te.Attempts = attempt + 1
+			}
 			return nil, err
 		}
 		if c.cfg.OnRetry != nil {

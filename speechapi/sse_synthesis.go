@@ -87,7 +87,7 @@ func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult)
 			return &IncompleteError{What: what, Reason: fmt.Sprintf("ended after %d chunks without a complete event", res.Chunks)}
 		}
 		if err != nil {
-			return &IncompleteError{What: what, Reason: err.Error()}
+			return &IncompleteError{What: what, Reason: err.Error(), Err: timeoutCause(err)}
 		}
 		name := ev.Name
 		if name == "" || name == "message" {

@@ -174,7 +174,7 @@ func (c *Client) callOnce(ctx context.Context, method, url string, body any, cty
 	defer drain(resp.Body)
 	if raw, ok := out.(*rawJSON); ok {
 		if raw.data, err = io.ReadAll(io.LimitReader(resp.Body, maxJSONBody)); err != nil {
-			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: err.Error()}
+			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: err.Error(), Err: timeoutCause(err)}
 		}
 		out = raw.v
 		if err := json.Unmarshal(raw.data, out); err != nil {
@@ -184,6 +184,9 @@ func (c *Client) callOnce(ctx context.Context, method, url string, body any, cty
 	}
 	if out != nil {
 		if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBody)).Decode(out); err != nil {
+			if te := timeoutOf(err); te != nil {
+				return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: te.Error(), Err: te}
+			}
 			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: "invalid JSON: " + err.Error()}
 		}
 	}

@@ -169,7 +169,7 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 		return res, fmt.Errorf("synthesize: %w", ctx.Err())
 	}
 	if err != nil {
-		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, scrub(err, c.cfg.APIKey))})
+		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, scrub(err, c.cfg.APIKey)), Err: timeoutCause(err)})
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("got %d of %d bytes", n, resp.ContentLength)})
