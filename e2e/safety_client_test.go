@@ -1,7 +1,11 @@
 package e2e_test
 
 import (
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +113,30 @@ func TestApplyAgainstASilentServiceEnds(t *testing.T) {
 	}
 	if r := p.runWithin(60*time.Second, "apply", "-auto-approve"); r.code != 1 || !strings.Contains(r.stdout, want) {
 		t.Fatalf("a second apply did not run as the first (a lock left behind?):\n%s", r)
+	}
+}
+
+// A service or proxy that echoes the key it was sent in its 403 body never
+// gets it into voxform's output, as text or as -json.
+func TestEchoedKeyNeverPrinted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("X-API-Key-ID")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `{"success": false, "error": {"type": "FORBIDDEN", "message": "Invalid key %s (%s)"}}`, key, url.QueryEscape(key))
+	}))
+	defer srv.Close()
+	p := clientProject(t, srv.URL)
+	for _, args := range [][]string{{"apply", "-auto-approve"}, {"apply", "-auto-approve", "-json"}} {
+		r := p.runWithin(60*time.Second, args...)
+		out := r.stdout + r.stderr
+		if r.code != 1 || !strings.Contains(out, "Invalid key [redacted]") {
+			t.Fatalf("want the service's refusal, redacted:\n%s", r)
+		}
+		for _, form := range []string{testKey, url.QueryEscape(testKey)} {
+			if strings.Contains(out, form) {
+				t.Fatalf("the key is in the output:\n%s", r)
+			}
+		}
 	}
 }

@@ -63,6 +63,8 @@ type Client struct {
 	// storage fetches presigned transcript URLs: no API key, redirects
 	// followed only to https (or loopback) addresses.
 	storage *http.Client
+	// red removes the key from whatever a server sends back.
+	red redactor
 }
 
 // New validates cfg and returns a Client.
@@ -103,6 +105,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	// Go copies a request's headers to a redirect's target, the API key
 	// among them: calls that carry the key follow no redirect at all.
+	red := newRedactor(cfg.APIKey)
 	plain, storage := *base, *base
 	next := base.Transport
 	if next == nil {
@@ -110,8 +113,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	plain.Transport = &timeoutTransport{next: next, limit: cfg.Timeout}
 	storage.Transport = plain.Transport
-	plain.CheckRedirect = refuseRedirect
-	storage.CheckRedirect = secureRedirect
+	plain.CheckRedirect = red.refuseRedirect
+	storage.CheckRedirect = red.secureRedirect
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &plain
 	rc.Logger = nil // the default logger prints URLs and would add noise; keys are never in URLs
@@ -130,7 +133,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		return resp, err
 	}
-	c := &Client{cfg: cfg, http: rc, plain: &plain, storage: &storage}
+	c := &Client{cfg: cfg, http: rc, plain: &plain, storage: &storage, red: red}
 	if cfg.OnRetry != nil {
 		rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
 			if attempt > 0 {
@@ -156,18 +159,18 @@ func (e *RedirectError) Error() string {
 }
 
 // refuseRedirect is the redirect policy of calls that carry the API key.
-func refuseRedirect(req *http.Request, _ []*http.Request) error {
-	return &RedirectError{Status: req.Response.StatusCode, To: withoutQuery(req.URL.String())}
+func (r redactor) refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return &RedirectError{Status: req.Response.StatusCode, To: r.text(withoutQuery(req.URL.String()))}
 }
 
 // secureRedirect follows a presigned download's redirects to https (or
 // loopback) addresses only, at most ten, never with the API key.
-func secureRedirect(req *http.Request, via []*http.Request) error {
+func (r redactor) secureRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
 	if err := checkScheme(req.URL.String(), "https"); err != nil {
-		return &RedirectError{Status: req.Response.StatusCode, To: withoutQuery(req.URL.String())}
+		return &RedirectError{Status: req.Response.StatusCode, To: r.text(withoutQuery(req.URL.String()))}
 	}
 	req.Header.Del(HeaderAPIKey)
 	return nil
@@ -266,7 +269,7 @@ func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
 		if te := timeoutOf(err); te != nil {
 			return nil, te
 		}
-		return nil, scrub(err, c.cfg.APIKey)
+		return nil, c.red.scrub(err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
@@ -278,26 +281,12 @@ func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
 // responseError turns a non-2xx response into an *Error, or into a
 // *RetryLaterError when its Retry-After asks for more than RetryAfterMax.
 func (c *Client) responseError(resp *http.Response) error {
-	e := parseError(resp)
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := c.red.serviceError(resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	if d, ok := RetryAfter(e.RetryAfter, time.Now()); ok && d > c.cfg.RetryAfterMax && e.Temporary() {
 		return &RetryLaterError{Err: e, Wait: d, At: time.Now().Add(d), Max: c.cfg.RetryAfterMax}
 	}
 	return e
-}
-
-// scrub makes sure an error can never carry the API key, whatever a lower
-// layer put in it.
-func scrub(err error, key string) error {
-	// A refused redirect stands alone: the *url.Error around it names the
-	// target with its query (a signature, perhaps).
-	var re *RedirectError
-	if errors.As(err, &re) {
-		return re
-	}
-	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), key, "[redacted]"))
 }
 
 // checkRetry retries connection errors and 429/500/502/503/504, never a

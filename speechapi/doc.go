@@ -9,7 +9,9 @@
 //     caller's writer; nothing buffers a whole file;
 //   - the API key is sent as X-API-Key-ID (x-api-key-id on WebSocket
 //     handshakes) and never on presigned downloads; it never appears in an
-//     error message;
+//     error message, not even when a server echoes it (as sent, URL-encoded,
+//     JSON-escaped or in base64): all server text is redacted where it
+//     enters an error;
 //   - only https and wss URLs are used, except for loopback addresses;
 //   - every documented error body becomes one *Error with status, type and
 //     message; 429, 500, 503 and connection errors are retried with

@@ -115,7 +115,7 @@ func (c *Client) doOnce(req *http.Request) (*http.Response, error) {
 		return nil, te
 	}
 	if err != nil {
-		return nil, scrub(err, c.cfg.APIKey)
+		return nil, c.red.scrub(err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()

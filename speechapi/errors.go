@@ -78,17 +78,10 @@ const (
 // maxErrorBody bounds how much of an error body is read.
 const maxErrorBody = 64 << 10
 
-// parseError turns a non-2xx response into an *Error. It reads at most
-// maxErrorBody bytes and never fails: an unreadable or non-JSON body still
-// gives an Error with the status.
-func parseError(resp *http.Response) *Error {
-	e := &Error{StatusCode: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	fillError(e, body)
-	return e
-}
-
 // fillError decodes any of the documented error shapes from body into e.
+// It never fails: an unreadable or non-JSON body still gives an Error
+// with the status. Server text reaches an *Error only through
+// redactor.serviceError, which calls it.
 func fillError(e *Error, body []byte) {
 	var shapes struct {
 		Error   json.RawMessage `json:"error"`

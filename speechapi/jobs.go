@@ -245,6 +245,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
 	if err := c.call(ctx, http.MethodGet, c.url(EndpointJob, jobID), nil, "", nil, &out); err != nil {
 		return nil, fmt.Errorf("batch job %s status: %w", jobID, err)
 	}
+	c.red.job(&out) // its cancel reason becomes a JobError's
 	return &out, nil
 }
 
@@ -300,7 +301,7 @@ func (c *Client) CancelJob(ctx context.Context, jobID, reason string) (*CancelJo
 		return nil, fmt.Errorf("cancel batch job %s: %w", jobID, err)
 	}
 	if out.Status != JobCancelled && out.Status != JobCancelling {
-		return nil, fmt.Errorf("cancel batch job %s: unexpected status %q", jobID, out.Status)
+		return nil, fmt.Errorf("cancel batch job %s: unexpected status %q", jobID, c.red.text(out.Status))
 	}
 	return &out, nil
 }
@@ -332,6 +333,9 @@ func (c *Client) ListJobs(ctx context.Context, q JobsQuery) (*JobsPage, error) {
 	u := c.url(EndpointJobs, "") + query(q.Status, q.Limit, q.Cursor)
 	if err := c.call(ctx, http.MethodGet, u, nil, "", nil, &out); err != nil {
 		return nil, fmt.Errorf("list batch jobs: %w", err)
+	}
+	for i := range out.Data {
+		c.red.job(&out.Data[i])
 	}
 	return &out, nil
 }

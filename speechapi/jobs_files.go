@@ -60,6 +60,7 @@ func (c *Client) ListJobFiles(ctx context.Context, jobID string, q FilesQuery) (
 	if err := c.call(ctx, http.MethodGet, u, nil, "", nil, &out); err != nil {
 		return nil, fmt.Errorf("list files of batch job %s: %w", jobID, err)
 	}
+	c.red.records(out.Data) // a record's messages become a FileError's
 	return &out, nil
 }
 

@@ -190,6 +190,7 @@ func (c *Client) LegacyStatus(ctx context.Context, jobID, requestID string) (*Le
 		return nil, fmt.Errorf("older batch status %s: %w", jobID, err)
 	}
 	out.Raw = raw.data
+	c.red.legacyJob(&out) // its messages become FileError's and JobError's
 	return &out, nil
 }
 

@@ -87,7 +87,7 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 		if errors.As(err, &ue) {
 			ue.URL = withoutQuery(ue.URL) // the signature stays out of errors
 		}
-		return 0, scrub(err, c.cfg.APIKey)
+		return 0, c.red.scrub(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

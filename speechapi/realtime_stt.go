@@ -105,7 +105,7 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	s := &rtSession{conn: conn, opts: opts, host: hostOf(c.wsURL(EndpointSTTRealtime)), limit: c.cfg.Timeout, res: &RealtimeResult{}}
+	s := &rtSession{conn: conn, opts: opts, host: hostOf(c.wsURL(EndpointSTTRealtime)), limit: c.cfg.Timeout, res: &RealtimeResult{}, red: c.red}
 	res, err := s.run(src)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("realtime transcription: %w", ctx.Err())
@@ -148,6 +148,7 @@ type rtSession struct {
 	host  string
 	limit time.Duration // Config.Timeout
 	res   *RealtimeResult
+	red   redactor
 
 	mu   sync.Mutex
 	sent bool // the end frame went out: the session may end on silence
@@ -271,9 +272,9 @@ func (s *rtSession) collect() error {
 				res.Closed = true
 				return nil
 			case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure: // connection cut: worth a retry
-				return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, ce.Text)}
+				return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, s.red.text(ce.Text))}
 			case errors.As(err, &ce):
-				return &closedError{code: ce.Code, text: ce.Text}
+				return &closedError{code: ce.Code, text: s.red.text(ce.Text)}
 			}
 			s.mu.Lock()
 			armed, got := s.sent, s.got

@@ -55,7 +55,7 @@ func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, 
 		err = ctx.Err()
 	}
 	if err != nil {
-		return res, fmt.Errorf("synthesize realtime: %w", scrub(err, c.cfg.APIKey))
+		return res, fmt.Errorf("synthesize realtime: %w", c.red.scrub(err))
 	}
 	return res, nil
 }
@@ -75,7 +75,7 @@ func (c *Client) realtimeExchange(conn *websocket.Conn, host string, req *Synthe
 		}
 		return &IncompleteError{What: "websocket", Reason: "send request: " + err.Error()}
 	}
-	rs := &realtimeState{out: out, res: res, host: host, limit: c.cfg.Timeout}
+	rs := &realtimeState{out: out, res: res, host: host, limit: c.cfg.Timeout, red: c.red}
 	var buf bytes.Buffer
 	for {
 		typ, msg, err := readFrame(conn, &buf, c.cfg.Timeout)
@@ -155,6 +155,7 @@ type realtimeState struct {
 	failed error // an error message the server sent
 	host   string
 	limit  time.Duration // Config.Timeout
+	red    redactor
 }
 
 // wsMessage is a JSON text frame of the live service's form.
@@ -173,11 +174,11 @@ func (rs *realtimeState) message(typ int, msg []byte) (done bool, err error) {
 	rs.json = true
 	var m wsMessage
 	if err := json.Unmarshal(msg, &m); err != nil {
-		return false, fmt.Errorf("websocket text frame is not JSON: %s", excerpt(msg))
+		return false, fmt.Errorf("websocket text frame is not JSON: %s", excerpt(rs.red.bytes(msg)))
 	}
 	switch m.Type {
 	case "error":
-		rs.failed = streamError(m.Data)
+		rs.failed = rs.red.streamError(m.Data)
 		return false, rs.failed
 	case "audio", "chunk", "complete", "completed":
 		var ch streamChunk
@@ -225,7 +226,7 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 		return rs.out.finish()
 	}
 	if errors.As(err, &ce) {
-		reason := fmt.Sprintf("closed with %d %s", ce.Code, ce.Text)
+		reason := fmt.Sprintf("closed with %d %s", ce.Code, rs.red.text(ce.Text))
 		if rs.json {
 			reason += " before the complete message"
 		}
@@ -264,7 +265,7 @@ func (c *Client) dialRetry(ctx context.Context, d *websocket.Dialer, rawURL, pat
 		case ctx.Err() == nil && isNetTimeout(err): // Dialer.HandshakeTimeout passed
 			err = &TimeoutError{Host: hostOf(rawURL), Limit: c.cfg.Timeout, While: whileWSOpen}
 		default:
-			err = scrub(err, c.cfg.APIKey)
+			err = c.red.scrub(err)
 		}
 		te := timeoutOf(err)
 		if attempt >= c.cfg.Retries || !IsTemporary(err) && te == nil || ctx.Err() != nil {

@@ -46,38 +46,37 @@ func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w 
 		return nil, fmt.Errorf("synthesize stream: %w", err)
 	}
 	defer resp.Body.Close()
-	if err := checkEventStream(resp); err != nil {
+	if err := c.checkEventStream(resp); err != nil {
 		return nil, fmt.Errorf("synthesize stream: %w", err)
 	}
 	res := &SynthesisResult{Container: cfg.Container}
-	err = readSynthesisEvents(resp.Body, sink, res)
+	err = readSynthesisEvents(resp.Body, sink, res, c.red)
 	res.Bytes = sink.bytesWritten()
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	if err != nil {
-		return res, fmt.Errorf("synthesize stream: %w", scrub(err, c.cfg.APIKey))
+		return res, fmt.Errorf("synthesize stream: %w", c.red.scrub(err))
 	}
 	return res, nil
 }
 
 // checkEventStream accepts text/event-stream; a JSON body is a service error.
-func checkEventStream(resp *http.Response) error {
+func (c *Client) checkEventStream(resp *http.Response) error {
 	ct := resp.Header.Get("Content-Type")
 	if bytes.HasPrefix([]byte(ct), []byte("text/event-stream")) {
 		return nil
 	}
-	e := &Error{StatusCode: resp.StatusCode}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	fillError(e, b)
 	if bytes.HasPrefix([]byte(ct), []byte("application/json")) {
-		return e
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return c.red.serviceError(resp.StatusCode, "", b)
 	}
-	return fmt.Errorf("response Content-Type %q is not text/event-stream", ct)
+	return fmt.Errorf("response Content-Type %q is not text/event-stream", c.red.text(ct))
 }
 
-// readSynthesisEvents reads events until the completion event.
-func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult) error {
+// readSynthesisEvents reads events until the completion event; red
+// removes the key from the text of an error event.
+func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult, red redactor) error {
 	const what = "sse stream"
 	events := newSSEReader(body)
 	var order chunkOrder
@@ -100,7 +99,7 @@ func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult)
 		switch name {
 		case "start":
 		case "error":
-			return streamError(ev.Data)
+			return red.streamError(ev.Data)
 		case "chunk", "audio_chunk", "audio":
 			piece, index, err := chunkAudio(ev.Data)
 			if err != nil {
@@ -116,19 +115,19 @@ func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult)
 				return err
 			}
 		case "complete", "completed":
-			return finishStream(ev.Data, name, &order, sink)
+			return finishStream(ev.Data, name, &order, sink, red)
 		}
 	}
 }
 
 // finishStream handles the completion event.
-func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink) error {
+func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink, red redactor) error {
 	var ch streamChunk
 	if err := json.Unmarshal(data, &ch); err != nil && len(bytes.TrimSpace(data)) > 0 {
 		return fmt.Errorf("%s event: %v", name, err)
 	}
 	if name == "completed" && ch.Status != "" && ch.Status != "success" {
-		return fmt.Errorf("completed event has status %q", ch.Status)
+		return fmt.Errorf("completed event has status %q", red.text(ch.Status))
 	}
 	if ch.ChunkIndex != nil {
 		if err := order.final(*ch.ChunkIndex, "sse stream"); err != nil {
@@ -190,9 +189,8 @@ func chunkAudio(data []byte) ([]byte, *int, error) {
 // streamError turns an error event's data ({"type", "message"}, SPEC
 // section 8a, or any of the documented error shapes) into an *Error whose
 // status follows the type, so that Temporary tells whether to retry.
-func streamError(data []byte) error {
-	e := &Error{}
-	fillError(e, data)
+func (r redactor) streamError(data []byte) error {
+	e := r.serviceError(0, "", data)
 	e.StatusCode = statusOfType(e.Type)
 	return e
 }

@@ -156,7 +156,7 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 	defer resp.Body.Close()
 	cfg := req.AudioConfig.Resolved()
 	res := &SynthesisResult{Container: cfg.Container, ContentType: resp.Header.Get("Content-Type")}
-	if err := checkContentType(res.ContentType, cfg.Container, resp.Body); err != nil {
+	if err := checkContentType(res.ContentType, cfg.Container, resp.Body, c.red); err != nil {
 		return nil, fmt.Errorf("synthesize: %w", err)
 	}
 	v := newBodyValidator(cfg, w)
@@ -169,7 +169,7 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 		return res, fmt.Errorf("synthesize: %w", ctx.Err())
 	}
 	if err != nil {
-		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, scrub(err, c.cfg.APIKey)), Err: timeoutCause(err)})
+		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("body ended after %d bytes: %v", n, c.red.scrub(err)), Err: timeoutCause(err)})
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return res, fmt.Errorf("synthesize: %w", &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("got %d of %d bytes", n, resp.ContentLength)})
@@ -200,7 +200,7 @@ func (c *Client) postSynthesis(ctx context.Context, endpoint string, req *Synthe
 
 // checkContentType accepts the documented Content-Type of container. A
 // JSON body under 200 is read as a service error.
-func checkContentType(ct, container string, body io.Reader) error {
+func checkContentType(ct, container string, body io.Reader, red redactor) error {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		mt = strings.ToLower(strings.TrimSpace(ct))
@@ -211,12 +211,10 @@ func checkContentType(ct, container string, body io.Reader) error {
 		}
 	}
 	if mt == "application/json" {
-		e := &Error{StatusCode: http.StatusOK}
 		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
-		fillError(e, b)
-		return e
+		return red.serviceError(http.StatusOK, "", b)
 	}
-	return fmt.Errorf("response Content-Type %q does not match container %s (want %s)", ct, container, contentTypes[container][0])
+	return fmt.Errorf("response Content-Type %q does not match container %s (want %s)", red.text(ct), container, contentTypes[container][0])
 }
 
 // bodyValidator passes audio through to the caller's writer while checking
