@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"strconv"
@@ -148,22 +147,19 @@ type transcriptMeta struct {
 	Model           string  `json:"model"`
 }
 
+// readTranscript reads a downloaded transcript's segments and audit
+// fields in one streaming pass (transcript.DecodeJSON): the document is
+// never held in memory, only its segments.
 func readTranscript(path string, labels bool) (transcriptMeta, []transcript.Segment, error) {
-	var meta transcriptMeta
 	f, err := os.Open(path)
 	if err != nil {
-		return meta, nil, err
+		return transcriptMeta{}, nil, err
 	}
 	defer f.Close()
-	segs, err := transcript.ParseJSON(f, labels)
+	doc, err := transcript.DecodeJSON(f, labels)
 	if err != nil {
-		return meta, nil, err
+		return transcriptMeta{}, nil, err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return meta, nil, err
-	}
-	if err := jsonDecode(f, &meta); err != nil {
-		return meta, nil, err
-	}
-	return meta, segs, nil
+	meta := transcriptMeta{LanguageCode: doc.LanguageCode, DurationSeconds: doc.DurationSeconds, Model: doc.Model}
+	return meta, doc.Segments, nil
 }

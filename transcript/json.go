@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -19,27 +20,129 @@ type jsonSegment struct {
 	SpeakerID *int    `json:"speaker_id"`
 }
 
-// ParseJSON reads the segments of a transcript JSON document (the batch job
-// transcript, or one older batch result). With labels set, each segment is
-// labelled with SpeakerLabel of its speaker_id, for diarized or
-// multi-channel transcripts.
-func ParseJSON(r io.Reader, labels bool) ([]Segment, error) {
-	var doc struct {
-		Segments []jsonSegment `json:"segments"`
-	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+// Document is what voxform reads of a transcript JSON document: its
+// segments and the audit fields of a batch job transcript
+// (speech-recognition.md, "Batch jobs: transcript JSON"). Fields the
+// document lacks stay zero.
+type Document struct {
+	Segments []Segment
+	// LanguageCode is the language the file was transcribed in.
+	LanguageCode string
+	// DurationSeconds is the audio's duration.
+	DurationSeconds float64
+	// Model is the model used.
+	Model string
+}
+
+// DecodeJSON reads a transcript JSON document (the batch job transcript,
+// or one older batch result) in one streaming pass: each segment is
+// decoded as it comes, other fields (full_transcript and any the service
+// adds) are skipped without being kept, so that memory holds the segments
+// and at most one value of the document at a time, never the document.
+// With labels set, each segment is labelled with SpeakerLabel of its
+// speaker_id, for diarized or multi-channel transcripts. Field names match
+// as encoding/json matches them (case-insensitively); a repeated field
+// counts once, the last.
+func DecodeJSON(r io.Reader, labels bool) (*Document, error) {
+	doc, err := decodeDocument(json.NewDecoder(r), labels)
+	if err != nil {
 		return nil, fmt.Errorf("read transcript json: %w", err)
 	}
-	out := make([]Segment, 0, len(doc.Segments))
-	for i, s := range doc.Segments {
+	return doc, nil
+}
+
+// ParseJSON reads the segments of a transcript JSON document (see
+// DecodeJSON).
+func ParseJSON(r io.Reader, labels bool) ([]Segment, error) {
+	doc, err := DecodeJSON(r, labels)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Segments, nil
+}
+
+// decodeDocument walks the top-level object.
+func decodeDocument(dec *json.Decoder, labels bool) (*Document, error) {
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	doc := &Document{Segments: []Segment{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		switch {
+		case strings.EqualFold(key, "segments"):
+			doc.Segments, err = decodeSegments(dec, labels)
+		case strings.EqualFold(key, "language_code"):
+			err = dec.Decode(&doc.LanguageCode)
+		case strings.EqualFold(key, "duration_seconds"):
+			err = dec.Decode(&doc.DurationSeconds)
+		case strings.EqualFold(key, "model"):
+			err = dec.Decode(&doc.Model)
+		default:
+			err = dec.Decode(&skipped{})
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// decodeSegments reads the segments array (or null) one segment at a time.
+func decodeSegments(dec *json.Decoder, labels bool) ([]Segment, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok == nil {
+		return []Segment{}, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("segments is %v, not an array", tok)
+	}
+	out := []Segment{}
+	for i := 0; dec.More(); i++ {
+		var s jsonSegment
+		if err := dec.Decode(&s); err != nil {
+			return nil, err
+		}
 		seg, err := s.segment(labels)
 		if err != nil {
-			return nil, fmt.Errorf("read transcript json: segment %d: %w", i, err)
+			return nil, fmt.Errorf("segment %d: %w", i, err)
 		}
 		out = append(out, seg)
 	}
-	return out, nil
+	return out, expectDelim(dec, ']')
 }
+
+// expectDelim reads the next token, which must be d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("found %v where %v was expected", tok, d)
+	}
+	return nil
+}
+
+// skipped is a JSON value read and dropped: encoding/json hands it the
+// value's bytes, still in the decoder's buffer, and nothing is copied.
+type skipped struct{}
+
+// UnmarshalJSON drops the value.
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 func (s jsonSegment) segment(labels bool) (Segment, error) {
 	if bad(s.StartTime) || bad(s.EndTime) {
