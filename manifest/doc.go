@@ -9,4 +9,12 @@
 // the JSON Schema and the semantic rules of the service documents around
 // these two steps. Diagnostics, Diagnostic and Pos are the shared vocabulary
 // of problems with positions.
+//
+// What the loader reads is bounded, so that a hostile manifest is refused
+// with a positioned error instead of taking minutes or all the memory: the
+// size of each manifest file, -var-file and for_each data file
+// (MaxManifestBytes, MaxDataBytes), what one YAML document reaches through
+// aliases and merge keys (MaxAliasNodes, MaxAliasBytes; a recursive alias is
+// refused), and the file names matched against transcription input
+// patterns (MaxGlobMatches).
 package manifest

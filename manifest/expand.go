@@ -31,6 +31,11 @@ type expander struct {
 	inherited map[inheritKey]map[string]Pos
 	sharedAC  map[*yaml.Node]*AudioConfig
 	curBlock  *Block // the synthesis block being expanded
+	// walks holds the files below each input pattern's directory prefix;
+	// globMatches counts the names matched against patterns (see
+	// MaxGlobMatches).
+	walks       map[string]*walked
+	globMatches int
 	// failed is set when a value fails to evaluate (and is reported); an
 	// instance with a failed value is dropped, so that its empty value is
 	// not reported again by later rules.
@@ -56,6 +61,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		voices:    map[string]*Voice{},
 		inherited: map[inheritKey]map[string]Pos{},
 		sharedAC:  map[*yaml.Node]*AudioConfig{},
+		walks:     map[string]*walked{},
 	}
 	for _, f := range raw.Files {
 		x.m.Files = append(x.m.Files, f.Name)

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -173,6 +172,9 @@ func (x *expander) forEachFile(at Pos, path string) ([]*eachValue, bool) {
 		x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "invalid data file: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		return nil, false
 	}
+	if !checkAliases(rel, &doc, &x.ds) {
+		return nil, false
+	}
 	root := deref(&doc)
 	if root == nil {
 		x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "data file %s is empty", rel)
@@ -190,11 +192,15 @@ func (x *expander) readData(full string) ([]byte, error) {
 	if b, ok := x.dataCache[full]; ok {
 		return b, nil
 	}
-	b, err := os.ReadFile(full)
-	if err == nil {
-		x.dataCache[full] = b
+	b, err := readLimited(full, MaxDataBytes)
+	if err != nil {
+		return nil, err
 	}
-	return b, err
+	if len(b) > MaxDataBytes {
+		return nil, errDataTooLarge
+	}
+	x.dataCache[full] = b
+	return b, nil
 }
 
 // forEachCSV reads a CSV or TSV file: a header row naming the columns, a

@@ -140,7 +140,8 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 	}
 	srcs := make([][]byte, len(names))
 	for i, n := range names {
-		b, err := os.ReadFile(filepath.Join(abs, n))
+		// At most one byte over the limit is read: ParseSources refuses it.
+		b, err := readLimited(filepath.Join(abs, n), MaxManifestBytes)
 		if err != nil {
 			ds.Errorf(Pos{File: n}, "read %s: %v", n, err)
 			continue
@@ -211,6 +212,10 @@ func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics)
 	r := &Raw{Dir: dir, Blocks: map[string]map[string]*Block{}, broken: map[string]bool{}}
 	for i, n := range names {
 		f := &File{Name: n, Src: srcs[i]}
+		if tooLarge(n, f.Src, MaxManifestBytes, "manifest file", &ds) {
+			r.Files = append(r.Files, f)
+			continue
+		}
 		f.Docs = parseDocs(f, &ds)
 		r.Files = append(r.Files, f)
 		for _, doc := range f.Docs {
@@ -223,7 +228,8 @@ func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics)
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parseDocs parses every YAML document of a file and checks each mapping
-// for duplicate keys, which yaml.v3 leaves to the decoder.
+// for duplicate keys, which yaml.v3 leaves to the decoder. A document whose
+// aliases reach too much (see MaxAliasNodes) is left out.
 func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
 	var docs []*yaml.Node
@@ -243,6 +249,9 @@ func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 			}
 			ds.Errorf(pos, "invalid YAML: %s", msg)
 			return docs
+		}
+		if !checkAliases(f.Name, &doc, ds) {
+			continue
 		}
 		checkDuplicateKeys(f.Name, &doc, ds, 0)
 		docs = append(docs, &doc)

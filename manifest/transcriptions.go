@@ -149,8 +149,44 @@ func (x *expander) urlInput(raw string, pos Pos) (transcriptionInput, bool) {
 	return transcriptionInput{key: key.String(), input: raw, rel: strings.TrimSuffix(base, path.Ext(base)), isURL: true, pattern: raw, pos: pos}, true
 }
 
-// maxWalk bounds the files one input pattern may visit.
+// maxWalk bounds the files below one input pattern's directory prefix.
 const maxWalk = 1_000_000
+
+// MaxGlobMatches bounds the file names matched against input patterns in
+// one manifest, all patterns together: each pattern is matched against
+// every file below its directory prefix, so that a hundred thousand
+// patterns over one recordings tree would otherwise cost a hundred
+// thousand walks of it.
+const MaxGlobMatches = 2_000_000
+
+// walked is the list of files below one directory, walked once per load.
+type walked struct {
+	files     [][]string // slash-separated segments relative to the directory
+	truncated bool       // more than maxWalk files
+}
+
+// walk lists the files below root once per load.
+func (x *expander) walk(root string) *walked {
+	if w, ok := x.walks[root]; ok {
+		return w
+	}
+	w := &walked{}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if len(w.files) == maxWalk {
+			w.truncated = true
+			return filepath.SkipAll
+		}
+		if rel, err := filepath.Rel(root, p); err == nil {
+			w.files = append(w.files, strings.Split(filepath.ToSlash(rel), "/"))
+		}
+		return nil
+	})
+	x.walks[root] = w
+	return w
+}
 
 // hasMeta reports whether a path segment holds glob syntax.
 func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
@@ -191,35 +227,33 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 	}
 	prefix := strings.Join(segs[:fixed], "/")
 	root := filepath.Join(x.raw.Dir, filepath.FromSlash(prefix))
-	var out []transcriptionInput
 	if resolved, err := filepath.EvalSymlinks(root); err == nil {
 		root = resolved // walk a linked directory's contents
 	}
-	visited := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if visited++; visited > maxWalk {
-			x.ds.Errorf(pos, "input pattern %q walks more than %d files", pattern, maxWalk).
-				WithHint("narrow the pattern's directory prefix")
-			return filepath.SkipAll
+	w := x.walk(root)
+	if w.truncated {
+		x.ds.Errorf(pos, "input pattern %q walks more than %d files", pattern, maxWalk).
+			WithHint("narrow the pattern's directory prefix")
+		return nil
+	}
+	if x.globMatches += len(w.files); x.globMatches > MaxGlobMatches {
+		x.ds.Errorf(pos, "input pattern %q brings the file names matched against input patterns over %s, the limit for one manifest",
+			pattern, thousands(MaxGlobMatches)).
+			WithHint("list fewer patterns, or narrow their directory prefixes")
+		return nil
+	}
+	var out []transcriptionInput
+	for _, f := range w.files {
+		if !matchSegs(segs[fixed:], f) {
+			continue
 		}
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		relToRoot, err := filepath.Rel(root, p)
-		if err != nil {
-			return nil
-		}
-		rr := filepath.ToSlash(relToRoot)
-		if !matchSegs(segs[fixed:], strings.Split(rr, "/")) {
-			return nil
-		}
+		rr := strings.Join(f, "/")
 		key := rr
 		if prefix != "" && prefix != "." {
 			key = path.Join(prefix, rr)
 		}
 		out = append(out, transcriptionInput{key: key, rel: strings.TrimSuffix(rr, path.Ext(rr)), pattern: pattern, pos: pos})
-		return nil
-	})
+	}
 	if len(out) == 0 {
 		x.ds.Warnf(pos, "input pattern %q matches no files", pattern)
 	}

@@ -64,15 +64,21 @@ func (x *expander) readVarFile(path string, declared map[string]bool, vars map[s
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(x.raw.Dir, path)
 	}
-	src, err := os.ReadFile(full)
+	src, err := readLimited(full, MaxManifestBytes)
 	if err != nil {
 		x.ds.Errorf(Pos{File: path}, "read -var-file %s: %v", path, errCause(err))
+		return
+	}
+	if tooLarge(path, src, MaxManifestBytes, "-var-file", &x.ds) {
 		return
 	}
 	x.hashFiles = append(x.hashFiles, hashed{name: "var-file:" + path, data: src})
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		x.ds.Errorf(Pos{File: path, Line: 1, Col: 1}, "invalid -var-file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return
+	}
+	if !checkAliases(path, &doc, &x.ds) {
 		return
 	}
 	root := deref(&doc)

@@ -105,7 +105,26 @@ func isNull(n *yaml.Node) bool {
 // found, its key node when the last step was a mapping key, and whether
 // the whole pointer resolved.
 func NodeAt(root *yaml.Node, pointer string) (val, key *yaml.Node, ok bool) {
-	n := deref(root)
+	return (&Locator{root: root}).At(pointer)
+}
+
+// Locator resolves many JSON pointers against one YAML tree, as NodeAt
+// does, indexing each mapping's keys (merge keys resolved) the first time a
+// pointer passes through it. One schema error per unknown field of a large
+// mapping then costs a map lookup each, not a scan of the mapping each.
+type Locator struct {
+	root *yaml.Node
+	keys map[*yaml.Node]map[string]entry // nil: scan, as NodeAt does
+}
+
+// NewLocator returns a Locator over root.
+func NewLocator(root *yaml.Node) *Locator {
+	return &Locator{root: root, keys: map[*yaml.Node]map[string]entry{}}
+}
+
+// At is NodeAt(root, pointer).
+func (l *Locator) At(pointer string) (val, key *yaml.Node, ok bool) {
+	n := deref(l.root)
 	if pointer == "" || pointer == "/" {
 		return n, nil, n != nil
 	}
@@ -115,16 +134,11 @@ func NodeAt(root *yaml.Node, pointer string) (val, key *yaml.Node, ok bool) {
 		}
 		switch n.Kind {
 		case yaml.MappingNode:
-			found := false
-			for _, e := range entries(n) {
-				if e.Key.Value == tok {
-					n, key, found = deref(e.Val), e.Key, true
-					break
-				}
-			}
+			e, found := l.lookup(n, tok)
 			if !found {
 				return n, key, false
 			}
+			n, key = deref(e.Val), e.Key
 		case yaml.SequenceNode:
 			i, err := atoiStrict(tok)
 			if err != nil || i < 0 || i >= len(n.Content) {
@@ -136,6 +150,31 @@ func NodeAt(root *yaml.Node, pointer string) (val, key *yaml.Node, ok bool) {
 		}
 	}
 	return n, key, true
+}
+
+// lookup finds the entry of key tok in mapping n.
+func (l *Locator) lookup(n *yaml.Node, tok string) (entry, bool) {
+	if l.keys == nil {
+		for _, e := range entries(n) {
+			if e.Key.Value == tok {
+				return e, true
+			}
+		}
+		return entry{}, false
+	}
+	idx, ok := l.keys[n]
+	if !ok {
+		es := entries(n)
+		idx = make(map[string]entry, len(es))
+		for _, e := range es {
+			if _, dup := idx[e.Key.Value]; !dup {
+				idx[e.Key.Value] = e
+			}
+		}
+		l.keys[n] = idx
+	}
+	e, found := idx[tok]
+	return e, found
 }
 
 // SplitPointer splits a JSON pointer into unescaped tokens (the schema

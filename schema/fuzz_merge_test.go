@@ -126,6 +126,10 @@ func addMergeSeeds(f *testing.F) {
 	f.Add([]byte("syntheses:\n  s: { for_each: data/prompts.yaml, voice: v, text: \"${each.value}\", output: \"o/${each.key}.wav\" }\n"),
 		[]byte("syntheses:\n  s: { text: twice }\nvoices:\n  v: { model: vc-v1, embedding: e }\n"),
 		[]byte("a: [1, 2]\nb: {x: &x y, z: *x}\n"), []byte("- not a map\n"))
+	// The merge bomb in a manifest split in two, in the data file and in
+	// the -var-file.
+	bomb := mergeBomb()
+	f.Add(bomb[:300], bomb[300:], bomb, bomb)
 }
 
 // splitTopLevel splits a manifest before its middle top-level key.

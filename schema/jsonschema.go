@@ -72,8 +72,9 @@ func ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
 			err = s.Validate(v)
 			var ve *jsonschema.ValidationError
 			if errors.As(err, &ve) {
+				loc := manifest.NewLocator(doc)
 				for _, leaf := range leaves(ve) {
-					mapError(raw, f, doc, leaf, &ds)
+					mapError(raw, f, loc, leaf, &ds)
 				}
 			} else if err != nil {
 				ds.Errorf(manifest.Pos{File: f.Name}, "validate: %v", err)
@@ -106,9 +107,9 @@ func keyword(loc string) string {
 }
 
 // mapError turns one schema error into a positioned diagnostic.
-func mapError(raw *manifest.Raw, f *manifest.File, doc *yaml.Node, ve *jsonschema.ValidationError, ds *manifest.Diagnostics) {
+func mapError(raw *manifest.Raw, f *manifest.File, loc *manifest.Locator, ve *jsonschema.ValidationError, ds *manifest.Diagnostics) {
 	kw := keyword(ve.KeywordLocation)
-	val, key, _ := manifest.NodeAt(doc, ve.InstanceLocation)
+	val, key, _ := loc.At(ve.InstanceLocation)
 	if isInterpolated(val) {
 		return // checked after interpolation
 	}
@@ -126,7 +127,7 @@ func mapError(raw *manifest.Raw, f *manifest.File, doc *yaml.Node, ve *jsonschem
 		props := schemaProperties(ve.AbsoluteKeywordLocation)
 		for _, m := range reAdditional.FindAllStringSubmatch(ve.Message, -1) {
 			name := m[1]
-			_, kn, _ := manifest.NodeAt(doc, ve.InstanceLocation+"/"+escapePointer(name))
+			_, kn, _ := loc.At(ve.InstanceLocation + "/" + escapePointer(name))
 			d := ds.Errorf(posOf(f.Name, nil, kn), "unknown field %q in %s", name, what)
 			if s := manifest.Suggest(name, props); s != "" {
 				d.WithHint("did you mean %q?", s)
@@ -151,7 +152,7 @@ func mapError(raw *manifest.Raw, f *manifest.File, doc *yaml.Node, ve *jsonschem
 	case "enum", "const":
 		// Only propertyNames reach here: an unknown key of a map whose
 		// keys are a fixed set (service.paths, catalog.recognition_languages).
-		_, kn, _ := manifest.NodeAt(doc, ve.InstanceLocation)
+		_, kn, _ := loc.At(ve.InstanceLocation)
 		toks := manifest.SplitPointer(ve.InstanceLocation)
 		name := toks[len(toks)-1]
 		allowed := schemaEnum(ve.AbsoluteKeywordLocation)
@@ -212,9 +213,11 @@ func describe(ptr string) string {
 	return strings.Join(manifest.SplitPointer(ptr), ".")
 }
 
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
+// pointerEscaper escapes a JSON pointer token; built once, as building a
+// Replacer costs more than using it.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func escapePointer(s string) string { return pointerEscaper.Replace(s) }
 
 // schemaAt returns the schema value at the fragment of an absolute
 // keyword location.

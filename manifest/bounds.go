@@ -1,0 +1,183 @@
+package manifest
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits on what the loader reads, so that a hostile or mistaken input (a
+// YAML alias bomb, a data file that is a disk image, a link to /dev/zero)
+// is refused with a positioned error instead of taking minutes or all the
+// memory. A manifest within them validates in well under a second.
+const (
+	// MaxManifestBytes is the largest manifest file, and the largest
+	// -var-file, the loader reads: 4 MiB.
+	MaxManifestBytes = 4 << 20
+	// MaxDataBytes is the largest for_each data file (CSV, TSV, JSON or
+	// YAML): 16 MiB, some hundreds of thousands of rows.
+	MaxDataBytes = 16 << 20
+	// MaxAliasNodes bounds the nodes one YAML document (a manifest
+	// document, a data file, a -var-file) reaches through aliases and
+	// merge keys, each alias counting every node of the value it copies,
+	// nested aliases included. yaml.v3 builds the document's node graph
+	// without expanding it; the loader's merge-key resolution, its
+	// conversion for the JSON Schema and the checks of each resource
+	// expand it, and a few hundred bytes of nested merges
+	// (<<: [*a, *a, ...]) expand to billions of nodes.
+	MaxAliasNodes = 200_000
+	// MaxAliasBytes bounds the bytes of scalar values (keys included) one
+	// document reaches through aliases, as MaxAliasNodes bounds nodes: a
+	// long text referenced by thousands of aliases is checked thousands
+	// of times. 4 MiB, what one manifest file may hold.
+	MaxAliasBytes = MaxManifestBytes
+)
+
+// readLimited reads at most limit+1 bytes of a file, so that the caller can
+// tell a file over the limit without reading all of it.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// tooLarge reports a source over limit at its first byte past the limit;
+// what names the kind of file ("manifest file", "-var-file").
+func tooLarge(file string, src []byte, limit int, what string, ds *Diagnostics) bool {
+	if len(src) <= limit {
+		return false
+	}
+	ds.Errorf(offsetPos(file, src, limit), "%s %s is larger than %s bytes (%s), the limit for a %s",
+		what, file, thousands(limit), mib(limit), what).
+		WithHint("split it into several files, or move long lists into a for_each data file")
+	return true
+}
+
+// offsetPos is the line and column (in runes) of byte offset off of src.
+func offsetPos(file string, src []byte, off int) Pos {
+	line, start := 1, 0
+	for i := 0; i < off && i < len(src); i++ {
+		if src[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return Pos{File: file, Line: line, Col: utf8.RuneCount(src[start:min(off, len(src))]) + 1}
+}
+
+// thousands formats n with commas: 4,194,304.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// mib names a limit in MiB.
+func mib(n int) string { return strconv.Itoa(n>>20) + " MiB" }
+
+// errDataTooLarge is returned by readData for a data file over MaxDataBytes.
+var errDataTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a for_each data file",
+	thousands(MaxDataBytes), mib(MaxDataBytes))
+
+// reach is what a node amounts to with its aliases expanded: nodes, and
+// bytes of scalar values.
+type reach struct{ nodes, bytes int }
+
+// add adds o to r, capping each count just past its limit.
+func (r reach) add(o reach) reach {
+	return reach{min(r.nodes+o.nodes, MaxAliasNodes+1), min(r.bytes+o.bytes, MaxAliasBytes+1)}
+}
+
+func (r reach) over() bool { return r.nodes > MaxAliasNodes || r.bytes > MaxAliasBytes }
+
+// aliasCounter counts what a document reaches through aliases.
+type aliasCounter struct {
+	// size memoizes what a node amounts to with its aliases expanded;
+	// inProgress marks the nodes being measured, so that a recursive
+	// alias is found, not followed.
+	size       map[*yaml.Node]reach
+	inProgress map[*yaml.Node]bool
+	recursive  bool
+	reached    reach
+}
+
+// checkAliases refuses a document that reaches more than MaxAliasNodes
+// nodes or MaxAliasBytes bytes through aliases and merge keys, or holds a
+// recursive alias (one inside the value it refers to). The error is at the
+// alias where a limit was crossed. Counting takes time linear in the
+// document: what each node amounts to is computed once.
+func checkAliases(file string, doc *yaml.Node, ds *Diagnostics) bool {
+	c := &aliasCounter{size: map[*yaml.Node]reach{}, inProgress: map[*yaml.Node]bool{}}
+	at := c.walk(doc)
+	switch {
+	case at == nil:
+		return true
+	case c.recursive:
+		ds.Errorf(nodePos(file, at), "alias *%s refers to a value that contains it", at.Value).
+			WithHint("an alias must refer to an anchor defined outside it")
+	case c.reached.nodes > MaxAliasNodes:
+		ds.Errorf(nodePos(file, at), "alias *%s brings the nodes reached through aliases and merge keys over %s, the limit for one document",
+			at.Value, thousands(MaxAliasNodes)).
+			WithHint("each alias copies its anchor's whole value, and aliases nested in merges multiply: merge each shared block once")
+	default:
+		ds.Errorf(nodePos(file, at), "alias *%s brings the bytes of values reached through aliases and merge keys over %s (%s), the limit for one document",
+			at.Value, thousands(MaxAliasBytes), mib(MaxAliasBytes)).
+			WithHint("each alias copies its anchor's whole value: refer to long values from fewer places")
+	}
+	return false
+}
+
+// walk visits the document's own nodes in order and adds up what their
+// aliases reach; it returns the alias where the count passes a limit.
+func (c *aliasCounter) walk(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.AliasNode {
+		c.reached = c.reached.add(c.expanded(n.Alias))
+		if c.recursive || c.reached.over() {
+			return n
+		}
+		return nil
+	}
+	for _, ch := range n.Content {
+		if at := c.walk(ch); at != nil {
+			return at
+		}
+	}
+	return nil
+}
+
+// expanded returns what n amounts to with its aliases expanded, each count
+// capped just past its limit.
+func (c *aliasCounter) expanded(n *yaml.Node) reach {
+	if n == nil {
+		return reach{}
+	}
+	if n.Kind == yaml.AliasNode {
+		return c.expanded(n.Alias)
+	}
+	if r, ok := c.size[n]; ok {
+		return r
+	}
+	if c.inProgress[n] {
+		c.recursive = true
+		return reach{MaxAliasNodes + 1, MaxAliasBytes + 1}
+	}
+	c.inProgress[n] = true
+	total := reach{nodes: 1}.add(reach{bytes: len(n.Value)})
+	for _, ch := range n.Content {
+		total = total.add(c.expanded(ch))
+	}
+	delete(c.inProgress, n)
+	c.size[n] = total
+	return total
+}
