@@ -104,7 +104,7 @@ func (x *run) synthesisRequest(a *planner.Action) (*speechapi.SynthesisRequest, 
 			return nil, fmt.Errorf("speaker embedding for voice %s: %w", s.Voice, err)
 		}
 		req.SpeakerEmbedding = emb
-		req.Voice = ""
+		req.Voice, req.Language = "", "" // vc-v1 takes no voice name and no language
 	}
 	return req, nil
 }

@@ -3,6 +3,8 @@ package manifest
 import (
 	"fmt"
 	"time"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // Pos is a position in a manifest file. Line and Col are 1-based; a zero Pos
@@ -128,14 +130,7 @@ type Budget struct {
 
 // AudioConfig is the service's audio_config object, as the manifest sets it.
 // Zero values mean "not set"; the service documents the defaults.
-type AudioConfig struct {
-	SampleRate  int    `json:"sample_rate,omitempty"`
-	NumChannels int    `json:"num_channels,omitempty"`
-	SampleWidth int    `json:"sample_width,omitempty"`
-	Encoding    string `json:"encoding,omitempty"`
-	Container   string `json:"container,omitempty"`
-	Bitrate     string `json:"bitrate,omitempty"`
-}
+type AudioConfig = contract.AudioConfig
 
 // Voice is a voices: entry: a model and how to speak. A voice makes no API
 // call of its own; syntheses refer to it by name.

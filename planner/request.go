@@ -3,6 +3,7 @@ package planner
 import (
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -10,17 +11,6 @@ import (
 const (
 	modelTTSv20 = "tts-v2.0"
 	modelVC     = "vc-v1"
-)
-
-// Documented audio_config defaults (speech-synthesis.md, audio_config).
-const (
-	defaultContainer  = "wav"
-	defaultSampleRate = 48000
-	defaultChannels   = 1
-	defaultWidth      = 2
-	defaultEncoding   = "linear_pcm"
-	defaultBitrate    = "128k"
-	telephonyRate     = 8000
 )
 
 // BilledCharacters is what the service bills for text: its Unicode code
@@ -48,7 +38,7 @@ func synthesisRequest(s *manifest.Synthesis, embedding map[string]any) map[strin
 	if lang == "" && s.Model == modelTTSv20 {
 		lang = "IND-IN"
 	}
-	if lang != "" {
+	if lang != "" && s.Model != modelVC { // vc-v1 takes no language
 		req["language"] = lang
 	}
 	if speedApplies(s.Model) {
@@ -64,62 +54,12 @@ func synthesisRequest(s *manifest.Synthesis, embedding map[string]any) map[strin
 	return req
 }
 
-// EffectiveAudioConfig returns the audio_config the service applies: the
-// documented defaults filled in, the documented aliases resolved (raw +
-// pcm_mulaw is mulaw, raw + pcm_alaw is alaw, raw/ogg + oggopus is ogg),
-// mulaw and alaw at 8000 Hz, and fields that a container ignores dropped
-// (bitrate outside mp3; width and encoding outside wav/raw), so that two
+// EffectiveAudioConfig returns the audio_config the service applies, in
+// the canonical form the fingerprint covers (contract.Resolve): two
 // spellings of the same output have the same fingerprint.
 func EffectiveAudioConfig(ac *manifest.AudioConfig) map[string]any {
-	var c manifest.AudioConfig
-	if ac != nil {
-		c = *ac
-	}
-	container := c.Container
-	if container == "" {
-		container = defaultContainer
-	}
-	switch {
-	case container == "raw" && c.Encoding == "pcm_mulaw":
-		container = "mulaw"
-	case container == "raw" && c.Encoding == "pcm_alaw":
-		container = "alaw"
-	case (container == "raw" || container == "ogg") && c.Encoding == "oggopus":
-		container = "ogg"
-	}
-	out := map[string]any{
-		"container":    container,
-		"num_channels": orDefault(c.NumChannels, defaultChannels),
-	}
-	rate := orDefault(c.SampleRate, defaultSampleRate)
-	switch container {
-	case "mulaw", "alaw":
-		out["sample_rate"] = telephonyRate
-	case "mp3":
-		out["sample_rate"] = rate
-		out["bitrate"] = c.Bitrate
-		if c.Bitrate == "" {
-			out["bitrate"] = defaultBitrate
-		}
-	case "ogg":
-		out["sample_rate"] = rate
-	default: // wav, raw, and containers added by a newer catalog
-		out["sample_rate"] = rate
-		out["sample_width"] = orDefault(c.SampleWidth, defaultWidth)
-		enc := c.Encoding
-		if enc == "" {
-			enc = defaultEncoding
-		}
-		out["encoding"] = enc
-	}
-	return out
-}
-
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
+	f, _ := contract.Resolve(ac)
+	return f.Canonical()
 }
 
 // embeddingRequest is the canonical request of an embedding: the content of
@@ -164,7 +104,11 @@ func transcriptionRequest(t *manifest.Transcription, srcSHA string) map[string]a
 		req["is_multi_channel"] = t.IsMultiChannel
 		req["with_denoise"] = t.WithDenoise != nil && *t.WithDenoise
 	case manifest.APIRealtime:
-		req["sample_rate"] = orDefault(t.SampleRate, 16000)
+		rate := t.SampleRate
+		if rate == 0 {
+			rate = contract.RealtimeDefaultRate
+		}
+		req["sample_rate"] = rate
 	}
 	return req
 }

@@ -1,18 +1,15 @@
 package schema
 
 import (
+	"fmt"
 	"path"
+	"strconv"
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
-
-// outputExt maps a container to the usual extensions of its files.
-var outputExt = map[string][]string{
-	"wav": {".wav", ".wave"}, "raw": {".raw", ".pcm"}, "mp3": {".mp3"}, "ogg": {".ogg", ".opus"},
-	"mulaw": {".ulaw", ".mulaw", ".mu", ".raw", ".pcm"}, "alaw": {".alaw", ".al", ".raw", ".pcm"},
-}
 
 func (c *checker) checkSyntheses() {
 	voices := map[string]*manifest.Voice{}
@@ -65,127 +62,86 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.ds.Errorf(f("transport"), "transport websocket delivers raw PCM, which voxform cannot turn into %s", ac.Name).
 			WithHint("use container wav, raw, mulaw or alaw with websocket, or transport rest or sse for %s", ac.Name)
 	}
-	if s.Transport == manifest.TransportSSE && ac != nil && ac.Name == "ogg" {
+	if s.Transport == manifest.TransportSSE && ac != nil && ac.Name == contract.Ogg {
 		c.ds.Warnf(f("transport"), "ogg over sse arrives as one chunk at the end (no incremental delivery)")
 	}
 	if ac != nil && s.Output != "" {
 		ext := strings.ToLower(path.Ext(s.Output))
-		if exts := outputExt[ac.Name]; ext != "" && !slices.Contains(exts, ext) {
+		if exts := ac.Extensions; ext != "" && !slices.Contains(exts, ext) {
 			c.ds.Warnf(f("output"), "output %q has extension %s but the audio is %s", s.Output, ext, ac.Name).
 				WithHint("name it with %s", exts[0])
 		}
 	}
 }
 
-// checkAudioConfig checks audio_config and returns the effective
-// container (aliases resolved), or nil when it is invalid. mulaw and alaw
-// force 8000 Hz: the synthesis's AudioConfig is updated to show it.
+// checkAudioConfig checks audio_config by the contract's rules and
+// returns the effective container, or nil when it is invalid. mulaw and
+// alaw force 8000 Hz: the synthesis's AudioConfig is updated to show it.
 // conformance: TTS-019, TTS-020, TTS-022, TTS-025, TTS-027, TTS-028, TTS-030, TTS-032, TTS-033,
 // TTS-040, TTS-041, TTS-042, TTS-043, TTS-044, TTS-045
-func (c *checker) checkAudioConfig(s *manifest.Synthesis) *Container {
+func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInfo {
 	a := s.AudioConfig
-	if a == nil {
-		return c.cat.Container(c.cat.Defaults.Container)
-	}
 	f := func(n string) manifest.Pos {
 		return at(s.Fields, "audio_config."+n, at(s.Fields, "audio_config", s.Pos))
 	}
+	// A field written as 0 is not the same as a field left out (which
+	// takes the default).
+	for n, bounds := range map[string]string{
+		"sample_rate":  "is not a supported rate (" + joinInts(contract.SampleRates) + ")",
+		"num_channels": fmt.Sprintf("is out of range 1 to %d", contract.MaxChannels),
+		"sample_width": fmt.Sprintf("is out of range 1 to %d bytes", contract.MaxSampleWidth),
+	} {
+		if _, set := s.Fields["audio_config."+n]; set && a != nil && zeroField(a, n) {
+			c.ds.Errorf(f(n), "%s 0 %s", n, bounds)
+		}
+	}
+	format, problems := contract.Resolve(a)
 	ok := true
-	if a.SampleRate != 0 && !slices.Contains(c.cat.SampleRates, a.SampleRate) {
-		c.ds.Errorf(f("sample_rate"), "sample_rate %d is not a supported rate (8000, 16000, 22050, 24000, 44100, 48000)", a.SampleRate)
-	}
-	if _, set := s.Fields["audio_config.num_channels"]; set && (a.NumChannels < 1 || a.NumChannels > c.cat.MaxChannels) {
-		c.ds.Errorf(f("num_channels"), "num_channels %d is out of range 1 to %d", a.NumChannels, c.cat.MaxChannels)
-	}
-	if _, set := s.Fields["audio_config.sample_width"]; set && (a.SampleWidth < 1 || a.SampleWidth > c.cat.MaxSampleWidth) {
-		c.ds.Errorf(f("sample_width"), "sample_width %d is out of range 1 to %d bytes", a.SampleWidth, c.cat.MaxSampleWidth)
-	}
-	if _, set := s.Fields["audio_config.sample_rate"]; set && a.SampleRate == 0 {
-		c.ds.Errorf(f("sample_rate"), "sample_rate 0 is not a supported rate (8000, 16000, 22050, 24000, 44100, 48000)")
-	}
-	if a.Encoding != "" && !slices.Contains(c.cat.Encodings, a.Encoding) {
-		c.unknownName(f("encoding"), "encoding", a.Encoding, c.cat.Encodings, "")
-		ok = false
-	}
-	container := a.Container
-	if container == "" {
-		container = c.cat.Defaults.Container
-	}
-	if c.cat.Container(container) == nil {
-		c.unknownName(f("container"), "container", container, c.cat.ContainerNames(), "")
-		return nil
-	}
-	if a.Bitrate != "" && !slices.Contains(c.cat.Bitrates, a.Bitrate) {
-		c.unknownName(f("bitrate"), "bitrate", a.Bitrate, c.cat.Bitrates, "")
+	for _, p := range problems {
+		switch {
+		case p.Choices != nil:
+			c.unknownName(f(p.Field), p.Field, p.Value, p.Choices, "")
+		case p.Severity == contract.Warning:
+			d := c.ds.Warnf(f(p.Field), "%s", p.Message)
+			if p.Hint != "" {
+				d.WithHint("%s", p.Hint)
+			}
+		default:
+			d := c.ds.Errorf(f(p.Field), "%s", p.Message)
+			if p.Hint != "" {
+				d.WithHint("%s", p.Hint)
+			}
+		}
+		if p.Severity == contract.Error && (p.Field == "encoding" || p.Field == "container") {
+			ok = false
+		}
 	}
 	if !ok {
 		return nil
 	}
-	eff, good := c.effectiveContainer(container, a.Encoding)
-	if !good {
-		c.ds.Errorf(f("encoding"), "encoding %s does not go with container %s", a.Encoding, container).
-			WithHint("%s", encodingHint(container))
-		return nil
-	}
-	if a.Encoding != "" && container == "mp3" {
-		c.ds.Warnf(f("encoding"), "encoding %s is ignored with container mp3", a.Encoding)
-	}
-	if a.Bitrate != "" && eff != "mp3" {
-		c.ds.Errorf(f("bitrate"), "bitrate %s applies only to container mp3, not %s", a.Bitrate, eff).
-			WithHint("remove bitrate:")
-	}
-	if a.Encoding == "pcm_s16le" && a.SampleWidth != 0 && a.SampleWidth != 2 {
-		c.ds.Errorf(f("sample_width"), "sample_width %d does not go with encoding pcm_s16le (16-bit, 2 bytes)", a.SampleWidth)
-	}
-	if eff == "mp3" && a.NumChannels > 2 {
-		c.ds.Errorf(f("num_channels"), "num_channels %d: mp3 holds at most 2 channels", a.NumChannels)
-	}
-	k := c.cat.Container(eff)
-	if k.ForcedRate != 0 {
-		if a.SampleRate != 0 && a.SampleRate != k.ForcedRate {
-			c.ds.Warnf(f("sample_rate"), "sample_rate %d is ignored: %s audio is always %d Hz", a.SampleRate, eff, k.ForcedRate).
-				WithHint("remove sample_rate:, or set it to %d", k.ForcedRate)
-		}
+	k := contract.Container(format.Container)
+	if k.ForcedRate != 0 && a != nil && a.SampleRate != k.ForcedRate {
 		s.AudioConfig = c.forced(a, k.ForcedRate)
 	}
 	return k
 }
 
-// effectiveContainer resolves the documented encoding aliases.
-func (c *checker) effectiveContainer(container, encoding string) (string, bool) {
-	if encoding == "" {
-		return container, true
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
 	}
-	for _, al := range c.cat.Aliases {
-		if al.Container == container && al.Encoding == encoding {
-			return al.Equivalent, true
-		}
-	}
-	switch container {
-	case "wav", "raw":
-		return container, encoding == "linear_pcm" || encoding == "pcm_s16le"
-	case "mp3":
-		return container, true
-	case "mulaw":
-		return container, encoding == "pcm_mulaw"
-	case "alaw":
-		return container, encoding == "pcm_alaw"
-	}
-	return container, false
+	return strings.Join(s, ", ")
 }
 
-func encodingHint(container string) string {
-	switch container {
-	case "wav":
-		return "wav takes linear_pcm or pcm_s16le; for G.711 use container mulaw or alaw"
-	case "ogg":
-		return "ogg takes oggopus (or no encoding)"
-	case "mulaw":
-		return "mulaw takes pcm_mulaw (or no encoding)"
-	case "alaw":
-		return "alaw takes pcm_alaw (or no encoding)"
+func zeroField(a *manifest.AudioConfig, name string) bool {
+	switch name {
+	case "sample_rate":
+		return a.SampleRate == 0
+	case "num_channels":
+		return a.NumChannels == 0
 	}
-	return "leave encoding out; container decides"
+	return a.SampleWidth == 0
 }
 
 // forced returns a copy of a with the sample rate a container forces; the

@@ -96,7 +96,8 @@ func (c *checker) checkLanguage(model *Model, lang string, pos manifest.Pos) {
 		return
 	}
 	if len(model.Languages) == 0 {
-		c.ds.Errorf(pos, "model %s takes no language, but language is %q", model.Name, lang).
+		// Documented as taking none: harmless, so not an error; it is not sent.
+		c.ds.Warnf(pos, "model %s takes no language; language %q is not sent", model.Name, lang).
 			WithHint("remove language:")
 		return
 	}
