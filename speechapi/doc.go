@@ -20,7 +20,11 @@
 //     a short result;
 //   - no host may stay silent longer than Config.Timeout: to connect, to
 //     answer, within a body or a WebSocket session, presigned storage
-//     included; a silent host gives a *TimeoutError naming it.
+//     included; a silent host gives a *TimeoutError naming it;
+//   - what a host sends is bounded (limits.go): a transcript, an SSE line, a
+//     WebSocket message, a JSON answer, a job's files listing (a job holds
+//     at most MaxJobFiles files); a larger answer is a *LimitError naming
+//     the host and the limit, never read into memory beyond it.
 //
 // speechapi never imports the emulator: the two meet only over HTTP and
 // WebSocket.

@@ -3,6 +3,7 @@ package speechapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -93,7 +94,11 @@ func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Read
 	defer resp.Body.Close()
 	// An embedding is a few kilobytes (768 values): it is read whole, within
 	// a bound, to keep its exact bytes.
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	raw, err := io.ReadAll(newCappedReader(resp.Body, MaxEmbeddingBytes, "embedding", hostOf(c.cfg.BaseURL)))
+	var le *LimitError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("create embedding: %w", le)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create embedding: read response: %w", stalled("embedding response", err))
 	}

@@ -252,10 +252,15 @@ func IsTemporary(err error) bool {
 	if errors.As(err, &ie) {
 		return true
 	}
-	// A call that got no answer was already sent again by the client.
+	// A call that got no answer was already sent again by the client; a
+	// limit is exceeded again by the same answer.
 	var te *TimeoutError
 	if errors.As(err, &te) {
 		return te.Attempts <= 1
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return false
 	}
 	// A local file's error (a full disk, a path that cannot be written)
 	// carries a syscall.Errno, which passes for a net.Error: sending the

@@ -51,13 +51,18 @@ type FilesPage struct {
 }
 
 // ListJobFiles reads one page of GET /stt/v3/batch/jobs/{job_id}/files.
+// The page's answer is bounded by MaxFilesListingBytes.
 func (c *Client) ListJobFiles(ctx context.Context, jobID string, q FilesQuery) (*FilesPage, error) {
+	return c.listJobFiles(ctx, jobID, q, &answerLimit{max: MaxFilesListingBytes, what: "files listing"})
+}
+
+func (c *Client) listJobFiles(ctx context.Context, jobID string, q FilesQuery, lim *answerLimit) (*FilesPage, error) {
 	if q.Limit < 0 || q.Limit > 100 {
 		return nil, fmt.Errorf("list files of batch job %s: limit %d is not within 1 to 100", jobID, q.Limit)
 	}
 	var out FilesPage
 	u := c.url(EndpointJobFiles, jobID) + query(q.Status, q.Limit, q.Cursor)
-	if err := c.call(ctx, http.MethodGet, u, nil, "", nil, &out); err != nil {
+	if _, err := c.callHeaders(ctx, http.MethodGet, u, nil, "", nil, &out, lim); err != nil {
 		return nil, fmt.Errorf("list files of batch job %s: %w", jobID, err)
 	}
 	c.red.records(out.Data) // a record's messages become a FileError's
@@ -65,23 +70,43 @@ func (c *Client) ListJobFiles(ctx context.Context, jobID string, q FilesQuery) (
 }
 
 // AllJobFiles follows the cursor through every page (100 records a call).
+// A job holds at most MaxJobFiles files: a listing with more records,
+// more pages than that (empty pages that say there is more), a cursor it
+// gave before, or more than MaxFilesListingBytes of answers in all is
+// broken or hostile, and stops with a *LimitError naming the host.
 func (c *Client) AllJobFiles(ctx context.Context, jobID, status string) ([]FileRecord, error) {
 	var all []FileRecord
+	lim := &answerLimit{max: MaxFilesListingBytes, what: "files listing"}
+	seen := map[string]bool{}
 	q := FilesQuery{Status: status, Limit: 100}
-	for {
-		p, err := c.ListJobFiles(ctx, jobID, q)
+	for page := 1; ; page++ {
+		p, err := c.listJobFiles(ctx, jobID, q, lim)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, p.Data...)
-		if !p.Pagination.HasMore || p.Pagination.NextCursor == nil || *p.Pagination.NextCursor == "" {
+		if len(all) > MaxJobFiles {
+			return nil, c.listingError(jobID, fmt.Sprintf("lists %d files or more", len(all)))
+		}
+		next := p.Pagination.NextCursor
+		if !p.Pagination.HasMore || next == nil || *next == "" {
 			return all, nil
 		}
-		if *p.Pagination.NextCursor == q.Cursor {
-			return nil, fmt.Errorf("list files of batch job %s: the cursor did not advance", jobID)
+		switch {
+		case seen[*next] || *next == q.Cursor:
+			return nil, c.listingError(jobID, "gives a cursor it gave before")
+		case page >= MaxJobFiles:
+			return nil, c.listingError(jobID, fmt.Sprintf("has more than %d pages", page))
 		}
-		q.Cursor = *p.Pagination.NextCursor
+		seen[*next] = true
+		q.Cursor = *next
 	}
+}
+
+// listingError is a files listing that holds more than a job can.
+func (c *Client) listingError(jobID, reason string) error {
+	return fmt.Errorf("list files of batch job %s: %w", jobID, &LimitError{What: "files listing", Host: hostOf(c.cfg.BaseURL),
+		Limit: fmt.Sprintf("a job holds at most %d files", MaxJobFiles), Reason: reason})
 }
 
 // Batch job upload limits (speech-recognition.md, "Limits"); a megabyte

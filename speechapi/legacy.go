@@ -163,7 +163,7 @@ func (c *Client) submitLegacy(ctx context.Context, files []Source, opts LegacyOp
 	}
 	body, ctype := formBody(parts)
 	var out LegacySubmitResult
-	h, err := c.callHeaders(ctx, http.MethodPost, c.url(EndpointBatchSubmit, ""), body, ctype, traceHeader(opts.RequestID), &out)
+	h, err := c.callHeaders(ctx, http.MethodPost, c.url(EndpointBatchSubmit, ""), body, ctype, traceHeader(opts.RequestID), &out, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,8 @@ import (
 
 // DownloadTranscript streams a completed file's transcript JSON, exactly as
 // served, to w. The presigned URL is fetched WITHOUT the API key (its host
-// is third-party storage). When the link has expired (or is refused), the
+// is third-party storage). A transcript larger than MaxTranscriptBytes is
+// a *LimitError, found without reading past the limit. When the link has expired (or is refused), the
 // job's files are listed again for a fresh link and the download is tried
 // once more. Nothing is written to w unless a download answered 200; a body
 // cut short is an *IncompleteError, and what was written must then be
@@ -93,7 +94,15 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 	if resp.StatusCode != http.StatusOK {
 		return 0, c.responseError(resp)
 	}
-	n, err := io.Copy(w, resp.Body)
+	body := newCappedReader(resp.Body, MaxTranscriptBytes, "transcript download", req.URL.Host)
+	if resp.ContentLength > MaxTranscriptBytes {
+		return 0, body.err
+	}
+	n, err := io.Copy(w, body)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return n, le
+	}
 	if te := timeoutOf(err); te != nil {
 		return n, &IncompleteError{What: "transcript download", Reason: te.Error(), Err: te}
 	}

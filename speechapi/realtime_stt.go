@@ -80,7 +80,9 @@ type RealtimeResult struct {
 // frames and an empty frame at the end, and collects transcript messages
 // until the server closes with 1000 or the idle timeout passes. A server
 // that stops reading the audio, or answers nothing within Config.Timeout,
-// fails the session with an *IncompleteError wrapping a *TimeoutError.
+// fails the session with an *IncompleteError wrapping a *TimeoutError. A
+// message larger than MaxRealtimeMessageBytes, or messages larger than
+// MaxTranscriptBytes together, end it with a *LimitError.
 func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts RealtimeOptions) (*RealtimeResult, error) {
 	if opts.LanguageCode == "" {
 		return nil, errors.New("realtime transcription: language_code is required")
@@ -103,6 +105,7 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 		return nil, fmt.Errorf("realtime transcription: %w", err)
 	}
 	defer conn.Close()
+	conn.SetReadLimit(MaxRealtimeMessageBytes) // transcript messages, not audio
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	s := &rtSession{conn: conn, opts: opts, host: hostOf(c.wsURL(EndpointSTTRealtime)), limit: c.cfg.Timeout, res: &RealtimeResult{}, red: c.red}
@@ -169,7 +172,8 @@ func (s *rtSession) run(src audio.SampleSource) (*RealtimeResult, error) {
 		// frame): give the reader a moment to see it, and prefer it.
 		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
 		var ce *closedError
-		if rerr := <-readErr; errors.As(rerr, &ce) {
+		var le *LimitError
+		if rerr := <-readErr; errors.As(rerr, &ce) || errors.As(rerr, &le) {
 			return nil, rerr
 		}
 		return nil, err
@@ -263,8 +267,15 @@ func fillSamples(src audio.SampleSource, buf []float64) (int, error) {
 // collect reads transcript messages until a close or the idle timeout.
 func (s *rtSession) collect() error {
 	conn, res, idle := s.conn, s.res, s.opts.IdleTimeout
+	var total int64
 	for {
 		kind, data, err := conn.ReadMessage()
+		if errors.Is(err, websocket.ErrReadLimit) {
+			return &LimitError{What: "realtime transcript message", Host: s.host, Limit: sizeText(MaxRealtimeMessageBytes)}
+		}
+		if total += int64(len(data)); total > MaxTranscriptBytes {
+			return &LimitError{What: "realtime transcript", Host: s.host, Limit: sizeText(MaxTranscriptBytes)}
+		}
 		if err != nil {
 			var ce *websocket.CloseError
 			switch {

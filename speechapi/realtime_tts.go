@@ -172,44 +172,62 @@ func (rs *realtimeState) message(typ int, msg []byte) (done bool, err error) {
 		return false, rs.out.add(msg)
 	}
 	rs.json = true
-	var m wsMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
+	// The type first (encoding/json skips the rest without copying it),
+	// then the audio decoded from base64 straight into its bytes: a frame
+	// of tens of megabytes is held once, and its audio once.
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(msg, &head); err != nil {
 		return false, fmt.Errorf("websocket text frame is not JSON: %s", excerpt(rs.red.bytes(msg)))
 	}
-	switch m.Type {
+	switch head.Type {
 	case "error":
+		var m wsMessage
+		_ = json.Unmarshal(msg, &m)
 		rs.failed = rs.red.streamError(m.Data)
 		return false, rs.failed
 	case "audio", "chunk", "complete", "completed":
-		var ch streamChunk
-		if len(m.Data) > 0 {
-			if err := json.Unmarshal(m.Data, &ch); err != nil {
-				return false, fmt.Errorf("websocket %s message: %v", m.Type, err)
-			}
+		var m struct {
+			Data *wsAudio `json:"data"`
 		}
-		final := m.Type == "complete" || m.Type == "completed" || ch.IsFinal
+		if err := json.Unmarshal(msg, &m); err != nil {
+			var ce base64.CorruptInputError
+			if errors.As(err, &ce) {
+				return false, fmt.Errorf("websocket audio is not base64: %v", err)
+			}
+			return false, fmt.Errorf("websocket %s message: %v", head.Type, err)
+		}
+		ch := m.Data
+		if ch == nil {
+			ch = &wsAudio{}
+		}
+		final := head.Type == "complete" || head.Type == "completed" || ch.IsFinal
 		if ch.ChunkIndex != nil {
 			check := rs.order.next
-			if final && ch.Audio == "" {
+			if final && len(ch.Audio) == 0 {
 				check = rs.order.final
 			}
 			if err := check(*ch.ChunkIndex, "websocket"); err != nil {
 				return false, err
 			}
 		}
-		if ch.Audio != "" {
-			piece, err := base64.StdEncoding.DecodeString(ch.Audio)
-			if err != nil {
-				return false, fmt.Errorf("websocket audio is not base64: %v", err)
-			}
+		if len(ch.Audio) > 0 {
 			rs.res.Chunks++
-			if err := rs.out.add(piece); err != nil {
+			if err := rs.out.add(ch.Audio); err != nil {
 				return false, err
 			}
 		}
 		return final, nil
 	}
 	return false, nil // start and other status messages
+}
+
+// wsAudio is the data of a JSON audio message.
+type wsAudio struct {
+	ChunkIndex *int   `json:"chunk_index"`
+	Audio      []byte `json:"audio"` // base64 in the message
+	IsFinal    bool   `json:"is_final"`
 }
 
 // ended decides what a read error means: the server's close 1000 ends a
@@ -234,6 +252,9 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 	}
 	if isNetTimeout(err) {
 		return wsStalled(rs.host, rs.limit, whileWSMessage)
+	}
+	if errors.Is(err, websocket.ErrReadLimit) {
+		return &LimitError{What: "websocket message", Host: rs.host, Limit: sizeText(MaxFrameBytes)}
 	}
 	return &IncompleteError{What: "websocket", Reason: "connection ended without a close: " + err.Error()}
 }

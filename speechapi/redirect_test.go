@@ -163,7 +163,8 @@ func TestRealtimeFrameLimit(t *testing.T) {
 	}
 	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
 	_, err = c.SynthesizeRealtime(context.Background(), req, &memFile{})
-	if err == nil || !strings.Contains(err.Error(), "read limit") {
-		t.Fatalf("an oversized frame: %v", err)
+	var le *speechapi.LimitError
+	if !errors.As(err, &le) || speechapi.IsTemporary(err) || !strings.Contains(err.Error(), "128 MiB") {
+		t.Fatalf("an oversized frame: %v, want a *LimitError naming the limit", err)
 	}
 }

@@ -8,12 +8,6 @@ import (
 	"io"
 )
 
-// maxSSELine bounds one SSE line and one event's data. A chunk carries
-// base64 audio on one line, and an OGG synthesis arrives as a single chunk,
-// so lines are far longer than bufio.Scanner's 64 KiB; the bound only
-// keeps a broken stream from exhausting memory.
-const maxSSELine = 512 << 20
-
 // sseEvent is one dispatched server-sent event. Data stays valid until the
 // next call to Next.
 type sseEvent struct {
@@ -25,6 +19,13 @@ type sseEvent struct {
 // lines end in LF, CRLF or CR; ":" starts a comment; "field: value" with
 // one optional space; several data lines join with LF; a blank line
 // dispatches the event.
+//
+// A chunk carries base64 audio on one line, far longer than
+// bufio.Scanner's 64 KiB, so lines and events are bounded by max
+// (MaxSSELineBytes unless the caller says otherwise). An event's text is
+// held once: the usual event of one data line takes over the line's
+// buffer instead of copying it, and the two buffers are reused from
+// event to event.
 type sseReader struct {
 	r       *bufio.Reader
 	max     int
@@ -37,10 +38,10 @@ type sseReader struct {
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), max: maxSSELine}
+	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), max: MaxSSELineBytes}
 }
 
-// errSSELineTooLong reports a line or event beyond maxSSELine.
+// errSSELineTooLong reports a line or event beyond the reader's max.
 var errSSELineTooLong = errors.New("sse line or event too long")
 
 // Next returns the next event, or io.EOF when the stream ends. An event
@@ -75,10 +76,7 @@ func (s *sseReader) Next() (*sseEvent, error) {
 func (s *sseReader) dispatch() *sseEvent {
 	ev := &sseEvent{Name: s.name, Data: bytes.TrimSuffix(s.data, []byte("\n"))}
 	s.name, s.hasData = "", false
-	s.data = s.data[:0:0]
-	if cap(ev.Data) < 1<<20 {
-		s.data = ev.Data[:0] // reuse small buffers; the caller is done with ev before Next
-	}
+	s.data = s.data[:0] // reused: the caller is done with ev before Next
 	return ev
 }
 
@@ -98,8 +96,15 @@ func (s *sseReader) field(line []byte) error {
 		if len(s.data)+len(value) > s.max {
 			return errSSELineTooLong
 		}
-		s.data = append(s.data, value...)
-		s.data = append(s.data, '\n')
+		if !s.hasData {
+			// The line's buffer becomes the data, the old data buffer the
+			// next line's: no copy of a chunk's text.
+			n := copy(line, value)
+			s.data, s.line = append(line[:n], '\n'), s.data[:0]
+		} else {
+			s.data = append(s.data, value...)
+			s.data = append(s.data, '\n')
+		}
 		s.hasData = true
 	}
 	return nil // id, retry and unknown fields are ignored
@@ -129,7 +134,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 			if len(s.line)+len(buf) > s.max {
 				return nil, errSSELineTooLong
 			}
-			s.line = append(s.line, buf...)
+			s.line = append(grow(s.line, len(buf)), buf...)
 			_, _ = s.r.Discard(len(buf))
 			continue
 		}
@@ -145,6 +150,18 @@ func (s *sseReader) readLine() ([]byte, error) {
 		}
 		return s.line, nil
 	}
+}
+
+// grow makes room for n more bytes in b, doubling its capacity: a long
+// line, read 64 KiB at a time, is moved a few times rather than at every
+// piece.
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 64<<10))
+	copy(nb, b)
+	return nb
 }
 
 // chunkOrder checks that chunk_index values run 1, 2, 3, ... (a stream

@@ -30,6 +30,10 @@ type streamChunk struct {
 // without its completion event, or with a gap in chunk indexes, is an
 // *IncompleteError; what was written to w must then be discarded.
 //
+// A line longer than MaxSSELineBytes (MaxSSEOggLineBytes for ogg, whose
+// one chunk is the whole file) is a *LimitError: the stream is never read
+// into memory beyond it.
+//
 // For wav, each chunk may be a whole WAV file (the live service does so,
 // the first possibly header-only); the pieces are joined into one valid
 // WAV, which needs w to be an io.WriteSeeker (an *os.File). A plain writer
@@ -50,7 +54,11 @@ func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w 
 		return nil, fmt.Errorf("synthesize stream: %w", err)
 	}
 	res := &SynthesisResult{Container: cfg.Container}
-	err = readSynthesisEvents(resp.Body, sink, res, c.red)
+	lim := streamLimit{max: MaxSSELineBytes, host: hostOf(c.url(EndpointTTSStream, "")), red: c.red}
+	if cfg.Container == ContainerOGG {
+		lim.max = MaxSSEOggLineBytes
+	}
+	err = readSynthesisEvents(resp.Body, sink, res, lim)
 	res.Bytes = sink.bytesWritten()
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -74,16 +82,28 @@ func (c *Client) checkEventStream(resp *http.Response) error {
 	return fmt.Errorf("response Content-Type %q is not text/event-stream", c.red.text(ct))
 }
 
-// readSynthesisEvents reads events until the completion event; red
-// removes the key from the text of an error event.
-func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult, red redactor) error {
+// streamLimit is what readSynthesisEvents needs to know of its stream:
+// the longest line, the host (for errors), the key to redact.
+type streamLimit struct {
+	max  int
+	host string
+	red  redactor
+}
+
+// readSynthesisEvents reads events until the completion event.
+func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult, lim streamLimit) error {
 	const what = "sse stream"
+	red := lim.red
 	events := newSSEReader(body)
+	events.max = lim.max
 	var order chunkOrder
 	for {
 		ev, err := events.Next()
 		if err == io.EOF {
 			return &IncompleteError{What: what, Reason: fmt.Sprintf("ended after %d chunks without a complete event", res.Chunks)}
+		}
+		if errors.Is(err, errSSELineTooLong) {
+			return &LimitError{What: "sse line", Host: lim.host, Limit: sizeText(int64(lim.max))}
 		}
 		if err != nil {
 			return &IncompleteError{What: what, Reason: err.Error(), Err: timeoutCause(err)}
@@ -122,7 +142,11 @@ func readSynthesisEvents(body io.Reader, sink *streamSink, res *SynthesisResult,
 
 // finishStream handles the completion event.
 func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink, red redactor) error {
-	var ch streamChunk
+	var ch struct {
+		ChunkIndex *int   `json:"chunk_index"`
+		Audio      []byte `json:"audio"` // decoded from base64 by encoding/json, without a copy of the text
+		Status     string `json:"status"`
+	}
 	if err := json.Unmarshal(data, &ch); err != nil && len(bytes.TrimSpace(data)) > 0 {
 		return fmt.Errorf("%s event: %v", name, err)
 	}
@@ -134,12 +158,8 @@ func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink,
 			return err
 		}
 	}
-	if ch.Audio != "" {
-		piece, err := base64.StdEncoding.DecodeString(ch.Audio)
-		if err != nil {
-			return fmt.Errorf("complete event audio: %v", err)
-		}
-		if err := sink.add(piece); err != nil {
+	if len(ch.Audio) > 0 {
+		if err := sink.add(ch.Audio); err != nil {
 			return err
 		}
 	}
@@ -148,10 +168,9 @@ func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink,
 
 // chunkAudio decodes a chunk's audio: a JSON object with audio and
 // chunk_index, or (quick-start form) the bare base64 string, possibly
-// JSON-quoted.
+// JSON-quoted. Only the decoded audio is allocated.
 func chunkAudio(data []byte) ([]byte, *int, error) {
 	data = bytes.TrimSpace(data)
-	var b64 string
 	switch {
 	case len(data) > 0 && data[0] == '{':
 		// As []byte, encoding/json decodes the base64 straight into the
@@ -169,9 +188,15 @@ func chunkAudio(data []byte) ([]byte, *int, error) {
 		}
 		return ch.Audio, ch.ChunkIndex, nil
 	case len(data) > 0 && data[0] == '"':
-		if err := json.Unmarshal(data, &b64); err != nil {
+		var piece []byte // a JSON string decoded as base64
+		if err := json.Unmarshal(data, &piece); err != nil {
+			var ce base64.CorruptInputError
+			if errors.As(err, &ce) {
+				return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
+			}
 			return nil, nil, fmt.Errorf("chunk data: %v", err)
 		}
+		return piece, nil, nil
 	default:
 		piece, err := base64.StdEncoding.AppendDecode(nil, data)
 		if err != nil {
@@ -179,11 +204,6 @@ func chunkAudio(data []byte) ([]byte, *int, error) {
 		}
 		return piece, nil, nil
 	}
-	piece, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return nil, nil, fmt.Errorf("chunk audio is not base64: %v", err)
-	}
-	return piece, nil, nil
 }
 
 // streamError turns an error event's data ({"type", "message"}, SPEC

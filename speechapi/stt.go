@@ -94,23 +94,24 @@ func orDefault(s, def string) string {
 // out (nil: discard). body is nil, []byte or a body func; headers are
 // added to the request. It returns the response headers.
 func (c *Client) call(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) error {
-	_, err := c.callHeaders(ctx, method, url, body, ctype, headers, out)
+	_, err := c.callHeaders(ctx, method, url, body, ctype, headers, out, nil)
 	return err
 }
 
-// callHeaders is call that also returns the response headers.
+// callHeaders is call that also returns the response headers. The answer
+// is bounded by lim (nil: MaxJSONBytes); a larger one is a *LimitError.
 //
 // A GET whose answer was cut mid-body (an *IncompleteError) is sent again,
 // up to Config.Retries times, decoding each answer afresh: reading twice
 // changes nothing. Other methods are not: their caller decides (a create
 // retried blindly could make a second job).
-func (c *Client) callHeaders(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) (http.Header, error) {
+func (c *Client) callHeaders(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any, lim *answerLimit) (http.Header, error) {
 	for attempt := 0; ; attempt++ {
 		fresh := out
 		if out != nil && method == http.MethodGet {
 			fresh = freshValue(out)
 		}
-		h, err := c.callOnce(ctx, method, url, body, ctype, headers, fresh)
+		h, err := c.callOnce(ctx, method, url, body, ctype, headers, fresh, lim)
 		var ie *IncompleteError
 		if err != nil && method == http.MethodGet && errors.As(err, &ie) && attempt < c.cfg.Retries && ctx.Err() == nil {
 			if c.cfg.OnRetry != nil {
@@ -156,7 +157,7 @@ func setValue(out, fresh any) {
 	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(fresh).Elem())
 }
 
-func (c *Client) callOnce(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) (http.Header, error) {
+func (c *Client) callOnce(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any, lim *answerLimit) (http.Header, error) {
 	req, err := c.newRequest(ctx, method, url, body)
 	if err != nil {
 		return nil, err
@@ -172,9 +173,13 @@ func (c *Client) callOnce(ctx context.Context, method, url string, body any, cty
 		return nil, err
 	}
 	defer drain(resp.Body)
+	answer := capAnswer(resp.Body, lim, "answer of "+req.URL.Path, req.URL.Host)
+	if lim != nil {
+		defer func() { lim.used += answer.n }()
+	}
 	if raw, ok := out.(*rawJSON); ok {
-		if raw.data, err = io.ReadAll(io.LimitReader(resp.Body, maxJSONBody)); err != nil {
-			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: err.Error(), Err: timeoutCause(err)}
+		if raw.data, err = io.ReadAll(answer); err != nil {
+			return nil, answerError(req.URL.Path, "", err)
 		}
 		out = raw.v
 		if err := json.Unmarshal(raw.data, out); err != nil {
@@ -183,19 +188,36 @@ func (c *Client) callOnce(ctx context.Context, method, url string, body any, cty
 		return resp.Header, nil
 	}
 	if out != nil {
-		if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBody)).Decode(out); err != nil {
-			if te := timeoutOf(err); te != nil {
-				return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: te.Error(), Err: te}
-			}
-			return nil, &IncompleteError{What: "response of " + req.URL.Path, Reason: "invalid JSON: " + err.Error()}
+		if err := json.NewDecoder(answer).Decode(out); err != nil {
+			return nil, answerError(req.URL.Path, "invalid JSON: ", err)
 		}
 	}
 	return resp.Header, nil
 }
 
-// maxJSONBody bounds a JSON answer (an older batch status with ten long
-// transcripts stays far below).
-const maxJSONBody = 64 << 20
+// capAnswer bounds a JSON answer by lim, or by MaxJSONBytes.
+func capAnswer(body io.Reader, lim *answerLimit, what, host string) *cappedReader {
+	if lim == nil {
+		return newCappedReader(body, MaxJSONBytes, what, host)
+	}
+	r := newCappedReader(body, lim.max-lim.used, lim.what, host)
+	r.err.Limit = sizeText(lim.max)
+	return r
+}
+
+// answerError is the error of a JSON answer that could not be read: a
+// *LimitError as it is; a stall, a cut, or JSON that ends early (prefix
+// says which) as an *IncompleteError, so that a GET is sent again.
+func answerError(path, prefix string, err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return le
+	}
+	if te := timeoutOf(err); te != nil {
+		return &IncompleteError{What: "response of " + path, Reason: te.Error(), Err: te}
+	}
+	return &IncompleteError{What: "response of " + path, Reason: prefix + err.Error()}
+}
 
 // rawJSON asks callHeaders to keep the exact body as well as decode it.
 type rawJSON struct {
