@@ -92,6 +92,14 @@ func (t *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
+// CloseIdleConnections closes the idle connections of the transport
+// underneath, as http.Client.CloseIdleConnections expects.
+func (t *timeoutTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // watchdog is the idle timer of one HTTP exchange.
 type watchdog struct {
 	parent context.Context
