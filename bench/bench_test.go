@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -134,8 +135,7 @@ func BenchmarkSSEStream(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			client := sseServer(b, sseBody(chunks, c.piece))
-			req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-				AudioConfig: &speechapi.AudioConfig{Container: c.container, SampleRate: 16000}}
+			req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: c.container, SampleRate: 16000}}}
 			out, err := os.Create(filepath.Join(b.TempDir(), "out"))
 			if err != nil {
 				b.Fatal(err)

@@ -286,7 +286,9 @@ func (f Format) FrameBytes() int {
 
 // Headered reports whether the container has a header voxform can check
 // (wav, mp3, ogg) rather than being headerless samples.
-func (f Format) Headered() bool { return f.Container == WAV || f.Container == MP3 || f.Container == Ogg }
+func (f Format) Headered() bool {
+	return f.Container == WAV || f.Container == MP3 || f.Container == Ogg
+}
 
 // Audio is the sample format of a headerless f (raw, mulaw, alaw), for
 // validating and decoding it.

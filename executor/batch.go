@@ -169,9 +169,7 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		if err != nil {
 			return x.failMembers(chunk, err, false)
 		}
-		res, err := x.opts.Client.SubmitLegacy(ctx, srcs, speechapi.LegacyOptions{
-			LanguageCode: t.LanguageCode, MultiChannel: t.IsMultiChannel, Format: t.Format, NativeNumerals: t.ITNNativeNumerals,
-		})
+		res, err := x.opts.Client.SubmitLegacy(ctx, srcs, speechapi.LegacyOptionsOf(chunk[0].action.Desired.Wire.Transcription))
 		if err != nil {
 			return x.failMembers(chunk, err, false)
 		}
@@ -180,7 +178,7 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		// The intent comes first: a create whose answer is lost (a kill,
 		// or a retry after a dropped response) leaves a job in CREATED
 		// that the sweep then recognises and cancels.
-		in, err := x.intentFor(t, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
+		in, err := x.intentFor(chunk[0].action.Desired.Wire.Transcription, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
 		if err != nil {
 			return x.failMembers(chunk, err, false)
 		}
@@ -227,39 +225,23 @@ func urlJobFiles(t *manifest.Transcription, chunk []*member) int {
 	return len(chunk)
 }
 
+// createJob creates the batch job of chunk with the planned config: every
+// member of a block shares it.
 func (x *run) createJob(ctx context.Context, t *manifest.Transcription, chunk []*member) (*speechapi.CreateJobResult, error) {
-	cfg := jobConfig(t)
+	w := chunk[0].action.Desired.Wire.Transcription
+	cfg := speechapi.JobConfigOf(w)
 	if t.IsURL {
 		paths := make([]string, len(chunk))
 		for i, m := range chunk {
 			paths[i] = m.name
 		}
-		return x.opts.Client.CreateJobURLs(ctx, cfg, paths, t.CallbackURL)
+		return x.opts.Client.CreateJobURLs(ctx, cfg, paths, w.CallbackURL)
 	}
 	srcs, err := x.sources(chunk)
 	if err != nil {
 		return nil, err
 	}
-	return x.opts.Client.CreateJobUpload(ctx, cfg, srcs, t.CallbackURL)
-}
-
-func jobConfig(t *manifest.Transcription) speechapi.JobConfig {
-	cfg := speechapi.JobConfig{
-		Model:           t.Model,
-		LanguageCode:    t.LanguageCode,
-		Mode:            "transcribe",
-		WithDiarization: t.WithDiarization,
-		IsMultiChannel:  t.IsMultiChannel,
-		WithDenoise:     t.WithDenoise,
-	}
-	if cfg.Model == "" {
-		cfg.Model = "stt-v2.5"
-	}
-	if t.WithDiarization || t.NumSpeakers > 0 {
-		n := t.NumSpeakers
-		cfg.NumSpeakers = &n
-	}
-	return cfg
+	return x.opts.Client.CreateJobUpload(ctx, cfg, srcs, w.CallbackURL)
 }
 
 // pendingRecord is what state holds for a transcription while its job runs.

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/state"
 )
@@ -38,11 +38,11 @@ const (
 )
 
 // intentFor journals the intent of a batch job create of files files.
-func (x *run) intentFor(t *manifest.Transcription, block string, files int) (state.JobIntent, error) {
-	cfg := jobConfig(t)
+func (x *run) intentFor(w *contract.TranscriptionRequest, block string, files int) (state.JobIntent, error) {
+	cfg := speechapi.JobConfigOf(w)
 	in, err := x.opts.Recorder.RecordJobIntent(state.JobIntent{
 		Created: x.opts.Now().UTC(),
-		API:     t.API,
+		API:     w.API,
 		Config: state.JobIntentConfig{
 			Model: cfg.Model, LanguageCode: cfg.LanguageCode, WithDiarization: cfg.WithDiarization,
 			NumSpeakers: cfg.NumSpeakers, IsMultiChannel: cfg.IsMultiChannel, WithDenoise: cfg.WithDenoise,

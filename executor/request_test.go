@@ -12,16 +12,22 @@ import (
 // TestSynthesisRequestAlwaysCarriesAudioConfig: the machine-readable schema
 // lists audio_config as required, and what the service does without it is
 // not documented, so a synthesis whose manifest sets no audio_config sends
-// the documented defaults; one that sets it sends its own fields as
-// written. All four models are sent, although the schema's enum lists only
-// two (the prose lists four).
+// the documented defaults; one that sets it sends it resolved (every field
+// its container uses, the defaults filled in), as planned. All four models
+// are sent, although the schema's enum lists only two (the prose lists
+// four).
 //
 // conformance: TTS-006, TTS-018, TTS-021, TTS-024, TTS-026, TTS-029
 func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
 	x := &run{}
 	body := func(s *manifest.Synthesis) map[string]any {
 		t.Helper()
-		req, err := x.synthesisRequest(&planner.Action{Desired: &planner.Desired{Synthesis: s}})
+		s.Name, s.Address = "s", "synthesis.s"
+		ds, err := planner.Build(&manifest.Manifest{Syntheses: []*manifest.Synthesis{s}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := x.synthesisRequest(&planner.Action{Desired: ds[0]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +52,7 @@ func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
 		}
 	}
 	got := body(&manifest.Synthesis{Model: "tts-v2.5", VoiceName: "Kaveri", Text: "hello", AudioConfig: &manifest.AudioConfig{Container: "mp3", Bitrate: "64k"}})
-	if d := cmp.Diff(map[string]any{"container": "mp3", "bitrate": "64k"}, got["audio_config"]); d != "" {
-		t.Errorf("an explicit audio_config is sent as written (-want +got):\n%s", d)
+	if d := cmp.Diff(map[string]any{"container": "mp3", "bitrate": "64k", "sample_rate": 48000.0, "num_channels": 1.0}, got["audio_config"]); d != "" {
+		t.Errorf("an explicit audio_config is sent resolved (-want +got):\n%s", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"os"
 
 	"github.com/voxform/voxform/manifest"
@@ -50,7 +51,8 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
 	releaseSlot(ctx) // the audio is here: the next call need not wait for the disk
-	o, err := out.Commit(audioValidator(req.AudioConfig.Resolved()))
+	format, _ := contract.Resolve(req.AudioConfig)
+	o, err := out.Commit(audioValidator(format))
 	if err != nil {
 		return result{}, err
 	}
@@ -67,44 +69,21 @@ func transportName(t string) string {
 	return t
 }
 
-// synthesisRequest builds the request the service receives from the
-// manifest's effective values; a vc-v1 voice reads its speaker embedding
-// from the embedding output (or embedding file) now, after its embedding
-// action has run.
+// synthesisRequest is the planned request, as it is; a vc-v1 synthesis
+// adds the speaker embedding read from the embedding output (or embedding
+// file) now, after its embedding action has run. The plan names that
+// embedding by content; nothing else is added or rebuilt.
 func (x *run) synthesisRequest(a *planner.Action) (*speechapi.SynthesisRequest, error) {
-	s := a.Desired.Synthesis
-	req := &speechapi.SynthesisRequest{
-		Text:     s.Text,
-		Model:    s.Model,
-		Voice:    s.VoiceName,
-		Language: s.Language,
-	}
-	if s.Speed != nil {
-		req.Speed = *s.Speed
-	}
-	if c := s.AudioConfig; c != nil {
-		req.AudioConfig = &speechapi.AudioConfig{
-			SampleRate: c.SampleRate, NumChannels: c.NumChannels, SampleWidth: c.SampleWidth,
-			Encoding: c.Encoding, Container: c.Container, Bitrate: c.Bitrate,
-		}
-	} else {
-		// The machine-readable schema marks audio_config required and the
-		// documents do not say what the service does without it: send the
-		// documented defaults rather than rely on them.
-		d := (*speechapi.AudioConfig)(nil).Resolved()
-		d.Bitrate = "" // mp3 only
-		req.AudioConfig = &d
-	}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: *a.Desired.Wire.Synthesis}
 	for _, src := range a.Desired.Sources {
 		if src.Role != "embedding" {
 			continue
 		}
 		emb, err := readEmbedding(x.abs(src.Path))
 		if err != nil {
-			return nil, fmt.Errorf("speaker embedding for voice %s: %w", s.Voice, err)
+			return nil, fmt.Errorf("speaker embedding for voice %s: %w", a.Desired.Synthesis.Voice, err)
 		}
 		req.SpeakerEmbedding = emb
-		req.Voice, req.Language = "", "" // vc-v1 takes no voice name and no language
 	}
 	return req, nil
 }

@@ -39,9 +39,7 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	var res *speechapi.TranscribeResult
 	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
 		var err error
-		res, err = x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptions{
-			LanguageCode: t.LanguageCode, Format: t.Format, NativeNumerals: t.ITNNativeNumerals,
-		})
+		res, err = x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptionsOf(a.Desired.Wire.Transcription))
 		return err
 	})
 	if err != nil {
@@ -94,9 +92,7 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 		}
 		defer f.Close()
 		return x.session(ctx, func() (err error) {
-			res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptions{
-				LanguageCode: t.LanguageCode, SampleRate: t.SampleRate,
-			})
+			res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptionsOf(a.Desired.Wire.Transcription))
 			return err
 		})
 	})

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/audio"
-	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/contract"
 )
 
 // Every output is checked, complete, at its temporary path before it is
@@ -27,10 +27,9 @@ import (
 // frames untruncated, an Ogg stream ended); for headerless raw, mu-law and
 // A-law audio, a non-empty whole number of frames of the requested format
 // and no stray container header.
-func audioValidator(cfg speechapi.AudioConfig) func(path string) error {
-	switch cfg.Container {
-	case speechapi.ContainerWAV, speechapi.ContainerMP3, speechapi.ContainerOGG:
-		c := audio.Container(cfg.Container)
+func audioValidator(cfg contract.Format) func(path string) error {
+	if cfg.Headered() {
+		c := cfg.AudioContainer()
 		return func(path string) error {
 			f, err := os.Open(path)
 			if err != nil {
@@ -57,7 +56,7 @@ func audioValidator(cfg speechapi.AudioConfig) func(path string) error {
 			return nil
 		}
 	}
-	f, err := rawFormat(cfg)
+	f, err := cfg.Audio()
 	return func(path string) error {
 		if err != nil {
 			return err
@@ -71,28 +70,6 @@ func audioValidator(cfg speechapi.AudioConfig) func(path string) error {
 		}
 		return audio.ValidateRaw(path, f)
 	}
-}
-
-// rawFormat is the sample format of a headerless resolved container.
-func rawFormat(cfg speechapi.AudioConfig) (audio.Format, error) {
-	f := audio.Format{SampleRate: cfg.SampleRate, Channels: cfg.NumChannels, BitsPerSample: 8 * cfg.SampleWidth, Encoding: audio.PCM}
-	switch cfg.Container {
-	case speechapi.ContainerMuLaw:
-		f.Encoding, f.BitsPerSample = audio.MuLaw, 8
-	case speechapi.ContainerALaw:
-		f.Encoding, f.BitsPerSample = audio.ALaw, 8
-	case speechapi.ContainerRaw:
-		switch cfg.Encoding {
-		case "", "linear_pcm":
-		case "pcm_s16le": // 16-bit little-endian samples (the validator requires sample_width 2)
-			f.BitsPerSample = 16
-		default:
-			return f, fmt.Errorf("no check for raw %s audio", cfg.Encoding)
-		}
-	default:
-		return f, fmt.Errorf("no check for %s audio", cfg.Container)
-	}
-	return f, nil
 }
 
 // transcriptValidator returns the check of a transcript output: json is

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"github.com/voxform/voxform/contract"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
-	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/transcript"
 )
 
@@ -35,12 +35,12 @@ func leftovers(t *testing.T, dir string) []string {
 func TestRawAudioOutputValidatedBeforeRename(t *testing.T) {
 	var wav strings.Builder
 	audio.WriteWAVHeader(&wav, audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}, 4)
-	pcm16 := (&speechapi.AudioConfig{Container: "raw", SampleRate: 16000}).Resolved()
-	stereo := (&speechapi.AudioConfig{Container: "raw", SampleRate: 16000, NumChannels: 2}).Resolved()
-	mulaw := (&speechapi.AudioConfig{Container: "mulaw"}).Resolved()
+	pcm16 := format(&contract.AudioConfig{Container: "raw", SampleRate: 16000})
+	stereo := format(&contract.AudioConfig{Container: "raw", SampleRate: 16000, NumChannels: 2})
+	mulaw := format(&contract.AudioConfig{Container: "mulaw"})
 	for _, c := range []struct {
 		name string
-		cfg  speechapi.AudioConfig
+		cfg  contract.Format
 		data string
 		ok   bool
 	}{
@@ -56,8 +56,8 @@ func TestRawAudioOutputValidatedBeforeRename(t *testing.T) {
 		// mu-law and small negative s16 samples do.
 		{"mulaw starting like an aac frame", mulaw, "\xff\xf9\x50\x80\x1f\xfc\xff\xfe", true},
 		{"pcm starting like an mp3 frame", pcm16, "\xff\xfb\x90\x64\x00\x00", true},
-		{"raw pcm_s16le", (&speechapi.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}).Resolved(), "\x01\x00\x02\x00", true},
-		{"raw pcm_s16le half a frame", (&speechapi.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}).Resolved(), "\x01\x00\x02", false},
+		{"raw pcm_s16le", format(&contract.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}), "\x01\x00\x02\x00", true},
+		{"raw pcm_s16le half a frame", format(&contract.AudioConfig{Container: "raw", Encoding: "pcm_s16le", SampleRate: 16000}), "\x01\x00\x02", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -84,7 +84,7 @@ func TestRawAudioOutputValidatedBeforeRename(t *testing.T) {
 // A WAV output whose header disagrees with its size, or with the requested
 // rate, is refused.
 func TestWAVOutputValidatedBeforeRename(t *testing.T) {
-	cfg := (&speechapi.AudioConfig{SampleRate: 16000}).Resolved()
+	cfg := format(&contract.AudioConfig{SampleRate: 16000})
 	write := func(f audio.Format, frames int, extra string) error {
 		dir := t.TempDir()
 		o, _ := createOutput(dir, "a.wav")
@@ -194,4 +194,10 @@ func TestTranscriptValidator(t *testing.T) {
 			t.Errorf("%s %q refused: %v", c.format, c.body, err)
 		}
 	}
+}
+
+// format is the resolved format of c.
+func format(c *contract.AudioConfig) contract.Format {
+	f, _ := contract.Resolve(c)
+	return f
 }

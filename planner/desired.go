@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
 )
@@ -26,7 +27,10 @@ type Desired struct {
 	// Block is the address of the block the resource was expanded from
 	// (synthesis.menu for synthesis.menu["a"]).
 	Block string `json:"block"`
-	// Request is the canonical request (see Build); Fingerprint its SHA-256.
+	// Wire is the exact request the executor sends (see Wire).
+	Wire Wire `json:"wire"`
+	// Request is the canonical form of Wire with the content hashes of its
+	// inputs (see Build); Fingerprint its SHA-256.
 	Request     map[string]any `json:"request"`
 	Fingerprint string         `json:"fingerprint"`
 	// Sources are the input files (or URLs) the request depends on.
@@ -46,6 +50,15 @@ type Desired struct {
 	Synthesis     *manifest.Synthesis     `json:"-"`
 	Embedding     *manifest.Embedding     `json:"-"`
 	Transcription *manifest.Transcription `json:"-"`
+}
+
+// Wire is the request of a resource as the executor sends it: the field of
+// its kind is set. The fingerprint covers its canonical form, so what is
+// planned (and shown, and saved in a plan file) is exactly what is sent.
+type Wire struct {
+	Synthesis     *contract.SynthesisRequest     `json:"synthesis,omitempty"`
+	Embedding     *contract.EmbeddingRequest     `json:"embedding,omitempty"`
+	Transcription *contract.TranscriptionRequest `json:"transcription,omitempty"`
 }
 
 // Source is an input of a resource.
@@ -149,6 +162,7 @@ func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
 		Address:   e.Address,
 		Kind:      manifest.KindEmbedding,
 		Block:     e.Address,
+		Wire:      Wire{Embedding: &contract.EmbeddingRequest{ReferenceAudio: e.ReferenceAudio}},
 		Request:   embeddingRequest(sum),
 		Sources:   []Source{{Role: "reference_audio", Path: e.ReferenceAudio, SHA256: sum}},
 		Outputs:   []Output{{Path: e.Output}},
@@ -190,7 +204,8 @@ func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*mani
 			return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
 		}
 	}
-	d.Request = synthesisRequest(s, emb)
+	d.Wire.Synthesis = synthesisWire(s)
+	d.Request = synthesisRequest(d.Wire.Synthesis, emb)
 	return d, d.fingerprint()
 }
 
@@ -229,7 +244,8 @@ func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, err
 	for _, f := range formats {
 		d.Outputs = append(d.Outputs, Output{Path: t.Outputs[f], Format: f})
 	}
-	d.Request = transcriptionRequest(t, sum)
+	d.Wire.Transcription = transcriptionWire(t)
+	d.Request = transcriptionRequest(d.Wire.Transcription, t.Key, sum)
 	return d, d.fingerprint()
 }
 

@@ -23,30 +23,45 @@ func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(t
 // older tts-v2.0 nor vc-v1.
 func speedApplies(model string) bool { return model != modelTTSv20 && model != modelVC }
 
-// synthesisRequest is the canonical synthesis request: the effective values
-// the service receives, with the voice's embedding identified by content.
-func synthesisRequest(s *manifest.Synthesis, embedding map[string]any) map[string]any {
-	req := map[string]any{
-		"model":        s.Model,
-		"text":         s.Text,
-		"audio_config": EffectiveAudioConfig(s.AudioConfig),
-	}
+// synthesisWire is the synthesis request the executor sends: the manifest's
+// effective values, the resolved audio format, tts-v2.0's language and the
+// speed of the models that take one filled in, nothing vc-v1 does not take.
+func synthesisWire(s *manifest.Synthesis) *contract.SynthesisRequest {
+	format, _ := contract.Resolve(s.AudioConfig)
+	w := &contract.SynthesisRequest{Text: s.Text, Model: s.Model, AudioConfig: format.Wire()}
 	if s.Model != modelVC {
-		req["voice"] = s.VoiceName
+		w.Voice, w.Language = s.VoiceName, s.Language
 	}
-	lang := s.Language
-	if lang == "" && s.Model == modelTTSv20 {
-		lang = "IND-IN"
-	}
-	if lang != "" && s.Model != modelVC { // vc-v1 takes no language
-		req["language"] = lang
+	if w.Language == "" && s.Model == modelTTSv20 {
+		w.Language = "IND-IN"
 	}
 	if speedApplies(s.Model) {
-		speed := 1.0
+		w.Speed = 1.0
 		if s.Speed != nil {
-			speed = *s.Speed
+			w.Speed = *s.Speed
 		}
-		req["speed"] = speed
+	}
+	return w
+}
+
+// synthesisRequest is the canonical form of a synthesis request, which
+// the fingerprint covers: the wire request's fields, the audio format in
+// its canonical form, and the voice's embedding identified by content.
+func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) map[string]any {
+	format, _ := contract.Resolve(w.AudioConfig)
+	req := map[string]any{
+		"model":        w.Model,
+		"text":         w.Text,
+		"audio_config": format.Canonical(),
+	}
+	if w.Model != modelVC {
+		req["voice"] = w.Voice
+	}
+	if w.Language != "" {
+		req["language"] = w.Language
+	}
+	if speedApplies(w.Model) {
+		req["speed"] = w.Speed
 	}
 	if embedding != nil {
 		req["speaker_embedding"] = embedding
@@ -68,47 +83,79 @@ func embeddingRequest(refSHA string) map[string]any {
 	return map[string]any{"reference_audio": map[string]any{"sha256": refSHA}}
 }
 
-// transcriptionRequest is the canonical request of one transcription input:
-// the fields the chosen API sends (speech-recognition.md, per endpoint) and
-// the source's content hash, or its URL. Output formats are not part of it.
-func transcriptionRequest(t *manifest.Transcription, srcSHA string) map[string]any {
-	req := map[string]any{
-		"api":           t.API,
-		"model":         t.Model,
-		"language_code": t.LanguageCode,
-	}
+// transcriptionWire is what one transcription sends, by API
+// (speech-recognition.md, per endpoint), with the documented defaults
+// filled in: format verbatim, the realtime rate, the batch mode;
+// num_speakers only with diarization.
+func transcriptionWire(t *manifest.Transcription) *contract.TranscriptionRequest {
+	w := &contract.TranscriptionRequest{API: t.API, Model: t.Model, LanguageCode: t.LanguageCode, Input: t.Input, IsURL: t.IsURL}
 	if t.IsURL {
-		req["source"] = map[string]any{"url": t.Key} // without a pre-signed query
-	} else {
-		req["source"] = map[string]any{"sha256": srcSHA}
+		w.Input, w.SignedURL = t.Key, t.Input
 	}
 	switch t.API {
 	case manifest.APIREST, manifest.APIBatchLegacy:
-		format := t.Format
-		if format == "" {
-			format = "verbatim"
+		w.Format = t.Format
+		if w.Format == "" {
+			w.Format = contract.FormatVerbatim
 		}
-		req["format"] = format
-		if format == "transcribe" {
-			req["itn_native_numerals"] = t.ITNNativeNumerals
+		if w.Format == contract.FormatTranscribe {
+			w.ITNNativeNumerals = t.ITNNativeNumerals
 		}
 		if t.API == manifest.APIBatchLegacy {
-			req["is_multi_channel"] = t.IsMultiChannel
+			w.IsMultiChannel = t.IsMultiChannel
 		}
 	case manifest.APIBatch:
-		req["mode"] = "transcribe"
-		req["with_diarization"] = t.WithDiarization
+		w.Mode = "transcribe"
+		w.WithDiarization = t.WithDiarization
 		if t.WithDiarization {
-			req["num_speakers"] = t.NumSpeakers
+			w.NumSpeakers = t.NumSpeakers
 		}
-		req["is_multi_channel"] = t.IsMultiChannel
-		req["with_denoise"] = t.WithDenoise != nil && *t.WithDenoise
+		w.IsMultiChannel = t.IsMultiChannel
+		w.WithDenoise = t.WithDenoise
+		w.CallbackURL = t.CallbackURL
 	case manifest.APIRealtime:
-		rate := t.SampleRate
-		if rate == 0 {
-			rate = contract.RealtimeDefaultRate
+		w.SampleRate = t.SampleRate
+		if w.SampleRate == 0 {
+			w.SampleRate = contract.RealtimeDefaultRate
 		}
-		req["sample_rate"] = rate
+	}
+	return w
+}
+
+// transcriptionRequest is the canonical form of one transcription request,
+// which the fingerprint covers: the fields the API sends and the source's
+// content hash, or its URL without a pre-signed query (key). Output formats
+// and the callback URL are not part of it.
+func transcriptionRequest(w *contract.TranscriptionRequest, key, srcSHA string) map[string]any {
+	req := map[string]any{
+		"api":           w.API,
+		"model":         w.Model,
+		"language_code": w.LanguageCode,
+	}
+	if w.IsURL {
+		req["source"] = map[string]any{"url": key}
+	} else {
+		req["source"] = map[string]any{"sha256": srcSHA}
+	}
+	switch w.API {
+	case manifest.APIREST, manifest.APIBatchLegacy:
+		req["format"] = w.Format
+		if w.Format == contract.FormatTranscribe {
+			req["itn_native_numerals"] = w.ITNNativeNumerals
+		}
+		if w.API == manifest.APIBatchLegacy {
+			req["is_multi_channel"] = w.IsMultiChannel
+		}
+	case manifest.APIBatch:
+		req["mode"] = w.Mode
+		req["with_diarization"] = w.WithDiarization
+		if w.WithDiarization {
+			req["num_speakers"] = w.NumSpeakers
+		}
+		req["is_multi_channel"] = w.IsMultiChannel
+		req["with_denoise"] = w.WithDenoise != nil && *w.WithDenoise
+	case manifest.APIRealtime:
+		req["sample_rate"] = w.SampleRate
 	}
 	return req
 }

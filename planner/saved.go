@@ -111,6 +111,14 @@ func (p *Plan) checkSaved() error {
 	return p.CheckPaths(nil)
 }
 
+// sameWire reports whether two wire requests say the same (as a plan file
+// holds them).
+func sameWire(a, b Wire) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
 // checkShape refuses an action without what its type needs.
 func (a *Action) checkShape() error {
 	needDesired, needPrior := true, true
@@ -191,6 +199,10 @@ func (s *SavedPlan) Bind(m *manifest.Manifest, hash HashFunc) error {
 		if !slices.Equal(d.Outputs, a.Desired.Outputs) {
 			return fmt.Errorf("%w: the outputs of %s differ from the manifest's", ErrStalePlan, a.Address)
 		}
+		if !sameWire(d.Wire, a.Desired.Wire) {
+			return fmt.Errorf("%w: the request of %s differs from the manifest's", ErrStalePlan, a.Address)
+		}
+		a.Desired.Wire = d.Wire // with what a plan file never holds (a pre-signed query)
 		a.Desired.Synthesis, a.Desired.Embedding, a.Desired.Transcription = d.Synthesis, d.Embedding, d.Transcription
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 	"math"
 	"net/http"
@@ -38,8 +39,7 @@ func TestCreateEmbedding(t *testing.T) {
 	e := newEmu(t, emulator.Options{}, speechapi.Config{})
 	ctx := context.Background()
 	var mp3 memFile
-	mp3Req := &speechapi.SynthesisRequest{Text: "This is my reference voice.", Model: "tts-v2.5", Voice: "Girish", Language: "en-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "mp3"}}
+	mp3Req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "This is my reference voice.", Model: "tts-v2.5", Voice: "Girish", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "mp3"}}}
 	if _, err := e.client.Synthesize(ctx, mp3Req, &mp3); err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +115,7 @@ func TestClonedVoiceOverEveryTransport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &speechapi.SynthesisRequest{Text: "Hello from my cloned voice.", Model: "vc-v1", SpeakerEmbedding: emb,
-			AudioConfig: &speechapi.AudioConfig{SampleRate: 24000, Encoding: "linear_pcm", Container: "wav"}}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Hello from my cloned voice.", Model: "vc-v1", AudioConfig: &speechapi.AudioConfig{SampleRate: 24000, Encoding: "linear_pcm", Container: "wav"}}, SpeakerEmbedding: emb}
 		var rest []byte
 		for _, tr := range transports {
 			var f memFile
@@ -155,7 +154,7 @@ func TestEmbeddingIsPassedUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = c.Synthesize(context.Background(), &speechapi.SynthesisRequest{Text: "hi", Model: "vc-v1", SpeakerEmbedding: emb}, &memFile{})
+	_, _ = c.Synthesize(context.Background(), &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hi", Model: "vc-v1"}, SpeakerEmbedding: emb}, &memFile{})
 	var got map[string]any
 	_ = json.Unmarshal(sent["speaker_embedding"], &got)
 	want := map[string]any{"embedding": "QUJD", "shape": []any{1.0, 768.0}, "dtype": "bfloat16", "speaker_id": "spk_42", "meta": map[string]any{"v": 2.0}}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -53,7 +54,7 @@ func TestNonJSONErrorBodies(t *testing.T) {
 		ctx := context.Background()
 		clip := wavBytes(t, 9, 0.2, 16000, kindSpeech)
 		src := speechapi.ReaderSource("a.wav", bytes.NewReader(clip), int64(len(clip)))
-		synth := &speechapi.SynthesisRequest{Text: "Hello.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}
+		synth := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Hello.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}}
 		u := srv.URL + "/t.json"
 		rec := speechapi.FileRecord{FileID: "f", OriginalPath: "a.wav", Status: speechapi.FileCompleted, TranscriptURL: &u}
 		calls := map[string]func() error{

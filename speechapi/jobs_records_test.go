@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -126,8 +127,7 @@ func TestDenoiseEveryFileOriginalAudio(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TimeScale: scale, NoEspeak: true})
 	dir := t.TempDir()
 	var clean bytes.Buffer
-	req := &speechapi.SynthesisRequest{Text: "The meeting moves to the third floor.", Model: "tts-v2.5", Voice: "Nalini",
-		Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "The meeting moves to the third floor.", Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}}
 	if _, err := e.client.Synthesize(context.Background(), req, &clean); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package speechapi_test
 import (
 	"context"
 	"errors"
+	"github.com/voxform/voxform/contract"
 	"io/fs"
 	"net"
 	"strings"
@@ -27,7 +28,7 @@ func (fullDisk) Write([]byte) (int, error) {
 // temporary.
 func TestLocalWriteErrorIsNotRetried(t *testing.T) {
 	e := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
-	req := &speechapi.SynthesisRequest{Text: "a full disk", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "a full disk", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}}
 	calls := 0
 	err := speechapi.Retry(context.Background(), speechapi.RetryPolicy{Attempts: 5, WaitMin: time.Millisecond, WaitMax: time.Millisecond},
 		func(int) error {

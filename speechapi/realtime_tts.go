@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 	"net/http"
 	"net/url"
@@ -36,7 +37,7 @@ const minSecondsPerChar = 0.01
 // indexes or an implausibly short stream is an *IncompleteError; the
 // handshake is retried like an HTTP request.
 func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
-	cfg := req.AudioConfig.Resolved()
+	cfg := resolved(req.AudioConfig)
 	out, err := newPCMSink(cfg, w)
 	if err != nil {
 		return nil, fmt.Errorf("synthesize realtime: %w", err)
@@ -341,7 +342,7 @@ func (p *pcmSink) plausible(text string) error {
 // wsPCMFormat is the PCM the socket carries for a resolved config: the
 // requested rate, channels and width; 16-bit for mulaw and alaw (at 8000
 // Hz), which voxform encodes itself.
-func wsPCMFormat(cfg AudioConfig) audio.Format {
+func wsPCMFormat(cfg contract.Format) audio.Format {
 	bits := 8 * cfg.SampleWidth
 	if cfg.Container == ContainerMuLaw || cfg.Container == ContainerALaw {
 		bits = 16

@@ -3,6 +3,7 @@ package speechapi
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 
 	"github.com/voxform/voxform/audio"
@@ -11,7 +12,7 @@ import (
 // pcmSink writes the raw PCM of a realtime synthesis in the requested
 // container.
 type pcmSink struct {
-	cfg      AudioConfig
+	cfg      contract.Format
 	in       audio.Format // what the socket carries
 	w        io.Writer
 	wav      *audio.WAVWriter
@@ -22,7 +23,7 @@ type pcmSink struct {
 	started  bool
 }
 
-func newPCMSink(cfg AudioConfig, w io.Writer) (*pcmSink, error) {
+func newPCMSink(cfg contract.Format, w io.Writer) (*pcmSink, error) {
 	p := &pcmSink{cfg: cfg, in: wsPCMFormat(cfg), w: w}
 	switch cfg.Container {
 	case ContainerWAV:

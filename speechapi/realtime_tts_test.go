@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -58,8 +59,7 @@ func jsonFrame(c *websocket.Conn, typ string, data any) {
 	_ = c.WriteJSON(map[string]any{"type": typ, "data": data})
 }
 
-var wsReq = &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-	AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+var wsReq = &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}}
 
 // conformance: TTS-068
 func TestSynthesizeRealtimeAcceptsEveryFrameForm(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -188,8 +189,7 @@ func TestEchoedKeyInStreamsAndRecords(t *testing.T) {
 	c := echoClient(t, srv.URL)
 	ctx := context.Background()
 	clip := wavBytes(t, 2, 0.5, 16000, kindSpeech)
-	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}}
 	checks := map[string]func() error{
 		"sse error event": func() error { _, err := c.SynthesizeStream(ctx, req, &memFile{}); return err },
 		"json under 200":  func() error { _, err := c.Synthesize(ctx, req, &memFile{}); return err },

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,7 +38,7 @@ func TestAPIRedirectIsNotFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}}
 	for name, call := range map[string]func() error{
 		"rest": func() error { _, err := c.Synthesize(context.Background(), req, &bytes.Buffer{}); return err },
 		"sse":  func() error { _, err := c.SynthesizeStream(context.Background(), req, &memFile{}); return err },
@@ -115,7 +116,7 @@ func TestHugeRetryAfterFailsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}}
 	calls := 0
 	err = speechapi.Retry(context.Background(), speechapi.RetryPolicy{WaitMin: time.Millisecond, WaitMax: time.Millisecond}, func(int) error {
 		calls++
@@ -161,7 +162,7 @@ func TestRealtimeFrameLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN"}}
 	_, err = c.SynthesizeRealtime(context.Background(), req, &memFile{})
 	var le *speechapi.LimitError
 	if !errors.As(err, &le) || speechapi.IsTemporary(err) || !strings.Contains(err.Error(), "128 MiB") {

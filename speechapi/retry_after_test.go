@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -176,7 +177,7 @@ func TestRetryAfterBeyondMaxFailsAtOnce(t *testing.T) {
 			return err
 		}},
 		{"synthesis websocket", "GET /api/v1/tts", "3600", time.Minute, time.Hour, func(ctx context.Context, c *speechapi.Client) error {
-			req := &speechapi.SynthesisRequest{Text: "Hello.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}
+			req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Hello.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}}
 			_, err := c.SynthesizeRealtime(ctx, req, &memFile{})
 			return err
 		}},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func synthFor(t *testing.T, c *speechapi.Client, text, lang string, cfg *speecha
 		return b.([]byte)
 	}
 	var buf bytes.Buffer
-	req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Nalini", Language: lang, AudioConfig: cfg}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Nalini", Language: lang, AudioConfig: cfg}}
 	if _, err := c.Synthesize(context.Background(), req, &buf); err != nil {
 		t.Fatalf("synthesize %q: %v", text, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,8 +46,7 @@ func complete(i int) string {
 
 const start = "event: start\ndata: {\"status\": \"streaming_started\", \"text\": \"hi\"}\n\n"
 
-var rawReq = &speechapi.SynthesisRequest{Text: "hi", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN",
-	AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+var rawReq = &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hi", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}}
 
 // conformance: TTS-061, TTS-062, TTS-069, TTS-070, TTS-071, TTS-072, TTS-073, TTS-074, TTS-075
 func TestSynthesizeStreamParsesBothForms(t *testing.T) {
@@ -121,8 +121,7 @@ func wavPiece(pcm []byte) []byte {
 func TestSynthesizeStreamJoinsWAVPieces(t *testing.T) {
 	a, b := bytes.Repeat([]byte{1, 2}, 500), bytes.Repeat([]byte{3, 4}, 700)
 	body := start + chunk(1, wavPiece(nil)) + chunk(2, wavPiece(a)) + chunk(3, wavPiece(b)) + complete(4)
-	req := &speechapi.SynthesisRequest{Text: "hi", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 8000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hi", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 8000}}}
 	var f memFile
 	if _, err := fakeSSE(t, body).SynthesizeStream(context.Background(), req, &f); err != nil {
 		t.Fatal(err)

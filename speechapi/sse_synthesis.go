@@ -40,7 +40,7 @@ type streamChunk struct {
 // works when the stream carries a single header declaring the whole size,
 // as the documents describe.
 func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
-	cfg := req.AudioConfig.Resolved()
+	cfg := resolved(req.AudioConfig)
 	sink, err := newStreamSink(cfg, w)
 	if err != nil {
 		return nil, fmt.Errorf("synthesize stream: %w", err)

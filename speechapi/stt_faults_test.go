@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,8 +46,7 @@ func newFaultRig(t *testing.T, opts emulator.Options) *faultRig {
 	dir := t.TempDir()
 	for i, text := range faultTexts {
 		var buf bytes.Buffer
-		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN",
-			AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}}
 		r.retry("synthesize", func() error {
 			buf.Reset()
 			_, err := r.c.Synthesize(context.Background(), req, &buf)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,8 +92,7 @@ func timeoutClient(t *testing.T, base string) *speechapi.Client {
 func calls(t *testing.T, c *speechapi.Client) map[string]func(context.Context) error {
 	src := writeAudioFile(t, t.TempDir(), "a.wav", wavBytes(t, 1, 1, 16000, kindSpeech))
 	clip := wavBytes(t, 2, 0.5, 16000, kindSpeech)
-	req := &speechapi.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}}
 	return map[string]func(context.Context) error{
 		"rest synthesis": func(ctx context.Context) error { _, err := c.Synthesize(ctx, req, &bytes.Buffer{}); return err },
 		"sse synthesis":  func(ctx context.Context) error { _, err := c.SynthesizeStream(ctx, req, &memFile{}); return err },

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 	"mime"
 	"net/http"
@@ -12,94 +13,34 @@ import (
 )
 
 // SynthesisRequest is the JSON body of every synthesis transport
-// (speech-synthesis.md, "Synthesis request"). Field names are the service's.
+// (speech-synthesis.md, "Synthesis request"): the planned request
+// (contract.SynthesisRequest, sent as it is) and, for vc-v1, the speaker
+// embedding read when the synthesis runs.
 type SynthesisRequest struct {
-	Text  string `json:"text"`
-	Model string `json:"model"`
-	// Voice is required for tts-v2.0, tts-v2.5 and tts-v3.0, and never sent
-	// for vc-v1.
-	Voice string `json:"voice,omitempty"`
-	// Language is required for tts-v2.5; tts-v2.0 defaults to IND-IN.
-	Language string `json:"language,omitempty"`
-	// Speed is 0.85 to 1.15 (slow, medium and fast are 0.85, 1.0 and 1.15;
-	// see ParseSpeed); 0 leaves it out, which the service takes as 1.0.
-	Speed float64 `json:"speed,omitempty"`
-	// AudioConfig is the output format; nil leaves it out, which gives
-	// the documented defaults (wav, 48000 Hz, mono, 16-bit).
-	AudioConfig *AudioConfig `json:"audio_config,omitempty"`
+	contract.SynthesisRequest
 	// SpeakerEmbedding is required for vc-v1: the object CreateEmbedding
 	// returned, passed unchanged.
 	SpeakerEmbedding *Embedding `json:"speaker_embedding,omitempty"`
 }
 
-// AudioConfig is the output format of a synthesis ("audio_config"). Zero
-// fields are left out and take the service's defaults.
-type AudioConfig struct {
-	SampleRate  int    `json:"sample_rate,omitempty"`
-	NumChannels int    `json:"num_channels,omitempty"`
-	SampleWidth int    `json:"sample_width,omitempty"`
-	Encoding    string `json:"encoding,omitempty"`
-	Container   string `json:"container,omitempty"`
-	Bitrate     string `json:"bitrate,omitempty"`
-}
+// AudioConfig is the output format of a synthesis ("audio_config").
+type AudioConfig = contract.AudioConfig
 
 // Containers of the audio format reference.
 const (
-	ContainerWAV   = "wav"
-	ContainerRaw   = "raw"
-	ContainerMP3   = "mp3"
-	ContainerOGG   = "ogg"
-	ContainerMuLaw = "mulaw"
-	ContainerALaw  = "alaw"
+	ContainerWAV   = contract.WAV
+	ContainerRaw   = contract.Raw
+	ContainerMP3   = contract.MP3
+	ContainerOGG   = contract.Ogg
+	ContainerMuLaw = contract.MuLaw
+	ContainerALaw  = contract.ALaw
 )
 
-// Resolved returns the format the service produces for c: documented
-// defaults filled in (wav, 48000 Hz, 1 channel, 2 bytes, linear_pcm,
-// 128k), the encoding aliases folded into the container (raw+pcm_mulaw is
-// mulaw, raw+pcm_alaw is alaw, raw or ogg + oggopus is ogg), and mulaw and
-// alaw forced to 8000 Hz and 1 byte per sample. A nil c gives the defaults.
-func (c *AudioConfig) Resolved() AudioConfig {
-	r := AudioConfig{SampleRate: 48000, NumChannels: 1, SampleWidth: 2, Encoding: "linear_pcm", Container: ContainerWAV, Bitrate: "128k"}
-	if c == nil {
-		return r
-	}
-	if c.SampleRate != 0 {
-		r.SampleRate = c.SampleRate
-	}
-	if c.NumChannels != 0 {
-		r.NumChannels = c.NumChannels
-	}
-	if c.SampleWidth != 0 {
-		r.SampleWidth = c.SampleWidth
-	}
-	if c.Encoding != "" {
-		r.Encoding = c.Encoding
-	}
-	if c.Container != "" {
-		r.Container = c.Container
-	}
-	if c.Bitrate != "" {
-		r.Bitrate = c.Bitrate
-	}
-	switch {
-	case r.Encoding == "pcm_mulaw" && r.Container == ContainerRaw:
-		r.Container = ContainerMuLaw
-	case r.Encoding == "pcm_alaw" && r.Container == ContainerRaw:
-		r.Container = ContainerALaw
-	case r.Encoding == "oggopus" && (r.Container == ContainerRaw || r.Container == ContainerOGG):
-		r.Container = ContainerOGG
-	}
-	switch r.Container {
-	case ContainerMuLaw, ContainerALaw:
-		r.SampleRate, r.SampleWidth = 8000, 1
-	case ContainerMP3, ContainerOGG:
-		r.SampleWidth = 2
-	}
-	return r
+// resolved is the format the service produces for c (contract.Resolve).
+func resolved(c *AudioConfig) contract.Format {
+	f, _ := contract.Resolve(c)
+	return f
 }
-
-// frameBytes is the size of one frame of a PCM-like resolved container.
-func (c AudioConfig) frameBytes() int { return c.NumChannels * c.SampleWidth }
 
 // ParseSpeed converts a speed as the documents write it (a number, or
 // slow, medium, fast) into the number sent.
@@ -154,7 +95,7 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 		return nil, fmt.Errorf("synthesize: %w", err)
 	}
 	defer resp.Body.Close()
-	cfg := req.AudioConfig.Resolved()
+	cfg := resolved(req.AudioConfig)
 	res := &SynthesisResult{Container: cfg.Container, ContentType: resp.Header.Get("Content-Type")}
 	if err := checkContentType(res.ContentType, cfg.Container, resp.Body, c.red); err != nil {
 		return nil, fmt.Errorf("synthesize: %w", err)
@@ -220,14 +161,14 @@ func checkContentType(ct, container string, body io.Reader, red redactor) error 
 // bodyValidator passes audio through to the caller's writer while checking
 // the container's magic bytes and, for WAV, the declared data size.
 type bodyValidator struct {
-	cfg  AudioConfig
+	cfg  contract.Format
 	w    io.Writer
 	head []byte
 	n    int64
 	werr error
 }
 
-func newBodyValidator(cfg AudioConfig, w io.Writer) *bodyValidator {
+func newBodyValidator(cfg contract.Format, w io.Writer) *bodyValidator {
 	return &bodyValidator{cfg: cfg, w: w}
 }
 
@@ -255,7 +196,7 @@ func (v *bodyValidator) finish() error {
 	case ContainerWAV:
 		return checkWAVSize(v.head, v.n)
 	case ContainerRaw, ContainerMuLaw, ContainerALaw:
-		if fb := int64(v.cfg.frameBytes()); fb > 0 && v.n%fb != 0 {
+		if fb := int64(v.cfg.FrameBytes()); fb > 0 && v.n%fb != 0 {
 			return &IncompleteError{What: "synthesis response", Reason: fmt.Sprintf("%d bytes is not a whole number of %d-byte frames", v.n, fb)}
 		}
 	}

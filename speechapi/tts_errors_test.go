@@ -3,6 +3,7 @@ package speechapi_test
 import (
 	"context"
 	"errors"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,8 +16,7 @@ import (
 func TestSynthesisInvalidRequestsAreRejectedOnEveryTransport(t *testing.T) {
 	e := newEmu(t, emulator.Options{MaxText: 200}, speechapi.Config{})
 	base := func() speechapi.SynthesisRequest {
-		return speechapi.SynthesisRequest{Text: "Namaste", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN",
-			AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}
+		return speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Namaste", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 16000}}}
 	}
 	cases := []struct {
 		name   string
@@ -78,7 +78,7 @@ func TestSynthesisForbiddenWithoutAValidKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &speechapi.SynthesisRequest{Text: "Namaste", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Namaste", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}}
 		calls := map[string]func() error{
 			"rest": func() error { _, err := c.Synthesize(context.Background(), req, &memFile{}); return err },
 			"sse":  func() error { _, err := c.SynthesizeStream(context.Background(), req, &memFile{}); return err },
@@ -116,7 +116,7 @@ func TestSynthesisErrorsNeverCarryTheKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &speechapi.SynthesisRequest{Text: "Namaste " + testKey, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Namaste " + testKey, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}}
 	var errs []error
 	for _, c := range []*speechapi.Client{e.client, dead} {
 		for _, tr := range transports {

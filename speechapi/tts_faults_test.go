@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // conformance: ERR-007, ERR-008
 func TestSynthesisRetriesInjectedServerErrors(t *testing.T) {
 	e := newEmu(t, emulator.Options{FailRate: 0.5, Seed: 7, NoEspeak: true}, speechapi.Config{Retries: 20})
-	req := &speechapi.SynthesisRequest{Text: "Please hold.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Please hold.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}}
 	for i := 0; i < 10; i++ {
 		for _, tr := range transports {
 			var f memFile
@@ -69,7 +70,7 @@ func TestSynthesisHonoursRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &speechapi.SynthesisRequest{Text: "One moment.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "One moment.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}}
 	for _, tr := range []string{"rest", "websocket"} {
 		start := time.Now()
 		var err error
@@ -91,8 +92,7 @@ func TestSynthesisHonoursRetryAfter(t *testing.T) {
 func TestSynthesisDroppedStreamsAreIncompleteAndBilled(t *testing.T) {
 	e := newEmu(t, emulator.Options{DropRate: 1, NoEspeak: true}, speechapi.Config{Retries: -1})
 	text := "<laugh> Namaste, this is long enough to be cut in the middle of its audio."
-	req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v3.0", Voice: "Shivani", Language: "en-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 48000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v3.0", Voice: "Shivani", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 48000}}}
 	for _, tr := range transports {
 		_, err := tr.call(e.client, context.Background(), req, &memFile{})
 		var ie *speechapi.IncompleteError
@@ -132,9 +132,7 @@ func TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect(t *testing.T) {
 		if tr.name == "websocket" && !websocketContainers[c] {
 			c = "wav"
 		}
-		jobs = append(jobs, job{tr, &speechapi.SynthesisRequest{
-			Text: fmt.Sprintf("Prompt number %d for the menu.", i%40), Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN",
-			AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 8000}}})
+		jobs = append(jobs, job{tr, &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: fmt.Sprintf("Prompt number %d for the menu.", i%40), Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 8000}}}})
 	}
 	var mu sync.Mutex
 	var retries int

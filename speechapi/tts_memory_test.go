@@ -2,6 +2,7 @@ package speechapi_test
 
 import (
 	"context"
+	"github.com/voxform/voxform/contract"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,8 +88,7 @@ func TestLongWAVMemoryIsFlat(t *testing.T) {
 		minSeconds = seconds * 0.5
 	}
 	e := newEmu(t, emulator.Options{NoEspeak: !espeak, MaxText: len(text) + 1}, speechapi.Config{Timeout: 10 * time.Minute})
-	req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 48000}}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 48000}}}
 	var lastPath string
 	for _, tr := range []string{"rest", "sse", "websocket"} {
 		path := filepath.Join(t.TempDir(), tr+".wav")

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 	"net/http"
 	"strings"
@@ -27,8 +28,7 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		text := fmt.Sprintf("Welcome to branch %d%s.", i, strings.Repeat("a", i)) // lengths of both parities
 		for _, c := range []string{"wav", "raw", "mulaw"} {
-			req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-				AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 16000}}
+			req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 16000}}}
 			for _, tr := range transports {
 				var got, want memFile
 				if _, err := tr.call(quirky.client, context.Background(), req, &got); err != nil {
@@ -44,8 +44,7 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 		}
 		// 8-bit mono WAV: an odd number of frames has a RIFF pad byte,
 		// which is not audio.
-		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN",
-			AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 22050, SampleWidth: 1}}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 22050, SampleWidth: 1}}}
 		var got, want memFile
 		if _, err := quirky.client.SynthesizeStream(context.Background(), req, &got); err != nil {
 			t.Fatalf("8-bit wav with quirks: %v", err)

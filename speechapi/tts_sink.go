@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"io"
 
 	"github.com/voxform/voxform/audio"
@@ -35,7 +36,7 @@ func checkWAVSize(head []byte, n int64) error {
 // header, on its first piece, that declares the size of the whole audio.
 // Other containers are concatenated.
 type streamSink struct {
-	cfg      AudioConfig
+	cfg      contract.Format
 	w        io.Writer
 	joiner   *audio.WAVJoiner
 	written  int64
@@ -46,7 +47,7 @@ type streamSink struct {
 	data     int64 // joined WAV: data bytes added so far
 }
 
-func newStreamSink(cfg AudioConfig, w io.Writer) (*streamSink, error) {
+func newStreamSink(cfg contract.Format, w io.Writer) (*streamSink, error) {
 	s := &streamSink{cfg: cfg, w: w, declared: -1}
 	if ws, ok := w.(io.WriteSeeker); ok && cfg.Container == ContainerWAV {
 		j, err := audio.NewWAVJoiner(ws, nil)
@@ -164,7 +165,7 @@ func (s *streamSink) finish() error {
 		return nil
 	}
 	if s.cfg.Container != ContainerMP3 && s.cfg.Container != ContainerOGG {
-		if fb := int64(s.cfg.frameBytes()); s.written%fb != 0 {
+		if fb := int64(s.cfg.FrameBytes()); s.written%fb != 0 {
 			return &IncompleteError{What: "audio stream", Reason: fmt.Sprintf("%d bytes is not a whole number of %d-byte frames", s.written, fb)}
 		}
 	}
@@ -182,7 +183,7 @@ func (s *streamSink) bytesWritten() int64 {
 }
 
 // checkPCMFormat compares the format the service sent with the request.
-func checkPCMFormat(cfg AudioConfig, f audio.Format) error {
+func checkPCMFormat(cfg contract.Format, f audio.Format) error {
 	if f.SampleRate != cfg.SampleRate || f.Channels != cfg.NumChannels || f.BitsPerSample != 8*cfg.SampleWidth {
 		return fmt.Errorf("service sent %d Hz, %d channels, %d bits; requested %d Hz, %d channels, %d bits",
 			f.SampleRate, f.Channels, f.BitsPerSample, cfg.SampleRate, cfg.NumChannels, 8*cfg.SampleWidth)

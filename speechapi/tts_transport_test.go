@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/contract"
 	"math"
 	"strconv"
 	"testing"
@@ -35,7 +36,7 @@ var transports = []transport{
 var websocketContainers = map[string]bool{"wav": true, "raw": true, "mulaw": true, "alaw": true}
 
 // rawProbeArgs tells ffprobe how to read a headerless container.
-func rawProbeArgs(cfg speechapi.AudioConfig) []string {
+func rawProbeArgs(cfg contract.Format) []string {
 	rate, ch := strconv.Itoa(cfg.SampleRate), strconv.Itoa(cfg.NumChannels)
 	switch cfg.Container {
 	case "mulaw":
@@ -51,7 +52,7 @@ func rawProbeArgs(cfg speechapi.AudioConfig) []string {
 
 // checkAudio asserts that data is valid audio of the resolved config and
 // returns its duration in seconds.
-func checkAudio(t *testing.T, data []byte, cfg speechapi.AudioConfig) float64 {
+func checkAudio(t *testing.T, data []byte, cfg contract.Format) float64 {
 	t.Helper()
 	p := ffprobe(t, data, cfg.Container, rawProbeArgs(cfg))
 	wantRate := cfg.SampleRate
@@ -105,17 +106,16 @@ func TestSynthesisEveryTransportAndContainer(t *testing.T) {
 	ctx := context.Background()
 	text := "नमस्ते! आपका स्वागत है।"
 	var ref memFile
-	refReq := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN",
-		AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 16000}}
+	refReq := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 16000}}}
 	if _, err := e.client.Synthesize(ctx, refReq, &ref); err != nil {
 		t.Fatal(err)
 	}
 	refSeconds := float64(len(ref.Bytes())) / 2 / 16000
 	for _, ac := range configs {
-		cfg := ac.Resolved()
+		cfg, _ := contract.Resolve(&ac)
 		name := fmt.Sprintf("%s-%d-%dch-%db", cfg.Container, cfg.SampleRate, cfg.NumChannels, cfg.SampleWidth)
 		t.Run(name, func(t *testing.T) {
-			req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &ac}
+			req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: &ac}}
 			outputs := map[string][]byte{}
 			var durations []float64
 			for _, tr := range transports {
@@ -154,7 +154,7 @@ func TestSynthesisEveryTransportAndContainer(t *testing.T) {
 func TestSynthesisDefaultsWhenAudioConfigOmitted(t *testing.T) {
 	e := newEmu(t, emulator.Options{}, speechapi.Config{})
 	var f memFile
-	req := &speechapi.SynthesisRequest{Text: "Hello and welcome.", Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN"}
+	req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Hello and welcome.", Model: "tts-v2.5", Voice: "Nalini", Language: "en-IN"}}
 	if _, err := e.client.Synthesize(context.Background(), req, &f); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestSynthesisEncodingAliasesGiveIdenticalBytes(t *testing.T) {
 	synth := func(ac speechapi.AudioConfig) []byte {
 		t.Helper()
 		var f memFile
-		req := &speechapi.SynthesisRequest{Text: "Press one for billing.", Model: "tts-v2.5", Voice: "Deepak", Language: "en-IN", AudioConfig: &ac}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Press one for billing.", Model: "tts-v2.5", Voice: "Deepak", Language: "en-IN", AudioConfig: &ac}}
 		if _, err := e.client.Synthesize(context.Background(), req, &f); err != nil {
 			t.Fatal(err)
 		}
@@ -206,8 +206,7 @@ func TestSynthesisDurationFollowsTextAndSpeed(t *testing.T) {
 	seconds := func(text string, speed float64) float64 {
 		t.Helper()
 		var f memFile
-		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Girish", Language: "en-IN", Speed: speed,
-			AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 16000}}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Girish", Language: "en-IN", Speed: speed, AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 16000}}}
 		if _, err := e.client.Synthesize(context.Background(), req, &f); err != nil {
 			t.Fatal(err)
 		}
@@ -231,8 +230,7 @@ func TestSynthesisTagsRenderAlikeOnEveryTransport(t *testing.T) {
 	synth := func(tr transport, text string) []byte {
 		t.Helper()
 		var f memFile
-		req := &speechapi.SynthesisRequest{Text: text, Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN",
-			AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}
+		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN", AudioConfig: &speechapi.AudioConfig{Container: "raw", SampleRate: 8000}}}
 		if _, err := tr.call(e.client, context.Background(), req, &f); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -45,6 +46,30 @@ type Options struct {
 	// catalog, as a manifest's catalog block does (e.g. {"tts-v2.5":
 	// ["Arjun"]}), so that -emulate accepts what validate accepts.
 	ExtraVoices map[string][]string
+	// Received, when set, sees what every call asked for, as the
+	// emulator read it: the JSON body of a synthesis (any transport), the
+	// form fields of a REST or older batch transcription, the query of a
+	// realtime session, and a batch job's config and callback_url. Tests
+	// compare it with what was planned. It is called from many goroutines.
+	Received func(route string, request map[string]any)
+}
+
+// Receive reports a request to Opts.Received, if set.
+func (e *Env) Receive(route string, request map[string]any) {
+	if e.Opts.Received != nil {
+		e.Opts.Received(route, request)
+	}
+}
+
+// ReceiveJSON reports a JSON object body to Opts.Received, if set.
+func (e *Env) ReceiveJSON(route string, body []byte) {
+	if e.Opts.Received == nil {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(body, &m) == nil {
+		e.Opts.Received(route, m)
+	}
 }
 
 // Env is what every handler shares: the options, the statistics, the random

@@ -30,6 +30,17 @@ type form struct {
 	total  int64 // bytes of the body read
 }
 
+// received is the form's text fields, for Options.Received.
+func (f *form) received() map[string]any {
+	out := make(map[string]any, len(f.fields))
+	for k, v := range f.fields {
+		if len(v) > 0 {
+			out[k] = v[0]
+		}
+	}
+	return out
+}
+
 func (f *form) value(name string) (string, bool) {
 	v, ok := f.fields[name]
 	if !ok || len(v) == 0 {

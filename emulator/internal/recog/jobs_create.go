@@ -74,6 +74,16 @@ func (s *service) createJob(w http.ResponseWriter, r *http.Request) {
 	emu.WriteJSON(w, http.StatusCreated, body)
 }
 
+// receiveConfig reports a job's config and callback URL to Received.
+func (s *service) receiveConfig(r *http.Request, raw json.RawMessage, callback string) {
+	if s.env.Opts.Received == nil {
+		return
+	}
+	var cfg map[string]any
+	_ = json.Unmarshal(raw, &cfg)
+	s.env.Receive(r.Pattern, map[string]any{"config": cfg, "callback_url": callback})
+}
+
 // checkConfig validates a config object and fills its defaults.
 func checkConfig(raw json.RawMessage) (jobConfig, []string, *apiError) {
 	var c jobConfig
@@ -145,6 +155,7 @@ func (s *service) newURLJob(r *http.Request) (*job, *apiError) {
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 8<<20)).Decode(&body); err != nil {
 		return nil, invalid("the body is not valid JSON: %v", err)
 	}
+	s.receiveConfig(r, body.Config, body.CallbackURL)
 	cfg, langs, aerr := checkConfig(body.Config)
 	if aerr != nil {
 		return nil, aerr
@@ -182,6 +193,8 @@ func (s *service) newUploadJob(r *http.Request) (*job, *apiError) {
 	if mt, _, _ := mime.ParseMediaType(f.types["config"]); ok && mt != "application/json" {
 		return nil, invalid("the config part must be sent with Content-Type application/json")
 	}
+	callbackField, _ := f.value("callback_url")
+	s.receiveConfig(r, json.RawMessage(raw), callbackField)
 	cfg, langs, aerr := checkConfig(json.RawMessage(raw))
 	if aerr != nil {
 		return nil, aerr

@@ -44,6 +44,7 @@ func (s *service) legacySubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.cleanup()
+	s.env.Receive(r.Pattern, f.received())
 	opts, err := parseTextOptions(f, true)
 	if err != nil {
 		restInvalid(w, err.Error())

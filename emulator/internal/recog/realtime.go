@@ -38,6 +38,11 @@ type rtMessage struct {
 // (required) and sample_rate (16000 default, or 8000).
 func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	rq := map[string]any{}
+	for k := range q {
+		rq[k] = q.Get(k)
+	}
+	s.env.Receive(r.Pattern, rq)
 	lang := q.Get("language_code")
 	if !restLanguage(lang) {
 		restInvalid(w, fmt.Sprintf("query parameter language_code %q is missing or unsupported: use one of bn-IN, en-IN, gu-IN, hi-IN, kn-IN, ml-IN, mr-IN, pa-IN, ta-IN, te-IN", lang))

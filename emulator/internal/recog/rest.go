@@ -31,6 +31,7 @@ func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.cleanup()
+	s.env.Receive(r.Pattern, f.received())
 	opts, err := parseTextOptions(f, false)
 	if err != nil {
 		restInvalid(w, err.Error())

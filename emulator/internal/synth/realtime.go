@@ -59,6 +59,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		s.wsFail(conn, websocket.CloseUnsupportedData, invalid("send the synthesis request as one JSON text message"))
 		return
 	}
+	s.env.ReceiveJSON(r.Pattern, msg)
 	j, err := parseJobWith(msg, s.env.Opts.MaxText, s.env.Opts.ExtraVoices)
 	if err != nil {
 		s.wsFail(conn, websocket.ClosePolicyViolation, err)

@@ -44,6 +44,7 @@ func (s *service) readJob(w http.ResponseWriter, r *http.Request) (*job, bool) {
 		emu.WriteRESTError(w, http.StatusBadRequest, emu.InvalidRequest, "request body is too large or unreadable")
 		return nil, false
 	}
+	s.env.ReceiveJSON(r.Pattern, body)
 	j, err := parseJobWith(body, s.env.Opts.MaxText, s.env.Opts.ExtraVoices)
 	if err != nil {
 		emu.WriteRESTError(w, http.StatusBadRequest, emu.InvalidRequest, err.Error())
