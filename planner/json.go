@@ -46,7 +46,10 @@ type PlannedChange struct {
 	// (a file voxform did not make is at one of its paths).
 	Refused     string `json:"refused,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
-	Cost        Cost   `json:"cost"`
+	// Request is exactly what apply sends (a vc-v1 synthesis adds its
+	// speaker embedding; a URL's pre-signed query is left out).
+	Request *Wire `json:"request,omitempty"`
+	Cost    Cost  `json:"cost"`
 }
 
 // ChangeSummary is the last message of -json plan output.
@@ -87,6 +90,7 @@ func (a *Action) Change() PlannedChange {
 		pc.Kind = string(a.Desired.Kind)
 		pc.Outputs = a.Desired.Outputs
 		pc.Fingerprint = a.Desired.Fingerprint
+		pc.Request = &a.Desired.Wire
 	case a.Prior != nil:
 		pc.Kind = a.Prior.Kind
 	}

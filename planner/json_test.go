@@ -46,9 +46,13 @@ func TestWriteJSONMessages(t *testing.T) {
 	if !errors.Is(err, planner.ErrBudget) {
 		t.Fatalf("err = %v, want a budget refusal", err)
 	}
-	fp := map[string]string{}
+	fp, req := map[string]string{}, map[string]any{}
 	for _, d := range p.desired(t) {
 		fp[d.Address] = d.Fingerprint
+		b, _ := json.Marshal(d.Wire)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		req[d.Address] = m
 	}
 	var buf bytes.Buffer
 	if err := plan.WriteJSONWith(&buf, p.m.Budget, planner.ErrorMessage(err, "raise the budget")); err != nil {
@@ -60,14 +64,14 @@ func TestWriteJSONMessages(t *testing.T) {
 			"message": "voxform.yaml:4:3: plan exceeds the budget: 54 billable characters, over budget.max_characters of 50"},
 		{"type": "planned_change", "address": "embedding.founder", "action": "replace", "symbol": "-/+", "kind": "embedding",
 			"reasons": []any{"reference audio changed"}, "outputs": []any{map[string]any{"path": "build/voices/founder.json"}},
-			"fingerprint": fp["embedding.founder"], "cost": zero},
+			"fingerprint": fp["embedding.founder"], "request": req["embedding.founder"], "cost": zero},
 		{"type": "planned_change", "address": "synthesis.founder_intro", "action": "replace", "symbol": "-/+", "kind": "synthesis",
 			"reasons": []any{"embedding founder changed"}, "depends_on": []any{"embedding.founder"},
-			"outputs": []any{map[string]any{"path": "build/founder/intro.wav"}}, "fingerprint": fp["synthesis.founder_intro"],
+			"outputs": []any{map[string]any{"path": "build/founder/intro.wav"}}, "fingerprint": fp["synthesis.founder_intro"], "request": req["synthesis.founder_intro"],
 			"cost": map[string]any{"characters": 30.0, "audio_seconds": 0.0, "unknown_audio_inputs": 0.0}},
 		{"type": "planned_change", "address": "synthesis.founder_outro", "action": "replace", "symbol": "-/+", "kind": "synthesis",
 			"reasons": []any{"embedding founder changed"}, "depends_on": []any{"embedding.founder"},
-			"outputs": []any{map[string]any{"path": "build/founder/outro.wav"}}, "fingerprint": fp["synthesis.founder_outro"],
+			"outputs": []any{map[string]any{"path": "build/founder/outro.wav"}}, "fingerprint": fp["synthesis.founder_outro"], "request": req["synthesis.founder_outro"],
 			"cost": map[string]any{"characters": 24.0, "audio_seconds": 0.0, "unknown_audio_inputs": 0.0}},
 		{"type": "planned_change", "address": `transcription.calls["recordings/b.wav"]`, "action": "replace", "symbol": "-/+",
 			"kind": "transcription", "reasons": []any{"source file changed"},
@@ -76,8 +80,8 @@ func TestWriteJSONMessages(t *testing.T) {
 				map[string]any{"path": "build/transcripts/b.srt", "format": "srt"},
 				map[string]any{"path": "build/transcripts/b.txt", "format": "txt"},
 			},
-			"fingerprint": fp[`transcription.calls["recordings/b.wav"]`],
-			"cost":        map[string]any{"characters": 0.0, "audio_seconds": 61.5, "unknown_audio_inputs": 0.0}},
+			"fingerprint": fp[`transcription.calls["recordings/b.wav"]`], "request": req[`transcription.calls["recordings/b.wav"]`],
+			"cost": map[string]any{"characters": 0.0, "audio_seconds": 61.5, "unknown_audio_inputs": 0.0}},
 		{"type": "planned_change", "address": `synthesis.menu["sales"]`, "action": "delete", "symbol": "-", "kind": "synthesis",
 			"reasons": []any{"no longer in the manifest"}, "removes": []any{"build/ivr/menu/sales.wav"}, "cost": zero},
 		{"type": "change_summary", "add": 0.0, "replace": 4.0, "repair": 0.0, "move": 0.0, "resume": 0.0, "destroy": 1.0, "no_op": 4.0,
