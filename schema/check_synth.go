@@ -3,8 +3,8 @@ package schema
 import (
 	"fmt"
 	"path"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
