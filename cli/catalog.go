@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/schema"
 )
@@ -50,7 +51,7 @@ func runCatalogCmd(ctx context.Context, env *Env, args []string) error {
 // runCatalog prints the built-in catalog, extended by the manifest of the
 // working directory when there is one that loads.
 func runCatalog(env *Env, o catalogOptions) error {
-	cat := schema.Builtin()
+	cat := contract.Builtin()
 	if !o.builtin {
 		if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
 			m, ds := schema.Load(env.Dir, manifest.LoadOptions{NoProbe: true})
@@ -75,7 +76,7 @@ func runCatalog(env *Env, o catalogOptions) error {
 }
 
 // writeCatalog renders the catalog for people.
-func writeCatalog(out io.Writer, c *schema.Catalog) {
+func writeCatalog(out io.Writer, c *contract.Catalog) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	defer w.Flush()
 	fmt.Fprintln(w, "Synthesis models")
@@ -124,7 +125,7 @@ func writeCatalog(out io.Writer, c *schema.Catalog) {
 	}
 }
 
-func writeRecognition(w io.Writer, c *schema.Catalog) {
+func writeRecognition(w io.Writer, c *contract.Catalog) {
 	fmt.Fprintln(w, "\nRecognition APIs")
 	fmt.Fprintln(w, "  API\tLANGUAGES\tCODES\tITN\tDIARIZATION\tINPUTS\tOUTPUTS")
 	for _, name := range []string{manifest.APIREST, manifest.APIRealtime, manifest.APIBatchLegacy, manifest.APIBatch} {

@@ -64,6 +64,16 @@ func (w *TranscriptionRequest) SourceURL() string {
 	return w.Input
 }
 
+// Synthesis transports.
+const (
+	TransportREST      = "rest"
+	TransportSSE       = "sse"
+	TransportWebSocket = "websocket"
+)
+
+// DefaultBatchModel is the batch jobs model (speech-recognition.md, Versioning).
+const DefaultBatchModel = "stt-v2.5"
+
 // Recognition API names.
 const (
 	APIREST        = "rest"

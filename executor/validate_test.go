@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"github.com/voxform/voxform/contract"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"

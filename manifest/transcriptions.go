@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // DefaultBatchModel is the batch jobs model (speech-recognition.md, Versioning).
-const DefaultBatchModel = "stt-v2.5"
+const DefaultBatchModel = contract.DefaultBatchModel
 
 // transcriptionInput is one input of a transcription block.
 type transcriptionInput struct {

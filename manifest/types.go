@@ -35,17 +35,17 @@ const (
 
 // Transports of a synthesis (SPEC section 2).
 const (
-	TransportREST      = "rest"
-	TransportSSE       = "sse"
-	TransportWebSocket = "websocket"
+	TransportREST      = contract.TransportREST
+	TransportSSE       = contract.TransportSSE
+	TransportWebSocket = contract.TransportWebSocket
 )
 
 // Recognition APIs of a transcription (SPEC section 2).
 const (
-	APIREST        = "rest"
-	APIRealtime    = "realtime"
-	APIBatch       = "batch"
-	APIBatchLegacy = "batch_legacy"
+	APIREST        = contract.APIREST
+	APIRealtime    = contract.APIRealtime
+	APIBatch       = contract.APIBatch
+	APIBatchLegacy = contract.APIBatchLegacy
 )
 
 // Manifest is a loaded and fully expanded manifest directory. Slices are

@@ -1,13 +1,14 @@
 package schema
 
 import (
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
 // checker applies the semantic rules to an expanded manifest.
 type checker struct {
 	m    *manifest.Manifest
-	cat  *Catalog
+	cat  *contract.Catalog
 	opts manifest.LoadOptions
 	ds   manifest.Diagnostics
 	// forcedAC holds the 8000 Hz copies of shared audio configs.

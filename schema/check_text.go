@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -43,7 +44,7 @@ func FindTags(text string) []Tag {
 // checkText checks a synthesis text: not empty, audio tags per model,
 // digit runs.
 // conformance: TTS-004, TTS-005, TTS-050, TTS-051, TTS-052, TTS-056, TTS-057, TTS-058
-func (c *checker) checkText(s *manifest.Synthesis, model *Model) {
+func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 	pos := func(off int) manifest.Pos {
 		p := manifest.PosAt(s.TextSpans, s.Text, off)
 		if p.Line == 0 {

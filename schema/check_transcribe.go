@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -98,7 +99,7 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 }
 
 // checkLanguageCodes checks language_code against the API's table.
-func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *RecognitionAPI) {
+func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *contract.RecognitionAPI) {
 	pos := at(t.Fields, "language_code", t.Pos)
 	if strings.TrimSpace(t.LanguageCode) == "" {
 		c.ds.Errorf(pos, "transcription %q needs a language_code", t.Name).
@@ -136,7 +137,7 @@ func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *Recognition
 	}
 }
 
-func apisWithLanguage(cat *Catalog, code string) []string {
+func apisWithLanguage(cat *contract.Catalog, code string) []string {
 	var out []string
 	for _, name := range apiNames {
 		if slices.Contains(cat.Recognition[name].Languages, code) {
@@ -148,7 +149,7 @@ func apisWithLanguage(cat *Catalog, code string) []string {
 
 // checkDiarization: batch only (the older batch has no field for it),
 // num_speakers required and at most 2.
-func (c *checker) checkDiarization(t *manifest.Transcription, api *RecognitionAPI) {
+func (c *checker) checkDiarization(t *manifest.Transcription, api *contract.RecognitionAPI) {
 	f := func(n string) manifest.Pos { return at(t.Fields, n, t.Pos) }
 	_, setD := t.Fields["with_diarization"]
 	_, setN := t.Fields["num_speakers"]
@@ -176,7 +177,7 @@ func (c *checker) checkDiarization(t *manifest.Transcription, api *RecognitionAP
 	}
 }
 
-func (c *checker) checkFormats(t *manifest.Transcription, api *RecognitionAPI) {
+func (c *checker) checkFormats(t *manifest.Transcription, api *contract.RecognitionAPI) {
 	pos := at(t.Fields, "formats", t.Pos)
 	seen := map[string]bool{}
 	for _, fm := range t.Formats {
@@ -193,7 +194,7 @@ func (c *checker) checkFormats(t *manifest.Transcription, api *RecognitionAPI) {
 	}
 }
 
-func supportedBy(cat *Catalog, field string) string {
+func supportedBy(cat *contract.Catalog, field string) string {
 	var apis []string
 	for _, name := range apiNames {
 		a := cat.Recognition[name]
@@ -211,7 +212,7 @@ func supportedBy(cat *Catalog, field string) string {
 // checkInput checks one local input file: format per API, size and
 // duration limits, and the REST sample rate range.
 // conformance: STT-030, STT-031, STT-032, OB-032, OB-037, BJ-095, BJ-098, BJ-101, ERR-016, ERR-021, ERR-035
-func (c *checker) checkInput(t *manifest.Transcription, api *RecognitionAPI) {
+func (c *checker) checkInput(t *manifest.Transcription, api *contract.RecognitionAPI) {
 	if t.IsURL {
 		return
 	}

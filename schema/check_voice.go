@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -91,7 +92,7 @@ func (c *checker) checkCloneVoice(v *manifest.Voice, embeddings map[string]bool)
 
 // checkLanguage checks a language against a model's list.
 // conformance: TTS-015, TTS-017
-func (c *checker) checkLanguage(model *Model, lang string, pos manifest.Pos) {
+func (c *checker) checkLanguage(model *contract.Model, lang string, pos manifest.Pos) {
 	if slices.Contains(model.Languages, lang) {
 		return
 	}
@@ -107,7 +108,7 @@ func (c *checker) checkLanguage(model *Model, lang string, pos manifest.Pos) {
 
 // checkSpeed checks a speed: tts-v2.5 and later, 0.85 to 1.15.
 // conformance: TTS-010, TTS-011, TTS-012, TTS-013, TTS-014
-func (c *checker) checkSpeed(model *Model, speed float64, pos manifest.Pos) {
+func (c *checker) checkSpeed(model *contract.Model, speed float64, pos manifest.Pos) {
 	if !model.Speed {
 		c.ds.Errorf(pos, "speed is not accepted by model %s (only tts-v2.5 and later)", model.Name).
 			WithHint("remove speed:, or use tts-v2.5 or tts-v3.0")

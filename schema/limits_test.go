@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/speechapi"
@@ -99,7 +100,7 @@ func TestAudioLimits(t *testing.T) {
 //
 // conformance: OB-034, BJ-095
 func TestFileSizeLimitsMatchTheClient(t *testing.T) {
-	cat := schema.Builtin()
+	cat := contract.Builtin()
 	legacy := cat.Recognition[manifest.APIBatchLegacy].MaxFileBytes
 	if _, err := speechapi.PlanLegacy([]speechapi.Source{{Name: "a.wav", Size: legacy}}); err != nil {
 		t.Errorf("speechapi refuses the largest batch_legacy file validate accepts (%d bytes): %v", legacy, err)

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -36,10 +37,11 @@ func loadRaw(raw *manifest.Raw, opts manifest.LoadOptions, ds manifest.Diagnosti
 }
 
 // CatalogFor returns the built-in catalog extended by a manifest's catalog: block.
-func CatalogFor(m *manifest.Manifest) *Catalog {
-	c := Builtin()
+func CatalogFor(m *manifest.Manifest) *contract.Catalog {
+	c := contract.Builtin()
 	if m != nil {
-		c.Extend(m.Catalog)
+		c.Extend(contract.Extension{Models: m.Catalog.Models, Voices: m.Catalog.Voices,
+			Languages: m.Catalog.Languages, RecognitionLanguages: m.Catalog.RecognitionLanguages})
 	}
 	return c
 }

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
 

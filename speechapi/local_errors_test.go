@@ -3,7 +3,6 @@ package speechapi_test
 import (
 	"context"
 	"errors"
-	"github.com/voxform/voxform/contract"
 	"io/fs"
 	"net"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
 )

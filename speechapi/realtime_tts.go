@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 )
 
 // minSecondsPerChar is the least audio a spoken character can take: a

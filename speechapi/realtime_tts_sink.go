@@ -3,10 +3,10 @@ package speechapi
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"io"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 )
 
 // pcmSink writes the raw PCM of a realtime synthesis in the requested

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
 

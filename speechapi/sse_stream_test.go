@@ -6,13 +6,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
 

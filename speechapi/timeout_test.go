@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
 

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // SynthesisRequest is the JSON body of every synthesis transport

@@ -3,11 +3,11 @@ package speechapi_test
 import (
 	"context"
 	"errors"
-	"github.com/voxform/voxform/contract"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
 )

@@ -2,7 +2,6 @@ package speechapi_test
 
 import (
 	"context"
-	"github.com/voxform/voxform/contract"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
 )

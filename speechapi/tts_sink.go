@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/contract"
 	"io"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 )
 
 // checkWAVSize compares a whole WAV body's length with the data size its

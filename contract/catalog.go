@@ -1,11 +1,9 @@
-package schema
+package contract
 
 import (
 	"encoding/json"
 	"slices"
 	"time"
-
-	"github.com/voxform/voxform/manifest"
 )
 
 // Model is a synthesis model of the catalog (speech-synthesis.md, "What
@@ -21,26 +19,6 @@ type Model struct {
 	RendersTags      bool     `json:"renders_tags"`    // renders audio tags
 	NeedsEmbedding   bool     `json:"needs_embedding"` // vc-v1
 	Note             string   `json:"note,omitempty"`
-}
-
-// Container is a row of the audio format reference.
-type Container struct {
-	Name        string `json:"name"`
-	Encoding    string `json:"encoding,omitempty"`
-	Output      string `json:"output"`
-	ContentType string `json:"content_type"`
-	ForcedRate  int    `json:"forced_sample_rate,omitempty"` // mulaw, alaw: 8000
-	Bitrate     bool   `json:"bitrate"`                      // mp3 only
-	// Raw is true for containers voxform can write itself from the raw
-	// PCM a WebSocket delivers.
-	Raw bool `json:"websocket_ok"`
-}
-
-// Alias is a container/encoding pair equivalent to another container.
-type Alias struct {
-	Container  string `json:"container"`
-	Encoding   string `json:"encoding"`
-	Equivalent string `json:"equivalent"`
 }
 
 // RecognitionAPI holds what the recognition document says of one API.
@@ -81,7 +59,7 @@ type Limit struct {
 type Catalog struct {
 	Models          []*Model                   `json:"models"`
 	Tags            []string                   `json:"tags"`
-	Containers      []*Container               `json:"containers"`
+	Containers      []*ContainerInfo           `json:"containers"`
 	Encodings       []string                   `json:"encodings"`
 	Aliases         []Alias                    `json:"encoding_aliases"`
 	SampleRates     []int                      `json:"sample_rates"`
@@ -90,7 +68,7 @@ type Catalog struct {
 	MaxChannels     int                        `json:"max_channels"`
 	MaxSampleWidth  int                        `json:"max_sample_width"`
 	Bitrates        []string                   `json:"bitrates"`
-	Defaults        manifest.AudioConfig       `json:"audio_config_defaults"`
+	Defaults        AudioConfig                `json:"audio_config_defaults"`
 	SpeedMin        float64                    `json:"speed_min"`
 	SpeedMax        float64                    `json:"speed_max"`
 	Transports      []string                   `json:"transports"`
@@ -119,26 +97,16 @@ func Builtin() *Catalog {
 		},
 		Tags: []string{"laugh", "giggle", "sigh", "exhales", "sniffles", "yawns", "coughs", "clears throat",
 			"whispers", "shouting", "excited", "slow", "pauses"},
-		Containers: []*Container{
-			{Name: "wav", Encoding: "linear_pcm", Output: "WAV file with header", ContentType: "audio/wav", Raw: true},
-			{Name: "raw", Encoding: "linear_pcm", Output: "raw 16-bit PCM", ContentType: "application/octet-stream", Raw: true},
-			{Name: "mp3", Output: "MP3 file", ContentType: "audio/mpeg", Bitrate: true},
-			{Name: "ogg", Output: "OGG Opus file", ContentType: "audio/ogg"},
-			{Name: "mulaw", Output: "raw G.711 mu-law", ContentType: "audio/basic", ForcedRate: 8000, Raw: true},
-			{Name: "alaw", Output: "raw G.711 A-law", ContentType: "audio/alaw", ForcedRate: 8000, Raw: true},
-		},
-		Encodings: []string{"linear_pcm", "pcm_s16le", "pcm_mulaw", "pcm_alaw", "oggopus"},
-		Aliases: []Alias{
-			{"raw", "pcm_mulaw", "mulaw"}, {"raw", "pcm_alaw", "alaw"},
-			{"raw", "oggopus", "ogg"}, {"ogg", "oggopus", "ogg"},
-		},
-		SampleRates:   []int{8000, 16000, 22050, 24000, 44100, 48000},
-		MinSampleRate: 8000, MaxSampleRate: 48000, MaxChannels: 8, MaxSampleWidth: 4,
-		Bitrates: []string{"32k", "64k", "96k", "128k", "192k"},
-		Defaults: manifest.AudioConfig{SampleRate: 48000, NumChannels: 1, SampleWidth: 2,
-			Encoding: "linear_pcm", Container: "wav", Bitrate: "128k"},
+		Containers:    slices.Clone(Containers),
+		Encodings:     slices.Clone(Encodings),
+		Aliases:       slices.Clone(Aliases),
+		SampleRates:   slices.Clone(SampleRates),
+		MinSampleRate: MinSampleRate, MaxSampleRate: MaxSampleRate, MaxChannels: MaxChannels, MaxSampleWidth: MaxSampleWidth,
+		Bitrates: slices.Clone(Bitrates),
+		Defaults: AudioConfig{SampleRate: DefaultSampleRate, NumChannels: DefaultChannels, SampleWidth: DefaultWidth,
+			Encoding: DefaultEncoding, Container: DefaultContainer, Bitrate: DefaultBitrate},
 		SpeedMin: 0.85, SpeedMax: 1.15,
-		Transports:      []string{manifest.TransportREST, manifest.TransportSSE, manifest.TransportWebSocket},
+		Transports:      []string{TransportREST, TransportSSE, TransportWebSocket},
 		RefAudioFormats: []string{"wav", "mp3"},
 		RefAudioMin:     5 * time.Second, RefAudioMax: 30 * time.Second,
 		Recognition: builtinRecognition(),
@@ -156,23 +124,23 @@ const legacyMaxFileBytes = 80_000_000 - 1<<10 - 64<<10
 
 func builtinRecognition() map[string]*RecognitionAPI {
 	return map[string]*RecognitionAPI{
-		manifest.APIREST: {Name: manifest.APIREST, Languages: slices.Clone(sttLanguages), MaxLanguages: 1, ITN: true,
+		APIREST: {Name: APIREST, Languages: slices.Clone(sttLanguages), MaxLanguages: 1, ITN: true,
 			InputFormats:  []string{"wav", "mp3", "ogg", "flac", "aac", "m4a"},
 			OutputFormats: []string{"json", "txt"},
 			MaxDuration:   60 * time.Second, IdealDuration: 30 * time.Second, MinSampleRate: 8000, MaxSampleRate: 44100},
-		manifest.APIRealtime: {Name: manifest.APIRealtime, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
+		APIRealtime: {Name: APIRealtime, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			InputFormats:  []string{"wav", "mp3"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: []int{16000, 8000}},
-		manifest.APIBatchLegacy: {Name: manifest.APIBatchLegacy, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
+		APIBatchLegacy: {Name: APIBatchLegacy, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			ITN: true, MultiChannel: true,
 			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
 			MaxDuration:   time.Hour, DurationStrict: true,
 			MaxFileBytes: legacyMaxFileBytes, MaxFileNote: "80 MB per call, form fields included"},
-		manifest.APIBatch: {Name: manifest.APIBatch,
+		APIBatch: {Name: APIBatch,
 			Languages:    []string{"bn-IN", "bn-BD", "en-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "ta-IN", "te-IN"},
 			MaxLanguages: 3, Diarization: true, Denoise: true, MultiChannel: true, URLs: true, Callback: true,
-			Models:        []string{manifest.DefaultBatchModel},
+			Models:        []string{DefaultBatchModel},
 			InputFormats:  []string{"wav", "mp3", "mp4", "flac", "ogg", "opus", "m4a", "aac", "webm", "amr"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
 			MaxDuration:   4 * time.Hour, MaxSpeakers: 2,
@@ -218,29 +186,18 @@ func (c *Catalog) ModelNames() []string {
 	return out
 }
 
-// Container returns a container by name, or nil.
-func (c *Catalog) Container(name string) *Container {
-	for _, k := range c.Containers {
-		if k.Name == name {
-			return k
-		}
-	}
-	return nil
+// Extension is what a manifest's catalog: block adds: extra models (like
+// tts-v2.5), voices and languages per model, and recognition language
+// codes per API.
+type Extension struct {
+	Models               []string
+	Voices               map[string][]string
+	Languages            map[string][]string
+	RecognitionLanguages map[string][]string
 }
 
-// ContainerNames lists the containers.
-func (c *Catalog) ContainerNames() []string {
-	out := make([]string, len(c.Containers))
-	for i, k := range c.Containers {
-		out[i] = k.Name
-	}
-	return out
-}
-
-// Extend returns the catalog with a manifest's catalog: block added: extra
-// models (like tts-v2.5), voices and languages per model, and recognition
-// language codes per API.
-func (c *Catalog) Extend(ext manifest.CatalogExtension) *Catalog {
+// Extend returns the catalog with ext added.
+func (c *Catalog) Extend(ext Extension) *Catalog {
 	for _, name := range ext.Models {
 		if c.Model(name) == nil {
 			base := *c.Model("tts-v2.5")
