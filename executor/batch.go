@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
@@ -400,7 +401,7 @@ func (x *run) pause(ctx context.Context, d time.Duration) error {
 // minimum against a real service (Options.PollInterval may lengthen it,
 // never shorten it: SPEC section 6), short against a loopback emulator.
 func (x *run) pollInterval(documented time.Duration) time.Duration {
-	if speechapi.IsLoopbackURL(x.opts.Client.BaseURL()) {
+	if contract.IsLoopbackURL(x.opts.Client.BaseURL()) {
 		if x.opts.PollInterval > 0 {
 			return x.opts.PollInterval
 		}

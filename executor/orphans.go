@@ -3,8 +3,6 @@ package executor
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"time"
 
 	"github.com/voxform/voxform/contract"
@@ -89,7 +87,7 @@ func (x *run) sweepOrphans(ctx context.Context) {
 			expired = append(expired, in.ID)
 		case in.Service == "" || in.Service == x.opts.Client.BaseURL():
 			live = append(live, in)
-		case isLoopback(in.Service):
+		case contract.IsLoopbackURL(in.Service):
 			// An emulator of a process that died, gone with it: its
 			// jobs are too.
 			expired = append(expired, in.ID)
@@ -256,17 +254,4 @@ func (x *run) warn(err error) {
 	x.summary.Warnings = append(x.summary.Warnings, err.Error())
 	x.mu.Unlock()
 	x.emit(Event{Kind: EventWarning, Err: err})
-}
-
-// isLoopback reports whether a base URL's host is a loopback address.
-func isLoopback(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	if u.Hostname() == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
 }

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"path"
@@ -132,7 +131,7 @@ func (x *expander) urlInput(raw string, pos Pos) (transcriptionInput, bool) {
 		x.ds.Errorf(pos, "url %q is not an absolute URL", raw)
 		return transcriptionInput{}, false
 	}
-	if u.Scheme != "https" && (u.Scheme != "http" || !net.ParseIP(u.Hostname()).IsLoopback()) { // http only for loopback (tests, emulator)
+	if !contract.SecureOrLoopback(raw, "https", "http") { // http only for loopback (tests, emulator)
 		x.ds.Errorf(pos, "url %q must use https", raw).WithHint("batch jobs fetch public HTTPS URLs only")
 		return transcriptionInput{}, false
 	}

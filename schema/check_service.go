@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
@@ -61,15 +62,11 @@ func (c *checker) checkURL(raw string, pos manifest.Pos, field, scheme string) {
 	insecure := map[string]string{"https": "http", "wss": "ws"}[scheme]
 	switch {
 	case u.Scheme == scheme:
-	case u.Scheme == insecure && isLoopback(u.Hostname()):
+	case u.Scheme == insecure && contract.IsLoopback(u.Host):
 	default:
 		c.ds.Errorf(pos, "service.%s %q must use %s://", field, raw, scheme).
 			WithHint("the API key travels in a header; only the loopback emulator may use %s://", insecure)
 	}
-}
-
-func isLoopback(host string) bool {
-	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
 }
 
 func (c *checker) checkCatalog() {

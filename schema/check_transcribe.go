@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"path"
 	"slices"
@@ -78,8 +77,7 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 	} else if t.CallbackURL != "" {
 		// http only on the loopback interface (tests and the emulator), as
 		// for base URLs and input URLs.
-		u, err := url.Parse(t.CallbackURL)
-		if err != nil || u.Host == "" || (u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname()))) {
+		if !contract.SecureOrLoopback(t.CallbackURL, "https", "http") {
 			c.ds.Errorf(f("callback_url"), "callback_url %q must be an https URL", t.CallbackURL)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // HeaderAPIKey carries the API key on every HTTP request; WebSocket
@@ -194,7 +195,7 @@ func checkScheme(raw, secure string) error {
 	case secure:
 		return nil
 	case insecure:
-		if IsLoopback(u.Host) {
+		if contract.IsLoopback(u.Host) {
 			return nil
 		}
 		return &InsecureURLError{Scheme: insecure, Host: u.Host, Secure: secure}
@@ -214,27 +215,6 @@ type InsecureURLError struct {
 // Error names the scheme, the host and what to use instead.
 func (e *InsecureURLError) Error() string {
 	return fmt.Sprintf("%s is not allowed for %s: use %s (only loopback addresses may use %s)", e.Scheme, e.Host, e.Secure, e.Scheme)
-}
-
-// IsLoopback reports whether host (with or without port) is a loopback
-// address or localhost.
-func IsLoopback(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// IsLoopbackURL reports whether a URL's host is a loopback address.
-func IsLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && IsLoopback(u.Host)
 }
 
 func deriveWS(base string) string {

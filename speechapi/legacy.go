@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // Older batch limits (speech-recognition.md, "Limits"). A megabyte is
@@ -227,7 +229,7 @@ type PollOptions struct {
 
 // pollInterval enforces the documented minimum against a real service.
 func (c *Client) pollInterval(asked, minimum time.Duration) time.Duration {
-	if IsLoopbackURL(c.cfg.BaseURL) && asked > 0 {
+	if contract.IsLoopbackURL(c.cfg.BaseURL) && asked > 0 {
 		return asked
 	}
 	return max(asked, minimum)
