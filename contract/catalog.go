@@ -115,13 +115,6 @@ func Builtin() *Catalog {
 	return c
 }
 
-// legacyMaxFileBytes is the largest file one older batch call carries: the
-// documented 80 MB payload for all files and fields (a megabyte is
-// 1,000,000 bytes, as in speechapi) less what speechapi.PlanLegacy reserves
-// for the file's part headers (1 KiB) and the form fields (64 KiB). A test
-// holds the two packages to the same figure.
-const legacyMaxFileBytes = 80_000_000 - 1<<10 - 64<<10
-
 func builtinRecognition() map[string]*RecognitionAPI {
 	return map[string]*RecognitionAPI{
 		APIREST: {Name: APIREST, Languages: slices.Clone(sttLanguages), MaxLanguages: 1, ITN: true,
@@ -136,7 +129,7 @@ func builtinRecognition() map[string]*RecognitionAPI {
 			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
 			MaxDuration:   time.Hour, DurationStrict: true,
-			MaxFileBytes: legacyMaxFileBytes, MaxFileNote: "80 MB per call, form fields included"},
+			MaxFileBytes: LegacyMaxFileBytes, MaxFileNote: "80 MB per call, form fields included"},
 		APIBatch: {Name: APIBatch,
 			Languages:    []string{"bn-IN", "bn-BD", "en-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "ta-IN", "te-IN"},
 			MaxLanguages: 3, Diarization: true, Denoise: true, MultiChannel: true, URLs: true, Callback: true,
@@ -144,7 +137,7 @@ func builtinRecognition() map[string]*RecognitionAPI {
 			InputFormats:  []string{"wav", "mp3", "mp4", "flac", "ogg", "opus", "m4a", "aac", "webm", "amr"},
 			OutputFormats: []string{"json", "txt", "srt", "vtt"},
 			MaxDuration:   4 * time.Hour, MaxSpeakers: 2,
-			MaxFileBytes: 10_000_000, MaxFileNote: "10 MB per uploaded file"},
+			MaxFileBytes: MaxJobFileBytes, MaxFileNote: "10 MB per uploaded file"},
 	}
 }
 

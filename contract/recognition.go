@@ -1,8 +1,39 @@
 package contract
 
+import "time"
+
 // Recognition defaults (speech-recognition.md).
 const (
 	// RealtimeDefaultRate is the sample rate realtime recognition is sent
 	// at when the manifest names none (16 or 8 kHz PCM).
 	RealtimeDefaultRate = 16000
+)
+
+// Batch job limits (speech-recognition.md, "Limits"). A megabyte is
+// 1,000,000 bytes, as the service counts.
+const (
+	MaxJobFiles         = 100
+	MaxJobFileBytes     = 10_000_000
+	MaxZipBytes         = 50_000_000
+	MaxZipExpandedBytes = 200_000_000
+	// JobPollInterval is the documented minimum between status polls of a
+	// batch job; JobPollIntervalMany that of a job of 100 files or more.
+	JobPollInterval     = 10 * time.Second
+	JobPollIntervalMany = 30 * time.Second
+)
+
+// Older batch limits (speech-recognition.md, "Limits").
+const (
+	LegacyMaxFiles = 10
+	// LegacyMaxBytes is one call's payload: every file and field.
+	LegacyMaxBytes = 80_000_000
+	// LegacyPollInterval is the documented minimum between status polls.
+	LegacyPollInterval = 60 * time.Second
+	// LegacyPartOverhead is what each file part adds to a call beyond its
+	// bytes (headers, boundary); LegacyFieldOverhead the room kept for the
+	// form fields.
+	LegacyPartOverhead  = 1 << 10
+	LegacyFieldOverhead = 64 << 10
+	// LegacyMaxFileBytes is the largest file one call carries.
+	LegacyMaxFileBytes = LegacyMaxBytes - LegacyPartOverhead - LegacyFieldOverhead
 )

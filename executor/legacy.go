@@ -8,8 +8,8 @@ import (
 	"io"
 	"net/http"
 	"path"
-	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/transcript"
@@ -17,7 +17,7 @@ import (
 
 // legacyPollInterval is the older batch API's documented minimum between
 // two polls of one job.
-const legacyPollInterval = 60 * time.Second
+const legacyPollInterval = contract.LegacyPollInterval
 
 // followLegacy polls an older batch job until it completes and writes each
 // file's result.

@@ -9,7 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // Batch job statuses (speech-recognition.md, "Batch jobs, job statuses").
@@ -45,8 +46,8 @@ func IsTerminal(status string) bool {
 
 // Batch job polling minimums (speech-recognition.md, "Limits").
 const (
-	JobPollInterval     = 10 * time.Second
-	JobPollIntervalMany = 30 * time.Second // for jobs of 100 files or more
+	JobPollInterval     = contract.JobPollInterval
+	JobPollIntervalMany = contract.JobPollIntervalMany // for jobs of 100 files or more
 )
 
 // JobConfig is a batch job's config object.

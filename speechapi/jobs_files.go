@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // FileRecord is one entry of a job's files listing.
@@ -112,10 +114,10 @@ func (c *Client) listingError(jobID, reason string) error {
 // Batch job upload limits (speech-recognition.md, "Limits"); a megabyte
 // is 1,000,000 bytes.
 const (
-	MaxJobFiles         = 100
-	MaxJobFileBytes     = 10_000_000
-	MaxZipBytes         = 50_000_000
-	MaxZipExpandedBytes = 200_000_000
+	MaxJobFiles         = contract.MaxJobFiles
+	MaxJobFileBytes     = contract.MaxJobFileBytes
+	MaxZipBytes         = contract.MaxZipBytes
+	MaxZipExpandedBytes = contract.MaxZipExpandedBytes
 )
 
 // PlanJobs splits uploads into jobs of at most 100 files each, counting the

@@ -15,15 +15,11 @@ import (
 // Older batch limits (speech-recognition.md, "Limits"). A megabyte is
 // 1,000,000 bytes.
 const (
-	LegacyMaxFiles = 10
-	LegacyMaxBytes = 80_000_000
-	// LegacyPollInterval is the documented minimum between two status
-	// polls of one job.
-	LegacyPollInterval = 60 * time.Second
-	// legacyOverhead is what each file part adds to the body beyond its
-	// bytes (headers, boundary), plus room for the fields.
-	legacyPartOverhead  = 1024
-	legacyFieldOverhead = 64 << 10
+	LegacyMaxFiles      = contract.LegacyMaxFiles
+	LegacyMaxBytes      = contract.LegacyMaxBytes
+	LegacyPollInterval  = contract.LegacyPollInterval
+	legacyPartOverhead  = contract.LegacyPartOverhead
+	legacyFieldOverhead = contract.LegacyFieldOverhead
 )
 
 // LegacyOptions are the form fields and headers of an older batch submit.
