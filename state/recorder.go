@@ -92,14 +92,25 @@ func (r *Recorder) put(entries map[string]*Resource) error {
 	return r.append(rec, func() { rec.apply(r.state) })
 }
 
+// append writes rec and applies it in memory, returning once it is durable.
 func (r *Recorder) append(rec *record, apply func()) error {
-	line, err := encodeRecord(rec)
+	j, seq, err := r.write(rec, apply)
 	if err != nil {
 		return err
 	}
+	return j.wait(seq)
+}
+
+// write appends rec to the journal and applies it in memory, without
+// waiting for a sync; it returns what wait needs.
+func (r *Recorder) write(rec *record, apply func()) (*journalWriter, uint64, error) {
+	line, err := encodeRecord(rec)
+	if err != nil {
+		return nil, 0, err
+	}
 	j, err := r.journal()
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	seq, err := j.write(line, func() {
 		r.mu.Lock()
@@ -107,10 +118,7 @@ func (r *Recorder) append(rec *record, apply func()) error {
 		r.changed = true
 		r.mu.Unlock()
 	})
-	if err != nil {
-		return err
-	}
-	return j.wait(seq)
+	return j, seq, err
 }
 
 // journal returns the open journal, creating it on the first record.

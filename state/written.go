@@ -33,20 +33,7 @@ func (r *Recorder) NoteWritten(addr string, outs []Output) error {
 	for _, o := range outs {
 		rec.Written = append(rec.Written, Written{Path: o.Path, Address: addr, SHA256: o.SHA256})
 	}
-	line, err := encodeRecord(rec)
-	if err != nil {
-		return err
-	}
-	j, err := r.journal()
-	if err != nil {
-		return err
-	}
-	_, err = j.write(line, func() {
-		r.mu.Lock()
-		rec.apply(r.state)
-		r.changed = true
-		r.mu.Unlock()
-	})
+	_, _, err := r.write(rec, func() { rec.apply(r.state) })
 	return err
 }
 
