@@ -3,6 +3,7 @@ package owned
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -61,13 +62,21 @@ func relProblem(rel string) string {
 	return ""
 }
 
-// reserved says why a top-level name is voxform's own, or "".
+// vcsDirs are version control metadata: never an output, never deleted.
+var vcsDirs = []string{".git", ".hg", ".svn", ".jj", ".bzr"}
+
+// reserved says why a top-level name is voxform's own (or version
+// control's), or "". Names compare without case, so that a file system
+// that folds case cannot make an output of the state file.
 func reserved(first string) string {
+	lower := strings.ToLower(first)
 	switch {
-	case first == CacheDir:
+	case lower == CacheDir:
 		return "is inside " + CacheDir + "/, which voxform keeps for its caches"
-	case first == StateFile, strings.HasPrefix(first, StateFile+"."), strings.HasPrefix(first, "."+StateFile+"."):
+	case lower == StateFile, strings.HasPrefix(lower, StateFile+"."), strings.HasPrefix(lower, "."+StateFile+"."):
 		return "is one of voxform's state files (" + StateFile + ", its journal and lock)"
+	case slices.Contains(vcsDirs, lower):
+		return "is inside " + first + "/, which belongs to version control"
 	}
 	return ""
 }

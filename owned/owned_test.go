@@ -32,6 +32,10 @@ func TestCheckRel(t *testing.T) {
 		{"voxform.state.json.lock", "state files"},
 		{".voxform.state.json.tmp-123", "state files"},
 		{"a\x00b", "NUL"},
+		{".git/hooks/pre-commit", "version control"},
+		{".GIT/HEAD", "version control"},
+		{"Voxform.State.Json", "state files"},
+		{".VOXFORM/x", ".voxform/"},
 	} {
 		err := owned.CheckRel(tc.path)
 		switch {

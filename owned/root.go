@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,6 +27,15 @@ type Root struct {
 	// stateRel is where the state file really is, relative to real, when a
 	// symbolic link places it elsewhere inside the tree ("" otherwise).
 	stateRel string
+
+	mu   sync.Mutex
+	dirs map[string]resolved // Check's answers, by directory
+}
+
+// resolved is a directory as Check resolved it.
+type resolved struct {
+	rel string
+	err error
 }
 
 // Open opens the manifest directory dir.
@@ -81,34 +91,85 @@ func (r *Root) checkResolved(given, resolved string) error {
 	return nil
 }
 
+// Resolve returns rel as the file system resolves it now (symbolic links
+// of its existing directories followed), relative to the root, after the
+// checks of Check: two spellings of one file resolve alike.
+func (r *Root) Resolve(rel string) (string, error) {
+	if err := CheckRel(rel); err != nil {
+		return "", err
+	}
+	dir, err := r.resolveDir(rel, path.Dir(rel))
+	if err != nil {
+		return "", err
+	}
+	resolved := path.Join(dir, path.Base(rel))
+	if err := r.checkResolved(rel, resolved); err != nil {
+		return "", err
+	}
+	return resolved, r.checkNotLink(resolved, rel)
+}
+
 // Check reports whether voxform may write, move or delete rel as the file
 // system resolves it now: the nearest existing directory on its way is
 // opened (a symbolic link leading out of the manifest directory is
 // refused), and the resolved path must pass CheckRel. An existing symbolic
-// link at rel itself is refused too: voxform never makes one.
+// link at rel itself is refused too: voxform never makes one. Directories
+// are resolved once per Root: Check is a check before the work; the work
+// itself goes through OpenDir, which never trusts an earlier answer.
 func (r *Root) Check(rel string) error {
-	if err := CheckRel(rel); err != nil {
-		return err
-	}
-	dir, rest := path.Dir(rel), []string{path.Base(rel)}
-	for {
-		d, err := r.openDir(rel, dir)
-		if err == nil {
-			defer d.Close()
-			resolved := path.Join(append([]string{d.rel}, rest...)...)
-			if err := r.checkResolved(rel, resolved); err != nil {
-				return err
-			}
-			if len(rest) == 1 {
-				return d.checkNotLink(rest[0], rel)
-			}
-			return nil
+	_, err := r.Resolve(rel)
+	return err
+}
+
+// resolveDir is dir (of the path given) resolved, relative to the root:
+// its nearest existing ancestor as it really is, joined with the rest.
+func (r *Root) resolveDir(given, dir string) (string, error) {
+	r.mu.Lock()
+	res, ok := r.dirs[dir]
+	r.mu.Unlock()
+	if !ok {
+		res.rel, res.err = r.resolveDirUncached(given, dir)
+		r.mu.Lock()
+		if r.dirs == nil {
+			r.dirs = map[string]resolved{}
 		}
-		if !errors.Is(err, fs.ErrNotExist) || dir == "." {
-			return err
-		}
-		dir, rest = path.Dir(dir), append([]string{path.Base(dir)}, rest...)
+		r.dirs[dir] = res
+		r.mu.Unlock()
 	}
+	var e *Error
+	if res.err != nil && errors.As(res.err, &e) {
+		return "", &Error{Path: given, Reason: e.Reason}
+	}
+	return res.rel, res.err
+}
+
+func (r *Root) resolveDirUncached(given, dir string) (string, error) {
+	d, err := r.openDir(given, dir)
+	if err == nil {
+		defer d.Close()
+		return d.rel, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || dir == "." {
+		return "", err
+	}
+	parent, err := r.resolveDir(given, path.Dir(dir))
+	if err != nil {
+		return "", err
+	}
+	joined := path.Join(parent, path.Base(dir))
+	if err := r.checkResolved(given, joined); err != nil {
+		return "", err
+	}
+	return joined, nil
+}
+
+// checkNotLink refuses a symbolic link at resolved (relative to the root).
+func (r *Root) checkNotLink(resolved, given string) error {
+	st, err := os.Lstat(filepath.Join(r.real, filepath.FromSlash(resolved)))
+	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return &Error{Path: given, Reason: "is a symbolic link; voxform only writes files it makes"}
+	}
+	return nil
 }
 
 // OpenDir opens the directory that holds rel, creating it first when
@@ -220,16 +281,6 @@ func (d *Dir) Close() error { return d.f.Close() }
 
 // Path is the current absolute path of name in d (for reading and messages).
 func (d *Dir) Path(name string) string { return filepath.Join(d.real, name) }
-
-// checkNotLink refuses a symbolic link at name.
-func (d *Dir) checkNotLink(name, given string) error {
-	var st unix.Stat_t
-	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		return &Error{Path: given, Reason: "is a symbolic link; voxform only writes files it makes"}
-	}
-	return nil
-}
 
 // CreateTemp creates a new file named prefix plus a random suffix in d,
 // readable and writable by the owner only.

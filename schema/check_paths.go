@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -26,6 +27,11 @@ func (c *checker) checkPaths() {
 	root, rootErr := owned.Open(c.m.Dir)
 	if rootErr == nil {
 		defer root.Close()
+		for p, what := range inputs { // an input reached through a link is the same file
+			if r, err := root.Resolve(p); err == nil && r != p {
+				inputs[r] = what
+			}
+		}
 	}
 	for _, o := range outs {
 		if err := owned.CheckRel(o.path); err != nil {
@@ -34,21 +40,34 @@ func (c *checker) checkPaths() {
 			continue
 		}
 		// As the file system resolves it: a directory on its way that is
-		// a symbolic link out of the tree (or into .voxform/) is refused.
+		// a symbolic link out of the tree (or into .voxform/) is refused,
+		// and two spellings of one file (through a link inside the tree)
+		// are one path.
+		key := o.path
 		if rootErr == nil {
-			if err := root.Check(o.path); err != nil {
+			resolved, err := root.Resolve(o.path)
+			if err != nil {
 				c.ds.Errorf(o.pos, "output %v", strings.TrimPrefix(err.Error(), "path ")).
 					WithHint("voxform writes only inside the manifest directory; make the directory a real one, or point the output elsewhere")
 				continue
 			}
+			key = resolved
 		}
-		if prev, dup := byPath[o.path]; dup {
-			c.ds.Errorf(o.pos, "output %q of %s is also written by %s (%s)", o.path, o.address, prev.address, prev.pos).
+		if prev, dup := byPath[key]; dup {
+			same := ""
+			if prev.path != o.path {
+				same = fmt.Sprintf(" (as %q: both are %q)", prev.path, key)
+			}
+			c.ds.Errorf(o.pos, "output %q of %s is also written by %s%s (%s)", o.path, o.address, prev.address, same, prev.pos).
 				WithHint("give every resource its own output path")
 			continue
 		}
-		byPath[o.path] = o
-		if what, ok := inputs[o.path]; ok {
+		byPath[key] = o
+		what, ok := inputs[o.path]
+		if !ok {
+			what, ok = inputs[key]
+		}
+		if ok {
 			c.ds.Errorf(o.pos, "output %q of %s is also an input (%s)", o.path, o.address, what)
 		}
 	}

@@ -45,3 +45,30 @@ syntheses:
 		t.Fatalf("diagnostics:\n%s", got)
 	}
 }
+
+// Two outputs that are one file through a link inside the tree are one
+// path: the second is an error, as a plain duplicate is.
+func TestOutputsSameFileThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "voxform.yaml"), []byte(`version: 1
+voices:
+  n: { model: tts-v2.5, voice: Kaveri, language: en-IN }
+syntheses:
+  a: { voice: n, text: "one", output: alias/x.wav }
+  b: { voice: n, text: "two", output: real/x.wav }
+`), 0o644)
+	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	var errs []string
+	for _, d := range ds {
+		if d.Severity == manifest.SeverityError {
+			errs = append(errs, d.String())
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "is also written by synthesis.a") {
+		t.Fatalf("diagnostics: %q", errs)
+	}
+}
