@@ -171,8 +171,9 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if err != nil {
 		return pr, true, err
 	}
-	pr.manifest, pr.plan = m, saved.Plan
-	return pr, true, nil
+	pr.manifest = m
+	pr.plan, err = replanSaved(ctx, env, planFile, saved, m, pr.state, pr.cache)
+	return pr, true, err
 }
 
 // confirm asks for "yes" unless the plan was saved or -auto-approve. The

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/audio"
@@ -208,21 +210,29 @@ func preparePlan(ctx context.Context, env *Env, vars *varFlags, opts planner.Opt
 		return pr, o.err
 	}
 	pr.state = pr.recorder.Snapshot()
-	desired, hash, err := buildDesired(ctx, m, pr.state, pr.cache, !opts.NoRefresh)
-	if err != nil {
-		return pr, err
-	}
-	pr.plan, err = planner.Compute(planner.Input{
-		Desired: desired, State: pr.state, Hash: hash, Probe: probeFunc(m.Dir),
-		Options: opts, Budget: m.Budget,
-	})
-	if err == nil {
-		err = checkPlanPaths(env.Dir, pr.plan)
-	}
+	pr.plan, err = computePlan(ctx, env, m, pr.state, pr.cache, opts)
 	if serr := pr.cache.Save(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
 	}
 	return pr, err
+}
+
+// computePlan diffs the manifest against the state, hashing through the
+// cache, and checks every path of the plan on the file system. On a budget
+// error the plan is returned with the error.
+func computePlan(ctx context.Context, env *Env, m *manifest.Manifest, st *state.File, cache *state.HashCache, opts planner.Options) (*planner.Plan, error) {
+	desired, hash, err := buildDesired(ctx, m, st, cache, !opts.NoRefresh)
+	if err != nil {
+		return nil, err
+	}
+	p, err := planner.Compute(planner.Input{
+		Desired: desired, State: st, Hash: hash, Probe: probeFunc(m.Dir),
+		Options: opts, Budget: m.Budget,
+	})
+	if err == nil {
+		err = checkPlanPaths(env.Dir, p)
+	}
+	return p, err
 }
 
 // checkPlanPaths refuses a plan that would touch a path voxform does not
@@ -302,13 +312,68 @@ func probeFunc(dir string) planner.ProbeFunc {
 	}
 }
 
-// writePlanFile saves a plan atomically.
+// writePlanFile saves a plan atomically. It never replaces a file that is
+// not a plan file, nor one of voxform's own files or a path the plan
+// writes (plan -out voxform.state.json would lose the state).
 func writePlanFile(env *Env, name string, s *planner.SavedPlan) error {
 	path := name
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
+	if err := checkPlanFilePath(env.Dir, path, s.Plan); err != nil {
+		return withHint(fmt.Errorf("plan -out %s: %w", name, err), "save the plan under another name, for example release.plan")
+	}
 	return state.WriteFileAtomic(path, 0o600, s.Write)
+}
+
+// checkPlanFilePath refuses to save a plan over something else.
+func checkPlanFilePath(dir, path string, p *planner.Plan) error {
+	if rel, ok := insideDir(dir, path); ok {
+		if err := owned.CheckRel(rel); err != nil {
+			return err
+		}
+		for _, a := range p.Actions {
+			if a.Desired != nil && slices.ContainsFunc(a.Desired.Outputs, func(o planner.Output) bool { return o.Path == rel }) {
+				return fmt.Errorf("%s is an output of %s", rel, a.Address)
+			}
+		}
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := planner.ReadSaved(io.LimitReader(f, planner.MaxPlanFileBytes)); err != nil {
+		return fmt.Errorf("%s exists and is not a voxform plan file", path)
+	}
+	return nil
+}
+
+// insideDir returns path relative to dir (slash-separated, symbolic links
+// of both resolved as far as they exist) when path is inside dir.
+func insideDir(dir, path string) (string, bool) {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", false
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		parent = filepath.Dir(path)
+	}
+	rel, err := filepath.Rel(realDir, filepath.Join(parent, filepath.Base(path)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // loadPlanFile reads a saved plan and checks it against the current state
@@ -345,6 +410,23 @@ func checkPlanFile(env *Env, name string, s *planner.SavedPlan, st *state.File, 
 	return m, nil
 }
 
+// replanSaved computes the plan again from the locked state and the
+// manifest, with the saved plan's options, and refuses the saved plan
+// unless it is that plan: a plan file is a promise of what apply does, so
+// nothing in it (its records, file operations, costs) is taken on trust.
+// The budget is checked again on the way. It returns the plan to run.
+func replanSaved(ctx context.Context, env *Env, name string, s *planner.SavedPlan, m *manifest.Manifest, st *state.File, cache *state.HashCache) (*planner.Plan, error) {
+	fresh, err := computePlan(ctx, env, m, st, cache, s.Plan.Options)
+	if err != nil {
+		return fresh, err
+	}
+	if !planner.SamePlan(fresh, s.Plan) {
+		return nil, withHint(fmt.Errorf("%s: %w: it no longer says what apply would do now (an output was changed, moved or removed since, or the file was edited)", name, planner.ErrStalePlan),
+			"run 'voxform plan -out "+name+"' again")
+	}
+	return fresh, nil
+}
+
 // writeJSONLine writes v as one line of JSON.
 func writeJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -364,6 +446,9 @@ func readPlanFile(env *Env, name string) (*planner.SavedPlan, error) {
 		return nil, fmt.Errorf("read plan file: %w", err)
 	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > planner.MaxPlanFileBytes {
+		return nil, fmt.Errorf("read plan file %s: not a regular file of at most %d bytes (the limit of a plan file)", path, planner.MaxPlanFileBytes)
+	}
 	s, err := planner.ReadSaved(fh)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "read plan file: "))

@@ -101,8 +101,9 @@ func (w *editWalk) move(t *testing.T, e *emu, p *project, outputs int) {
 }
 
 // repair deletes the first of paths and edits the others, then applies:
-// free repairs must make no call at all; paid ones must bill exactly what
-// the damaged resources had cost. Either way every restored file is valid,
+// an edited file is no longer voxform's, so its resource is refused until
+// -overwrite says to replace it; free repairs must make no call at all;
+// paid ones must bill exactly what the damaged resources had cost. Either way every restored file is valid,
 // and synthesized audio, embeddings and rendered transcripts come back
 // byte for byte.
 func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free bool) {
@@ -111,6 +112,7 @@ func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free 
 	var chars int64
 	var secs float64
 	var embeddings int64
+	edited := map[string]bool{} // addresses with an edited output
 	for i, path := range paths {
 		addr, r := owner(t, st, path)
 		if damaged[addr] == nil && free {
@@ -137,8 +139,15 @@ func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free 
 		if err := os.WriteFile(p.path(path), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		edited[addr] = true
 	}
-	changes, sum := p.plan()
+	plain, _ := p.plan()
+	for _, c := range plain {
+		if edited[c.Address] != (c.Refused != "") {
+			t.Fatalf("%s: refused %q, want refused only where an output was edited by hand", c.Address, c.Refused)
+		}
+	}
+	changes, sum := p.plan("-overwrite")
 	if sum.Repair != len(damaged) || sum.changes() != len(damaged) {
 		t.Fatalf("plan after damaging %v: %+v, want %d repairs and nothing else", paths, sum, len(damaged))
 	}
@@ -154,7 +163,7 @@ func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free 
 		t.Fatalf("re-rendering transcripts costs %+v, want nothing", sum.Cost)
 	}
 	before := e.stats(t)
-	if r := p.apply(); r.code != 0 {
+	if r := p.apply("-overwrite"); r.code != 0 {
 		t.Fatalf("%s", r)
 	}
 	after := e.stats(t)

@@ -263,7 +263,10 @@ type plannedChange struct {
 	// RenderFrom names the intact JSON transcript a free repair renders
 	// the other formats from.
 	RenderFrom string `json:"render_from"`
-	Cost       struct {
+	// Refused says why apply will not run it (a file voxform did not make
+	// is at one of its paths).
+	Refused string `json:"refused"`
+	Cost    struct {
 		Characters int64 `json:"characters"`
 	} `json:"cost"`
 }

@@ -108,11 +108,15 @@ func TestIVREdits(t *testing.T) {
 		if err := os.WriteFile(p.path(edited.Path), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, sum := p.plan(); sum.changes() != 2 || sum.Repair != 2 {
-			t.Fatalf("plan after deleting one output and editing another: %+v, want 2 repairs", sum)
+		// The edited file is no longer voxform's: refused until -overwrite.
+		if changes, _ := p.plan(); len(changes) != 2 || (changes[0].Refused != "") == (changes[1].Refused != "") {
+			t.Fatalf("plan after deleting one output and editing another: %+v, want the edited one refused", changes)
+		}
+		if _, sum := p.plan("-overwrite"); sum.changes() != 2 || sum.Repair != 2 {
+			t.Fatalf("plan -overwrite after deleting one output and editing another: %+v, want 2 repairs", sum)
 		}
 		calls := e.stats(t).calls()
-		if r := p.apply(); r.code != 0 {
+		if r := p.apply("-overwrite"); r.code != 0 {
 			t.Fatalf("%s", r)
 		}
 		if n := e.stats(t).calls() - calls; n != 2 {

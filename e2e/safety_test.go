@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -299,4 +301,74 @@ transcriptions:
 		}
 	}
 	p.assertNoChanges()
+}
+
+// A saved plan is a promise of what apply does, not a script: apply plans
+// again from the locked state and the manifest and refuses a plan file that
+// says anything else (edited records, file operations or costs), so a plan
+// file cannot delete or move a file, pay twice or slip past the budget.
+func TestSavedPlanIsPlannedAgain(t *testing.T) {
+	e := startEmulator(t, emulator.Options{})
+	p := newProject(t, "", e)
+	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
+	p.mustRun("apply", "-auto-approve")
+	p.writeFile("notes.txt", "the user's notes")
+	p.writeFile("main.yaml", helloManifest("hello", "Hello there, friend", "build/hello.wav"))
+	p.mustRun("plan", "-out", "good.plan")
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	for name, edit := range map[string]func(a map[string]any){
+		"a removal of a file the state does not record": func(a map[string]any) {
+			prior := a["prior"].(map[string]any)
+			prior["outputs"] = append(prior["outputs"].([]any), map[string]any{"path": "notes.txt", "sha256": sum("the user's notes"), "size": 16})
+			a["removes"] = []any{"notes.txt"}
+		},
+		"an understated cost": func(a map[string]any) { a["cost"].(map[string]any)["characters"] = 1 },
+		"a move the state does not need": func(a map[string]any) {
+			a["action"] = "move"
+			a["moves"] = []any{map[string]any{"from": "build/hello.wav", "to": "build/other.wav"}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var plan map[string]any
+			json.Unmarshal([]byte(p.readFile("good.plan")), &plan)
+			edit(plan["plan"].(map[string]any)["actions"].([]any)[0].(map[string]any))
+			b, _ := json.Marshal(plan)
+			p.writeFile("evil.plan", string(b))
+			before := e.stats(t).calls()
+			r := p.run("apply", "evil.plan")
+			if r.code != 1 || !strings.Contains(r.stderr, "evil.plan") {
+				t.Errorf("%s", r)
+			}
+			if n := e.stats(t).calls() - before; n != 0 {
+				t.Errorf("%d service calls for a refused plan file", n)
+			}
+			if p.readFile("notes.txt") != "the user's notes" || !p.exists("build/hello.wav") {
+				t.Error("a file was touched")
+			}
+		})
+	}
+	p.mustRun("apply", "good.plan")
+	p.assertNoChanges()
+}
+
+// plan -out never replaces the state, an output or a file that is not a
+// plan file.
+func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
+	e := startEmulator(t, emulator.Options{})
+	p := newProject(t, "", e)
+	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
+	p.mustRun("apply", "-auto-approve")
+	state := p.readFile("voxform.state.json")
+	p.writeFile("notes.txt", "the user's notes")
+	p.writeFile("main.yaml", helloManifest("hello", "Hello there, friend", "build/hello.wav"))
+	for _, out := range []string{"voxform.state.json", "build/hello.wav", "notes.txt", ".voxform/p.plan"} {
+		if r := p.run("plan", "-out", out); r.code != 1 {
+			t.Errorf("plan -out %s: %s", out, r)
+		}
+	}
+	if p.readFile("voxform.state.json") != state || p.readFile("notes.txt") != "the user's notes" {
+		t.Fatal("plan -out replaced a file that is not a plan file")
+	}
+	p.mustRun("plan", "-out", "a.plan")
+	p.mustRun("plan", "-out", "a.plan") // a plan file may be replaced
 }

@@ -158,13 +158,15 @@ func (o *outputFile) Truncate(size int64) error {
 	return nil
 }
 
-// TempPath is the temporary file's path (for validation before commit),
-// or "" when it could not be created.
+// TempPath is a path to read the temporary file by (for validation before
+// commit), or "" when it could not be created. It reads the file itself,
+// whatever happens to its directory's path meanwhile, until Commit or
+// Abort.
 func (o *outputFile) TempPath() string {
 	if o.wait() != nil {
 		return ""
 	}
-	return o.f.Name()
+	return owned.HandlePath(o.f)
 }
 
 // Commit makes the output visible at its final path. validate, if not nil,
@@ -199,13 +201,13 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	if st, err := o.f.Stat(); err != nil || st.Size() != size {
 		return fail(fmt.Errorf("validate %s: %d bytes written, %v on disk", o.rel, size, sizeOf(st, err)))
 	}
-	if err := o.f.Close(); err != nil {
-		return fail(fmt.Errorf("close %s: %w", o.rel, err))
-	}
 	if validate != nil {
-		if err := validate(o.f.Name()); err != nil {
+		if err := validate(owned.HandlePath(o.f)); err != nil {
 			return fail(fmt.Errorf("validate %s: %w", o.rel, err))
 		}
+	}
+	if err := o.f.Close(); err != nil {
+		return fail(fmt.Errorf("close %s: %w", o.rel, err))
 	}
 	out := state.Output{Path: o.rel, SHA256: sum, Size: size}
 	if o.own.note != nil {
@@ -235,7 +237,7 @@ func (o *outputFile) Check(validate func(path string) error) error {
 	if err := o.wait(); err != nil {
 		return err
 	}
-	if err := validate(o.f.Name()); err != nil {
+	if err := validate(owned.HandlePath(o.f)); err != nil {
 		o.Abort()
 		return fmt.Errorf("validate %s: %w", o.rel, err)
 	}

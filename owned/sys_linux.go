@@ -24,3 +24,8 @@ func renameNoReplace(oldDir int, oldName string, newDir int, newName string) err
 	}
 	return err
 }
+
+// HandlePath is a path that opens the very file f is, wherever it is now:
+// reading through it cannot be redirected by a directory swapped for a
+// symbolic link after f was made. Valid while f is open.
+func HandlePath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }

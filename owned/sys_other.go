@@ -16,3 +16,6 @@ func realPath(_ *os.File, path string) (string, error) {
 func renameNoReplace(oldDir int, oldName string, newDir int, newName string) error {
 	return linkUnlink(oldDir, oldName, newDir, newName)
 }
+
+// HandlePath is f's name (no per-descriptor path on this system).
+func HandlePath(f *os.File) string { return f.Name() }

@@ -7,64 +7,94 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/state"
 )
 
 // checkOwnership decides, for every path an action writes, whether the
-// executor may replace a file there: yes when the state records an output
-// at that path (it is voxform's, of this resource or of another), or with
-// Options.Overwrite. Otherwise a file already there is not voxform's and
-// the action is refused, naming it, before anything is paid for.
+// executor may replace a file there. Only voxform's own content may be
+// replaced: the file holds what the state recorded at that path for this
+// resource, or for a resource of this plan that leaves the path (deleted,
+// or moved elsewhere), or what a killed apply wrote there (state.Written).
+// Anything else is refused, naming the file, before anything is paid for:
+// a file voxform did not make, one changed since voxform wrote it, and the
+// output of a resource this plan does not touch (a -target plan). With
+// Options.Overwrite such files are replaced, and the plan says which.
 func (c *computer) checkOwnership() error {
-	recorded := make(map[string]bool)
-	for _, r := range c.st.Resources {
+	type record struct{ addr, sha string }
+	recorded := map[string][]record{}
+	for addr, r := range c.st.Resources {
 		for _, o := range r.Outputs {
-			recorded[o.Path] = true
+			recorded[o.Path] = append(recorded[o.Path], record{addr, o.SHA256})
 		}
 	}
+	inPlan := make(map[string]*Action, len(c.actions))
 	for _, a := range c.actions {
-		var foreign []string
+		inPlan[a.Address] = a
+	}
+	for _, a := range c.actions {
+		var refused []string
 		for _, p := range a.writes() {
-			if recorded[p] || a.adopted(p) || c.in.Options.Overwrite {
-				a.Overwrite = append(a.Overwrite, p)
-				continue
-			}
-			mine, exists, err := c.written(p)
+			h, err := c.hash(p)
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", a.Address, err)
+				return fmt.Errorf("plan %s: output %s: %w", a.Address, p, err)
+			}
+			if !h.Exists || a.adopted(p) {
+				continue // a free path is written with a rename that replaces nothing
+			}
+			why := "already exists and voxform did not make it"
+			mine := false
+			for _, r := range recorded[p] {
+				other, planned := inPlan[r.addr]
+				switch {
+				case r.addr == a.Address && r.sha == h.SHA256:
+					mine = true
+				case r.addr == a.Address:
+					why = "changed since voxform wrote it"
+				case planned && r.sha == h.SHA256 && !slices.Contains(other.writes(), p):
+					mine = true // that resource leaves the path in this plan
+				case !planned && r.sha == h.SHA256:
+					why = "holds the output of " + r.addr + ", which this plan does not change"
+				}
+			}
+			if !mine {
+				mine = c.writtenHere(p, h.SHA256)
 			}
 			switch {
 			case mine:
 				a.Overwrite = append(a.Overwrite, p)
-			case exists:
-				foreign = append(foreign, p)
+			case c.in.Options.Overwrite:
+				a.Overwrite = append(a.Overwrite, p)
+				a.Reasons = append(a.Reasons, fmt.Sprintf("overwrites %s (%s)", p, why))
+			default:
+				refused = append(refused, p+" "+why)
 			}
 		}
 		sort.Strings(a.Overwrite)
-		if len(foreign) > 0 {
-			a.Refused = fmt.Sprintf("%s already exists and voxform did not make it", strings.Join(foreign, ", "))
+		if len(refused) > 0 {
+			a.Refused = strings.Join(refused, "; ")
 			a.Reasons = append(a.Reasons, "refused: "+a.Refused)
 		}
 	}
 	return nil
 }
 
-// written reports whether something is at the manifest-relative path p,
-// and whether it is an output voxform renamed into place without recording
-// it (state.Written, with the same content).
-func (c *computer) written(p string) (mine, exists bool, err error) {
+// hash is what is at the manifest-relative path p now.
+func (c *computer) hash(p string) (state.FileHash, error) {
 	if c.in.Hash == nil {
-		return false, false, nil
+		return state.FileHash{}, nil
 	}
-	h, err := c.in.Hash(p)
-	if err != nil || !h.Exists {
-		return false, false, err
-	}
+	return c.in.Hash(p)
+}
+
+// writtenHere reports whether p holds what a killed apply renamed into
+// place there without recording it (state.Written).
+func (c *computer) writtenHere(p, sha string) bool {
 	for _, w := range c.st.Written {
-		if w.Path == p && w.SHA256 == h.SHA256 {
-			return true, true, nil
+		if w.Path == p && w.SHA256 == sha {
+			return true
 		}
 	}
-	return false, true, nil
+	return false
 }
 
 // pathUse is one path an action touches, with what it is for.

@@ -14,10 +14,12 @@ import (
 func TestOwnershipOfOutputPaths(t *testing.T) {
 	const out = "build/ivr/welcome.wav"
 	for _, tc := range []struct {
-		name      string
-		edit      func(p *project, st *state.File)
-		overwrite bool
-		refused   bool
+		name       string
+		edit       func(p *project, st *state.File)
+		overwrite  bool
+		refused    bool
+		untargeted bool   // plan everything, not only synthesis.welcome
+		why        string // in the refusal
 	}{
 		{name: "free path", edit: func(p *project, st *state.File) { delete(p.fs, out) }},
 		{name: "a file voxform did not make", refused: true},
@@ -29,8 +31,22 @@ func TestOwnershipOfOutputPaths(t *testing.T) {
 		{name: "written by a killed apply, changed since", refused: true, edit: func(p *project, st *state.File) {
 			st.Written = []state.Written{{Path: out, Address: "synthesis.welcome", SHA256: "0000"}}
 		}},
-		{name: "recorded by another resource", edit: func(p *project, st *state.File) {
+		{name: "the output of a resource this plan deletes", untargeted: true, edit: func(p *project, st *state.File) {
+			h, _ := p.fs.hash(out)
 			st.Resources["synthesis.old"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete,
+				Outputs: []state.Output{{Path: out, SHA256: h.SHA256}}}
+		}},
+		{name: "recorded by a resource this plan deletes, changed since", untargeted: true, refused: true, edit: func(p *project, st *state.File) {
+			st.Resources["synthesis.old"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete,
+				Outputs: []state.Output{{Path: out, SHA256: "1111"}}}
+		}},
+		{name: "the output of a resource this plan does not change", refused: true, why: "holds the output of synthesis.old", edit: func(p *project, st *state.File) {
+			h, _ := p.fs.hash(out)
+			st.Resources["synthesis.old"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete,
+				Outputs: []state.Output{{Path: out, SHA256: h.SHA256}}}
+		}},
+		{name: "this resource's output, changed since", refused: true, why: "changed since voxform wrote it", edit: func(p *project, st *state.File) {
+			st.Resources["synthesis.welcome"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: "old",
 				Outputs: []state.Output{{Path: out, SHA256: "1111"}}}
 		}},
 	} {
@@ -41,7 +57,11 @@ func TestOwnershipOfOutputPaths(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(p, st)
 			}
-			plan, err := p.plan(t, st, planner.Options{Targets: []string{"synthesis.welcome"}, Overwrite: tc.overwrite})
+			opts := planner.Options{Targets: []string{"synthesis.welcome"}, Overwrite: tc.overwrite}
+			if tc.untargeted {
+				opts.Targets = nil
+			}
+			plan, err := p.plan(t, st, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +69,7 @@ func TestOwnershipOfOutputPaths(t *testing.T) {
 			if (a.Refused != "") != tc.refused {
 				t.Fatalf("refused = %q, want refused %v", a.Refused, tc.refused)
 			}
-			if tc.refused && !strings.Contains(a.Refused, out) {
+			if tc.refused && (!strings.Contains(a.Refused, out) || !strings.Contains(a.Refused, tc.why)) {
 				t.Errorf("the refusal does not name the file: %q", a.Refused)
 			}
 			_, exists := p.fs[out]
@@ -81,3 +101,22 @@ func TestCheckPathsNamesTheAction(t *testing.T) {
 type testErr struct{}
 
 func (*testErr) Error() string { return "refused" }
+
+// A recorded output that the manifest now reads as an input is not
+// deleted with the resource that wrote it.
+func TestDeleteKeepsAnOutputNowAnInput(t *testing.T) {
+	p := baseProject()
+	st := p.apply(t)
+	// The recording b.wav was the output of a synthesis now removed.
+	h, _ := p.fs.hash("recordings/b.wav")
+	st.Resources["synthesis.old"] = &state.Resource{Kind: "synthesis", Status: state.StatusComplete,
+		Outputs: []state.Output{{Path: "recordings/b.wav", SHA256: h.SHA256}}}
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := plan.Action("synthesis.old")
+	if a == nil || a.Type != planner.Delete || len(a.Removes) != 0 {
+		t.Fatalf("delete of synthesis.old: %+v", a)
+	}
+}

@@ -255,8 +255,8 @@ type computer struct {
 	replace    map[string]bool
 	actions    []*Action
 	noops      int
-	// claimed are the output paths some desired resource writes: a delete
-	// or replace never removes them.
+	// claimed are the paths some desired resource writes or reads: a
+	// delete or replace never removes them.
 	claimed map[string]bool
 	// embeddings maps recorded embedding fingerprints to names (see
 	// embeddingName).
@@ -270,6 +270,13 @@ func (c *computer) plan() error {
 			for _, o := range d.Outputs {
 				c.claimed[o.Path] = true
 			}
+			// A recorded output the manifest now reads (a recording made
+			// by a synthesis, say) is kept: it is an input now.
+			for _, src := range d.Sources {
+				if src.Path != "" {
+					c.claimed[src.Path] = true
+				}
+			}
 		}
 	}
 	deletes := map[string]*state.Resource{}
@@ -280,7 +287,7 @@ func (c *computer) plan() error {
 		d := c.desired[addr]
 		a, err := c.planOne(d, deletes)
 		if err != nil {
-			return err
+			return fmt.Errorf("plan %s: %w", addr, err)
 		}
 		if a == nil {
 			c.noops++

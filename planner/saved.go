@@ -61,12 +61,19 @@ func (s *SavedPlan) Write(w io.Writer) error {
 // the state or the manifest.
 var ErrStalePlan = errors.New("the saved plan is stale")
 
+// MaxPlanFileBytes bounds a plan file: a plan of 100,000 syntheses with
+// their texts is well under it.
+const MaxPlanFileBytes = 1 << 30
+
 // ReadSaved decodes a plan file, refusing anything that is not a voxform plan
-// of a version this voxform knows.
+// of a version this voxform knows, or larger than MaxPlanFileBytes.
 func ReadSaved(r io.Reader) (*SavedPlan, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxPlanFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read plan file: %w", err)
+	}
+	if len(data) > MaxPlanFileBytes {
+		return nil, fmt.Errorf("read plan file: larger than %d bytes, the limit of a plan file", MaxPlanFileBytes)
 	}
 	var head struct {
 		Format  string `json:"format"`
@@ -206,4 +213,12 @@ func (s *SavedPlan) Bind(m *manifest.Manifest, hash HashFunc) error {
 		a.Desired.Synthesis, a.Desired.Embedding, a.Desired.Transcription = d.Synthesis, d.Embedding, d.Transcription
 	}
 	return nil
+}
+
+// SamePlan reports whether two plans do the same: the same actions, in the
+// same order, with the same records, requests, file operations and costs.
+func SamePlan(a, b *Plan) bool {
+	x, err1 := json.Marshal(a.Actions)
+	y, err2 := json.Marshal(b.Actions)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y) && a.Cost == b.Cost
 }
