@@ -1,0 +1,87 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// layers is the house drawn from imports: a package may import only the
+// project packages of lower layers (the standard library and modules
+// aside). The emulator is a second implementation of the service on
+// purpose: it shares audio and nothing of voxform's idea of the contract.
+var layers = [][]string{
+	{"audio", "transcript", "owned"},
+	{"contract", "state", "emulator/internal/emu"},
+	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
+	{"schema", "planner", "emulator"},
+	{"executor"},
+	{"cli"},
+	{""}, // main
+}
+
+const module = "github.com/voxform/voxform"
+
+func layerOf(pkg string) int {
+	for i, l := range layers {
+		if slices.Contains(l, pkg) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestImportLayers: no package imports one of its own layer or above (no
+// upward arrow, so no circle), and every package has a layer.
+func TestImportLayers(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if base := d.Name(); path != "." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "e2e" || base == "bench" || base == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if pkg == "." {
+			pkg = ""
+		}
+		from := layerOf(pkg)
+		if from < 0 {
+			t.Errorf("package %q has no layer", pkg)
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			imported := strings.TrimPrefix(p, module+"/")
+			if strings.HasPrefix(pkg, "emulator") && imported != "audio" && !strings.HasPrefix(imported, "emulator/") {
+				t.Errorf("%s imports %s: the emulator is an independent implementation (audio only)", path, p)
+			}
+			to := layerOf(imported)
+			if to < 0 || to >= from {
+				t.Errorf("%s imports %s: an arrow up or across the layers", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
