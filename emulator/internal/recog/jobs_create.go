@@ -236,7 +236,7 @@ func (s *service) addUpload(j *job, f *form, up upload) *apiError {
 func (s *service) addAudio(j *job, name, path string) *apiError {
 	jf := &jobFile{id: s.id("file"), path: name, created: j.created}
 	j.files = append(j.files, jf)
-	if !slices.Contains(jobExtensions, strings.ToLower(pathExt(name))) {
+	if !jobFormat(name) {
 		jf.status, jf.errMsg = fileSkipped, "UNSUPPORTED_FORMAT: "+name+" is not a supported audio format"
 		return nil
 	}
@@ -257,3 +257,9 @@ func (s *service) addAudio(j *job, name, path string) *apiError {
 }
 
 func pathExt(name string) string { return path.Ext(name) }
+
+// jobFormat reports whether a file name has a documented batch job audio
+// format; files of other formats are SKIPPED.
+func jobFormat(name string) bool {
+	return slices.Contains(jobExtensions, strings.ToLower(pathExt(name)))
+}

@@ -15,6 +15,11 @@ const (
 	legacyMaxBody    = 80_000_000
 	legacyMaxSeconds = 3600.0
 	legacySubmitted  = 2 * time.Second // service time spent in "submitted"
+	// legacyMaxSpeakers is the older batch's speaker limit ("Limits":
+	// diarization, at most 2 speakers). No field asks for diarization; the
+	// speaker_id it fills in for multi-channel audio names at most two
+	// speakers, whatever the number of channels.
+	legacyMaxSpeakers = 2
 )
 
 // legacyContainers are the documented older batch formats: AAC, WAV, FLAC,
@@ -175,7 +180,7 @@ func (s *service) legacyBody(j *legacyJob, now time.Time) map[string]any {
 func (j *legacyJob) result(f legacyFile) legacyResult {
 	speakers := 1
 	if j.opts.multiChannel && f.a.Channels >= 2 {
-		speakers = 2
+		speakers = min(f.a.Channels, legacyMaxSpeakers)
 	}
 	segs := f.a.segments(j.opts.lang, speakers)
 	res := legacyResult{Filename: f.name, Status: "completed", TotalDuration: round3(f.a.Seconds), Segments: []legacySegment{}}

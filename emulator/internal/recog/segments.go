@@ -23,8 +23,9 @@ var sentenceEnd = regexp.MustCompile(`[^.!?।|]+[.!?।|]*`)
 
 // segments returns the transcript of the audio in lang as segments spread
 // over its duration: the text spoken when the emulator synthesized the
-// audio, else a deterministic placeholder. With speakers == 2 the speaker
-// alternates from segment to segment (diarization, multi-channel).
+// audio, else a deterministic placeholder. With several speakers the
+// speaker changes from segment to segment, in turn (diarization,
+// multi-channel).
 func (a *analysis) segments(lang string, speakers int) []segment {
 	if a.Silent || a.Tone || a.Size == 0 {
 		return nil
@@ -57,7 +58,7 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 		end := round3(a.Seconds * float64(done) / float64(total))
 		sp := 0
 		if speakers >= 2 {
-			sp = i % 2
+			sp = i % speakers
 		}
 		segs = append(segs, segment{Start: start, End: end, Text: p, Speaker: sp})
 	}

@@ -61,6 +61,9 @@ func (s *service) addZipEntry(j *job, f *form, e *zip.File) *apiError {
 		return &apiError{http.StatusBadRequest, "FILE_TOO_LARGE",
 			fmt.Sprintf("file %s is larger than %s", e.Name, megabytes(maxUploadFile))}
 	}
+	if !jobFormat(e.Name) {
+		return s.addAudio(j, e.Name, "") // skipped unread: nothing to expand
+	}
 	rc, err := e.Open()
 	if err != nil {
 		return invalid("ZIP entry %s: %v", e.Name, err)
