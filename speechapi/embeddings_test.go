@@ -34,7 +34,7 @@ func referenceWAV(seed int, seconds float64) []byte {
 	return b.Bytes()
 }
 
-// conformance: VC-007, VC-008, VC-009, VC-011, VC-012, VC-014, ERR-004
+// conformance: VC-007, VC-008, VC-009, VC-011, VC-012, VC-014
 func TestCreateEmbedding(t *testing.T) {
 	e := newEmu(t, emulator.Options{}, speechapi.Config{})
 	ctx := context.Background()

@@ -1,6 +1,7 @@
 package speechapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,15 @@ type Error struct {
 	Message string
 	// RetryAfter is the raw Retry-After header, if any.
 	RetryAfter string
+	// Deviation says how the body departs from the error shape its
+	// endpoint documents: a synthesis or REST recognition error body that
+	// does not say "success": false (both documents, "Errors"). Empty when
+	// it does not, or when the endpoint documents no shape.
+	Deviation string
+
+	// object and failure are what fillError saw: a JSON object body,
+	// and whether it said "success": false. restShape reads them.
+	object, failure bool
 }
 
 func (e *Error) Error() string {
@@ -43,6 +53,9 @@ func (e *Error) Error() string {
 		b.WriteString(": " + e.Message)
 	case e.Type == "" && http.StatusText(e.StatusCode) != "":
 		b.WriteString(" " + http.StatusText(e.StatusCode) + " with no error body")
+	}
+	if e.Deviation != "" {
+		b.WriteString(" (" + e.Deviation + ")")
 	}
 	return b.String()
 }
@@ -84,6 +97,7 @@ const maxErrorBody = 64 << 10
 // redactor.serviceError, which calls it.
 func fillError(e *Error, body []byte) {
 	var shapes struct {
+		Success json.RawMessage `json:"success"`
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
 		Type    string          `json:"type"`
@@ -93,6 +107,8 @@ func fillError(e *Error, body []byte) {
 		e.Message = excerpt(body)
 		return
 	}
+	e.object = bytes.HasPrefix(bytes.TrimSpace(body), []byte("{"))
+	e.failure = string(shapes.Success) == "false"
 	var rest struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -125,6 +141,21 @@ func fillError(e *Error, body []byte) {
 	if e.Message == "" && e.Type == "" {
 		e.Message = excerpt(body)
 	}
+}
+
+// restShape notes on the service *Error in err, if any, that its JSON
+// body does not say "success": false: the error shape the synthesis
+// endpoints and REST recognition document (speech-synthesis.md and
+// speech-recognition.md, "Errors"). The error stays what it is, for
+// retries and for callers that branch on its type; its text says how the
+// answer departs. A body that is not JSON (a proxy's page) is not the
+// service's and is left alone. It returns err.
+func restShape(err error) error {
+	var se *Error
+	if errors.As(err, &se) && se.object && !se.failure {
+		se.Deviation = `its error body does not say "success": false`
+	}
+	return err
 }
 
 // maxExcerpt bounds the excerpt of a body that is not a documented error.

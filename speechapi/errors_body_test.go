@@ -20,8 +20,6 @@ import (
 // status and a short, single-line excerpt of the words, never the raw body,
 // on every kind of call: REST, batch jobs, synthesis, SSE, the WebSocket
 // handshakes and presigned downloads.
-//
-// conformance: ERR-004, ERR-013, ERR-027
 func TestNonJSONErrorBodies(t *testing.T) {
 	huge := "<html><body><p>" + strings.Repeat("overloaded ", 20000) + "</p></body></html>"
 	bodies := []struct {

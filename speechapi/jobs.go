@@ -226,18 +226,57 @@ type StartJobResult struct {
 	AlreadyStarted bool `json:"-"`
 }
 
-// StartJob starts a created job (202). A 409 JOB_ALREADY_STARTED is not an
-// error: the job is started.
+// StartJob starts a created job. The service answers 202 with job_id,
+// status STARTING and a message ("Start batch job"); any other success
+// answer is an error saying how it departs from that. A 409
+// JOB_ALREADY_STARTED is not an error: the job is started.
 func (c *Client) StartJob(ctx context.Context, jobID string) (*StartJobResult, error) {
-	var out StartJobResult
-	err := c.call(ctx, http.MethodPost, c.url(EndpointJobStart, jobID), nil, "", nil, &out)
+	out, err := c.startJob(ctx, jobID)
 	if IsCode(err, CodeJobAlreadyStarted) {
 		return &StartJobResult{JobID: jobID, AlreadyStarted: true, Message: errMessage(err)}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start batch job %s: %w", jobID, err)
 	}
-	return &out, nil
+	return out, nil
+}
+
+// startJob posts the start and checks its answer against the documented
+// 202.
+func (c *Client) startJob(ctx context.Context, jobID string) (*StartJobResult, error) {
+	req, err := c.newRequest(ctx, http.MethodPost, c.url(EndpointJobStart, jobID), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer drain(resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		return nil, fmt.Errorf("the service answered %d, not the documented 202 Accepted", resp.StatusCode)
+	}
+	var body struct {
+		JobID   *string `json:"job_id"`
+		Status  *string `json:"status"`
+		Message *string `json:"message"`
+	}
+	if err := json.NewDecoder(capAnswer(resp.Body, nil, "answer of "+req.URL.Path, req.URL.Host)).Decode(&body); err != nil {
+		return nil, answerError(req.URL.Path, "invalid JSON: ", err)
+	}
+	switch {
+	case body.JobID == nil:
+		return nil, errors.New(`the 202 answer has no "job_id"`)
+	case *body.JobID != jobID:
+		return nil, fmt.Errorf("the 202 answer names job %q, not %s", c.red.text(*body.JobID), jobID)
+	case body.Status == nil:
+		return nil, fmt.Errorf(`the 202 answer has no "status", the documented %s`, JobStarting)
+	case *body.Status != JobStarting:
+		return nil, fmt.Errorf("the 202 answer's status is %q, not the documented %s", c.red.text(*body.Status), JobStarting)
+	case body.Message == nil:
+		return nil, errors.New(`the 202 answer has no "message"`)
+	}
+	return &StartJobResult{JobID: jobID, Status: JobStarting, Message: *body.Message}, nil
 }
 
 // GetJob reads a job's status.

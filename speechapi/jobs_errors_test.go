@@ -219,7 +219,7 @@ func TestListJobsNewestFirst(t *testing.T) {
 	}
 }
 
-// conformance: BJ-094, BJ-095, BJ-096, BJ-098, ERR-035
+// conformance: BJ-094, BJ-095, BJ-098, ERR-035
 func TestJobUploadLimits(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	ctx := context.Background()

@@ -114,7 +114,7 @@ func runTime(t *testing.T, j *speechapi.Job) time.Duration {
 	return b.Sub(a)
 }
 
-// conformance: BJ-094, BJ-097, BJ-069, BJ-101
+// conformance: BJ-094, BJ-069, BJ-101
 func TestJobZipUpload(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()

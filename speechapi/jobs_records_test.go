@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
@@ -37,6 +40,60 @@ func runJob(t *testing.T, e *recogEmu, cfg speechapi.JobConfig, files []speechap
 		t.Fatal(err)
 	}
 	return job, recs
+}
+
+// TestFileRecordOriginalPath: a file record's original_path is the name
+// the file was uploaded under or the URL it was fetched from, exactly.
+// The client uploads each source under its Name (not the name of the file
+// it reads), reads original_path into OriginalPath, and names the file
+// by it when it failed; the emulator keeps what it was given.
+//
+// conformance: BJ-029
+func TestFileRecordOriginalPath(t *testing.T) {
+	e := newRecogEmu(t, emulator.Options{})
+	ctx := context.Background()
+	dir := t.TempDir()
+	renamed := writeAudioFile(t, dir, "take-7.wav", wavBytes(t, 51, 0.5, 8000, kindSpeech))
+	renamed.Name = "morning call.wav"
+	clip := wavBytes(t, 52, 0.5, 8000, kindSpeech)
+	files := []speechapi.Source{
+		renamed,
+		speechapi.ReaderSource("evening, call 2.wav", bytes.NewReader(clip), int64(len(clip))),
+		writeAudioFile(t, dir, "notes.txt", []byte("not audio")),
+	}
+	job, recs := runJob(t, e, hiConfig, files)
+	store := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(wavBytes(t, 53, 0.5, 8000, kindSpeech))
+	}))
+	defer store.Close()
+	url := store.URL + "/bucket/night%20call.wav"
+	created, err := e.client.CreateJobURLs(ctx, hiConfig, []string{url}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.WaitJob(ctx, created.JobID, fastPoll); err != nil {
+		t.Fatal(err)
+	}
+	fetched, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range append(recs, fetched...) {
+		got[r.OriginalPath] = r.Status
+		var fe *speechapi.FileError
+		if err := r.Err(job.JobID); err != nil && (!errors.As(err, &fe) || fe.Path != r.OriginalPath) {
+			t.Errorf("%s: error %v does not name it", r.OriginalPath, err)
+		}
+	}
+	want := map[string]string{"morning call.wav": speechapi.FileCompleted, "evening, call 2.wav": speechapi.FileCompleted,
+		"notes.txt": speechapi.FileSkipped, url: speechapi.FileCompleted}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("original_path of each record (-want +got):\n%s", d)
+	}
 }
 
 // TestFileRecordTimestamps: the emulator's file records carry created_at

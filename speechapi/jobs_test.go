@@ -20,7 +20,7 @@ import (
 
 var hiConfig = speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}
 
-// conformance: BJ-021, BJ-024, BJ-028, BJ-029, BJ-030, BJ-031, BJ-032, BJ-039, BJ-041, BJ-042, BJ-043,
+// conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-032, BJ-039, BJ-041, BJ-042, BJ-043,
 // BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-069, BJ-074, BJ-075, BJ-078, BJ-080,
 // BJ-081, BJ-082, BJ-083, BJ-085, BJ-094, ERR-009
 func TestBatchJob151FilesSplit(t *testing.T) {
@@ -195,6 +195,23 @@ func (s *webhookSink) wait(t *testing.T) map[string]any {
 	return s.got[len(s.got)-1]
 }
 
+// checkWebhookParties asserts a payload's org_id and user_id are non-empty
+// strings, and its four counters integers of the given values (total,
+// completed, failed, cancelled), cancelled_files included whatever its value.
+func checkWebhookParties(t *testing.T, hook map[string]any, counts ...int) {
+	t.Helper()
+	for _, k := range []string{"org_id", "user_id"} {
+		if s, ok := hook[k].(string); !ok || s == "" {
+			t.Errorf("webhook %s = %#v, want a non-empty string", k, hook[k])
+		}
+	}
+	for i, k := range []string{"total_files", "completed_files", "failed_files", "cancelled_files"} {
+		if n, ok := hook[k].(float64); !ok || n != float64(counts[i]) {
+			t.Errorf("webhook %s = %#v, want the integer %d", k, hook[k], counts[i])
+		}
+	}
+}
+
 // conformance: BJ-035, BJ-030, BJ-033, WH-001, WH-002, WH-003, WH-004, WH-005, WH-006, WH-007, WH-008, WH-012, WH-013
 func TestPartialFailureAndWebhook(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
@@ -230,9 +247,10 @@ func TestPartialFailureAndWebhook(t *testing.T) {
 	hook := sink.wait(t)
 	if hook["event"] != "job.partial_failure" || hook["status"] != "PARTIAL_FAILURE" || hook["job_id"] != res.Jobs[0].JobID ||
 		hook["callback_url"] != sink.srv.URL+"/hook" || hook["completed_files"] != 1.0 || hook["failed_files"] != 2.0 ||
-		hook["total_files"] != 3.0 || hook["completed_at"] == nil || hook["org_id"] == nil || hook["user_id"] == nil {
+		hook["total_files"] != 3.0 || hook["completed_at"] == nil {
 		t.Errorf("webhook %v", hook)
 	}
+	checkWebhookParties(t, hook, 3, 1, 2, 0)
 	if tr, _ := hook["transcripts"].([]any); len(tr) != 1 || tr[0].(map[string]any)["full_transcript"] == "" {
 		t.Errorf("webhook transcripts %v", hook["transcripts"])
 	}
@@ -319,7 +337,7 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	}
 }
 
-// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-009, WH-011, ERR-032, ERR-036
+// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-003, WH-005, WH-009, WH-011, ERR-032, ERR-036
 func TestCancelJob(t *testing.T) {
 	// Real-time scale: the job cannot finish unless the test moves the clock.
 	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
@@ -350,9 +368,11 @@ func TestCancelJob(t *testing.T) {
 	if err != nil || job.Status != speechapi.JobCancelled || job.Progress.CancelledFiles != 12 || *job.CancelReason != "wrong language" {
 		t.Fatalf("job %+v %v", job, err)
 	}
-	if hook := sink.wait(t); hook["event"] != "job.cancelled" || hook["completed_at"] != nil || len(hook["transcripts"].([]any)) != 0 {
+	hook := sink.wait(t)
+	if hook["event"] != "job.cancelled" || hook["completed_at"] != nil || len(hook["transcripts"].([]any)) != 0 {
 		t.Errorf("webhook %v", hook)
 	}
+	checkWebhookParties(t, hook, 12, 0, 0, 12)
 	recs, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCancelled)
 	if err != nil || len(recs) != 12 || recs[0].TranscriptURL != nil {
 		t.Fatalf("cancelled files %d %v", len(recs), err)

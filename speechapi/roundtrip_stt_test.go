@@ -60,7 +60,7 @@ var spokenTexts = []struct{ lang, text string }{
 }
 
 // TestRoundTripREST synthesizes speech and transcribes it back over REST.
-// conformance: STT-006, STT-008, STT-028
+// conformance: STT-008, STT-028
 func TestRoundTripREST(t *testing.T) {
 	e := roundTrip()
 	dir := t.TempDir()
@@ -171,8 +171,9 @@ func spokenIn(lang string) string {
 	return ""
 }
 
-// TestRoundTripITN transcribes synthesized speech with format=transcribe.
-// conformance: STT-007, STT-008, STT-010, STT-013, STT-022, STT-023, STT-024, STT-025, OB-019, OB-020
+// TestRoundTripITN transcribes the same synthesized speech with each
+// format: the transcript follows it, over REST and the older batch.
+// conformance: STT-006, STT-007, STT-008, STT-010, STT-013, STT-022, STT-023, STT-024, STT-025, OB-019, OB-020
 func TestRoundTripITN(t *testing.T) {
 	e := roundTrip()
 	dir := t.TempDir()

@@ -43,7 +43,8 @@ type TranscribeResult struct {
 // audio_file, streaming it from audio.
 //
 // Every failure is a *FileError naming the file; a service answer stays
-// reachable as an *Error with errors.As.
+// reachable as an *Error with errors.As, its Deviation set when its body
+// does not say "success": false.
 func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOptions) (*TranscribeResult, error) {
 	res, err := c.transcribe(ctx, audio, opts)
 	return res, filesError("transcribe", []string{audio.Name}, err)
@@ -63,7 +64,7 @@ func (c *Client) transcribe(ctx context.Context, audio Source, opts TranscribeOp
 	var out TranscribeResult
 	raw := &rawJSON{v: &out}
 	if err := c.call(ctx, http.MethodPost, c.url(EndpointSTT, ""), body, ctype, nil, raw); err != nil {
-		return nil, err
+		return nil, restShape(err)
 	}
 	out.Raw = raw.data
 	if !out.Success {

@@ -19,7 +19,7 @@ import (
 	"github.com/voxform/voxform/speechapi"
 )
 
-// conformance: STT-003, STT-004, STT-005, STT-006, STT-028
+// conformance: STT-003, STT-004, STT-005, STT-028
 func TestTranscribeREST(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
 	dir := t.TempDir()
@@ -73,8 +73,8 @@ func TestTranscribeRESTRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.client.Transcribe(ctx, writeAudioFile(t, dir, tc.name+".wav", tc.data), speechapi.TranscribeOptions{LanguageCode: tc.lang})
 			se := serviceError(t, err)
-			if se.StatusCode != 400 || se.Type != speechapi.TypeInvalidRequest || !strings.Contains(se.Message, tc.want) {
-				t.Errorf("got %v, want 400 INVALID_REQUEST_ERROR containing %q", se, tc.want)
+			if se.StatusCode != 400 || se.Type != speechapi.TypeInvalidRequest || !strings.Contains(se.Message, tc.want) || se.Deviation != "" {
+				t.Errorf("got %v, want 400 INVALID_REQUEST_ERROR containing %q in the documented body", se, tc.want)
 			}
 		})
 	}
@@ -108,8 +108,8 @@ func TestTranscribeRESTRejects(t *testing.T) {
 	t.Run("no key", func(t *testing.T) {
 		c := newRecogClient(t, e.http.URL, "")
 		_, err := c.Transcribe(ctx, writeAudioFile(t, dir, "k.wav", wavBytes(t, 7, 1, 16000, kindSpeech)), speechapi.TranscribeOptions{LanguageCode: "hi-IN"})
-		if se := serviceError(t, err); se.StatusCode != 403 || se.Type != speechapi.TypeForbidden {
-			t.Errorf("no key: %v, want 403 FORBIDDEN", se)
+		if se := serviceError(t, err); se.StatusCode != 403 || se.Type != speechapi.TypeForbidden || se.Deviation != "" {
+			t.Errorf("no key: %v, want 403 FORBIDDEN in the documented body", se)
 		}
 	})
 }

@@ -122,7 +122,9 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 	return res, nil
 }
 
-// postSynthesis sends the request body to an HTTP synthesis endpoint.
+// postSynthesis sends the request body to an HTTP synthesis endpoint. A
+// service error whose body does not say "success": false says so
+// (restShape).
 func (c *Client) postSynthesis(ctx context.Context, endpoint string, req *SynthesisRequest, accept string) (*http.Response, error) {
 	if req == nil {
 		return nil, fmt.Errorf("no synthesis request")
@@ -137,7 +139,8 @@ func (c *Client) postSynthesis(ctx context.Context, endpoint string, req *Synthe
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", accept)
-	return c.do(hreq)
+	resp, err := c.do(hreq)
+	return resp, restShape(err)
 }
 
 // checkContentType accepts the documented Content-Type of container. A
@@ -154,7 +157,7 @@ func checkContentType(ct, container string, body io.Reader, red redactor) error 
 	}
 	if mt == "application/json" {
 		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
-		return red.serviceError(http.StatusOK, "", b)
+		return restShape(red.serviceError(http.StatusOK, "", b))
 	}
 	return fmt.Errorf("response Content-Type %q does not match container %s (want %s)", red.text(ct), container, contentTypes[container][0])
 }

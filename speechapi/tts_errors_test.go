@@ -56,8 +56,8 @@ func TestSynthesisInvalidRequestsAreRejectedOnEveryTransport(t *testing.T) {
 				_, err := tr.call(e.client, ctx, &req, &f)
 				noKey(t, err)
 				var se *speechapi.Error
-				if !errors.As(err, &se) || se.StatusCode != http.StatusBadRequest || se.Type != speechapi.TypeInvalidRequest || se.Message == "" {
-					t.Fatalf("want a 400 INVALID_REQUEST_ERROR with a message, got %v", err)
+				if !errors.As(err, &se) || se.StatusCode != http.StatusBadRequest || se.Type != speechapi.TypeInvalidRequest || se.Message == "" || se.Deviation != "" {
+					t.Fatalf("want a 400 INVALID_REQUEST_ERROR with a message, in the documented body, got %v", err)
 				}
 				if len(f.Bytes()) != 0 {
 					t.Fatalf("a rejected request wrote %d bytes", len(f.Bytes()))
@@ -94,8 +94,8 @@ func TestSynthesisForbiddenWithoutAValidKey(t *testing.T) {
 		for name, call := range calls {
 			err := call()
 			var se *speechapi.Error
-			if !errors.As(err, &se) || se.StatusCode != http.StatusForbidden || se.Type != speechapi.TypeForbidden {
-				t.Errorf("key %q, %s: want 403 FORBIDDEN, got %v", key, name, err)
+			if !errors.As(err, &se) || se.StatusCode != http.StatusForbidden || se.Type != speechapi.TypeForbidden || se.Deviation != "" {
+				t.Errorf("key %q, %s: want 403 FORBIDDEN in the documented body, got %v", key, name, err)
 			}
 			if key != "" && strings.Contains(err.Error(), key) {
 				t.Errorf("error leaks the key: %v", err)
