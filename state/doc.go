@@ -26,12 +26,24 @@
 //
 // The lock (voxform.state.json.lock) is an flock on a file holding JSON
 // holder information, so a second plan or apply fails at once naming the
-// holder. The hash cache (.voxform/hashes.json) maps path, size, mtime, ctime
-// and inode to a SHA-256 so that an unchanged tree is not re-hashed, and
-// .voxform/state.snapshot keeps the last decoded state (gob, keyed by the
-// SHA-256 of the state file) so that a large state is not JSON-decoded again
-// while it has not changed. Both are local caches, never committed; the
-// state file alone is authoritative.
+// holder. Taking it removes the state's temporary files that a killed
+// process left. The hash cache (.voxform/hashes.json) maps path, size,
+// mtime, ctime and inode to a SHA-256 so that an unchanged tree is not
+// re-hashed, and .voxform/state.snapshot keeps the last decoded state (gob,
+// keyed by the SHA-256 of the state file and by that file's device, inode,
+// size, mtime and ctime, so that a snapshot made for another copy never
+// matches) so that a large state is not JSON-decoded again while it has not
+// changed. Both are local caches, never committed; the state file alone is
+// authoritative.
+//
+// The files voxform keeps (the state file at its real path, its journal,
+// lock and temporary files, and the files in .voxform/) are opened without
+// following a symbolic link at their name and must be regular files; the
+// lock must also have no other name. .voxform/ must be a real directory in
+// the manifest directory: when it is a link the caches are not used. A
+// repository can hold links, and writing through one would reach outside
+// the project. Reads are bounded: the state file by MaxStateSize, each
+// journal line by MaxJournalLine, a cache file by MaxCacheFileSize.
 //
 // Backend is the small interface a future shared backend (PostgreSQL,
 // SPEC section 12) will implement; Local is the only implementation.

@@ -225,14 +225,23 @@ func (f *File) Clone() *File {
 // ErrNewerVersion is returned for a state file written by a newer voxform.
 var ErrNewerVersion = errors.New("state file format is newer than this voxform supports")
 
-// Decode reads a state file. The version decides first: a version this
-// voxform does not know is refused with that message, whatever else the file
-// holds. (The happy path parses once; the version is re-read on its own only
-// when the full decode fails or finds a foreign version.)
+// Decode reads a state file of at most MaxStateSize bytes. The version
+// decides first: a version this voxform does not know is refused with that
+// message, whatever else the file holds. (The happy path parses once; the
+// version is re-read on its own only when the full decode fails or finds a
+// foreign version.)
 func Decode(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
+	return decode(r, MaxStateSize)
+}
+
+// decode is Decode reading at most limit bytes.
+func decode(r io.Reader, limit int64) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("read state: more than %s, the limit of a state file", sizeString(limit))
 	}
 	var fj fileJSON
 	dec := json.NewDecoder(bytes.NewReader(data))

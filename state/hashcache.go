@@ -29,10 +29,13 @@ type FileHash struct {
 // mtime, ctime and inode to the SHA-256 of its content, so that a plan with
 // nothing changed does not re-read every output. It lives in .voxform/, which
 // is local and never committed. Safe for concurrent use.
+//
+// .voxform/ must be a directory of its own in the manifest directory: when
+// it is a symbolic link, or anything but a directory, the cache is not used
+// (it starts empty and Save fails, saying why, for the caller to warn).
 type HashCache struct {
-	dir  string // manifest directory
-	path string // the cache file
-	now  func() time.Time
+	dir string // manifest directory
+	now func() time.Time
 
 	mu      sync.Mutex
 	entries map[string]cacheEntry
@@ -58,11 +61,10 @@ type cacheFile struct {
 func OpenHashCache(dir string) *HashCache {
 	c := &HashCache{
 		dir:     dir,
-		path:    filepath.Join(dir, CacheDirName, hashCacheName),
 		now:     time.Now,
 		entries: map[string]cacheEntry{},
 	}
-	b, err := os.ReadFile(c.path)
+	b, err := readCacheFile(dir, hashCacheName)
 	if err != nil {
 		return c
 	}
@@ -150,40 +152,31 @@ func (c *HashCache) Put(rel, sha256Hex string) {
 }
 
 // Save writes the cache if it changed, atomically, creating .voxform/ with a
-// .gitignore that keeps it out of version control.
+// .gitignore that keeps it out of version control. It writes nothing when
+// .voxform/ is a symbolic link or not a directory, and says so.
 func (c *HashCache) Save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.dirty {
 		return nil
 	}
-	if err := ensureCacheDir(filepath.Dir(c.path)); err != nil {
-		return fmt.Errorf("save hash cache: %w", err)
-	}
 	b, err := json.Marshal(cacheFile{Version: 1, Entries: c.entries})
 	if err != nil {
 		return fmt.Errorf("save hash cache: %w", err)
 	}
-	err = WriteFileAtomic(c.path, 0o644, func(w io.Writer) error {
+	d, err := openCacheDir(c.dir, true)
+	if err != nil {
+		return fmt.Errorf("save hash cache: %w", err)
+	}
+	defer d.Close()
+	err = writeAtomicAt(d, hashCacheName, 0o644, true, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
-	if err == nil {
-		c.dirty = false
+	if err != nil {
+		return fmt.Errorf("save hash cache: %w", err)
 	}
-	return err
-}
-
-// ensureCacheDir creates .voxform/ with a .gitignore that keeps it out of
-// version control.
-func ensureCacheDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		os.WriteFile(ignore, []byte("# voxform's local cache: never commit it\n*\n"), 0o644)
-	}
+	c.dirty = false
 	return nil
 }
 

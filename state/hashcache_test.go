@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +83,98 @@ func TestHashCacheUsesEntry(t *testing.T) {
 	all, err := c.HashAll(context.Background(), []string{"b.wav", "none"})
 	if err != nil || all["b.wav"].SHA256 != "from-cache" || all["none"].Exists {
 		t.Errorf("HashAll = %+v, %v", all, err)
+	}
+}
+
+// plantedCache writes, in dir, a hash cache holding an entry for a.wav.
+func plantedCache(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(cacheFile{Version: 1, Entries: map[string]cacheEntry{"a.wav": {Size: 5, SHA256: "planted"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, hashCacheName), string(b))
+	return string(b)
+}
+
+// TestCacheDirLinkNotUsed: a .voxform that is a symbolic link (a repository
+// can hold one leading anywhere) is neither read nor written through: the
+// caches are not used, and saving says why.
+func TestCacheDirLinkNotUsed(t *testing.T) {
+	dir, outside := project(t)
+	planted := plantedCache(t, outside)
+	if err := os.Symlink("../outside", filepath.Join(dir, CacheDirName)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "a.wav"), "hello")
+	c := OpenHashCache(dir)
+	if len(c.entries) != 0 {
+		t.Errorf("the cache was read through the link: %v", c.entries)
+	}
+	if _, err := c.Hash("a.wav"); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Save()
+	if want := filepath.Join(dir, CacheDirName) + " is a symbolic link; voxform keeps its own files there"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Save: %v, want an error with %q", err, want)
+	}
+	largeState(t, NewLocal(dir), "f")
+	if _, err := NewLocal(dir).Read(); err != nil { // would keep a snapshot
+		t.Fatal(err)
+	}
+	want := map[string]string{"victim.txt": "the user's file", hashCacheName: planted}
+	if got := listing(t, outside); !maps.Equal(got, want) {
+		t.Errorf("outside the project: %v, want %v", names(got), names(want))
+	}
+}
+
+// TestCacheFilesNotFollowed: links inside .voxform are not followed: a
+// planted hashes.json link is not read and is replaced, not written
+// through; a dangling .gitignore link is left alone, making nothing.
+func TestCacheFilesNotFollowed(t *testing.T) {
+	dir, outside := project(t)
+	planted := plantedCache(t, outside)
+	cache := filepath.Join(dir, CacheDirName)
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{hashCacheName: "../../outside/" + hashCacheName, ".gitignore": "../../outside/made.txt"} {
+		if err := os.Symlink(target, filepath.Join(cache, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "a.wav"), "hello")
+	c := OpenHashCache(dir)
+	if len(c.entries) != 0 {
+		t.Errorf("the cache was read through a link: %v", c.entries)
+	}
+	if _, err := c.Hash("a.wav"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(cache, hashCacheName)); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("hashes.json after Save: %v, %v; want a regular file", fi, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(cache, ".gitignore")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf(".gitignore after Save: %v, %v; want the link left alone", fi, err)
+	}
+	want := map[string]string{"victim.txt": "the user's file", hashCacheName: planted}
+	if got := listing(t, outside); !maps.Equal(got, want) {
+		t.Errorf("outside the project: %v, want %v", names(got), names(want))
+	}
+}
+
+// TestCacheDirNotADirectory: a .voxform that is a file is not used.
+func TestCacheDirNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, CacheDirName), "a file")
+	writeFile(t, filepath.Join(dir, "a.wav"), "hello")
+	c := OpenHashCache(dir)
+	c.Hash("a.wav")
+	err := c.Save()
+	if want := "is a regular file, not a directory"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Save: %v, want an error with %q", err, want)
 	}
 }

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Journal record operations.
@@ -42,11 +45,22 @@ type record struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// MaxJournalLine bounds one line of the journal, newline included. The
+// largest record holds the resources of one batch job (at most 100, each
+// with a request whose texts take a few KiB), far below it. A record over
+// it is refused when written, so a longer line read back is not one
+// voxform wrote: replay stops with an error naming the limit instead of
+// reading on (a journal line of 600 MB once took 1.19 GB of memory).
+const MaxJournalLine = 64 << 20
+
 // encodeRecord returns the journal line of rec: checksum, space, JSON, newline.
 func encodeRecord(rec *record) ([]byte, error) {
 	body, err := marshalNoEscape(rec)
 	if err != nil {
 		return nil, fmt.Errorf("encode journal record: %w", err)
+	}
+	if len(body)+10 > MaxJournalLine {
+		return nil, fmt.Errorf("encode journal record: %d bytes, more than %s, the limit of a journal line", len(body)+10, sizeString(MaxJournalLine))
 	}
 	line := make([]byte, 0, len(body)+10)
 	line = fmt.Appendf(line, "%08x ", crc32.Checksum(body, castagnoli))
@@ -104,11 +118,12 @@ type journalReplay struct {
 }
 
 // replayJournal applies the journal at path to f (in memory). A missing
-// journal is not an error.
+// journal is not an error. The journal must be a regular file, not a
+// symbolic link, and each of its lines at most MaxJournalLine long.
 func replayJournal(path string, f *File, stateExists bool) (journalReplay, error) {
 	var out journalReplay
-	fh, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	fh, err := openOwn(unix.AT_FDCWD, path, path, unix.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
@@ -117,9 +132,13 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 	defer fh.Close()
 	out.exists = true
 	br := bufio.NewReaderSize(fh, 64<<10)
-	first := true
-	for {
-		line, err := br.ReadBytes('\n')
+	var buf []byte
+	for n := 1; ; n++ {
+		line, err := readLine(br, buf[:0], MaxJournalLine)
+		if errors.Is(err, errLineTooLong) {
+			return out, fmt.Errorf("read journal %s: line %d is longer than %s, the limit of a journal line: voxform did not write it", path, n, sizeString(MaxJournalLine))
+		}
+		buf = line
 		if len(line) == 0 && errors.Is(err, io.EOF) {
 			return out, nil
 		}
@@ -131,8 +150,7 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 			out.torn = true
 			return out, nil
 		}
-		if first {
-			first = false
+		if n == 1 {
 			stale, err := checkBegin(path, rec, f, stateExists)
 			if err != nil || stale {
 				out.stale = stale
@@ -155,6 +173,32 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 			return out, fmt.Errorf("read journal %s: unknown record %q", path, rec.Op)
 		}
 		out.records++
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine appends to buf the next line of br, newline included (none at
+// the end of the file), and fails with errLineTooLong once it passes limit
+// bytes, having held no more than limit of them. At the end of the file the
+// error is io.EOF. The buffer doubles as it grows, so that a long line
+// costs about twice its length in allocations.
+func readLine(br *bufio.Reader, buf []byte, limit int) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n := len(buf) + len(chunk)
+		if n > limit {
+			return buf, errLineTooLong
+		}
+		if n > cap(buf) {
+			grown := make([]byte, len(buf), min(max(2*cap(buf), n), limit))
+			copy(grown, buf)
+			buf = grown
+		}
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
 	}
 }
 
@@ -197,7 +241,7 @@ type journalWriter struct {
 
 // createJournal creates the journal with its begin record, durably.
 func createJournal(path, lineage string, baseSerial int64) (*journalWriter, error) {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|unix.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create journal: %w", err)
 	}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/voxform/voxform/owned"
+	"golang.org/x/sys/unix"
 )
 
 // File names beside the manifests (owned keeps outputs away from them).
@@ -107,16 +109,33 @@ func (l *Local) read() (*File, journalReplay, error) {
 	return f, rep, nil
 }
 
+// MaxStateSize bounds the state file. A state of 100,000 resources takes
+// some 100 MB; a larger file, or anything but a regular file, is refused
+// before it is read.
+const MaxStateSize = 1 << 30
+
+// readStateFile reads the state file at its real path: a regular file, not
+// a symbolic link (the links to it were resolved by RealStatePath), of at
+// most MaxStateSize bytes.
 func (l *Local) readStateFile(real string) (*File, bool, error) {
-	data, err := os.ReadFile(real)
-	if errors.Is(err, os.ErrNotExist) {
+	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read state: %w", err)
 	}
-	sum := sha256.Sum256(data)
-	if f, ok := l.loadSnapshot(sum); ok {
+	defer fh.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
+		return nil, true, fmt.Errorf("read state: %w", err)
+	}
+	data, err := readAtMost(fh, MaxStateSize, "a state file")
+	if err != nil {
+		return nil, true, fmt.Errorf("read state: %w", err)
+	}
+	key := snapshotKey(sha256.Sum256(data), &st)
+	if f, ok := l.loadSnapshot(key); ok {
 		return f, true, nil
 	}
 	f, err := Decode(bytes.NewReader(data))
@@ -124,7 +143,7 @@ func (l *Local) readStateFile(real string) (*File, bool, error) {
 		return nil, true, fmt.Errorf("%s: %w", StateFileName, err)
 	}
 	if len(f.Resources) >= snapshotMinResources {
-		l.saveSnapshot(sum, f)
+		l.saveSnapshot(key, f)
 	}
 	return f, true, nil
 }
@@ -254,6 +273,8 @@ func (l *Local) RealStatePath() (string, error) {
 // fileKind names what a file that is not a regular file or a link is.
 func fileKind(m os.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
 	case m.IsDir():
 		return "a directory"
 	case m&os.ModeNamedPipe != 0:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -52,6 +53,12 @@ type FileLock struct {
 // writes the holder information into the lock file. The lock file is beside
 // the real state file, so that manifest directories sharing one state
 // through symbolic links contend for one lock.
+//
+// The lock file is opened without following a symbolic link and must be a
+// regular file with no other name (a hard link): its content is replaced,
+// and a link would let a repository point it at a file outside the project.
+// Once the lock is held, temporary files of the state left by a process
+// that was killed while writing it are removed.
 func (l *Local) Lock(op string) (Unlocker, error) {
 	real, err := l.RealStatePath()
 	if err != nil {
@@ -59,15 +66,18 @@ func (l *Local) Lock(op string) (Unlocker, error) {
 	}
 	path := real + LockSuffix
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := openLockFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("lock state: %w", err)
 		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			info := holderInfo(f)
 			f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, &LockedError{Path: path, Info: holderInfo(path)}
-			}
+			return nil, &LockedError{Path: path, Info: info}
+		}
+		if err != nil {
+			f.Close()
 			return nil, fmt.Errorf("lock state: %w", err)
 		}
 		// force-unlock may have unlinked the file we opened: then our
@@ -84,13 +94,34 @@ func (l *Local) Lock(op string) (Unlocker, error) {
 			fl.Unlock()
 			return nil, err
 		}
+		sweepTemps(filepath.Dir(real), filepath.Base(real))
 		return fl, nil
 	}
 }
 
+// openLockFile opens or creates the lock file: a regular file, not a
+// symbolic link, with no other name.
+func openLockFile(path string) (*os.File, error) {
+	f, err := openOwn(unix.AT_FDCWD, path, path, unix.O_RDWR|unix.O_CREAT, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s has %d names (hard links); voxform keeps its own files there", path, st.Nlink)
+	}
+	return f, nil
+}
+
+// sameFile reports whether f is still the file at path (not a link to it).
 func sameFile(f *os.File, path string) bool {
 	a, err1 := f.Stat()
-	b, err2 := os.Stat(path)
+	b, err2 := os.Lstat(path)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
@@ -125,11 +156,12 @@ func (fl *FileLock) writeInfo() error {
 	return nil
 }
 
-// holderInfo reads the holder information, allowing the holder a moment to
-// write it if it has only just taken the lock.
-func holderInfo(path string) LockInfo {
+// holderInfo reads the holder information from the open lock file,
+// allowing the holder a moment to write it if it has only just taken the
+// lock.
+func holderInfo(f *os.File) LockInfo {
 	for i := 0; ; i++ {
-		info, err := readLockInfo(path)
+		info, err := readLockInfo(f)
 		if (err == nil && info.PID != 0) || i == 20 {
 			return info
 		}
@@ -137,14 +169,12 @@ func holderInfo(path string) LockInfo {
 	}
 }
 
-func readLockInfo(path string) (LockInfo, error) {
+// maxLockInfo bounds what is read of a lock file's holder information.
+const maxLockInfo = 64 << 10
+
+func readLockInfo(f *os.File) (LockInfo, error) {
 	var info LockInfo
-	f, err := os.Open(path)
-	if err != nil {
-		return info, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxLockInfo))
 	if err != nil {
 		return info, err
 	}

@@ -4,19 +4,25 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // The decoded-state snapshot is a local cache in .voxform/: the state of the
-// last read, in gob, keyed by the SHA-256 of voxform.state.json. Decoding it
-// takes a fraction of the JSON decode of a large state, so a plan with
-// nothing changed stays fast. It is only ever used for exactly the bytes it
-// was made from, and its own checksum guards against a torn file; anything
-// amiss falls back to the JSON.
+// last read, in gob. Decoding it takes a fraction of the JSON decode of a
+// large state, so a plan with nothing changed stays fast. Its own checksum
+// guards against a torn file; anything amiss falls back to the JSON.
+//
+// It is keyed to this copy of the state file, not only to its bytes (see
+// snapshotKey): a repository could commit a benign state file beside a
+// hostile snapshot keyed to its SHA-256, and what reviewers read would not
+// be what voxform used. A snapshot made elsewhere, committed or copied,
+// never matches, and what it holds is checked as a decoded file is.
 
 const snapshotName = "state.snapshot"
 
@@ -37,15 +43,37 @@ type snapshotBody struct {
 
 func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName, snapshotName) }
 
-// loadSnapshot returns the state whose file content has SHA-256 sum, if the
-// snapshot holds it.
-func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
-	data, err := os.ReadFile(l.snapshotPath())
-	if err != nil || len(data) < 64 || !bytes.Equal(data[:32], sum[:]) {
+// snapshotKey is the key of a snapshot of the state file whose content has
+// SHA-256 sum and whose stat is st: the content's hash with the file's
+// device, inode, size, mtime and ctime. A fresh clone or checkout, or a
+// copy, is another inode with another ctime (which its owner cannot set),
+// so it misses and the JSON is decoded.
+func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
+	b := append([]byte("voxform state snapshot\n"), sum[:]...)
+	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
+		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
+		b = binary.BigEndian.AppendUint64(b, v)
+	}
+	return sha256.Sum256(b)
+}
+
+// loadSnapshot returns the state of the snapshot with the given key, if
+// .voxform/ holds it (a regular file in a real directory).
+func (l *Local) loadSnapshot(key [32]byte) (*File, bool) {
+	fh, err := openCacheFile(l.Dir, snapshotName)
+	if err != nil {
 		return nil, false
 	}
-	body := data[64:]
-	if bs := sha256.Sum256(body); !bytes.Equal(bs[:], data[32:64]) {
+	defer fh.Close()
+	var head [64]byte
+	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
+		return nil, false
+	}
+	body, err := readAtMost(fh, MaxCacheFileSize, "a cache file")
+	if err != nil {
+		return nil, false
+	}
+	if bs := sha256.Sum256(body); !bytes.Equal(bs[:], head[32:64]) {
 		return nil, false
 	}
 	var sb snapshotBody
@@ -65,10 +93,10 @@ func (l *Local) loadSnapshot(sum [32]byte) (*File, bool) {
 	return f, true
 }
 
-// saveSnapshot stores f, decoded from a file with SHA-256 sum. Failures are
-// ignored: it is a cache. It is not fsynced; a torn snapshot fails its
-// checksum and is ignored.
-func (l *Local) saveSnapshot(sum [32]byte, f *File) {
+// saveSnapshot stores f under key (see snapshotKey). Failures are ignored:
+// it is a cache, and none is kept when .voxform/ is not a real directory.
+// It is not fsynced; a torn snapshot fails its checksum and is ignored.
+func (l *Local) saveSnapshot(key [32]byte, f *File) {
 	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
 		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written}
 	for a, r := range f.Resources {
@@ -90,22 +118,19 @@ func (l *Local) saveSnapshot(sum [32]byte, f *File) {
 	if gob.NewEncoder(&body).Encode(&sb) != nil {
 		return
 	}
-	dir := filepath.Dir(l.snapshotPath())
-	if ensureCacheDir(dir) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, "."+snapshotName+".tmp-*")
+	d, err := openCacheDir(l.Dir, true)
 	if err != nil {
 		return
 	}
+	defer d.Close()
 	bs := sha256.Sum256(body.Bytes())
-	w := bufio.NewWriter(tmp)
-	w.Write(sum[:])
-	w.Write(bs[:])
-	_, werr := io.Copy(w, &body)
-	if werr != nil || w.Flush() != nil || tmp.Close() != nil || os.Rename(tmp.Name(), l.snapshotPath()) != nil {
-		os.Remove(tmp.Name())
-	}
+	writeAtomicAt(d, snapshotName, 0o644, false, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.Write(key[:])
+		bw.Write(bs[:])
+		if _, err := io.Copy(bw, &body); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
-
-func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }

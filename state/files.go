@@ -1,0 +1,196 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The files voxform keeps for itself (the state file, its journal, its lock,
+// their temporary files and the caches in .voxform/) are opened without
+// following a symbolic link at their name, and anything there that is not a
+// regular file is refused: a repository can hold a link such as
+// voxform.state.json.lock -> ../victim, and writing through it would empty a
+// file outside the project.
+
+// openOwn opens name (relative to the directory dirfd, or a path with
+// unix.AT_FDCWD) for flag without following a symbolic link, and refuses
+// anything but a regular file. shown names it in errors. O_NONBLOCK keeps
+// the open of a named pipe from waiting for a writer before it is refused.
+// A missing file gives an error matching fs.ErrNotExist.
+func openOwn(dirfd int, name, shown string, flag int, perm uint32) (*os.File, error) {
+	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	if err != nil {
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return nil, notOwnFile(shown, st.Mode)
+		}
+		return nil, &fs.PathError{Op: "open", Path: shown, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "stat", Path: shown, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, notOwnFile(shown, st.Mode)
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: shown, Err: err}
+	}
+	return os.NewFile(uintptr(fd), shown), nil
+}
+
+// notOwnFile explains why what is at path cannot be one of voxform's files.
+func notOwnFile(path string, mode uint32) error {
+	if mode&unix.S_IFMT == unix.S_IFLNK {
+		return fmt.Errorf("%s is a symbolic link; voxform keeps its own files there", path)
+	}
+	return fmt.Errorf("%s is %s, not a regular file; voxform keeps its own files there", path, fileKind(unixMode(mode)))
+}
+
+// unixMode converts the type bits of a stat mode to an os.FileMode.
+func unixMode(mode uint32) os.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return os.ModeDir
+	case unix.S_IFIFO:
+		return os.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return os.ModeSocket
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return os.ModeDevice
+	case unix.S_IFLNK:
+		return os.ModeSymlink
+	case unix.S_IFREG:
+		return 0
+	}
+	return os.ModeIrregular
+}
+
+// readAtMost reads f to its end, refusing more than limit bytes (what names
+// the limit in the error): the limit is checked against the file's size
+// first, and again while reading (the file may grow), so that no more than
+// limit+1 bytes are ever held.
+func readAtMost(f *os.File, limit int64, what string) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, &sizeError{path: f.Name(), limit: limit, what: what}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &sizeError{path: f.Name(), limit: limit, what: what}
+	}
+	return b, nil
+}
+
+// sizeError reports a file over its size limit.
+type sizeError struct {
+	path  string
+	limit int64
+	what  string
+}
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("%s is larger than %s, the limit of %s", e.path, sizeString(e.limit), e.what)
+}
+
+// sizeString writes a limit in the unit it was chosen in.
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// tempMarker separates a file's name from the random suffix of its
+// temporary file: ".NAME.tmp-HEX".
+const tempMarker = ".tmp-"
+
+// createTemp creates a new temporary file for name in the directory dirfd
+// (dir names it in errors), readable and writable by the owner only. It
+// never follows a symbolic link and never opens an existing file.
+func createTemp(dirfd int, dir, name string) (*os.File, string, error) {
+	var b [8]byte
+	for range 100 {
+		rand.Read(b[:])
+		tmp := "." + name + tempMarker + hex.EncodeToString(b[:])
+		fd, err := unix.Openat(dirfd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("create temporary file in %s: %w", dir, err)
+		}
+		return os.NewFile(uintptr(fd), dir+string(os.PathSeparator)+tmp), tmp, nil
+	}
+	return nil, "", fmt.Errorf("create temporary file in %s: too many name collisions", dir)
+}
+
+// isTempOf reports whether entry is a temporary file of name as createTemp
+// (or os.CreateTemp, in earlier versions) names them: "." + name + ".tmp-"
+// and 1 to 16 hexadecimal digits.
+func isTempOf(entry, name string) bool {
+	suffix, ok := strings.CutPrefix(entry, "."+name+tempMarker)
+	if !ok || suffix == "" || len(suffix) > 16 {
+		return false
+	}
+	for _, c := range suffix {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sweepTemps removes the temporary files of name left in the directory dir
+// by a process killed while writing: regular files only, matched by
+// isTempOf. The caller holds the lock that every writer of name holds.
+// Failures are ignored: a temporary file left is only clutter.
+func sweepTemps(dir, name string) {
+	d, err := openDir(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		var st unix.Stat_t
+		if !isTempOf(n, name) || unix.Fstatat(int(d.Fd()), n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		unix.Unlinkat(int(d.Fd()), n, 0)
+	}
+}
+
+// openDir opens a directory for *at calls and fsync.
+func openDir(dir string) (*os.File, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open directory", Path: dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), dir), nil
+}
