@@ -372,3 +372,33 @@ func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
 	p.mustRun("plan", "-out", "a.plan")
 	p.mustRun("plan", "-out", "a.plan") // a plan file may be replaced
 }
+
+// A kill between renaming an output into place and recording it leaves a
+// written entry; the next apply records that output without paying again.
+// (The state is made as such a kill leaves it: the resource unrecorded,
+// its output noted as written with the request's fingerprint.)
+func TestWrittenOutputIsRecordedWithoutPaying(t *testing.T) {
+	e := startEmulator(t, emulator.Options{})
+	p := newProject(t, "", e)
+	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
+	p.mustRun("apply", "-auto-approve")
+	p.editState(func(st map[string]any) {
+		res := st["resources"].(map[string]any)
+		hello := res["synthesis.hello"].(map[string]any)
+		out := hello["outputs"].([]any)[0].(map[string]any)
+		st["written"] = []any{map[string]any{"path": out["path"], "address": "synthesis.hello", "sha256": out["sha256"],
+			"size": out["size"], "fingerprint": hello["fingerprint"]}}
+		delete(res, "synthesis.hello")
+	})
+	changes, sum := p.plan()
+	if len(changes) != 1 || changes[0].Action != "move" || sum.Cost.Characters != 0 {
+		t.Fatalf("plan: %+v %+v, want one free move", changes, sum)
+	}
+	before := e.stats(t).calls()
+	p.mustRun("apply", "-auto-approve")
+	if n := e.stats(t).calls() - before; n != 0 {
+		t.Fatalf("%d service calls to record an output already written", n)
+	}
+	p.assertNoChanges()
+	p.verify()
+}

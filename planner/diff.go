@@ -14,6 +14,11 @@ import (
 // whose fingerprint equals one of them takes it over (a rename) for free.
 func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
 	prior, ok := c.st.Resources[d.Address]
+	if !ok || (prior.Fingerprint != d.Fingerprint && prior.Status != state.StatusPending) {
+		if a, err := c.adoptWritten(d); a != nil || err != nil {
+			return a, err
+		}
+	}
 	if !ok {
 		if a, err := c.takeOver(d, deletes); a != nil || err != nil {
 			return a, err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/state"
 )
@@ -76,6 +77,33 @@ func (c *computer) checkOwnership() error {
 		}
 	}
 	return nil
+}
+
+// adoptWritten finds the output a killed apply renamed into place for
+// exactly this request (state.Written, same fingerprint) and still intact,
+// and records it as a free move instead of paying for it again. Only
+// single-output resources (syntheses, embeddings) are adopted: a
+// transcription's record holds what only its answer says (job, file id).
+// The old outputs of a replaced resource at other paths are left in place.
+func (c *computer) adoptWritten(d *Desired) (*Action, error) {
+	if d.Kind == manifest.KindTranscription || len(d.Outputs) != 1 || c.replace[d.Address] {
+		return nil, nil
+	}
+	out := d.Outputs[0]
+	for _, w := range c.st.Written {
+		if w.Address != d.Address || w.Path != out.Path || w.Fingerprint == "" || w.Fingerprint != d.Fingerprint {
+			continue
+		}
+		h, err := c.hash(out.Path)
+		if err != nil || !h.Exists || h.SHA256 != w.SHA256 {
+			return nil, err
+		}
+		rec := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
+			Request: d.Request, Outputs: []state.Output{{Path: w.Path, SHA256: w.SHA256, Size: w.Size}}}
+		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: rec,
+			Reasons: []string{"output written by an interrupted apply: recorded without paying again"}}, nil
+	}
+	return nil, nil
 }
 
 // hash is what is at the manifest-relative path p now.

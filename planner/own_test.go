@@ -120,3 +120,37 @@ func TestDeleteKeepsAnOutputNowAnInput(t *testing.T) {
 		t.Fatalf("delete of synthesis.old: %+v", a)
 	}
 }
+
+// An output a killed apply renamed into place for exactly the planned
+// request is recorded for free; one made for another request is paid for
+// (and may be replaced).
+func TestAdoptWrittenOutput(t *testing.T) {
+	p := baseProject()
+	var fp string
+	for _, d := range p.desired(t) {
+		if d.Address == "synthesis.welcome" {
+			fp = d.Fingerprint
+		}
+	}
+	const out = "build/ivr/welcome.wav"
+	p.fs[out] = "audio a killed apply wrote"
+	h, _ := p.fs.hash(out)
+	for _, tc := range []struct {
+		fingerprint string
+		want        planner.ActionType
+	}{{fp, planner.Move}, {"another request", planner.Create}} {
+		st := &state.File{Version: 1, Resources: map[string]*state.Resource{},
+			Written: []state.Written{{Path: out, Address: "synthesis.welcome", SHA256: h.SHA256, Size: h.Size, Fingerprint: tc.fingerprint}}}
+		plan, err := p.plan(t, st, planner.Options{Targets: []string{"synthesis.welcome"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := plan.Action("synthesis.welcome")
+		if a.Type != tc.want || a.Refused != "" {
+			t.Errorf("fingerprint %q: %s (refused %q), want %s", tc.fingerprint, a.Type, a.Refused, tc.want)
+		}
+		if tc.want == planner.Move && (a.Cost != planner.Cost{} || a.Prior.Outputs[0].SHA256 != h.SHA256) {
+			t.Errorf("adopted output costs %+v, records %+v", a.Cost, a.Prior.Outputs)
+		}
+	}
+}

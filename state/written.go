@@ -14,12 +14,18 @@ const opWritten = "written"
 // Written is an output renamed into place for a resource that was not yet
 // recorded: a process killed between the two leaves the file there and this
 // entry in the state. Its content hash proves that a file at Path is
-// voxform's own, so that the next apply may replace it; an entry is
-// forgotten once its address is recorded or removed.
+// voxform's own, so that the next apply may replace it, or, when the
+// request is still the one that made it (Fingerprint), record it without
+// paying again. An entry is forgotten once its address is recorded or
+// removed.
 type Written struct {
 	Path    string `json:"path"`
 	Address string `json:"address"`
 	SHA256  string `json:"sha256"`
+	Size    int64  `json:"size,omitempty"`
+	Format  string `json:"format,omitempty"`
+	// Fingerprint is that of the request whose answer the file is.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // NoteWritten records that outs of addr are about to be renamed into place.
@@ -28,10 +34,11 @@ type Written struct {
 // cache for the next process; a power loss may lose it, and then the file
 // is refused by the next apply as one voxform did not make, which loses
 // nothing.
-func (r *Recorder) NoteWritten(addr string, outs []Output) error {
+func (r *Recorder) NoteWritten(addr, fingerprint string, outs []Output) error {
 	rec := &record{Op: opWritten}
 	for _, o := range outs {
-		rec.Written = append(rec.Written, Written{Path: o.Path, Address: addr, SHA256: o.SHA256})
+		rec.Written = append(rec.Written, Written{Path: o.Path, Address: addr, SHA256: o.SHA256,
+			Size: o.Size, Format: o.Format, Fingerprint: fingerprint})
 	}
 	_, _, err := r.write(rec, func() { rec.apply(r.state) })
 	return err

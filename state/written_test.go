@@ -12,10 +12,10 @@ func TestWrittenSurvivesAKillAndIsForgotten(t *testing.T) {
 	dir := t.TempDir()
 	b, lk, rec := openLocked(t, dir)
 	out := Output{Path: "build/a.wav", SHA256: "abc", Size: 3}
-	if err := rec.NoteWritten("synthesis.a", []Output{out}); err != nil {
+	if err := rec.NoteWritten("synthesis.a", "fp-a", []Output{out}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.NoteWritten("synthesis.b", []Output{{Path: "build/b.wav", SHA256: "def"}}); err != nil {
+	if err := rec.NoteWritten("synthesis.b", "fp-b", []Output{{Path: "build/b.wav", SHA256: "def"}}); err != nil {
 		t.Fatal(err)
 	}
 	lk.Unlock() // die without Close
@@ -23,7 +23,7 @@ func TestWrittenSurvivesAKillAndIsForgotten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Written) != 2 || got.Written[0] != (Written{Path: "build/a.wav", Address: "synthesis.a", SHA256: "abc"}) {
+	if len(got.Written) != 2 || got.Written[0] != (Written{Path: "build/a.wav", Address: "synthesis.a", SHA256: "abc", Size: 3, Fingerprint: "fp-a"}) {
 		t.Fatalf("written after the kill: %+v", got.Written)
 	}
 	_, lk2, rec2 := openLocked(t, dir)
