@@ -73,7 +73,9 @@ func (x *run) output(a *planner.Action, rel string) (*outputFile, error) {
 func (x *run) openOutput(a *planner.Action, rel string) (*outputFile, error) {
 	own := owner{replace: a.MayReplace(rel)}
 	if rec := x.opts.Recorder; rec != nil {
-		own.note = func(o state.Output) error { return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o}) }
+		own.note = func(o state.Output) error {
+			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
+		}
 	}
 	return openOutput(x.root, rel, own)
 }
