@@ -51,6 +51,9 @@ type Raw struct {
 	Files  []*File
 	Blocks map[string]map[string]*Block // section -> name -> block ("" for singletons)
 	broken map[string]bool
+	// data holds the data and variable files beside the manifests that
+	// were parsed with them without a problem (see dataDocument).
+	data map[string]*File
 }
 
 // MarkBroken records that the value at a JSON pointer of a file failed
@@ -138,28 +141,31 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		ds.Errorf(Pos{File: dir}, "no manifest files (*.yaml, *.yml) in %s", dir).
 			WithHint("run 'voxform init' to write a starter manifest")
 	}
-	srcs := make([][]byte, len(names))
+	files := make([]parsedFile, len(names))
 	for i, n := range names {
-		// At most one byte over the limit is read: ParseSources refuses it.
+		// At most one byte over the limit is read: parseFile refuses it.
 		b, err := readLimited(filepath.Join(abs, n), MaxManifestBytes)
 		if err != nil {
 			ds.Errorf(Pos{File: n}, "read %s: %v", n, err)
-			continue
 		}
-		srcs[i] = b
+		files[i] = parseFile(n, b)
 	}
-	r, pds := ParseSources(abs, names, srcs)
+	r, pds := merge(abs, files)
 	if skip := r.dataFiles(opts); len(skip) > 0 {
 		// A YAML data or variable file beside the manifests is not a
-		// manifest: parse again without it.
-		var keptNames []string
-		var keptSrcs [][]byte
-		for i, n := range names {
-			if !skip[n] {
-				keptNames, keptSrcs = append(keptNames, n), append(keptSrcs, srcs[i])
+		// manifest: merge again without it. Each file is parsed once; a
+		// data file parsed without a problem is kept for the expansion.
+		var kept []parsedFile
+		data := map[string]*File{}
+		for _, p := range files {
+			if !skip[p.f.Name] {
+				kept = append(kept, p)
+			} else if len(p.ds) == 0 && len(p.f.Docs) > 0 {
+				data[p.f.Name] = p.f
 			}
 		}
-		r, pds = ParseSources(abs, keptNames, keptSrcs)
+		r, pds = merge(abs, kept)
+		r.data = data
 	}
 	ds.Append(pds)
 	return r, ds
@@ -170,16 +176,8 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 func (r *Raw) dataFiles(opts LoadOptions) map[string]bool {
 	out := map[string]bool{}
 	add := func(p string) {
-		if filepath.IsAbs(p) {
-			rel, err := filepath.Rel(r.Dir, p)
-			if err != nil {
-				return
-			}
-			p = rel
-		}
-		p = filepath.Clean(p)
-		if filepath.Dir(p) == "." {
-			out[p] = true
+		if name, ok := r.fileName(p); ok {
+			out[name] = true
 		}
 	}
 	for _, v := range opts.VarFiles {
@@ -198,6 +196,32 @@ func (r *Raw) dataFiles(opts LoadOptions) map[string]bool {
 	return out
 }
 
+// fileName returns the name a path (relative to the manifest directory,
+// or absolute) has among the manifest directory's files, when it names one
+// of them.
+func (r *Raw) fileName(p string) (string, bool) {
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(r.Dir, p)
+		if err != nil {
+			return "", false
+		}
+		p = rel
+	}
+	p = filepath.Clean(p)
+	return p, filepath.Dir(p) == "."
+}
+
+// dataDocument returns the first document of a data or variable file
+// beside the manifests (path as named) when it was parsed with them without
+// a problem and src still holds its bytes: such a file is not parsed again.
+func (r *Raw) dataDocument(path string, src []byte) *yaml.Node {
+	name, ok := r.fileName(path)
+	if f := r.data[name]; ok && f != nil && bytes.Equal(f.Src, src) {
+		return f.Docs[0]
+	}
+	return nil
+}
+
 func (r *Raw) fileNames() []string {
 	out := make([]string, len(r.Files))
 	for i, f := range r.Files {
@@ -208,18 +232,36 @@ func (r *Raw) fileNames() []string {
 
 // ParseSources is Parse over contents already read: names[i] holds srcs[i].
 func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics) {
+	files := make([]parsedFile, len(names))
+	for i, n := range names {
+		files[i] = parseFile(n, srcs[i])
+	}
+	return merge(dir, files)
+}
+
+// parsedFile is a manifest file parsed, with the problems found in it.
+type parsedFile struct {
+	f  *File
+	ds Diagnostics
+}
+
+func parseFile(name string, src []byte) parsedFile {
+	p := parsedFile{f: &File{Name: name, Src: src}}
+	if !tooLarge(name, src, MaxManifestBytes, "manifest file", &p.ds) {
+		p.f.Docs = parseDocs(p.f, &p.ds)
+	}
+	return p
+}
+
+// merge merges the documents of parsed files into a Raw.
+func merge(dir string, files []parsedFile) (*Raw, Diagnostics) {
 	var ds Diagnostics
 	r := &Raw{Dir: dir, Blocks: map[string]map[string]*Block{}, broken: map[string]bool{}}
-	for i, n := range names {
-		f := &File{Name: n, Src: srcs[i]}
-		if tooLarge(n, f.Src, MaxManifestBytes, "manifest file", &ds) {
-			r.Files = append(r.Files, f)
-			continue
-		}
-		f.Docs = parseDocs(f, &ds)
-		r.Files = append(r.Files, f)
-		for _, doc := range f.Docs {
-			r.mergeDoc(f, doc, &ds)
+	for _, p := range files {
+		ds.Append(p.ds)
+		r.Files = append(r.Files, p.f)
+		for _, doc := range p.f.Docs {
+			r.mergeDoc(p.f, doc, &ds)
 		}
 	}
 	return r, ds
@@ -244,6 +286,10 @@ func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 			if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 				pos.Line = atoiOr(m[1], 1)
 				msg = m[2]
+				if line := offendingLine(f.Src, pos.Line); line > pos.Line {
+					msg = fmt.Sprintf("%s (in the block that starts at line %d)", msg, pos.Line)
+					pos.Line, pos.Col = line, indentOf(f.Src, line)+1
+				}
 			} else {
 				msg = strings.TrimPrefix(msg, "yaml: ")
 			}
@@ -257,6 +303,44 @@ func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 		docs = append(docs, &doc)
 	}
 	return docs
+}
+
+// offendingLine finds the line that makes a YAML syntax error: yaml.v3
+// reports the line where the enclosing block starts, not the line that
+// breaks it (an over-indented key on line 5 is reported at line 2). The
+// first prefix of the file, line by line from the reported one, that fails
+// to parse for another reason than ending early names it. The search is
+// bounded (offendingScan lines, files up to offendingMaxBytes); 0 when it
+// finds nothing.
+func offendingLine(src []byte, reported int) int {
+	if len(src) > offendingMaxBytes {
+		return 0
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for k := reported; k <= len(lines) && k <= reported+offendingScan; k++ {
+		prefix := bytes.Join(lines[:k], nil)
+		var n yaml.Node
+		err := yaml.Unmarshal(prefix, &n)
+		if err != nil && !strings.Contains(err.Error(), "end of stream") {
+			return k
+		}
+	}
+	return 0
+}
+
+const (
+	offendingScan     = 400
+	offendingMaxBytes = 256 << 10
+)
+
+// indentOf is the number of leading spaces of line (1-based) of src.
+func indentOf(src []byte, line int) int {
+	lines := bytes.Split(src, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	l := lines[line-1]
+	return len(l) - len(bytes.TrimLeft(l, " "))
 }
 
 func atoiOr(s string, def int) int {
