@@ -274,6 +274,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	switch {
 	case summary.Interrupted:
 		return exitCode(ExitInterrupted, fmt.Errorf("interrupted: completed work was recorded; run %s again to finish", f.op()))
+	case summary.ServiceDown != nil:
+		return exitCode(ExitError, withHint(fmt.Errorf("%w; nothing new was started, and completed work was recorded", summary.ServiceDown),
+			fmt.Sprintf("run %s again once the service answers: it does only what is left", f.op())))
 	case summary.Failed > 0:
 		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
 	}
@@ -307,6 +310,8 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	switch {
 	case s.Interrupted:
 		word = "interrupted"
+	case s.ServiceDown != nil:
+		word = "stopped: the service appears down"
 	case s.Failed > 0:
 		word = "finished with errors"
 	}

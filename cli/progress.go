@@ -74,6 +74,9 @@ type jsonApplyMessage struct {
 	LowestConcurrency int `json:"lowest_concurrency,omitempty"`
 	// Warnings (apply_summary) are problems that did not fail the apply.
 	Warnings []string `json:"warnings,omitempty"`
+	// ServiceDown (apply_summary) says the service appeared down, naming
+	// the host and the last failure: nothing new was started after it.
+	ServiceDown string `json:"service_down,omitempty"`
 	// Message (warning) is the text of a warning.
 	Message string `json:"message,omitempty"`
 	// Count (orphans_cancelled) is the number of jobs cancelled.
@@ -113,6 +116,7 @@ func (r *jsonRenderer) Event(e executor.Event) {
 		m.Type = "apply_summary"
 		m.Done, m.Failed, m.SkippedCount = &s.Done, &s.Failed, &s.Skipped
 		m.Interrupted, m.BilledCharacters, m.BilledAudioSeconds = s.Interrupted, s.BilledCharacters, s.BilledAudioSeconds
+		m.ServiceDown = errString(s.ServiceDown)
 		m.Elapsed = s.Elapsed.Seconds()
 		for _, fl := range s.Failures {
 			m.Failures = append(m.Failures, jsonFailure{Address: fl.Address, Message: errString(fl.Err)})

@@ -82,14 +82,19 @@ func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *htt
 		conn.stop()
 		return nil, withHint(fmt.Errorf("no service base url"), "set service.base_url in the manifest or VOXFORM_BASE_URL")
 	}
+	retries := svc.Retries
+	if _, set := svc.Fields["retries"]; set && retries == 0 {
+		retries = -1 // retries: 0 says none; unset is the client's default
+	}
 	client, err := speechapi.New(speechapi.Config{
 		BaseURL:    base,
 		WSBaseURL:  wsBase,
 		APIKey:     key,
 		Timeout:    svc.Timeout,
-		Retries:    svc.Retries,
+		Retries:    retries,
 		Paths:      svc.Paths,
 		HTTPClient: httpClient,
+		Breaker:    speechapi.NewBreaker(speechapi.DefaultBreakerThreshold),
 	})
 	if err != nil {
 		conn.stop()

@@ -177,17 +177,14 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		jobID, requestID = res.JobID, res.RequestID
 	} else {
 		// The intent comes first: a create whose answer is lost (a kill,
-		// or a retry after a dropped response) leaves a job in CREATED
-		// that the sweep then recognises and cancels.
+		// or the client sending it again after a dropped or cut answer)
+		// leaves a job in CREATED that the sweep then recognises and
+		// cancels; its window ends when the call, retries included, did.
 		in, err := x.intentFor(chunk[0].action.Desired.Wire.Transcription, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
 		if err != nil {
 			return x.failMembers(chunk, err, false)
 		}
-		var res *speechapi.CreateJobResult
-		err = speechapi.Retry(ctx, x.retryPolicy("batch job of "+chunk[0].action.Desired.Block), func(int) (err error) {
-			res, err = x.createJob(ctx, t, chunk)
-			return err
-		})
+		res, err := x.createJob(x.traced(ctx, "batch job of "+chunk[0].action.Desired.Block), t, chunk)
 		x.createEnded(in.ID)
 		if err != nil {
 			return x.failMembers(chunk, err, false)
@@ -295,14 +292,11 @@ func (x *run) resumeJob(ctx context.Context, actions []*planner.Action) int {
 
 // follow starts (if needed), polls and collects a recorded job.
 func (x *run) follow(ctx context.Context, api, jobID string, members []*member, fresh bool) int {
+	ctx = x.traced(ctx, "batch job "+jobID)
 	if api == manifest.APIBatchLegacy {
 		return x.followLegacy(ctx, jobID, members)
 	}
-	var job *speechapi.Job
-	err := x.again(ctx, jobID, func() (err error) {
-		job, err = x.opts.Client.GetJob(ctx, jobID)
-		return err
-	})
+	job, err := x.opts.Client.GetJob(ctx, jobID)
 	if speechapi.IsCode(err, speechapi.CodeJobNotFound) {
 		return x.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
 	}
@@ -319,10 +313,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 			}
 			return 0
 		}
-		err := x.again(ctx, jobID, func() error {
-			_, err := x.opts.Client.StartJob(ctx, jobID)
-			return err
-		})
+		_, err := x.opts.Client.StartJob(ctx, jobID)
 		if err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
 			return x.failMembers(members, err, false)
 		}
@@ -337,11 +328,7 @@ func (x *run) follow(ctx context.Context, api, jobID string, members []*member, 
 		}
 		return x.failMembers(members, err, false)
 	}
-	var files []speechapi.FileRecord
-	err = x.again(ctx, jobID, func() (err error) {
-		files, err = x.opts.Client.AllJobFiles(ctx, jobID, "")
-		return err
-	})
+	files, err := x.opts.Client.AllJobFiles(ctx, jobID, "")
 	if err != nil {
 		return x.failMembers(members, err, false)
 	}
@@ -356,11 +343,7 @@ func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job,
 		interval = x.pollInterval(speechapi.JobPollIntervalMany)
 	}
 	for {
-		var job *speechapi.Job
-		err := x.again(ctx, jobID, func() (err error) {
-			job, err = x.opts.Client.GetJob(ctx, jobID)
-			return err
-		})
+		job, err := x.opts.Client.GetJob(ctx, jobID)
 		if err != nil {
 			return nil, err
 		}
@@ -375,15 +358,8 @@ func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job,
 	}
 }
 
-// again runs a call that may safely be repeated (a status or listing read,
-// a start whose 409 means started) until it succeeds or fails for good: a
-// response cut mid-body, which the HTTP retries cannot see, is asked for
-// again instead of failing every resource of the job.
-func (x *run) again(ctx context.Context, jobID string, call func() error) error {
-	return speechapi.Retry(ctx, x.retryPolicy("batch job "+jobID), func(int) error { return call() })
-}
-
-// pause waits for d, or until a stop request or cancellation.
+// pause waits for d, or until a stop request, the service appearing down
+// or cancellation.
 func (x *run) pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -391,6 +367,8 @@ func (x *run) pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-x.opts.Stop:
+		return ErrInterrupted
+	case <-x.breaker().Open():
 		return ErrInterrupted
 	case <-ctx.Done():
 		return ctx.Err()

@@ -88,16 +88,9 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 		return err
 	}
 	defer jsonOut.Abort()
-	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(attempt int) error {
-		if attempt > 1 {
-			if err := speechapi.Rewind(jsonOut); err != nil {
-				return err
-			}
-		}
-		_, err := x.opts.Client.DownloadTranscript(ctx, jobID, rec, jsonOut)
-		return err
-	})
-	if err != nil {
+	// A download cut short is sent again by the client, from an empty
+	// temporary file.
+	if _, err := x.opts.Client.DownloadTranscript(x.traced(ctx, a.Address), jobID, rec, jsonOut); err != nil {
 		return err
 	}
 	meta, segs, err := readTranscript(jsonOut.TempPath(), labelled(t))

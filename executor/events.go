@@ -65,6 +65,10 @@ type Summary struct {
 	Done, Failed, Skipped int
 	// Interrupted reports that a stop request ended the apply early.
 	Interrupted bool
+	// ServiceDown, when set, is why the apply started nothing new after
+	// the service appeared down (a *speechapi.DownError naming the host
+	// and the last failure); work in flight finished and was recorded.
+	ServiceDown error
 	// Failures lists each failure with its address, in address order.
 	Failures []Failure
 	// BilledCharacters and BilledAudioSeconds are what the completed work

@@ -31,13 +31,13 @@ type Options struct {
 	Parallelism int
 	// Stop, when closed, starts nothing new: in-flight calls finish and are
 	// recorded; batch jobs stop being polled and stay pending (first Ctrl-C).
-	// Cancelling ctx cancels in-flight calls (second Ctrl-C).
+	// Cancelling ctx cancels in-flight calls (second Ctrl-C). The Client's
+	// Breaker, when it opens (the service appears down), stops the apply
+	// the same way.
 	Stop <-chan struct{}
 	// Events receives progress reports; nil discards them. It is called
 	// from several goroutines.
 	Events func(Event)
-	// Retry bounds the retries of a whole operation (a stream cut mid-body).
-	Retry speechapi.RetryPolicy
 	// PollInterval overrides the batch polling interval of a service on a
 	// loopback address (zero: 50 ms). Against any other service the
 	// documented minimums (10 s, 30 s for 100 or more files, 60 s for the
@@ -120,7 +120,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	// Orphans of a process that died are cancelled before anything else;
 	// this run's own, once every create call has returned.
 	x.sweepOrphans(ctx)
-	err = runGraph(ctx, opts.Stop, opts.Parallelism, units, x.unitDone)
+	err = runGraph(ctx, opts.Stop, x.breaker().Open(), opts.Parallelism, units, x.unitDone)
 	x.sweepOrphans(ctx)
 	s := x.finish(start)
 	return s, err
@@ -154,8 +154,12 @@ func (x *run) emit(e Event) {
 func (x *run) unitDone(o outcome) {
 	switch {
 	case o.skipped != "":
+		why := o.skipped
+		if o.halted && x.breaker().Err() != nil {
+			why = notStarted
+		}
 		for _, addr := range x.members[o.id] {
-			x.skip(addr, o.skipped)
+			x.skip(addr, why)
 		}
 	case o.err != nil:
 		var ue *unitError
@@ -166,6 +170,10 @@ func (x *run) unitDone(o outcome) {
 		}
 	}
 }
+
+// notStarted is why work is skipped once the breaker opened; the summary
+// names the host and the last failure.
+const notStarted = "not started: the service appears down"
 
 // unitError marks a unit's error as already reported per address.
 type unitError struct{ n int }
@@ -186,6 +194,11 @@ func (x *run) done(addr, action string, outs []state.Output, elapsed time.Durati
 }
 
 func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
+	var down *speechapi.DownError
+	if errors.As(err, &down) {
+		x.skip(addr, notStarted) // refused before anything was sent
+		return
+	}
 	if errors.Is(err, ErrInterrupted) || errors.Is(err, context.Canceled) {
 		x.skip(addr, err.Error())
 		return
@@ -217,6 +230,7 @@ func (x *run) finish(start time.Time) *Summary {
 	if x.ctx.Err() != nil {
 		s.Interrupted = true
 	}
+	s.ServiceDown = x.breaker().Err()
 	if l := x.opts.Limiter; l != nil && l.Lowest() < l.Max() {
 		s.LowestConcurrency = l.Lowest()
 	}
@@ -225,14 +239,23 @@ func (x *run) finish(start time.Time) *Summary {
 	return &s
 }
 
-// stopped reports whether a stop was requested.
+// stopped reports whether a stop was requested or the service appears
+// down.
 func (x *run) stopped() bool {
 	select {
 	case <-x.opts.Stop:
 		return true
 	default:
-		return x.ctx.Err() != nil
+		return x.breaker().Err() != nil || x.ctx.Err() != nil
 	}
+}
+
+// breaker is the client's breaker (nil, which never opens, without one).
+func (x *run) breaker() *speechapi.Breaker {
+	if x.opts.Client == nil {
+		return nil
+	}
+	return x.opts.Client.Breaker()
 }
 
 // session runs one WebSocket session under the limiter (a session does not
@@ -250,13 +273,12 @@ func (x *run) session(ctx context.Context, call func() error) error {
 	return err
 }
 
-// retryPolicy is the whole-operation retry policy, reporting retries.
-func (x *run) retryPolicy(addr string) speechapi.RetryPolicy {
-	p := x.opts.Retry
-	p.OnRetry = func(attempt int, err error) {
+// traced returns ctx with the client's retries of its calls reported as
+// EventRetry for addr.
+func (x *run) traced(ctx context.Context, addr string) context.Context {
+	return speechapi.WithRetryHook(ctx, func(_ int, err error) {
 		x.emit(Event{Kind: EventRetry, Address: addr, Err: err})
-	}
-	return p
+	})
 }
 
 // abs returns the absolute path of a manifest-relative path (for reading

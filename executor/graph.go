@@ -21,6 +21,7 @@ type outcome struct {
 	id      string
 	err     error  // the failure, if it ran and failed
 	skipped string // why it did not run (a dependency failed, or stopped)
+	halted  bool   // it did not run because stop or down was closed
 }
 
 // slotKey is the context key of a running unit's releaseSlot function.
@@ -41,12 +42,12 @@ func releaseSlot(ctx context.Context) {
 // runGraph runs units in dependency order with at most parallelism at once
 // holding a slot (see releaseSlot), and at most as many again finishing
 // their outputs after releasing theirs. A failed unit does not stop
-// independent ones; its dependents are skipped. Once stop is closed no new
-// unit starts (in-flight ones finish); ctx is passed to running units and
-// cancels them. Each unit's outcome is sent to done as it happens (a
+// independent ones; its dependents are skipped. Once stop or down (the
+// service appears down) is closed no new unit starts (in-flight ones
+// finish); ctx is passed to running units and cancels them. Each unit's outcome is sent to done as it happens (a
 // dependent starts only once its dependencies have returned); runGraph
 // returns when nothing more can run.
-func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units []unit, done func(outcome)) error {
+func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, units []unit, done func(outcome)) error {
 	byID := make(map[string]*unit, len(units))
 	for i := range units {
 		if _, dup := byID[units[i].id]; dup {
@@ -101,6 +102,8 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 		select {
 		case <-stop:
 			stop, stopped = nil, true
+		case <-down:
+			down, stopped = nil, true
 		default:
 		}
 		for running < parallelism && active < 2*parallelism && len(ready) > 0 && !stopped {
@@ -120,7 +123,7 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 			// Stopped (or nothing can run): whatever has not finished never started.
 			for _, u := range units {
 				if !finished[u.id] {
-					finish(outcome{id: u.id, skipped: "interrupted before it started"})
+					finish(outcome{id: u.id, skipped: "interrupted before it started", halted: true})
 				}
 			}
 			break
@@ -142,6 +145,8 @@ func runGraph(ctx context.Context, stop <-chan struct{}, parallelism int, units 
 			}
 		case <-stop:
 			stop, stopped = nil, true
+		case <-down:
+			down, stopped = nil, true
 		}
 	}
 	return nil

@@ -31,7 +31,7 @@ func TestRunGraphOrderFailureAndSkip(t *testing.T) {
 		{id: "synthesis.free", deps: []string{"embedding.outside-this-run"}, run: ran("synthesis.free", nil)},
 	}
 	got := map[string]string{}
-	err := runGraph(context.Background(), nil, 3, units, func(o outcome) {
+	err := runGraph(context.Background(), nil, nil, 3, units, func(o outcome) {
 		switch {
 		case o.err != nil:
 			got[o.id] = "failed: " + o.err.Error()
@@ -87,7 +87,7 @@ func TestRunGraphStopStartsNothingNew(t *testing.T) {
 		close(release)
 	}()
 	outcomes := map[string]outcome{}
-	if err := runGraph(context.Background(), stop, 2, units, func(o outcome) { outcomes[o.id] = o }); err != nil {
+	if err := runGraph(context.Background(), stop, nil, 2, units, func(o outcome) { outcomes[o.id] = o }); err != nil {
 		t.Fatal(err)
 	}
 	var ok, skipped int
@@ -108,7 +108,7 @@ func TestRunGraphRefusesCycle(t *testing.T) {
 		{id: "a", deps: []string{"b"}, run: func(context.Context) error { return nil }},
 		{id: "b", deps: []string{"a"}, run: func(context.Context) error { return nil }},
 	}
-	if err := runGraph(context.Background(), nil, 1, units, func(outcome) {}); err == nil {
+	if err := runGraph(context.Background(), nil, nil, 1, units, func(outcome) {}); err == nil {
 		t.Fatal("cycle accepted")
 	}
 }
@@ -158,7 +158,7 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 			return nil
 		}},
 	}
-	if err := runGraph(context.Background(), nil, 1, units, func(outcome) {}); err != nil {
+	if err := runGraph(context.Background(), nil, nil, 1, units, func(outcome) {}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"b", "a done", "c"}
@@ -186,7 +186,7 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 		}})
 	}
 	done := make(chan error, 1)
-	go func() { done <- runGraph(context.Background(), nil, 2, many, func(outcome) {}) }()
+	go func() { done <- runGraph(context.Background(), nil, nil, 2, many, func(outcome) {}) }()
 	<-four
 	time.Sleep(100 * time.Millisecond) // a negative check: give a fifth unit the chance to start
 	if n := entered.Load(); n != 4 {
@@ -213,7 +213,7 @@ func TestRunGraphStopIsSeenFirst(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
 	ran := 0
-	if err := runGraph(context.Background(), stop, 4, units, func(o outcome) {
+	if err := runGraph(context.Background(), stop, nil, 4, units, func(o outcome) {
 		if o.skipped == "" {
 			ran++
 		}
@@ -243,7 +243,7 @@ func TestRunGraphStopIsSeenFirst(t *testing.T) {
 		}
 		// One at a time: the unit that asks to stop is the only one
 		// running, and its release must not let another start.
-		if err := runGraph(context.Background(), stop, 1, many, func(outcome) {}); err != nil {
+		if err := runGraph(context.Background(), stop, nil, 1, many, func(outcome) {}); err != nil {
 			t.Fatal(err)
 		}
 		if n := late.Load(); n > 0 {

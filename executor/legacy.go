@@ -25,10 +25,8 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 	interval := x.pollInterval(legacyPollInterval)
 	var job *speechapi.LegacyJob
 	for {
-		err := x.again(ctx, jobID, func() (err error) {
-			job, err = x.opts.Client.LegacyStatus(ctx, jobID, "")
-			return err
-		})
+		var err error
+		job, err = x.opts.Client.LegacyStatus(ctx, jobID, "")
 		if isNotFound(err) {
 			return x.failMembers(members, fmt.Errorf("older batch job %s no longer exists: the next apply submits again", jobID), true)
 		}

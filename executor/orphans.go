@@ -12,8 +12,8 @@ import (
 
 // Orphan batch jobs (SPEC section 4). A batch job created but never
 // recorded (death between the create call and its record, or a create the
-// HTTP layer retried after the answer to a first attempt that did reach the
-// service was lost) is never started, so never billed. Before each create
+// client sent again after the answer to a first attempt that did reach
+// the service was lost or cut) is never started, so never billed. Before each create
 // a JobIntent is journaled; a sweep at the start of an apply (intents of a
 // process that died) and at its end (this run's intents) lists the jobs in
 // CREATED and cancels those an intent accounts for.
@@ -136,11 +136,7 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 	var orphans []string
 	cursor := ""
 	for {
-		var page *speechapi.JobsPage
-		err := x.again(ctx, "listing", func() (err error) {
-			page, err = x.opts.Client.ListJobs(ctx, speechapi.JobsQuery{Status: speechapi.JobCreated, Limit: listPage, Cursor: cursor})
-			return err
-		})
+		page, err := x.opts.Client.ListJobs(ctx, speechapi.JobsQuery{Status: speechapi.JobCreated, Limit: listPage, Cursor: cursor})
 		if err != nil {
 			return 0, err
 		}

@@ -9,6 +9,7 @@ import (
 
 // Against a real service the documented polling minimums hold whatever
 // PollInterval says; only a loopback service may be polled faster.
+// conformance: OB-035, BJ-100
 func TestPollIntervalHonoursDocumentedMinimum(t *testing.T) {
 	client := func(base string) *speechapi.Client {
 		c, err := speechapi.New(speechapi.Config{BaseURL: base, APIKey: "k"})
@@ -19,18 +20,21 @@ func TestPollIntervalHonoursDocumentedMinimum(t *testing.T) {
 	}
 	remote, local := client("https://speech.example.com"), client("http://127.0.0.1:9")
 	for _, c := range []struct {
-		cl       *speechapi.Client
-		override time.Duration
-		want     time.Duration
+		cl         *speechapi.Client
+		documented time.Duration
+		override   time.Duration
+		want       time.Duration
 	}{
-		{remote, 0, speechapi.JobPollInterval},
-		{remote, time.Millisecond, speechapi.JobPollInterval},
-		{remote, time.Minute, time.Minute},
-		{local, 0, 50 * time.Millisecond},
-		{local, time.Millisecond, time.Millisecond},
+		{remote, speechapi.JobPollInterval, 0, speechapi.JobPollInterval},
+		{remote, speechapi.JobPollInterval, time.Millisecond, speechapi.JobPollInterval},
+		{remote, speechapi.JobPollIntervalMany, time.Second, 30 * time.Second},
+		{remote, speechapi.JobPollInterval, time.Minute, time.Minute},
+		{remote, legacyPollInterval, time.Millisecond, 60 * time.Second},
+		{local, speechapi.JobPollInterval, 0, 50 * time.Millisecond},
+		{local, legacyPollInterval, time.Millisecond, time.Millisecond},
 	} {
 		x := &run{opts: Options{Client: c.cl, PollInterval: c.override}}
-		if got := x.pollInterval(speechapi.JobPollInterval); got != c.want {
+		if got := x.pollInterval(c.documented); got != c.want {
 			t.Errorf("%s with PollInterval %v: %v, want %v", c.cl.BaseURL(), c.override, got, c.want)
 		}
 	}

@@ -13,9 +13,10 @@ import (
 	"github.com/voxform/voxform/state"
 )
 
-// synthesize produces one synthesis output over its transport. A stream
-// cut mid-body is retried from an empty temporary file; the output appears
-// at its path only once complete and valid, and is then recorded.
+// synthesize produces one synthesis output over its transport: one call,
+// which the client retries (a stream cut mid-body from an empty temporary
+// file); the output appears at its path only once complete and valid, and
+// is then recorded.
 func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error) {
 	s := a.Desired.Synthesis
 	req, err := x.synthesisRequest(a)
@@ -35,18 +36,11 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 	case manifest.TransportWebSocket:
 		call = x.opts.Client.SynthesizeRealtime
 	}
-	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(attempt int) error {
-		if attempt > 1 {
-			if err := speechapi.Rewind(out); err != nil {
-				return err
-			}
-		}
-		if s.Transport == manifest.TransportWebSocket {
-			return x.session(ctx, func() error { _, err := call(ctx, req, out); return err })
-		}
-		_, err := call(ctx, req, out)
-		return err
-	})
+	if s.Transport == manifest.TransportWebSocket {
+		err = x.session(ctx, func() error { _, err := call(ctx, req, out); return err })
+	} else {
+		_, err = call(ctx, req, out)
+	}
 	if err != nil {
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
@@ -107,21 +101,15 @@ func readEmbedding(path string) (*speechapi.Embedding, error) {
 // JSON, exactly as the service returned it.
 func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 	e := a.Desired.Embedding
-	var emb *speechapi.Embedding
-	// A response cut mid-body is asked for again: an embedding is not
-	// billed, and the recording is uploaded afresh each attempt.
-	err := speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
-		f, err := os.Open(x.abs(e.ReferenceAudio))
-		if err != nil {
-			return fmt.Errorf("reference audio: %w", err)
-		}
-		defer f.Close()
-		emb, err = x.opts.Client.CreateEmbedding(ctx, e.ReferenceAudio, f)
-		if err != nil {
-			return fmt.Errorf("create embedding: %w", err)
-		}
-		return nil
-	})
+	f, err := os.Open(x.abs(e.ReferenceAudio))
+	if err != nil {
+		return result{}, fmt.Errorf("reference audio: %w", err)
+	}
+	// The file is an io.Seeker: the client uploads it afresh for each
+	// attempt, a response cut mid-body included (an embedding is not
+	// billed).
+	emb, err := x.opts.Client.CreateEmbedding(ctx, e.ReferenceAudio, f)
+	f.Close()
 	if err != nil {
 		return result{}, err
 	}

@@ -36,12 +36,7 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	if err != nil {
 		return result{}, err
 	}
-	var res *speechapi.TranscribeResult
-	err = speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
-		var err error
-		res, err = x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptionsOf(a.Desired.Wire.Transcription))
-		return err
-	})
+	res, err := x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptionsOf(a.Desired.Wire.Transcription))
 	if err != nil {
 		return result{}, err
 	}
@@ -84,17 +79,15 @@ type realtimeDocSegment struct {
 
 func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result, error) {
 	t := a.Desired.Transcription
+	f, err := os.Open(x.abs(t.Input))
+	if err != nil {
+		return result{}, err
+	}
+	defer f.Close()
 	var res *speechapi.RealtimeResult
-	err := speechapi.Retry(ctx, x.retryPolicy(a.Address), func(int) error {
-		f, err := os.Open(x.abs(t.Input))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return x.session(ctx, func() (err error) {
-			res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptionsOf(a.Desired.Wire.Transcription))
-			return err
-		})
+	err = x.session(ctx, func() (err error) {
+		res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptionsOf(a.Desired.Wire.Transcription))
+		return err
 	})
 	if err != nil {
 		return result{}, err

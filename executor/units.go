@@ -110,7 +110,7 @@ func (x *run) operation(a *planner.Action) (func(context.Context) error, error) 
 		return func(ctx context.Context) error {
 			start := x.opts.Now()
 			x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
-			res, err := op(ctx, a)
+			res, err := op(x.traced(ctx, a.Address), a)
 			elapsed := x.opts.Now().Sub(start)
 			if err != nil {
 				x.fail(a.Address, string(a.Type), elapsed, err)

@@ -1,6 +1,7 @@
 package speechapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/voxform/voxform/contract"
 )
@@ -37,7 +36,9 @@ type Config struct {
 	// messages. Presigned storage downloads are bound alike. A silent host
 	// gives a *TimeoutError.
 	Timeout time.Duration
-	// Retries is the number of retries after the first attempt (0: 5; -1: none).
+	// Retries is how many times an operation (one method call) is sent
+	// again after its first request: at most Retries+1 requests in all,
+	// cut answers sent again included (0: 5; -1: none).
 	Retries int
 	// RetryWaitMin and RetryWaitMax bound the backoff when the service
 	// sent no Retry-After (0: 500 ms and 30 s).
@@ -52,15 +53,23 @@ type Config struct {
 	// HTTPClient is the underlying client (nil: a fresh one). Tests pass
 	// their own transport through it.
 	HTTPClient *http.Client
-	// OnRetry, if set, is told of each retry (for progress and statistics).
+	// OnRetry, if set, is told of each retry (for progress and statistics):
+	// the endpoint's path, the attempt that follows (from 1) and the
+	// failure before it.
 	OnRetry func(endpoint string, attempt int, err error)
+	// Breaker, if set, is told the outcome of every operation on the
+	// service and refuses new ones once it opens (the service appears
+	// down). Presigned downloads from another host do not count.
+	Breaker *Breaker
 }
 
 // Client is a typed client of the speech service. It is safe for concurrent use.
 type Client struct {
-	cfg   Config
-	http  *retryablehttp.Client
-	plain *http.Client // streams: an idle timeout on the body; follows no redirect
+	cfg Config
+	// plain sends every call that carries the API key, one request an
+	// attempt (retry runs the attempts): an idle timeout on the exchange,
+	// no redirect followed.
+	plain *http.Client
 	// storage fetches presigned transcript URLs: no API key, redirects
 	// followed only to https (or loopback) addresses.
 	storage *http.Client
@@ -116,33 +125,7 @@ func New(cfg Config) (*Client, error) {
 	storage.Transport = plain.Transport
 	plain.CheckRedirect = red.refuseRedirect
 	storage.CheckRedirect = red.secureRedirect
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &plain
-	rc.Logger = nil // the default logger prints URLs and would add noise; keys are never in URLs
-	rc.RetryMax = cfg.Retries
-	rc.RetryWaitMin = cfg.RetryWaitMin
-	rc.RetryWaitMax = cfg.RetryWaitMax
-	rc.Backoff = backoff
-	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		return checkRetry(ctx, resp, err, cfg.RetryAfterMax)
-	}
-	rc.ErrorHandler = func(resp *http.Response, err error, attempts int) (*http.Response, error) {
-		// Give the caller the last response so that it can parse the
-		// service's error body, or the last connection error.
-		if te := timeoutOf(err); te != nil {
-			te.Attempts = attempts
-		}
-		return resp, err
-	}
-	c := &Client{cfg: cfg, http: rc, plain: &plain, storage: &storage, red: red}
-	if cfg.OnRetry != nil {
-		rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
-			if attempt > 0 {
-				cfg.OnRetry(req.URL.Path, attempt, nil)
-			}
-		}
-	}
-	return c, nil
+	return &Client{cfg: cfg, plain: &plain, storage: &storage, red: red}, nil
 }
 
 // RedirectError is a redirect voxform did not follow: the service answered a
@@ -183,6 +166,9 @@ const DefaultRetryAfterMax = 10 * time.Minute
 
 // BaseURL returns the configured base URL.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+// Breaker returns the client's Config.Breaker (nil: none).
+func (c *Client) Breaker() *Breaker { return c.cfg.Breaker }
 
 // checkScheme allows secure scheme, or the insecure one for loopback hosts.
 func checkScheme(raw, secure string) error {
@@ -227,24 +213,54 @@ func deriveWS(base string) string {
 	return base
 }
 
-// newRequest builds a retryable request with the API key header. body may be
-// nil, a []byte, or a func() (io.Reader, error) that re-creates a streamed
-// body for each attempt.
-func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any) (*retryablehttp.Request, error) {
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, body)
+// newRequest builds one attempt's request with the API key header. body
+// is nil, a []byte, or a func() (io.Reader, error) that makes the body
+// afresh for each attempt.
+func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any) (*http.Request, error) {
+	var r io.Reader
+	var again func() (io.ReadCloser, error)
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		r = bytes.NewReader(b)
+	case func() (io.Reader, error):
+		var err error
+		if r, err = b(); err != nil {
+			return nil, fmt.Errorf("build request: %w", err)
+		}
+		// With GetBody, net/http can consult the redirect policy (which
+		// refuses) instead of handing back the redirect itself.
+		again = func() (io.ReadCloser, error) {
+			r, err := b()
+			if err != nil {
+				return nil, err
+			}
+			if rc, ok := r.(io.ReadCloser); ok {
+				return rc, nil
+			}
+			return io.NopCloser(r), nil
+		}
+	default:
+		return nil, fmt.Errorf("build request: a body of type %T", body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, r)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if again != nil {
+		req.GetBody = again
 	}
 	req.Header.Set(HeaderAPIKey, c.cfg.APIKey)
 	req.Header.Set("User-Agent", "voxform")
 	return req, nil
 }
 
-// do sends req with retries and returns a 2xx response, or an *Error built
-// from the service's error body, or the *TimeoutError of a host that did
-// not answer. The caller closes the body.
-func (c *Client) do(req *retryablehttp.Request) (*http.Response, error) {
-	resp, err := c.http.Do(req)
+// do sends req once and returns a 2xx response, or an *Error built from
+// the service's error body (a *RetryLaterError when it asks for too long
+// a wait), or the *TimeoutError of a host that did not answer. The caller
+// closes the body; retry sends it again when it may.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.plain.Do(req)
 	if err != nil {
 		if te := timeoutOf(err); te != nil {
 			return nil, te
@@ -267,44 +283,6 @@ func (c *Client) responseError(resp *http.Response) error {
 		return &RetryLaterError{Err: e, Wait: d, At: time.Now().Add(d), Max: c.cfg.RetryAfterMax}
 	}
 	return e
-}
-
-// checkRetry retries connection errors and 429/500/502/503/504, never a
-// cancelled context, nor an answer whose Retry-After is longer than
-// afterMax (the caller turns that into a *RetryLaterError).
-func checkRetry(ctx context.Context, resp *http.Response, err error, afterMax time.Duration) (bool, error) {
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	var re *RedirectError
-	if errors.As(err, &re) {
-		return false, nil
-	}
-	if err != nil {
-		return true, nil
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && d > afterMax {
-			return false, nil
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// backoff waits exactly as long as Retry-After (seconds or an HTTP date)
-// asks, when the service sent one (checkRetry has refused those longer
-// than RetryAfterMax); otherwise it is exponential with jitter between min
-// and max.
-func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d
-		}
-	}
-	return Backoff(min, max, attempt)
 }
 
 // Backoff returns the wait before retry number attempt (0-based): exponential

@@ -14,8 +14,15 @@
 //     enters an error;
 //   - only https and wss URLs are used, except for loopback addresses;
 //   - every documented error body becomes one *Error with status, type and
-//     message; 429, 500, 503 and connection errors are retried with
-//     exponential backoff and jitter, honouring Retry-After;
+//     message;
+//   - the client is the one retry layer: each method is one operation of
+//     at most Config.Retries+1 requests, retried on 429, 500, 502, 503, 504,
+//     connection errors and answers cut mid-body (a stream from an empty
+//     output), waiting exactly as long as Retry-After asks, else with
+//     exponential backoff and jitter; a cut answer is not asked for again
+//     where that would start billed work twice (an older batch submit);
+//   - with a Breaker, a service that fails operation after operation is
+//     recognised as down and no new call is sent to it;
 //   - a stream that ends before its documented completion is an error, never
 //     a short result;
 //   - no host may stay silent longer than Config.Timeout: to connect, to

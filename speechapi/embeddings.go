@@ -67,29 +67,37 @@ func (e Embedding) MarshalJSON() ([]byte, error) {
 // 30 seconds of clear speech) as the multipart file field audio_file and
 // returns the speaker embedding. The recording is streamed from r, never
 // read whole into memory. When r is an io.Seeker the upload is retried
-// like any request (r is rewound for each attempt); otherwise it is sent
-// once.
+// like any call, an answer cut mid-body included (an embedding is not
+// billed; r is rewound for each attempt); otherwise it is sent once.
 func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Reader) (*Embedding, error) {
 	body := &multipartBody{name: filepath.Base(filename), src: r}
 	defer body.close()
+	_, seekable := r.(io.Seeker)
+	var e *Embedding
+	err := c.retry(ctx, c.url(EndpointTTSEmbeddings, ""), func(int) error {
+		var err error
+		e, err = c.createEmbedding(ctx, body)
+		if err != nil && !seekable {
+			return final(err)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create embedding: %w", err)
+	}
+	return e, nil
+}
+
+// createEmbedding is one attempt of CreateEmbedding.
+func (c *Client) createEmbedding(ctx context.Context, body *multipartBody) (*Embedding, error) {
 	hreq, err := c.newRequest(ctx, http.MethodPost, c.url(EndpointTTSEmbeddings, ""), body.reader)
 	if err != nil {
-		return nil, fmt.Errorf("create embedding: %w", err)
+		return nil, err
 	}
 	hreq.Header.Set("Content-Type", body.contentType())
-	var resp *http.Response
-	if _, ok := r.(io.Seeker); ok {
-		resp, err = c.do(hreq)
-	} else {
-		rdr, rerr := body.reader()
-		if rerr != nil {
-			return nil, fmt.Errorf("create embedding: %w", rerr)
-		}
-		hreq.Request.Body = rdr.(io.ReadCloser)
-		resp, err = c.doOnce(hreq.Request)
-	}
+	resp, err := c.do(hreq)
 	if err != nil {
-		return nil, fmt.Errorf("create embedding: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	// An embedding is a few kilobytes (768 values): it is read whole, within
@@ -97,36 +105,20 @@ func (c *Client) CreateEmbedding(ctx context.Context, filename string, r io.Read
 	raw, err := io.ReadAll(newCappedReader(resp.Body, MaxEmbeddingBytes, "embedding", hostOf(c.cfg.BaseURL)))
 	var le *LimitError
 	if errors.As(err, &le) {
-		return nil, fmt.Errorf("create embedding: %w", le)
+		return nil, le
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create embedding: read response: %w", stalled("embedding response", err))
+		return nil, fmt.Errorf("read response: %w", stalled("embedding response", err))
 	}
 	var e Embedding
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return nil, fmt.Errorf("create embedding: decode response: %w", err)
+		return nil, fmt.Errorf("decode response: %w", err)
 	}
 	e.Raw = raw
 	if e.Embedding == "" || len(e.Shape) == 0 || e.DType == "" {
-		return nil, fmt.Errorf("create embedding: response lacks embedding, shape or dtype")
+		return nil, fmt.Errorf("response lacks embedding, shape or dtype")
 	}
 	return &e, nil
-}
-
-// doOnce sends a request without retries (its body cannot be replayed).
-func (c *Client) doOnce(req *http.Request) (*http.Response, error) {
-	resp, err := c.plain.Do(req)
-	if te := timeoutOf(err); te != nil {
-		return nil, te
-	}
-	if err != nil {
-		return nil, c.red.scrub(err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer resp.Body.Close()
-		return nil, c.responseError(resp)
-	}
-	return resp, nil
 }
 
 // multipartBody streams a multipart form with one file through a pipe,

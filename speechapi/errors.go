@@ -263,16 +263,22 @@ func (e *RetryLaterError) Error() string {
 // Unwrap returns the service's *Error.
 func (e *RetryLaterError) Unwrap() error { return e.Err }
 
-// IsTemporary reports whether err is worth retrying as a whole operation: a
-// temporary service error, an incomplete stream, or a connection failure.
-// A *RetryLaterError is not: the service asked for a longer wait than
-// voxform accepts.
+// IsTemporary reports whether err is of the kind the client sends again
+// itself, within Config.Retries: a temporary service error, an incomplete
+// stream, or a connection failure. A *RetryLaterError is not (the service
+// asked for a longer wait than voxform accepts), nor a *DownError (the
+// service appears down). Callers do not retry on top of the client: a
+// failure they see is one its retries did not mend.
 func IsTemporary(err error) bool {
 	if err == nil {
 		return false
 	}
 	var rl *RetryLaterError
 	if errors.As(err, &rl) {
+		return false
+	}
+	var de *DownError
+	if errors.As(err, &de) {
 		return false
 	}
 	var se *Error
@@ -283,8 +289,8 @@ func IsTemporary(err error) bool {
 	if errors.As(err, &ie) {
 		return true
 	}
-	// A call that got no answer was already sent again by the client; a
-	// limit is exceeded again by the same answer.
+	// A call that got no answer is sent again, unless it already was (its
+	// Attempts say so); a limit is exceeded again by the same answer.
 	var te *TimeoutError
 	if errors.As(err, &te) {
 		return te.Attempts <= 1

@@ -130,7 +130,11 @@ func (j *Job) Err() error {
 
 // CreateJobUpload creates a batch job from uploaded audio files or ZIP
 // archives (multipart). It does not start the job: record the returned id,
-// then call StartJob. At most 100 files (see PlanJobs).
+// then call StartJob. At most 100 files (see PlanJobs). A create is sent
+// again after a failure that may have reached the service (a 5xx, a reset
+// connection, an answer cut mid-body): a job made by the first stays in
+// CREATED, never started nor billed; journal an intent before the call to
+// find and cancel it (see createJob).
 //
 // Every failure is a *FileError naming the files (a service answer stays
 // reachable as an *Error with errors.As).
@@ -167,8 +171,9 @@ func (c *Client) createJobUpload(ctx context.Context, cfg JobConfig, files []Sou
 }
 
 // CreateJobURLs creates a batch job from public https URLs (a path ending
-// in "/" is a prefix). Paths are checked by the service at start. Every
-// failure is a *FileError naming the paths.
+// in "/" is a prefix). Paths are checked by the service at start. It is
+// sent again as CreateJobUpload is. Every failure is a *FileError naming
+// the paths.
 func (c *Client) CreateJobURLs(ctx context.Context, cfg JobConfig, paths []string, callbackURL string) (*CreateJobResult, error) {
 	res, err := c.createJobURLs(ctx, cfg, paths, callbackURL)
 	return res, filesError("create batch job with", paths, err)
@@ -201,10 +206,12 @@ func (c *Client) createJobURLs(ctx context.Context, cfg JobConfig, paths []strin
 	return c.createJob(ctx, body, "application/json")
 }
 
-// createJob posts a create. Like every call it is retried on 429, 5xx and
-// connection errors; a retry after a create that did reach the service
-// leaves a job in CREATED that costs nothing, is never started, and shows
-// in ListJobs (SPEC section 4: orphans are found and cancelled there).
+// createJob posts a create. Like every call it is sent again on 429, 5xx,
+// connection errors and an answer cut mid-body; a create that did reach
+// the service before one of those leaves a job in CREATED that costs
+// nothing, is never started, and shows in ListJobs: a caller that
+// journals an intent before the call finds it there and cancels it (SPEC
+// section 4; the executor does).
 func (c *Client) createJob(ctx context.Context, body any, ctype string) (*CreateJobResult, error) {
 	var out CreateJobResult
 	if err := c.call(ctx, http.MethodPost, c.url(EndpointJobs, ""), body, ctype, nil, &out); err != nil {
@@ -229,9 +236,14 @@ type StartJobResult struct {
 // StartJob starts a created job. The service answers 202 with job_id,
 // status STARTING and a message ("Start batch job"); any other success
 // answer is an error saying how it departs from that. A 409
-// JOB_ALREADY_STARTED is not an error: the job is started.
+// JOB_ALREADY_STARTED is not an error: the job is started (so a start
+// whose answer was lost or cut may be sent again).
 func (c *Client) StartJob(ctx context.Context, jobID string) (*StartJobResult, error) {
-	out, err := c.startJob(ctx, jobID)
+	var out *StartJobResult
+	err := c.retry(ctx, c.url(EndpointJobStart, jobID), func(int) (err error) {
+		out, err = c.startJob(ctx, jobID)
+		return err
+	})
 	if IsCode(err, CodeJobAlreadyStarted) {
 		return &StartJobResult{JobID: jobID, AlreadyStarted: true, Message: errMessage(err)}, nil
 	}
@@ -241,8 +253,8 @@ func (c *Client) StartJob(ctx context.Context, jobID string) (*StartJobResult, e
 	return out, nil
 }
 
-// startJob posts the start and checks its answer against the documented
-// 202.
+// startJob posts the start once and checks its answer against the
+// documented 202.
 func (c *Client) startJob(ctx context.Context, jobID string) (*StartJobResult, error) {
 	req, err := c.newRequest(ctx, http.MethodPost, c.url(EndpointJobStart, jobID), nil)
 	if err != nil {
@@ -287,31 +299,6 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
 	}
 	c.red.job(&out) // its cancel reason becomes a JobError's
 	return &out, nil
-}
-
-// WaitJob polls a job until it is terminal and returns its last status
-// (check Job.Err). The interval is at least 10 s, 30 s for jobs of 100 files
-// or more, unless the base URL is a loopback address.
-func (c *Client) WaitJob(ctx context.Context, jobID string, opts PollOptions) (*Job, error) {
-	for {
-		j, err := c.GetJob(ctx, jobID)
-		if err != nil {
-			return nil, err
-		}
-		if opts.OnStatus != nil {
-			opts.OnStatus(j.Status)
-		}
-		if IsTerminal(j.Status) {
-			return j, nil
-		}
-		minimum := JobPollInterval
-		if j.Progress.TotalFiles >= 100 {
-			minimum = JobPollIntervalMany
-		}
-		if err := sleep(ctx, c.pollInterval(opts.Interval, minimum)); err != nil {
-			return nil, fmt.Errorf("wait for batch job %s: %w", jobID, err)
-		}
-	}
 }
 
 // CancelJobResult is the answer of a cancel.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/voxform/voxform/contract"
 )
@@ -134,7 +133,8 @@ func PlanLegacy(files []Source) ([][]Source, error) {
 }
 
 // SubmitLegacy submits one call of files (see PlanLegacy) to POST
-// /stt/v3/batch/submit. The job starts at once; record its id.
+// /stt/v3/batch/submit. The job starts at once; record its id. A submit
+// is sent again like any call, except after an answer cut mid-body.
 //
 // Every failure is a *FileError naming the files (a service answer stays
 // reachable as an *Error with errors.As).
@@ -161,7 +161,20 @@ func (c *Client) submitLegacy(ctx context.Context, files []Source, opts LegacyOp
 	}
 	body, ctype := formBody(parts)
 	var out LegacySubmitResult
-	h, err := c.callHeaders(ctx, http.MethodPost, c.url(EndpointBatchSubmit, ""), body, ctype, traceHeader(opts.RequestID), &out, nil)
+	var h http.Header
+	u := c.url(EndpointBatchSubmit, "")
+	err := c.retry(ctx, u, func(int) error {
+		var err error
+		h, err = c.callOnce(ctx, http.MethodPost, u, body, ctype, traceHeader(opts.RequestID), &out, nil)
+		var ie *IncompleteError
+		if errors.As(err, &ie) {
+			// The job started, and is billed, when the service answered:
+			// submitting again would transcribe the files twice, and this
+			// API has no listing to find the first job by.
+			return final(err)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -190,54 +203,4 @@ func (c *Client) LegacyStatus(ctx context.Context, jobID, requestID string) (*Le
 	out.Raw = raw.data
 	c.red.legacyJob(&out) // its messages become FileError's and JobError's
 	return &out, nil
-}
-
-// WaitLegacy polls an older batch job until completed or failed, no more
-// often than every 60 s per job unless the service is on a loopback
-// address.
-func (c *Client) WaitLegacy(ctx context.Context, jobID string, opts PollOptions) (*LegacyJob, error) {
-	every := c.pollInterval(opts.Interval, LegacyPollInterval)
-	for {
-		j, err := c.LegacyStatus(ctx, jobID, "")
-		if err != nil {
-			return nil, err
-		}
-		if opts.OnStatus != nil {
-			opts.OnStatus(j.Status)
-		}
-		if j.Done() {
-			return j, nil
-		}
-		if err := sleep(ctx, every); err != nil {
-			return nil, fmt.Errorf("wait for older batch job %s: %w", jobID, err)
-		}
-	}
-}
-
-// PollOptions tune status polling.
-type PollOptions struct {
-	// Interval between polls; raised to the documented minimum unless the
-	// base URL is a loopback address (0: the minimum).
-	Interval time.Duration
-	// OnStatus, if set, sees every status polled.
-	OnStatus func(status string)
-}
-
-// pollInterval enforces the documented minimum against a real service.
-func (c *Client) pollInterval(asked, minimum time.Duration) time.Duration {
-	if contract.IsLoopbackURL(c.cfg.BaseURL) && asked > 0 {
-		return asked
-	}
-	return max(asked, minimum)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

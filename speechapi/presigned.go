@@ -13,26 +13,39 @@ import (
 // DownloadTranscript streams a completed file's transcript JSON, exactly as
 // served, to w. The presigned URL is fetched WITHOUT the API key (its host
 // is third-party storage). A transcript larger than MaxTranscriptBytes is
-// a *LimitError, found without reading past the limit. When the link has expired (or is refused), the
-// job's files are listed again for a fresh link and the download is tried
-// once more. Nothing is written to w unless a download answered 200; a body
-// cut short is an *IncompleteError, and what was written must then be
-// discarded.
+// a *LimitError, found without reading past the limit. When the link has
+// expired (or is refused), the job's files are listed again for a fresh
+// link and the download is tried once more. Nothing is written to w unless
+// a download answered 200. A download that fails as a call may (a
+// connection, a 5xx, a body cut short) is sent again like any call, from
+// an empty w when w is a Truncater; otherwise what was written must be
+// discarded by the caller.
 func (c *Client) DownloadTranscript(ctx context.Context, jobID string, rec FileRecord, w io.Writer) (int64, error) {
 	if rec.Status != FileCompleted || rec.TranscriptURL == nil || *rec.TranscriptURL == "" {
 		return 0, &FileError{JobID: jobID, Path: rec.OriginalPath, FileID: rec.FileID, Status: rec.Status,
 			Message: "no transcript to download"}
 	}
-	n, err := c.getPresigned(ctx, *rec.TranscriptURL, w)
-	var se *Error
-	if !errors.As(err, &se) || se.StatusCode < 400 || se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests {
-		return n, wrapDownload(jobID, rec, err)
-	}
-	fresh, ferr := c.freshLink(ctx, jobID, rec.FileID)
-	if ferr != nil {
-		return 0, wrapDownload(jobID, rec, fmt.Errorf("%w; refreshing the link failed: %v", err, ferr))
-	}
-	n, err = c.getPresigned(ctx, fresh, w)
+	link, refreshed := *rec.TranscriptURL, false
+	out := output{w: w}
+	var n int64
+	err := c.retry(ctx, link, func(attempt int) error {
+		if err := out.begin(attempt); err != nil {
+			return err
+		}
+		var err error
+		n, err = c.getPresigned(ctx, link, w)
+		var se *Error
+		if !refreshed && errors.As(err, &se) && se.StatusCode >= 400 && se.StatusCode < 500 && se.StatusCode != http.StatusTooManyRequests {
+			refreshed = true
+			fresh, ferr := c.freshLink(ctx, jobID, rec.FileID)
+			if ferr != nil {
+				return final(fmt.Errorf("%w; refreshing the link failed: %v", err, ferr))
+			}
+			link = fresh
+			n, err = c.getPresigned(ctx, link, w)
+		}
+		return out.end(err, n)
+	})
 	return n, wrapDownload(jobID, rec, err)
 }
 

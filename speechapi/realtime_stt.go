@@ -82,7 +82,9 @@ type RealtimeResult struct {
 // that stops reading the audio, or answers nothing within Config.Timeout,
 // fails the session with an *IncompleteError wrapping a *TimeoutError. A
 // message larger than MaxRealtimeMessageBytes, or messages larger than
-// MaxTranscriptBytes together, end it with a *LimitError.
+// MaxTranscriptBytes together, end it with a *LimitError. A refused
+// handshake, and a session cut short, are sent again (r from its start),
+// counted among the retries.
 func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts RealtimeOptions) (*RealtimeResult, error) {
 	if opts.LanguageCode == "" {
 		return nil, errors.New("realtime transcription: language_code is required")
@@ -96,9 +98,25 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 10 * time.Second
 	}
+	var res *RealtimeResult
+	err := c.retry(ctx, c.wsURL(EndpointSTTRealtime), func(attempt int) error {
+		if attempt > 0 {
+			if _, err := r.Seek(0, io.SeekStart); err != nil {
+				return final(fmt.Errorf("realtime transcription: rewind audio: %w", err))
+			}
+		}
+		var err error
+		res, err = c.transcribeRealtime(ctx, r, opts)
+		return err
+	})
+	return res, err
+}
+
+// transcribeRealtime is one session of TranscribeRealtime.
+func (c *Client) transcribeRealtime(ctx context.Context, r io.ReadSeeker, opts RealtimeOptions) (*RealtimeResult, error) {
 	src, err := realtimeSource(r, opts.SampleRate)
 	if err != nil {
-		return nil, fmt.Errorf("realtime transcription: %w", err)
+		return nil, final(fmt.Errorf("realtime transcription: %w", err))
 	}
 	conn, err := c.dialRealtime(ctx, opts)
 	if err != nil {
@@ -140,7 +158,7 @@ func (c *Client) dialRealtime(ctx context.Context, opts RealtimeOptions) (*webso
 		sep = "&"
 	}
 	d := &websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, Proxy: http.ProxyFromEnvironment}
-	return c.dialRetry(ctx, d, u+sep+q.Encode(), c.path(EndpointSTTRealtime, ""))
+	return c.dial(ctx, d, u+sep+q.Encode())
 }
 
 // rtSession is one realtime transcription: a sender and a reader of

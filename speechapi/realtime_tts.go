@@ -34,13 +34,30 @@ const minSecondsPerChar = 0.01
 // (G.711 from the PCM); mp3 and ogg cannot be produced this way.
 //
 // Any other close, silence longer than Config.Timeout, a gap in chunk
-// indexes or an implausibly short stream is an *IncompleteError; the
-// handshake is retried like an HTTP request.
+// indexes or an implausibly short stream is an *IncompleteError. A
+// refused handshake is retried like an HTTP request, and a session cut
+// short is sent again from an empty w when w is a Truncater (counted
+// among the retries).
 func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	out := output{w: w}
+	var res *SynthesisResult
+	err := c.retry(ctx, c.wsURL(EndpointTTSRealtime), func(attempt int) error {
+		if err := out.begin(attempt); err != nil {
+			return err
+		}
+		var err error
+		res, err = c.synthesizeRealtime(ctx, req, w)
+		return out.end(err, bytesOf(res))
+	})
+	return res, err
+}
+
+// synthesizeRealtime is one session of SynthesizeRealtime.
+func (c *Client) synthesizeRealtime(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
 	cfg := resolved(req.AudioConfig)
 	out, err := newPCMSink(cfg, w)
 	if err != nil {
-		return nil, fmt.Errorf("synthesize realtime: %w", err)
+		return nil, final(fmt.Errorf("synthesize realtime: %w", err))
 	}
 	conn, err := c.dialWS(ctx, EndpointTTSRealtime)
 	if err != nil {
@@ -260,49 +277,32 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 	return &IncompleteError{What: "websocket", Reason: "connection ended without a close: " + err.Error()}
 }
 
-// dialWS opens a synthesis WebSocket (see dialRetry).
+// dialWS opens a synthesis WebSocket (see dial).
 func (c *Client) dialWS(ctx context.Context, endpoint string) (*websocket.Conn, error) {
 	d := &websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, ReadBufferSize: 64 << 10, WriteBufferSize: 16 << 10, Proxy: http.ProxyFromEnvironment}
-	return c.dialRetry(ctx, d, c.wsURL(endpoint), c.path(endpoint, ""))
+	return c.dial(ctx, d, c.wsURL(endpoint))
 }
 
-// dialRetry opens a WebSocket with the key in x-api-key-id, retrying a
-// handshake that failed with a temporary error as HTTP requests are
-// retried: after exactly the Retry-After of a refused handshake, or with
-// backoff; a Retry-After longer than RetryAfterMax fails at once with a
-// *RetryLaterError. path names the endpoint to OnRetry.
-func (c *Client) dialRetry(ctx context.Context, d *websocket.Dialer, rawURL, path string) (*websocket.Conn, error) {
+// dial opens a WebSocket with the key in x-api-key-id, once: a refused
+// handshake is the service's *Error (a *RetryLaterError when its
+// Retry-After asks for longer than RetryAfterMax), a silent host a
+// *TimeoutError, and the session's retry sends it again as HTTP requests
+// are.
+func (c *Client) dial(ctx context.Context, d *websocket.Dialer, rawURL string) (*websocket.Conn, error) {
 	h := http.Header{}
 	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
 	h.Set("User-Agent", "voxform")
-	for attempt := 0; ; attempt++ {
-		conn, resp, err := d.DialContext(ctx, rawURL, h)
-		if err == nil {
-			conn.SetReadLimit(MaxFrameBytes)
-			return conn, nil
-		}
-		switch {
-		case resp != nil:
-			err = c.responseError(resp)
-		case ctx.Err() == nil && isNetTimeout(err): // Dialer.HandshakeTimeout passed
-			err = &TimeoutError{Host: hostOf(rawURL), Limit: c.cfg.Timeout, While: whileWSOpen}
-		default:
-			err = c.red.scrub(err)
-		}
-		te := timeoutOf(err)
-		if attempt >= c.cfg.Retries || !IsTemporary(err) && te == nil || ctx.Err() != nil {
-			if te != nil {
-				te.Attempts = attempt + 1
-			}
-			return nil, err
-		}
-		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(path, attempt+1, err)
-		}
-		if err := sleepCtx(ctx, retryWait(err, c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); err != nil {
-			return nil, err
-		}
+	conn, resp, err := d.DialContext(ctx, rawURL, h)
+	switch {
+	case err == nil:
+		conn.SetReadLimit(MaxFrameBytes)
+		return conn, nil
+	case resp != nil:
+		return nil, c.responseError(resp)
+	case ctx.Err() == nil && isNetTimeout(err): // Dialer.HandshakeTimeout passed
+		return nil, &TimeoutError{Host: hostOf(rawURL), Limit: c.cfg.Timeout, While: whileWSOpen}
 	}
+	return nil, c.red.scrub(err)
 }
 
 // spokenChars counts the characters of text outside <tags>.

@@ -28,7 +28,9 @@ type streamChunk struct {
 // audio_chunk/completed), checks chunk order by chunk_index, and turns an
 // error event into an *Error even under HTTP 200. A stream that ends
 // without its completion event, or with a gap in chunk indexes, is an
-// *IncompleteError; what was written to w must then be discarded.
+// *IncompleteError; it is sent again from an empty w when w is a
+// Truncater (counted among the retries), and otherwise what was written
+// must be discarded by the caller.
 //
 // A line longer than MaxSSELineBytes (MaxSSEOggLineBytes for ogg, whose
 // one chunk is the whole file) is a *LimitError: the stream is never read
@@ -40,10 +42,25 @@ type streamChunk struct {
 // works when the stream carries a single header declaring the whole size,
 // as the documents describe.
 func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	out := output{w: w}
+	var res *SynthesisResult
+	err := c.retry(ctx, c.url(EndpointTTSStream, ""), func(attempt int) error {
+		if err := out.begin(attempt); err != nil {
+			return err
+		}
+		var err error
+		res, err = c.synthesizeStream(ctx, req, w)
+		return out.end(err, bytesOf(res))
+	})
+	return res, err
+}
+
+// synthesizeStream is one attempt of SynthesizeStream.
+func (c *Client) synthesizeStream(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
 	cfg := resolved(req.AudioConfig)
 	sink, err := newStreamSink(cfg, w)
 	if err != nil {
-		return nil, fmt.Errorf("synthesize stream: %w", err)
+		return nil, final(fmt.Errorf("synthesize stream: %w", err))
 	}
 	resp, err := c.postSynthesis(ctx, EndpointTTSStream, req, "text/event-stream")
 	if err != nil {

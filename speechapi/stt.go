@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	neturl "net/url"
 	"reflect"
 	"strconv"
 )
@@ -44,7 +43,10 @@ type TranscribeResult struct {
 //
 // Every failure is a *FileError naming the file; a service answer stays
 // reachable as an *Error with errors.As, its Deviation set when its body
-// does not say "success": false.
+// does not say "success": false. An answer cut mid-body is asked for
+// again (counted among the retries): the clip was transcribed, and
+// billed, but its transcript is lost, and the documents name no way to
+// fetch it.
 func (c *Client) Transcribe(ctx context.Context, audio Source, opts TranscribeOptions) (*TranscribeResult, error) {
 	res, err := c.transcribe(ctx, audio, opts)
 	return res, filesError("transcribe", []string{audio.Name}, err)
@@ -91,9 +93,9 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// call sends a request with retries and decodes a 2xx JSON answer into
-// out (nil: discard). body is nil, []byte or a body func; headers are
-// added to the request. It returns the response headers.
+// call sends a request (retry runs its attempts) and decodes a 2xx JSON
+// answer into out (nil: discard). body is nil, []byte or a body func;
+// headers are added to the request.
 func (c *Client) call(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any) error {
 	_, err := c.callHeaders(ctx, method, url, body, ctype, headers, out, nil)
 	return err
@@ -102,40 +104,25 @@ func (c *Client) call(ctx context.Context, method, url string, body any, ctype s
 // callHeaders is call that also returns the response headers. The answer
 // is bounded by lim (nil: MaxJSONBytes); a larger one is a *LimitError.
 //
-// A GET whose answer was cut mid-body (an *IncompleteError) is sent again,
-// up to Config.Retries times, decoding each answer afresh: reading twice
-// changes nothing. Other methods are not: their caller decides (a create
-// retried blindly could make a second job).
+// An answer cut mid-body (an *IncompleteError) is asked for again like
+// any temporary failure, decoding each answer afresh: reading twice
+// changes nothing, and each method that posts says why asking twice is
+// safe (a call that starts billed work at once does not use it: see
+// SubmitLegacy).
 func (c *Client) callHeaders(ctx context.Context, method, url string, body any, ctype string, headers http.Header, out any, lim *answerLimit) (http.Header, error) {
-	for attempt := 0; ; attempt++ {
+	var h http.Header
+	err := c.retry(ctx, url, func(int) error {
 		fresh := out
-		if out != nil && method == http.MethodGet {
+		if out != nil {
 			fresh = freshValue(out)
 		}
-		h, err := c.callOnce(ctx, method, url, body, ctype, headers, fresh, lim)
-		var ie *IncompleteError
-		if err != nil && method == http.MethodGet && errors.As(err, &ie) && attempt < c.cfg.Retries && ctx.Err() == nil {
-			if c.cfg.OnRetry != nil {
-				c.cfg.OnRetry(pathOf(url), attempt+1, err)
-			}
-			if werr := sleepCtx(ctx, Backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); werr != nil {
-				return nil, errors.Join(err, werr)
-			}
-			continue
-		}
-		if err == nil && fresh != out {
+		var err error
+		if h, err = c.callOnce(ctx, method, url, body, ctype, headers, fresh, lim); err == nil && fresh != out {
 			setValue(out, fresh)
 		}
-		return h, err
-	}
-}
-
-// pathOf is the path of an absolute URL, as OnRetry names endpoints.
-func pathOf(raw string) string {
-	if u, err := neturl.Parse(raw); err == nil {
-		return u.Path
-	}
-	return raw
+		return err
+	})
+	return h, err
 }
 
 // freshValue returns a new zero value of what out points to (a *rawJSON

@@ -151,7 +151,8 @@ func contentTypeOf(name string) string {
 }
 
 // lazyBody starts its producer on the first Read, so that a body made and
-// discarded unread (retryablehttp probes each body once) consumes nothing.
+// discarded unread (net/http may take one from GetBody and never send it)
+// consumes nothing.
 type lazyBody struct {
 	start func(*io.PipeWriter)
 	mu    sync.Mutex

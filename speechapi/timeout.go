@@ -17,13 +17,10 @@ import (
 // service.timeout) pass without a sign of life: no connection, no answer
 // to a request, no byte of a body that had begun, no WebSocket message.
 //
-// A call that got no answer at all is sent again by the client itself, as
-// a refused connection is (Config.Retries times); Attempts says how often
-// it was sent. Such an error is temporary for Retry only when the client
-// did not send it twice, so that the two retry layers do not multiply
-// their attempts against a host that never answers. A stream that stalled
-// after it began is an *IncompleteError wrapping a TimeoutError, retried
-// as a whole operation like a stream that was cut.
+// A call that got no answer at all is sent again by the client, as a
+// refused connection is (Config.Retries times); Attempts says how often it
+// was sent. A stream that stalled after it began is an *IncompleteError
+// wrapping a TimeoutError, sent again like a stream that was cut.
 type TimeoutError struct {
 	// Host is the host (and port) that did not answer.
 	Host string

@@ -88,9 +88,25 @@ type SynthesisResult struct {
 // It checks the Content-Type against the requested container, the
 // container's magic bytes, and that the whole body arrived (Content-Length,
 // and for WAV the header's data size): a short body is an
-// *IncompleteError, and what was written to w must then be discarded
-// (see Retry). Errors before the response are retried by the client.
+// *IncompleteError. A body cut mid-way is sent again from an empty w when
+// w is a Truncater (an *os.File: see Rewind), counted among the retries;
+// otherwise what was written must be discarded by the caller.
 func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
+	out := output{w: w}
+	var res *SynthesisResult
+	err := c.retry(ctx, c.url(EndpointTTSInference, ""), func(attempt int) error {
+		if err := out.begin(attempt); err != nil {
+			return err
+		}
+		var err error
+		res, err = c.synthesize(ctx, req, w)
+		return out.end(err, bytesOf(res))
+	})
+	return res, err
+}
+
+// synthesize is one attempt of Synthesize.
+func (c *Client) synthesize(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
 	resp, err := c.postSynthesis(ctx, EndpointTTSInference, req, "*/*")
 	if err != nil {
 		return nil, fmt.Errorf("synthesize: %w", err)
@@ -105,7 +121,7 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 	n, err := io.Copy(v, resp.Body)
 	res.Bytes = n
 	if v.werr != nil {
-		return res, fmt.Errorf("synthesize: write audio: %w", v.werr)
+		return res, final(fmt.Errorf("synthesize: write audio: %w", v.werr))
 	}
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("synthesize: %w", ctx.Err())
@@ -120,6 +136,14 @@ func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 		return res, fmt.Errorf("synthesize: %w", err)
 	}
 	return res, nil
+}
+
+// bytesOf is what an attempt wrote to the caller's writer.
+func bytesOf(res *SynthesisResult) int64 {
+	if res == nil {
+		return 0
+	}
+	return res.Bytes
 }
 
 // postSynthesis sends the request body to an HTTP synthesis endpoint. A
