@@ -24,8 +24,8 @@ type member struct {
 
 // batchOperation runs a group unit: new batch jobs for a block's
 // transcriptions, or the resumption of one pending job.
-func (x *run) batchOperation(id string, actions []*planner.Action) func(context.Context) error {
-	return func(ctx context.Context) error {
+func (x *run) batchOperation(id string, actions []*planner.Action) func(context.Context, *slot) error {
+	return func(ctx context.Context, _ *slot) error {
 		sort.Slice(actions, func(i, j int) bool { return actions[i].Address < actions[j].Address })
 		var failed int
 		countFail := func(n int) { failed += n }

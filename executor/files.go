@@ -17,7 +17,7 @@ import (
 )
 
 // move renames outputs whose path alone changed: no API call, nothing billed.
-func (x *run) move(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) move(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	renamed := map[string]string{}
 	for _, m := range a.Moves {
 		if err := x.rename(a, m); err != nil {
@@ -79,7 +79,7 @@ func (x *run) rename(a *planner.Action, m planner.Rename) error {
 
 // delete removes a resource's recorded outputs and its state entry; a
 // pending batch job is cancelled first so that nothing more is billed.
-func (x *run) delete(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) delete(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	p := a.Prior
 	if p.Status == state.StatusPending && p.JobID != "" && p.JobAPI == "batch" {
 		if _, err := x.opts.Client.CancelJob(ctx, p.JobID, "removed from the voxform manifest"); err != nil && !ignorableCancel(err) {

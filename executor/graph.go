@@ -13,7 +13,7 @@ import (
 type unit struct {
 	id   string
 	deps []string
-	run  func(ctx context.Context) error
+	run  func(ctx context.Context, s *slot) error
 }
 
 // outcome is what became of a unit.
@@ -24,23 +24,24 @@ type outcome struct {
 	halted  bool   // it did not run because stop or down was closed
 }
 
-// slotKey is the context key of a running unit's releaseSlot function.
-type slotKey struct{}
+// slot is a running unit's place among the parallelism units calling the
+// service. A unit whose calls are done releases it (what is left:
+// validating, syncing and recording its output), so that the next unit can
+// start its call meanwhile; one that never does holds it until it returns.
+type slot struct {
+	once sync.Once
+	free func()
+}
 
-// releaseSlot tells the graph that the unit running with ctx has finished
-// its calls to the service: what is left (validating, syncing and
-// recording its output) no longer holds one of the parallelism slots, so
-// the next unit can start its call meanwhile. A unit that never calls it
-// holds its slot until it returns. Calling it twice, or outside runGraph,
-// does nothing.
-func releaseSlot(ctx context.Context) {
-	if f, ok := ctx.Value(slotKey{}).(func()); ok {
-		f()
+// Release gives the slot back; a second call, or a nil slot, does nothing.
+func (s *slot) Release() {
+	if s != nil && s.free != nil {
+		s.once.Do(s.free)
 	}
 }
 
 // runGraph runs units in dependency order with at most parallelism at once
-// holding a slot (see releaseSlot), and at most as many again finishing
+// holding a slot (see slot), and at most as many again finishing
 // their outputs after releasing theirs. A failed unit does not stop
 // independent ones; its dependents are skipped. Once stop or down (the
 // service appears down) is closed no new unit starts (in-flight ones
@@ -111,11 +112,10 @@ func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, 
 			ready = ready[1:]
 			running++
 			active++
-			var once sync.Once
-			release := func() { once.Do(func() { freed <- struct{}{} }) }
+			s := &slot{free: func() { freed <- struct{}{} }}
 			go func() {
-				err := u.run(context.WithValue(ctx, slotKey{}, release))
-				release()
+				err := u.run(ctx, s)
+				s.Release()
 				results <- outcome{id: u.id, err: err}
 			}()
 		}

@@ -14,8 +14,8 @@ import (
 func TestRunGraphOrderFailureAndSkip(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
-	ran := func(id string, err error) func(context.Context) error {
-		return func(context.Context) error {
+	ran := func(id string, err error) func(context.Context, *slot) error {
+		return func(context.Context, *slot) error {
 			mu.Lock()
 			order = append(order, id)
 			mu.Unlock()
@@ -73,7 +73,7 @@ func TestRunGraphStopStartsNothingNew(t *testing.T) {
 	var started atomic.Int32
 	var units []unit
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
-		units = append(units, unit{id: id, run: func(context.Context) error {
+		units = append(units, unit{id: id, run: func(context.Context, *slot) error {
 			if started.Add(1) == 1 {
 				close(stop) // the first Ctrl-C arrives while work is in flight
 			}
@@ -105,8 +105,8 @@ func TestRunGraphStopStartsNothingNew(t *testing.T) {
 
 func TestRunGraphRefusesCycle(t *testing.T) {
 	units := []unit{
-		{id: "a", deps: []string{"b"}, run: func(context.Context) error { return nil }},
-		{id: "b", deps: []string{"a"}, run: func(context.Context) error { return nil }},
+		{id: "a", deps: []string{"b"}, run: func(context.Context, *slot) error { return nil }},
+		{id: "b", deps: []string{"a"}, run: func(context.Context, *slot) error { return nil }},
 	}
 	if err := runGraph(context.Background(), nil, nil, 1, units, func(outcome) {}); err == nil {
 		t.Fatal("cycle accepted")
@@ -133,12 +133,12 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 		}
 	}
 	units := []unit{
-		{id: "a", run: func(ctx context.Context) error {
+		{id: "a", run: func(ctx context.Context, sl *slot) error {
 			enter()
 			defer active.Add(-1)
-			releaseSlot(ctx)
-			releaseSlot(ctx) // twice is harmless
-			select {         // b must start meanwhile
+			sl.Release()
+			sl.Release() // twice is harmless
+			select {     // b must start meanwhile
 			case <-finishing:
 			case <-time.After(10 * time.Second):
 				t.Error("b did not start while a finished its output")
@@ -146,14 +146,14 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 			note("a done")
 			return nil
 		}},
-		{id: "b", run: func(ctx context.Context) error {
+		{id: "b", run: func(ctx context.Context, sl *slot) error {
 			enter()
 			defer active.Add(-1)
 			note("b")
 			close(finishing)
 			return nil
 		}},
-		{id: "c", deps: []string{"a"}, run: func(ctx context.Context) error {
+		{id: "c", deps: []string{"a"}, run: func(ctx context.Context, sl *slot) error {
 			note("c")
 			return nil
 		}},
@@ -176,8 +176,8 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 	four, gate := make(chan struct{}), make(chan struct{})
 	var many []unit
 	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
-		many = append(many, unit{id: id, run: func(ctx context.Context) error {
-			releaseSlot(ctx)
+		many = append(many, unit{id: id, run: func(ctx context.Context, sl *slot) error {
+			sl.Release()
 			if entered.Add(1) == 4 {
 				close(four)
 			}
@@ -205,7 +205,7 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 // started starts nothing, and one that comes while units finish starts
 // nothing more, whatever order the events arrive in.
 func TestRunGraphStopIsSeenFirst(t *testing.T) {
-	noop := func(context.Context) error { return nil }
+	noop := func(context.Context, *slot) error { return nil }
 	var units []unit
 	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
 		units = append(units, unit{id: id, run: noop})
@@ -230,14 +230,14 @@ func TestRunGraphStopIsSeenFirst(t *testing.T) {
 		var late atomic.Int32
 		var many []unit
 		for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {
-			many = append(many, unit{id: id, run: func(ctx context.Context) error {
+			many = append(many, unit{id: id, run: func(ctx context.Context, sl *slot) error {
 				select {
 				case <-stop:
 					late.Add(1) // started after the stop request
 				default:
 				}
 				once.Do(func() { close(stop) }) // the stop comes while units run
-				releaseSlot(ctx)
+				sl.Release()
 				return nil
 			}})
 		}

@@ -17,7 +17,7 @@ import (
 // which the client retries (a stream cut mid-body from an empty temporary
 // file); the output appears at its path only once complete and valid, and
 // is then recorded.
-func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) synthesize(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	s := a.Desired.Synthesis
 	req, err := x.synthesisRequest(a)
 	if err != nil {
@@ -44,7 +44,7 @@ func (x *run) synthesize(ctx context.Context, a *planner.Action) (result, error)
 	if err != nil {
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
-	releaseSlot(ctx) // the audio is here: the next call need not wait for the disk
+	sl.Release() // the audio is here: the next call need not wait for the disk
 	format, _ := contract.Resolve(req.AudioConfig)
 	o, err := out.Commit(audioValidator(format))
 	if err != nil {
@@ -99,7 +99,7 @@ func readEmbedding(path string) (*speechapi.Embedding, error) {
 
 // embed uploads a reference recording and writes the speaker embedding as
 // JSON, exactly as the service returned it.
-func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) embed(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	e := a.Desired.Embedding
 	f, err := os.Open(x.abs(e.ReferenceAudio))
 	if err != nil {
@@ -113,7 +113,7 @@ func (x *run) embed(ctx context.Context, a *planner.Action) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	releaseSlot(ctx)
+	sl.Release()
 	out, err := x.output(a, e.Output)
 	if err != nil {
 		return result{}, err

@@ -19,18 +19,18 @@ import (
 )
 
 // transcribe runs a REST or realtime transcription of one input.
-func (x *run) transcribe(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) transcribe(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
 	switch t.API {
 	case manifest.APIREST:
-		return x.transcribeREST(ctx, a)
+		return x.transcribeREST(ctx, a, sl)
 	case manifest.APIRealtime:
-		return x.transcribeRealtime(ctx, a)
+		return x.transcribeRealtime(ctx, a, sl)
 	}
 	return result{}, fmt.Errorf("transcription api %q is sent as a batch job, not alone", t.API)
 }
 
-func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) transcribeREST(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
 	src, err := speechapi.FileSource(x.abs(t.Input))
 	if err != nil {
@@ -40,7 +40,7 @@ func (x *run) transcribeREST(ctx context.Context, a *planner.Action) (result, er
 	if err != nil {
 		return result{}, err
 	}
-	releaseSlot(ctx)
+	sl.Release()
 	secs := probeSeconds(x.abs(t.Input))
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
@@ -77,7 +77,7 @@ type realtimeDocSegment struct {
 	LanguageDetected string  `json:"language_detected,omitempty"`
 }
 
-func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
 	f, err := os.Open(x.abs(t.Input))
 	if err != nil {
@@ -92,7 +92,7 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action) (result
 	if err != nil {
 		return result{}, err
 	}
-	releaseSlot(ctx)
+	sl.Release()
 	doc := realtimeDocument{LanguageCode: t.LanguageCode, DurationSeconds: res.AudioSent.Seconds(), Messages: res.Messages}
 	var segs []transcript.Segment
 	detected := ""
@@ -189,7 +189,7 @@ func (x *run) writeTranscripts(a *planner.Action, writeJSONDoc func(io.Writer) e
 
 // render is the free repair of a transcription: the recorded transcript
 // JSON is intact, so the missing formats are rendered from it again.
-func (x *run) render(ctx context.Context, a *planner.Action) (result, error) {
+func (x *run) render(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
 	segs, err := segmentsFromFile(x.abs(a.RenderFrom), labelled(t), a.Prior.DurationSeconds)
 	if err != nil {

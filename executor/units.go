@@ -105,12 +105,12 @@ func batchGroup(a *planner.Action) (string, bool) {
 }
 
 // operation returns the work of a single-resource action.
-func (x *run) operation(a *planner.Action) (func(context.Context) error, error) {
-	wrap := func(op func(context.Context, *planner.Action) (result, error)) func(context.Context) error {
-		return func(ctx context.Context) error {
+func (x *run) operation(a *planner.Action) (func(context.Context, *slot) error, error) {
+	wrap := func(op func(context.Context, *planner.Action, *slot) (result, error)) func(context.Context, *slot) error {
+		return func(ctx context.Context, sl *slot) error {
 			start := x.opts.Now()
 			x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
-			res, err := op(x.traced(ctx, a.Address), a)
+			res, err := op(x.traced(ctx, a.Address), a, sl)
 			elapsed := x.opts.Now().Sub(start)
 			if err != nil {
 				x.fail(a.Address, string(a.Type), elapsed, err)
@@ -141,8 +141,8 @@ func (x *run) operation(a *planner.Action) (func(context.Context) error, error) 
 }
 
 // refuse fails an action the plan refused, calling nothing.
-func (x *run) refuse(a *planner.Action) func(context.Context) error {
-	return func(context.Context) error {
+func (x *run) refuse(a *planner.Action) func(context.Context, *slot) error {
+	return func(context.Context, *slot) error {
 		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Refused))
 		return &unitError{n: 1}
 	}
