@@ -18,9 +18,13 @@ const (
 	// MaxManifestBytes is the largest manifest file, and the largest
 	// -var-file, the loader reads: 4 MiB.
 	MaxManifestBytes = 4 << 20
-	// MaxDataBytes is the largest for_each data file (CSV, TSV, JSON or
-	// YAML): 16 MiB, some hundreds of thousands of rows.
+	// MaxDataBytes is the largest CSV or TSV for_each data file: 16 MiB.
+	// Its rows are read up to MaxSyntheses, never further.
 	MaxDataBytes = 16 << 20
+	// MaxDocumentDataBytes is the largest JSON or YAML for_each data file:
+	// 2 MiB. Such a file is parsed whole into a YAML node tree, at some
+	// 100 ms per MiB, before its first element is used.
+	MaxDocumentDataBytes = 2 << 20
 	// MaxAliasNodes bounds the nodes one YAML document (a manifest
 	// document, a data file, a -var-file) reaches through aliases and
 	// merge keys, each alias counting every node of the value it copies,
@@ -35,6 +39,26 @@ const (
 	// long text referenced by thousands of aliases is checked thousands
 	// of times. 4 MiB, what one manifest file may hold.
 	MaxAliasBytes = MaxManifestBytes
+	// MaxExpandedBytes bounds the bytes of the string values evaluated for
+	// one manifest's resources, counted per resource: a variable or a
+	// default is copied into every synthesis that uses it, and each
+	// instance of a for_each block evaluates its fields again, so that a
+	// 40 KB variable used by 20,000 syntheses is 800 MB of text to check,
+	// plan and record. 64 MiB: four times what a full for_each data file
+	// holds. The reference (or value) that crosses it is refused.
+	MaxExpandedBytes = 64 << 20
+	// MaxCatalogNames bounds the names a manifest's catalog: block adds
+	// (models, voices, languages and recognition languages together):
+	// every voice and synthesis is checked against these lists. 1,000; the
+	// name past it is refused.
+	MaxCatalogNames = 1_000
+	// MaxSyntheses bounds the syntheses one manifest declares, each
+	// for_each element counting one: each is expanded, checked, planned
+	// and recorded, and a data file within MaxDataBytes can hold millions
+	// of rows. 50,000 (about half a second of validation on two cores);
+	// the element (or block) past it is refused, and data files are read
+	// no further.
+	MaxSyntheses = 50_000
 )
 
 // readLimited reads at most limit+1 bytes of a file, so that the caller can
@@ -83,9 +107,14 @@ func thousands(n int) string {
 // mib names a limit in MiB.
 func mib(n int) string { return strconv.Itoa(n>>20) + " MiB" }
 
-// errDataTooLarge is returned by readData for a data file over MaxDataBytes.
-var errDataTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a for_each data file",
-	thousands(MaxDataBytes), mib(MaxDataBytes))
+// errDataTooLarge and errDocumentTooLarge are returned by readData for a
+// data file over MaxDataBytes or MaxDocumentDataBytes.
+var (
+	errDataTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a for_each data file",
+		thousands(MaxDataBytes), mib(MaxDataBytes))
+	errDocumentTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a JSON or YAML for_each data file (a CSV or TSV file may hold %s)",
+		thousands(MaxDocumentDataBytes), mib(MaxDocumentDataBytes), mib(MaxDataBytes))
+)
 
 // reach is what a node amounts to with its aliases expanded: nodes, and
 // bytes of scalar values.

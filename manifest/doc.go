@@ -13,8 +13,13 @@
 // What the loader reads is bounded, so that a hostile manifest is refused
 // with a positioned error instead of taking minutes or all the memory: the
 // size of each manifest file, -var-file and for_each data file
-// (MaxManifestBytes, MaxDataBytes), what one YAML document reaches through
-// aliases and merge keys (MaxAliasNodes, MaxAliasBytes; a recursive alias is
-// refused), and the file names matched against transcription input
-// patterns (MaxGlobMatches).
+// (MaxManifestBytes, MaxDataBytes, MaxDocumentDataBytes), what one YAML
+// document reaches through aliases and merge keys (MaxAliasNodes,
+// MaxAliasBytes; a recursive alias is refused), the file names matched
+// against transcription input patterns (MaxGlobMatches), and what
+// expansion fans out: the bytes of values copied into resources by
+// variables, defaults and for_each (MaxExpandedBytes), the syntheses
+// (MaxSyntheses) and the names a catalog: block adds (MaxCatalogNames).
+// "Did you mean" compares at most MaxSuggestCompares names per load, and
+// errors repeated by every instance of a block are reported once.
 package manifest

@@ -24,13 +24,22 @@ type expander struct {
 	ip        *interpolator
 	m         *Manifest
 	vars      map[string]value
+	varNames  []string
 	hashFiles []hashed
 	dataSeen  map[string]bool
-	dataCache map[string][]byte
+	dataCache map[string]*dataFile
 	voices    map[string]*Voice
+	// voiceNames lists the voices once they are all expanded.
+	voiceNames []string
+	// sg answers every "did you mean" of the expansion.
+	sg        Suggester
 	inherited map[inheritKey]map[string]Pos
 	sharedAC  map[*yaml.Node]*AudioConfig
 	curBlock  *Block // the synthesis block being expanded
+	// instances counts the syntheses expanded (see MaxSyntheses);
+	// synthesesOver is set once the limit is reported.
+	instances     int
+	synthesesOver bool
 	// walks holds the files below each input pattern's directory prefix;
 	// globMatches counts the names matched against patterns (see
 	// MaxGlobMatches).
@@ -54,10 +63,10 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 	x := &expander{
 		raw:       raw,
 		opts:      opts,
-		ip:        &interpolator{files: files, lines: map[string][]int{}},
+		ip:        &interpolator{files: files, lines: map[string][]int{}, literals: map[*yaml.Node][]Span{}},
 		m:         &Manifest{Dir: raw.Dir, Version: 1, Variables: map[string]any{}},
 		dataSeen:  map[string]bool{},
-		dataCache: map[string][]byte{},
+		dataCache: map[string]*dataFile{},
 		voices:    map[string]*Voice{},
 		inherited: map[inheritKey]map[string]Pos{},
 		sharedAC:  map[*yaml.Node]*AudioConfig{},
@@ -72,11 +81,13 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 	for k, v := range x.vars {
 		x.m.Variables[k] = v.V
 	}
+	x.varNames = mapKeys(x.vars)
 	x.version()
 	x.service()
 	x.catalog()
 	x.budget()
 	x.expandVoices()
+	x.voiceNames = mapKeys(x.voices)
 	x.expandEmbeddings()
 	x.expandSyntheses()
 	x.expandTranscriptions()
@@ -86,7 +97,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 }
 
 func (x *expander) scope() *scope {
-	return &scope{vars: x.vars, eachErrs: map[string]bool{}}
+	return &scope{vars: x.vars, varNames: x.varNames, sg: &x.sg, eachErrs: map[string]bool{}}
 }
 
 // singleton returns the fields of a singleton section, or nil.
@@ -169,23 +180,37 @@ func (x *expander) catalog() {
 	c.Pos = b.Pos()
 	c.Fields = fieldPositions(fs)
 	sc := x.scope()
+	names := 0
+	// take keeps a list within MaxCatalogNames names in all; the first
+	// name past it is refused.
+	take := func(l []string, pos []Pos) []string {
+		keep := min(len(l), max(MaxCatalogNames-names, 0))
+		if keep < len(l) && names <= MaxCatalogNames {
+			x.ds.Errorf(pos[keep], "catalog: %q is past the %s names a catalog: block may add", l[keep], thousands(MaxCatalogNames)).
+				WithHint("declare only what the service has added since this voxform was built")
+		}
+		names += len(l)
+		return l[:keep]
+	}
 	listMap := func(name string) map[string][]string {
 		f := fs[name]
 		if f == nil {
 			return nil
 		}
 		out := map[string][]string{}
-		for k, lf := range fieldsOf(f.File, deref(f.Val)) {
-			l, _, _ := x.strList(lf, sc)
-			out[k] = l
-			c.Fields[name+"."+k] = nodePos(lf.File, lf.Key)
+		for _, e := range entries(f.Val) {
+			lf := &field{Name: e.Key.Value, File: f.File, Key: e.Key, Val: e.Val}
+			l, pos, _ := x.strList(lf, sc)
+			out[lf.Name] = take(l, pos)
+			c.Fields[name+"."+lf.Name] = nodePos(lf.File, lf.Key)
 		}
 		return out
 	}
+	models, pos, _ := x.strList(fs["models"], sc)
+	c.Models = take(models, pos)
 	c.Voices = listMap("voices")
 	c.Languages = listMap("languages")
 	c.RecognitionLanguages = listMap("recognition_languages")
-	c.Models, _, _ = x.strList(fs["models"], sc)
 }
 
 func (x *expander) budget() {

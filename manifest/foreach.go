@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,10 @@ import (
 
 // forEach returns the elements of a for_each value: an inline list of
 // strings, an inline map, or the path of a CSV, TSV, JSON or YAML file.
-// Duplicate and empty keys are errors at the key's position.
-func (x *expander) forEach(file string, n *yaml.Node, sc *scope) ([]*eachValue, bool) {
+// Duplicate and empty keys are errors at the key's position. At most room
+// elements are returned: the one past them is refused (see MaxSyntheses)
+// and the rest are not read.
+func (x *expander) forEach(file string, n *yaml.Node, sc *scope, room int) ([]*eachValue, bool) {
 	n = deref(n)
 	if n == nil {
 		return nil, false
@@ -29,16 +32,19 @@ func (x *expander) forEach(file string, n *yaml.Node, sc *scope) ([]*eachValue, 
 			}
 			return nil, false
 		}
-		return x.forEachFile(nodePos(file, n), s)
+		return x.forEachFile(nodePos(file, n), s, room)
 	}
-	return x.forEachNode(file, n)
+	return x.forEachNode(file, n, room)
 }
 
 // forEachNode reads an inline (or data file's) list or map.
-func (x *expander) forEachNode(file string, n *yaml.Node) ([]*eachValue, bool) {
+func (x *expander) forEachNode(file string, n *yaml.Node, room int) ([]*eachValue, bool) {
 	var out []*eachValue
 	seen := map[string]Pos{}
 	add := func(ev *eachValue) {
+		if x.synthesesOver {
+			return
+		}
 		key, _ := ev.Key.V.(string)
 		if key == "" {
 			x.ds.Errorf(ev.Key.Pos, "for_each key is empty").WithHint("every element needs a non-empty key")
@@ -48,12 +54,19 @@ func (x *expander) forEachNode(file string, n *yaml.Node) ([]*eachValue, bool) {
 			x.ds.Errorf(ev.Key.Pos, "for_each key %q is used twice (first at %s)", key, prev)
 			return
 		}
+		if len(out) == room {
+			x.tooManySyntheses(ev.Key.Pos, fmt.Sprintf("for_each key %q", key))
+			return
+		}
 		seen[key] = ev.Key.Pos
 		out = append(out, ev)
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
+			if x.synthesesOver {
+				break
+			}
 			item = deref(item)
 			if item == nil {
 				continue
@@ -74,6 +87,9 @@ func (x *expander) forEachNode(file string, n *yaml.Node) ([]*eachValue, bool) {
 		}
 	case yaml.MappingNode:
 		for _, e := range entries(n) {
+			if x.synthesesOver {
+				break
+			}
 			key := value{V: e.Key.Value, Pos: valuePos(file, e.Key), Exact: exactScalar(e.Key)}
 			val := deref(e.Val)
 			if val != nil && val.Kind == yaml.MappingNode {
@@ -137,7 +153,7 @@ func (x *expander) eachFromMap(file string, m *yaml.Node, key *value) (*eachValu
 }
 
 // forEachFile reads a data file named by a for_each value.
-func (x *expander) forEachFile(at Pos, path string) ([]*eachValue, bool) {
+func (x *expander) forEachFile(at Pos, path string, room int) ([]*eachValue, bool) {
 	rel := filepath.ToSlash(filepath.Clean(path))
 	full := path
 	if !filepath.IsAbs(full) {
@@ -151,69 +167,118 @@ func (x *expander) forEachFile(at Pos, path string) ([]*eachValue, bool) {
 			WithHint("use a .csv, .tsv, .json, .yaml or .yml file")
 		return nil, false
 	}
-	src, err := x.readData(full)
+	df, err := x.readData(full, ext)
 	if err != nil {
 		x.ds.Errorf(at, "for_each file %q: %v", path, errCause(err))
 		return nil, false
 	}
 	if !x.dataSeen[rel] {
 		x.dataSeen[rel] = true
-		x.hashFiles = append(x.hashFiles, hashed{name: "data:" + rel, data: src})
+		x.hashFiles = append(x.hashFiles, hashed{name: "data:" + rel, data: df.src})
 	}
 	if ext == ".csv" || ext == ".tsv" {
 		sep := ','
 		if ext == ".tsv" {
 			sep = '\t'
 		}
-		return x.forEachCSV(rel, src, sep)
+		return x.forEachCSV(rel, df, sep, room)
 	}
+	root := x.dataDocument(rel, df)
+	if root == nil {
+		return nil, false
+	}
+	return x.forEachNode(rel, root, room)
+}
+
+// dataFile is a for_each data file, read (and a JSON or YAML one parsed
+// and checked) once however many blocks use it.
+type dataFile struct {
+	src   []byte
+	lines []int // where each line of a CSV or TSV file starts
+	// parsed is set once a JSON or YAML file is parsed: root is its
+	// document, nil when it was refused (that is reported).
+	parsed bool
+	root   *yaml.Node
+}
+
+// dataDocument parses and checks a JSON or YAML data file, once.
+func (x *expander) dataDocument(rel string, df *dataFile) *yaml.Node {
+	if df.parsed {
+		return df.root
+	}
+	df.parsed = true
+	if doc := x.raw.dataDocument(rel, df.src); doc != nil {
+		// Parsed and checked with the manifests, without a problem.
+		df.root = deref(doc)
+		if df.root == nil {
+			x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "data file %s is empty", rel)
+		}
+	} else {
+		df.root = parseData(rel, df.src, &x.ds)
+	}
+	return df.root
+}
+
+// parseData parses and checks the first document of a data file; nil when
+// it is refused or empty (reported).
+func parseData(rel string, src []byte, ds *Diagnostics) *yaml.Node {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "invalid data file: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-		return nil, false
+		ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "invalid data file: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil
 	}
-	if !checkAliases(rel, &doc, &x.ds) {
-		return nil, false
+	if !checkAliases(rel, &doc, ds) {
+		return nil
 	}
 	root := deref(&doc)
 	if root == nil {
-		x.ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "data file %s is empty", rel)
-		return nil, false
+		ds.Errorf(Pos{File: rel, Line: 1, Col: 1}, "data file %s is empty", rel)
+		return nil
 	}
 	// Duplicate keys of the top mapping are for_each keys, reported by
 	// forEachNode; deeper ones are checked here.
 	for _, c := range root.Content {
-		checkDuplicateKeys(rel, c, &x.ds, 1)
+		checkDuplicateKeys(rel, c, ds, 1)
 	}
-	return x.forEachNode(rel, root)
+	return root
 }
 
-func (x *expander) readData(full string) ([]byte, error) {
-	if b, ok := x.dataCache[full]; ok {
-		return b, nil
+// readData reads a data file once: up to MaxDataBytes for CSV and TSV,
+// MaxDocumentDataBytes for JSON and YAML.
+func (x *expander) readData(full, ext string) (*dataFile, error) {
+	if df, ok := x.dataCache[full]; ok {
+		return df, nil
 	}
-	b, err := readLimited(full, MaxDataBytes)
+	limit, tooLarge := MaxDataBytes, errDataTooLarge
+	if ext != ".csv" && ext != ".tsv" {
+		limit, tooLarge = MaxDocumentDataBytes, errDocumentTooLarge
+	}
+	b, err := readLimited(full, int64(limit))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxDataBytes {
-		return nil, errDataTooLarge
+	if len(b) > limit {
+		return nil, tooLarge
 	}
-	x.dataCache[full] = b
-	return b, nil
+	df := &dataFile{src: b}
+	x.dataCache[full] = df
+	return df, nil
 }
 
 // forEachCSV reads a CSV or TSV file: a header row naming the columns, a
 // key column required, one element per row whose value is the row's map.
-func (x *expander) forEachCSV(file string, src []byte, sep rune) ([]*eachValue, bool) {
-	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+func (x *expander) forEachCSV(file string, df *dataFile, sep rune, room int) ([]*eachValue, bool) {
+	src := bytes.TrimPrefix(df.src, []byte("\xef\xbb\xbf"))
 	r := csv.NewReader(bytes.NewReader(src))
 	r.Comma = sep
 	r.ReuseRecord = true
 	if sep == '\t' {
 		r.LazyQuotes = true
 	}
-	lines := lineStarts(src)
+	if df.lines == nil {
+		df.lines = lineStarts(src)
+	}
+	lines := df.lines
 	header, err := r.Read()
 	if err != nil {
 		x.csvError(file, err)
@@ -275,6 +340,9 @@ func (x *expander) forEachCSV(file string, src []byte, sep rune) ([]*eachValue, 
 			x.ds.Errorf(k.Pos, "empty key in row %d", k.Pos.Line).WithHint("every row needs a non-empty key")
 		case dup:
 			x.ds.Errorf(k.Pos, "key %q is used twice (first at line %d)", key, prev)
+		case len(rows) == room:
+			x.tooManySyntheses(k.Pos, fmt.Sprintf("for_each key %q", key))
+			return rows, true
 		default:
 			seen[key] = k.Pos.Line
 			rows = append(rows, ev)

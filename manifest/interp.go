@@ -53,9 +53,12 @@ func (e *eachValue) fieldNames() []string {
 // scope is what ${...} references resolve against.
 type scope struct {
 	vars map[string]value
-	each *eachValue // nil outside for_each blocks
-	// eachErrs de-duplicates "field not in the data" errors across the
-	// thousands of instances of one block.
+	// varNames lists the variables, for "did you mean"; sg answers it.
+	varNames []string
+	sg       *Suggester
+	each     *eachValue // nil outside for_each blocks
+	// eachErrs de-duplicates errors (a field not in the data, an unknown
+	// variable or voice) across the thousands of instances of one block.
 	eachErrs map[string]bool
 }
 
@@ -63,6 +66,16 @@ type scope struct {
 type interpolator struct {
 	files map[string]*File
 	lines map[string][]int
+	// literals holds the spans of string scalars without references: a
+	// default, or a field of a for_each block, is evaluated once per
+	// instance, and its spans are the same each time. Resources share
+	// them; they are read-only.
+	literals map[*yaml.Node][]Span
+	// expanded counts the bytes of the string values evaluated (see
+	// MaxExpandedBytes); over is set once the limit has been reported,
+	// and every later evaluation fails without a message.
+	expanded int
+	over     bool
 }
 
 // interpolate evaluates the ${...} references of a scalar. A string that
@@ -79,6 +92,9 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 	if n == nil {
 		return nil, nil, true
 	}
+	if ip.over {
+		return nil, nil, false
+	}
 	if n.Kind != yaml.ScalarNode {
 		v, err := ToJSON(n)
 		if err != nil {
@@ -92,36 +108,57 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 	}
 	s := n.Value
 	if !strings.Contains(s, "${") {
+		if !ip.spend(len(s), "", valuePos(file, n), ds) {
+			return nil, nil, false
+		}
 		if !wantSpans {
 			return s, nil, true
 		}
-		return s, ip.literalSpans(file, n, 0, s, 0), true
+		return s, ip.literalSpansOf(file, n), true
 	}
 	if strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1 && strings.Count(s, "${") == 1 {
 		// The common case "${each.value.text}": one reference, nothing else.
 		ref := strings.TrimSpace(s[2 : len(s)-1])
-		v, ok := sc.resolve(ref, ip.posIn(file, n, 0), ds)
+		pos := ip.posIn(file, n, 0)
+		v, ok := sc.resolve(ref, pos, ds)
 		if !ok {
 			return nil, nil, false
 		}
-		if _, isScalar := scalarString(v.V); !isScalar {
-			ds.Errorf(ip.posIn(file, n, 0), "${%s} is a %s and cannot be inserted into a string", ref, typeName(v.V)).
+		str, isScalar := scalarString(v.V)
+		if !isScalar {
+			ds.Errorf(pos, "${%s} is a %s and cannot be inserted into a string", ref, typeName(v.V)).
 				WithHint("refer to one of its fields, like ${%s.FIELD}", ref)
+			return nil, nil, false
+		}
+		if !ip.spend(len(str), ref, pos, ds) {
 			return nil, nil, false
 		}
 		return v.V, []Span{{Pos: v.Pos, Exact: v.Exact}}, true
 	}
+	return ip.interpolateParts(file, n, sc, ds, wantSpans)
+}
+
+// interpolateParts evaluates a string of several parts: literal text and
+// references. Positions inside the scalar are found in one pass over it.
+func (ip *interpolator) interpolateParts(file string, n *yaml.Node, sc *scope, ds *Diagnostics, wantSpans bool) (any, []Span, bool) {
+	s := n.Value
+	src := newScalarPos(ip, file, n)
 	var b strings.Builder
 	var spans []Span
 	ok := true
 	lit := 0 // start of pending literal in s
-	flushLit := func(end int) {
-		if end > lit {
-			if wantSpans {
-				spans = append(spans, ip.literalSpans(file, n, b.Len(), s[lit:end], lit)...)
-			}
-			b.WriteString(s[lit:end])
+	flushLit := func(end int) bool {
+		if end <= lit {
+			return true
 		}
+		if !ip.spend(end-lit, "", src.at(lit), ds) {
+			return false
+		}
+		if wantSpans {
+			spans = ip.literalSpans(spans, src, b.Len(), s[lit:end], lit)
+		}
+		b.WriteString(s[lit:end])
+		return true
 	}
 	var whole any
 	refs := 0
@@ -132,16 +169,21 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 		}
 		j += i
 		if j > 0 && s[j-1] == '$' { // $${ is a literal ${
-			flushLit(j - 1)
+			if !flushLit(j-1) || !ip.spend(2, "", src.at(j), ds) {
+				return nil, nil, false
+			}
 			if wantSpans {
-				spans = append(spans, ip.literalSpans(file, n, b.Len(), "${", j)...)
+				spans = ip.literalSpans(spans, src, b.Len(), "${", j)
 			}
 			b.WriteString("${")
 			i, lit = j+2, j+2
 			continue
 		}
 		end := strings.IndexByte(s[j:], '}')
-		pos := ip.posIn(file, n, j)
+		if !flushLit(j) {
+			return nil, nil, false
+		}
+		pos := src.at(j)
 		if end < 0 {
 			ds.Errorf(pos, "unterminated reference %q", s[j:]).WithHint("close it with }, or write $${ for a literal ${")
 			return nil, nil, false
@@ -149,7 +191,6 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 		end += j
 		ref := strings.TrimSpace(s[j+2 : end])
 		v, ok1 := sc.resolve(ref, pos, ds)
-		flushLit(j)
 		i, lit = end+1, end+1
 		refs++
 		if !ok1 {
@@ -162,6 +203,9 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 				WithHint("refer to one of its fields, like ${%s.FIELD}", ref)
 			ok = false
 			continue
+		}
+		if !ip.spend(len(str), ref, pos, ds) {
+			return nil, nil, false
 		}
 		whole = v.V
 		if wantSpans {
@@ -177,8 +221,30 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 			return whole, spans, true
 		}
 	}
-	flushLit(len(s))
+	if !flushLit(len(s)) {
+		return nil, nil, false
+	}
 	return b.String(), spans, true
+}
+
+// spend counts n bytes of an evaluated value against MaxExpandedBytes. The
+// value that crosses the limit is refused at pos (ref names the reference
+// that inserts it, or is empty for text written in place); every later
+// evaluation fails without a message.
+func (ip *interpolator) spend(n int, ref string, pos Pos, ds *Diagnostics) bool {
+	ip.expanded += n
+	if ip.expanded <= MaxExpandedBytes {
+		return true
+	}
+	ip.over = true
+	what := "this value"
+	if ref != "" {
+		what = "${" + ref + "}"
+	}
+	ds.Errorf(pos, "%s brings the values expanded into resources over %s bytes (%s), the limit for one manifest",
+		what, thousands(MaxExpandedBytes), mib(MaxExpandedBytes)).
+		WithHint("each instance of a for_each, and each synthesis a default applies to, gets its own copy: shorten long values, or use them in fewer places")
+	return false
 }
 
 // resolve evaluates one reference: var.NAME, each.key, each.value or
@@ -190,8 +256,13 @@ func (sc *scope) resolve(ref string, pos Pos, ds *Diagnostics) (value, bool) {
 	case parts[0] == "var" && len(parts) == 2:
 		v, ok := sc.vars[parts[1]]
 		if !ok {
+			key := "var|" + pos.String() + "|" + ref
+			if sc.eachErrs[key] {
+				return value{}, false
+			}
+			sc.eachErrs[key] = true
 			d := ds.Errorf(pos, "unknown variable %q in ${%s}", parts[1], ref)
-			if s := Suggest(parts[1], mapKeys(sc.vars)); s != "" {
+			if s := sc.sg.Suggest(parts[1], sc.varNames); s != "" {
 				d.WithHint("did you mean %q?", s)
 			} else {
 				d.WithHint("declare it under variables:, or pass -var %s=VALUE", parts[1])
@@ -231,7 +302,7 @@ func (sc *scope) resolveEach(ref string, parts []string, pos Pos, ds *Diagnostic
 			if !sc.eachErrs[key] {
 				sc.eachErrs[key] = true
 				d := ds.Errorf(pos, "each.value has no field %q (key %q)", parts[1], e.Key.V)
-				if s := Suggest(parts[1], names); s != "" {
+				if s := sc.sg.Suggest(parts[1], names); s != "" {
 					d.WithHint("did you mean %q?", s)
 				} else {
 					d.WithHint("fields are: %s", strings.Join(names, ", "))
@@ -255,18 +326,31 @@ func mapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// literalSpans describes literal text copied from scalar n at byte offset
-// srcOff of its value, placed at offset dst of the result. Block scalars
-// get one span per line, since their lines are indented in the source.
-func (ip *interpolator) literalSpans(file string, n *yaml.Node, dst int, text string, srcOff int) []Span {
+// literalSpansOf returns the spans of a string scalar without references,
+// computed once per scalar.
+func (ip *interpolator) literalSpansOf(file string, n *yaml.Node) []Span {
+	if spans, ok := ip.literals[n]; ok {
+		return spans
+	}
+	spans := ip.literalSpans(nil, newScalarPos(ip, file, n), 0, n.Value, 0)
+	ip.literals[n] = spans
+	return spans
+}
+
+// literalSpans appends the spans of literal text copied from the scalar of
+// src at byte offset srcOff of its value, placed at offset dst of the
+// result. Block scalars get one span per line, since their lines are
+// indented in the source.
+func (ip *interpolator) literalSpans(spans []Span, src *scalarPos, dst int, text string, srcOff int) []Span {
+	n := src.n
 	exact := n.Style&(yaml.DoubleQuotedStyle) == 0 || !strings.Contains(n.Value, "\\")
-	spans := []Span{{Offset: dst, Pos: ip.posIn(file, n, srcOff), Exact: exact}}
+	spans = append(spans, Span{Offset: dst, Pos: src.at(srcOff), Exact: exact})
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 		return spans
 	}
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' && i+1 < len(text) {
-			spans = append(spans, Span{Offset: dst + i + 1, Pos: ip.posIn(file, n, srcOff+i+1), Exact: exact})
+			spans = append(spans, Span{Offset: dst + i + 1, Pos: src.at(srcOff + i + 1), Exact: exact})
 		}
 	}
 	return spans
@@ -274,29 +358,66 @@ func (ip *interpolator) literalSpans(file string, n *yaml.Node, dst int, text st
 
 // posIn returns the source position of byte offset off of scalar n's value.
 func (ip *interpolator) posIn(file string, n *yaml.Node, off int) Pos {
-	p := nodePos(file, n)
-	if off > len(n.Value) {
-		off = len(n.Value)
+	return (newScalarPos(ip, file, n)).at(off)
+}
+
+// scalarPos finds the source positions of byte offsets of one scalar's
+// value. Offsets asked for in increasing order cost time linear in the
+// value in all (a long string with thousands of references is not read
+// again for each); a smaller offset starts again from the beginning.
+type scalarPos struct {
+	ip   *interpolator
+	file string
+	n    *yaml.Node
+	// off is the offset reached; lines counts the newlines before it,
+	// lineStart is where its line starts, runes counts the runes from
+	// lineStart to off, and own is the number of spaces that start the
+	// line in the value (-1 until known).
+	off, lines, lineStart, runes, own int
+}
+
+func newScalarPos(ip *interpolator, file string, n *yaml.Node) *scalarPos {
+	return &scalarPos{ip: ip, file: file, n: n, own: -1}
+}
+
+// at returns the source position of byte offset off of the value.
+func (c *scalarPos) at(off int) Pos {
+	v := c.n.Value
+	off = min(off, len(v))
+	if off < c.off {
+		*c = *newScalarPos(c.ip, c.file, c.n)
 	}
-	before := n.Value[:off]
+	seg := v[c.off:off]
+	if i := strings.LastIndexByte(seg, '\n'); i >= 0 {
+		c.lines += strings.Count(seg, "\n")
+		c.lineStart = c.off + i + 1
+		c.runes = utf8.RuneCountInString(v[c.lineStart:off])
+		c.own = -1
+	} else {
+		c.runes += utf8.RuneCountInString(seg)
+	}
+	c.off = off
+	n := c.n
+	p := nodePos(c.file, n)
 	switch {
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		line := n.Line + 1 + strings.Count(before, "\n")
-		lineStart := strings.LastIndexByte(before, '\n') + 1
-		col := utf8.RuneCountInString(before[lineStart:])
-		// The source line is indented by the block's indentation plus
-		// the value line's own leading spaces.
-		own := len(n.Value[lineStart:]) - len(strings.TrimLeft(n.Value[lineStart:], " "))
-		return Pos{File: file, Line: line, Col: ip.indent(file, line) - own + col + 1}
-	case strings.Contains(before, "\n"):
+		line := n.Line + 1 + c.lines
+		if c.own < 0 {
+			// The source line is indented by the block's indentation plus
+			// the value line's own leading spaces.
+			rest := v[c.lineStart:]
+			c.own = len(rest) - len(strings.TrimLeft(rest, " "))
+		}
+		return Pos{File: c.file, Line: line, Col: c.ip.indent(c.file, line) - c.own + c.runes + 1}
+	case c.lines > 0:
 		// A multi-line flow scalar: the line is right, the column is not
 		// reliable after folding; point at the line's start.
-		return Pos{File: file, Line: n.Line + strings.Count(before, "\n"), Col: 1}
+		return Pos{File: c.file, Line: n.Line + c.lines, Col: 1}
 	}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		p.Col++
 	}
-	p.Col += utf8.RuneCountInString(before)
+	p.Col += c.runes
 	return p
 }
 

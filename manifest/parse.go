@@ -310,15 +310,28 @@ func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 // breaks it (an over-indented key on line 5 is reported at line 2). The
 // first prefix of the file, line by line from the reported one, that fails
 // to parse for another reason than ending early names it. The search is
-// bounded (offendingScan lines, files up to offendingMaxBytes); 0 when it
-// finds nothing.
+// bounded (offendingScan lines, files up to offendingMaxBytes, and
+// offendingParseBytes parsed in all: each prefix is parsed whole, and 400
+// prefixes of a 256 KiB file took over a second); 0 when it finds nothing.
 func offendingLine(src []byte, reported int) int {
 	if len(src) > offendingMaxBytes {
 		return 0
 	}
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	for k := reported; k <= len(lines) && k <= reported+offendingScan; k++ {
-		prefix := bytes.Join(lines[:k], nil)
+	var ends []int // ends[k-1] is where line k ends, its newline included
+	for i, c := range src {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] < len(src) {
+		ends = append(ends, len(src))
+	}
+	parsed := 0
+	for k := max(reported, 1); k <= len(ends) && k <= reported+offendingScan; k++ {
+		prefix := src[:ends[k-1]]
+		if parsed += len(prefix); parsed > offendingParseBytes {
+			return 0
+		}
 		var n yaml.Node
 		err := yaml.Unmarshal(prefix, &n)
 		if err != nil && !strings.Contains(err.Error(), "end of stream") {
@@ -329,8 +342,9 @@ func offendingLine(src []byte, reported int) int {
 }
 
 const (
-	offendingScan     = 400
-	offendingMaxBytes = 256 << 10
+	offendingScan       = 400
+	offendingMaxBytes   = 256 << 10
+	offendingParseBytes = 4 << 20
 )
 
 // indentOf is the number of leading spaces of line (1-based) of src.

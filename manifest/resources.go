@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -11,6 +13,8 @@ import (
 // SpeedNames maps the service's speed words to numbers (speech-synthesis.md,
 // Synthesis request: slow 0.85, medium 1.0, fast 1.15).
 var SpeedNames = map[string]float64{"slow": 0.85, "medium": 1.0, "fast": 1.15}
+
+var speedWords = []string{"slow", "medium", "fast"}
 
 // speed evaluates a speed: a number or slow/medium/fast.
 func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
@@ -28,7 +32,7 @@ func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
 		x.failed = true
 		d := x.ds.Errorf(f.Pos(), "speed %s is neither a number nor slow, medium or fast", quoteValue(v))
 		if s, isStr := v.(string); isStr {
-			if sg := Suggest(s, []string{"slow", "medium", "fast"}); sg != "" {
+			if sg := Suggest(s, speedWords); sg != "" {
 				d.WithHint("did you mean %q?", sg)
 			}
 		}
@@ -135,29 +139,47 @@ func (x *expander) expandSyntheses() {
 		if x.raw.brokenField("syntheses", name, "for_each") {
 			continue
 		}
+		room := MaxSyntheses - x.instances
 		fe := fieldsOf(b.File, b.Node)["for_each"]
 		if fe == nil {
+			if room == 0 {
+				x.tooManySyntheses(b.Pos(), fmt.Sprintf("synthesis %q", name))
+				return
+			}
+			x.instances++
 			if s := x.synthesis(b, fs, pos, sc, nil); s != nil {
 				x.m.Syntheses = append(x.m.Syntheses, s)
 			}
 			continue
 		}
 		nd := len(x.ds)
-		elems, ok := x.forEach(fe.File, fe.Val, sc)
+		elems, ok := x.forEach(fe.File, fe.Val, sc, room)
 		if !ok {
 			continue
 		}
 		if len(elems) == 0 && len(x.ds) == nd {
 			x.ds.Warnf(fe.Pos(), "for_each of synthesis %q has no elements", name)
 		}
-		x.m.Syntheses = append(x.m.Syntheses, make([]*Synthesis, 0, len(elems))...)
+		x.instances += len(elems)
+		x.m.Syntheses = slices.Grow(x.m.Syntheses, len(elems))
 		for _, ev := range elems {
 			sc.each = ev
 			if s := x.synthesis(b, fs, pos, sc, ev); s != nil {
 				x.m.Syntheses = append(x.m.Syntheses, s)
 			}
 		}
+		if x.synthesesOver {
+			return
+		}
 	}
+}
+
+// tooManySyntheses refuses the synthesis (what names it) that brings the
+// syntheses past MaxSyntheses; the syntheses after it are not expanded.
+func (x *expander) tooManySyntheses(at Pos, what string) {
+	x.synthesesOver = true
+	x.ds.Errorf(at, "%s brings the syntheses of this manifest over %s, the limit for one manifest", what, thousands(MaxSyntheses)).
+		WithHint("split the work into several manifest directories, each with its own state")
 }
 
 // synthesis builds one synthesis instance; nil when one of its values
@@ -189,14 +211,15 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	case !known && x.raw.isBroken("voices", ""):
 		return nil // the voices: section is broken and reported
 	case !known:
+		if sc.eachErrs["voice:"+s.Voice] {
+			return nil // reported for an earlier instance
+		}
+		sc.eachErrs["voice:"+s.Voice] = true
 		d := x.ds.Errorf(s.Fields["voice"], "synthesis %q refers to unknown voice %q", b.Name, s.Voice)
-		if sg := Suggest(s.Voice, mapKeys(x.voices)); sg != "" {
+		if sg := x.sg.Suggest(s.Voice, x.voiceNames); sg != "" {
 			d.WithHint("did you mean %q?", sg)
 		} else {
 			d.WithHint("declare it under voices:")
-		}
-		if ev != nil {
-			sc.eachErrs["voice:"+s.Voice] = true
 		}
 		return nil
 	case v == nil: // the voice itself is broken and reported

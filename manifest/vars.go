@@ -34,8 +34,9 @@ func (x *expander) resolveVars() map[string]value {
 			vars[name] = value{V: v, Pos: Pos{File: "$" + k}}
 		}
 	}
+	names := mapKeys(declared)
 	for _, vf := range x.opts.VarFiles {
-		x.readVarFile(vf, declared, vars)
+		x.readVarFile(vf, declared, names, vars)
 	}
 	for _, kv := range x.opts.Vars {
 		name, v, ok := strings.Cut(kv, "=")
@@ -46,7 +47,7 @@ func (x *expander) resolveVars() map[string]value {
 		}
 		if !declared[name] {
 			d := x.ds.Errorf(pos, "no variable %q is declared", name)
-			if s := Suggest(name, mapKeys(declared)); s != "" {
+			if s := x.sg.Suggest(name, names); s != "" {
 				d.WithHint("did you mean %q?", s)
 			} else {
 				d.WithHint("declare it under variables: in the manifest")
@@ -59,7 +60,7 @@ func (x *expander) resolveVars() map[string]value {
 }
 
 // readVarFile reads one -var-file (YAML; JSON is YAML) into vars.
-func (x *expander) readVarFile(path string, declared map[string]bool, vars map[string]value) {
+func (x *expander) readVarFile(path string, declared map[string]bool, names []string, vars map[string]value) {
 	full := path
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(x.raw.Dir, path)
@@ -94,7 +95,7 @@ func (x *expander) readVarFile(path string, declared map[string]bool, vars map[s
 		name := e.Key.Value
 		if !declared[name] {
 			d := x.ds.Warnf(nodePos(path, e.Key), "-var-file sets %q, which no manifest declares", name)
-			if s := Suggest(name, mapKeys(declared)); s != "" {
+			if s := x.sg.Suggest(name, names); s != "" {
 				d.WithHint("did you mean %q?", s)
 			}
 			continue

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"hash/maphash"
+
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
@@ -13,6 +15,21 @@ type checker struct {
 	ds   manifest.Diagnostics
 	// forcedAC holds the 8000 Hz copies of shared audio configs.
 	forcedAC map[*manifest.AudioConfig]*manifest.AudioConfig
+	// texts holds the texts checked (see checkedBefore), whose spans are
+	// hashed with seed; textWarnings counts the warnings about places
+	// inside texts (see MaxTextWarnings).
+	texts        map[textKey]bool
+	seed         maphash.Seed
+	textWarnings int
+	// sg answers every "did you mean" of the checks; embeddings lists the
+	// embeddings' names for it.
+	sg         manifest.Suggester
+	embeddings []string
+	// done, acDone and models remember the checks made once (see once),
+	// audio configs checked and models found (see audioConfigOnce, model).
+	done   map[onceKey]bool
+	acDone map[acKey]acResult
+	models map[string]*contract.Model
 }
 
 // Check applies every semantic rule of SPEC section 3 and the service
@@ -21,7 +38,15 @@ func Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics
 	if m == nil {
 		return nil
 	}
-	c := &checker{m: m, cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{}}
+	return check(m, opts).ds
+}
+
+// check runs the checks and returns the checker, with what it found and
+// what it remembers.
+func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
+	c := &checker{m: m, cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{},
+		texts: map[textKey]bool{}, seed: maphash.MakeSeed(), done: map[onceKey]bool{}, acDone: map[acKey]acResult{},
+		models: map[string]*contract.Model{}}
 	c.checkService()
 	c.checkCatalog()
 	c.checkBudget()
@@ -30,5 +55,5 @@ func Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics
 	c.checkSyntheses()
 	c.checkTranscriptions()
 	c.checkPaths()
-	return c.ds
+	return c
 }

@@ -26,34 +26,40 @@ func (c *checker) checkSyntheses() {
 // reported once at its position.
 func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 	f := func(n string) manifest.Pos { return at(s.Fields, n, s.Pos) }
-	if _, set := s.Fields["voice"]; !set {
-		c.ds.Errorf(s.Pos, "synthesis %q has no voice", s.Name).WithHint("name one of the voices: entries")
+	// The instances of a block share its fields: what depends on them
+	// alone is checked for the first.
+	if c.once(onceKey{what: "block", pos: s.Pos, value: s.Name}) {
+		if _, set := s.Fields["voice"]; !set {
+			c.ds.Errorf(s.Pos, "synthesis %q has no voice", s.Name).WithHint("name one of the voices: entries")
+		}
+		if _, set := s.Fields["text"]; !set {
+			c.ds.Errorf(s.Pos, "synthesis %q has no text", s.Name)
+		}
+		if _, set := s.Fields["output"]; !set {
+			c.ds.Errorf(s.Pos, "synthesis %q has no output", s.Name).WithHint("set output: to the file to write")
+		}
 	}
-	if _, set := s.Fields["text"]; !set {
-		c.ds.Errorf(s.Pos, "synthesis %q has no text", s.Name)
-	}
-	if _, set := s.Fields["output"]; !set {
-		c.ds.Errorf(s.Pos, "synthesis %q has no output", s.Name).WithHint("set output: to the file to write")
-	}
-	if !slices.Contains(c.cat.Transports, s.Transport) {
+	if !slices.Contains(c.cat.Transports, s.Transport) && c.once(onceKey{what: "transport", pos: f("transport"), value: s.Transport}) {
 		c.unknownName(f("transport"), "transport", s.Transport, c.cat.Transports, "")
 	}
-	ac := c.checkAudioConfig(s)
-	model := c.cat.Model(s.Model)
+	ac := c.audioConfigOnce(s)
+	model := c.model(s.Model)
 	if v == nil || model == nil {
 		return // reported with the voice
 	}
 	if v.Fields != nil {
-		if p := f("language"); s.Language != "" && p != at(v.Fields, "language", v.Pos) {
+		if p := f("language"); s.Language != "" && p != at(v.Fields, "language", v.Pos) &&
+			c.once(onceKey{what: "language", pos: p, value: s.Language, model: model}) {
 			c.checkLanguage(model, s.Language, p)
 		}
-		if p := f("speed"); s.Speed != nil && p != at(v.Fields, "speed", v.Pos) {
+		if p := f("speed"); s.Speed != nil && p != at(v.Fields, "speed", v.Pos) &&
+			c.once(onceKey{what: "speed", pos: p, value: strconv.FormatFloat(*s.Speed, 'g', -1, 64), model: model}) {
 			c.checkSpeed(model, *s.Speed, p)
 		}
 	}
-	if s.Language == "" && model.LanguageRequired {
+	if s.Language == "" && model.LanguageRequired && c.once(onceKey{what: "needs language", pos: s.Pos, value: s.Name + "\x00" + v.Name, model: model}) {
 		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, model.Name).
-			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, strings.Join(model.Languages, ", "))
+			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, listNames(model.Languages))
 	}
 	if _, set := s.Fields["text"]; set {
 		c.checkText(s, model)
@@ -72,6 +78,65 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 				WithHint("name it with %s", exts[0])
 		}
 	}
+}
+
+// onceKey identifies a check of a synthesis whose findings are the same
+// for every instance it is the same for: what is checked, where, with
+// which value and model.
+type onceKey struct {
+	what  string
+	pos   manifest.Pos
+	value string
+	model *contract.Model
+}
+
+// once reports whether a check is made for the first time: the thousands
+// of instances of a for_each block would repeat its findings.
+func (c *checker) once(k onceKey) bool {
+	if c.done[k] {
+		return false
+	}
+	c.done[k] = true
+	return true
+}
+
+// acKey identifies what checkAudioConfig's findings for a synthesis
+// depend on: its audio_config, which the instances of a block share when
+// it holds no reference, and its block.
+type acKey struct {
+	ac    *manifest.AudioConfig
+	block string
+	pos   manifest.Pos
+}
+
+// acResult is what checkAudioConfig gave for an acKey.
+type acResult struct {
+	container *contract.ContainerInfo
+	ac        *manifest.AudioConfig
+}
+
+// audioConfigOnce is checkAudioConfig once per block and audio_config:
+// the other instances would give the same findings at the same positions.
+func (c *checker) audioConfigOnce(s *manifest.Synthesis) *contract.ContainerInfo {
+	key := acKey{s.AudioConfig, s.Name, s.Pos}
+	if r, ok := c.acDone[key]; ok {
+		s.AudioConfig = r.ac
+		return r.container
+	}
+	k := c.checkAudioConfig(s)
+	c.acDone[key] = acResult{k, s.AudioConfig}
+	return k
+}
+
+// model is c.cat.Model, looked up once per name: the catalog may hold a
+// thousand models, and every synthesis names one.
+func (c *checker) model(name string) *contract.Model {
+	m, ok := c.models[name]
+	if !ok {
+		m = c.cat.Model(name)
+		c.models[name] = m
+	}
+	return m
 }
 
 // checkAudioConfig checks audio_config by the contract's rules and

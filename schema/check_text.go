@@ -1,29 +1,30 @@
 package schema
 
 import (
-	"regexp"
+	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
 
-var (
-	// tagRE finds audio tags: <name> with no closing tag (speech-synthesis.md,
-	// Audio tags). Names are short and hold no angle brackets or newlines.
-	tagRE = regexp.MustCompile(`<([^<>\n]{1,40})>`)
-	// digitRE finds runs of digits (any script), joined by the separators
-	// of phone numbers, amounts, dates and IDs.
-	digitRE = regexp.MustCompile(`\p{Nd}+(?:[ .,:/-]?\p{Nd}+)*`)
-)
-
 // MaxTextWarn is the text length above which a warning is given: the
 // documents do not state a maximum; the emulator's default -max-text is
 // 5000 characters (SPEC section 8a).
 const MaxTextWarn = 5000
+
+// MaxTextWarnings bounds the warnings about places inside texts (digit
+// runs, unknown audio tags) one manifest gets: a data file of numbers
+// would otherwise give millions. Past it, one warning says that the rest
+// are not listed. 10,000.
+const MaxTextWarnings = 10_000
+
+// maxQuotedDigits is the longest run of digits a warning quotes whole, in
+// characters; a longer one is quoted by its start and its length.
+const maxQuotedDigits = 32
 
 // Tag is an audio tag found in a text.
 type Tag struct {
@@ -35,23 +36,81 @@ type Tag struct {
 // FindTags returns the audio tags of text, known or not.
 func FindTags(text string) []Tag {
 	var out []Tag
-	for _, m := range tagRE.FindAllStringSubmatchIndex(text, -1) {
-		out = append(out, Tag{Name: text[m[2]:m[3]], Offset: m[0], End: m[1]})
+	for t, ok := nextTag(text, 0); ok; t, ok = nextTag(text, t.End) {
+		out = append(out, t)
 	}
 	return out
 }
 
+// textKey identifies what checkText's findings depend on: the text, where
+// each part of it came from (a hash of its spans), the model and the text
+// field's position.
+type textKey struct {
+	text     string
+	spans    uint64
+	nspans   int
+	model    *contract.Model
+	fallback manifest.Pos
+}
+
+// checkedBefore reports whether the same text from the same source was
+// checked for the same model before, as every synthesis using one long
+// variable or default is: its findings are the same, reported at the same
+// positions, so that it is checked once ("Messages name values, not
+// instances").
+func (c *checker) checkedBefore(s *manifest.Synthesis, model *contract.Model, fallback manifest.Pos) bool {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	var b [8 * 3]byte
+	// The text field's position matters only where the spans give none.
+	var field manifest.Pos
+	if len(s.TextSpans) == 0 || s.TextSpans[0].Offset > 0 {
+		field = fallback
+	}
+	for _, sp := range s.TextSpans {
+		if sp.Pos.Line == 0 {
+			field = fallback
+		}
+		binary.LittleEndian.PutUint64(b[0:], uint64(sp.Offset))
+		binary.LittleEndian.PutUint64(b[8:], uint64(sp.Pos.Line))
+		binary.LittleEndian.PutUint64(b[16:], uint64(sp.Pos.Col))
+		if sp.Exact {
+			b[23] |= 0x80
+		}
+		h.Write(b[:])
+		h.WriteString(sp.Pos.File)
+		h.WriteByte(0)
+	}
+	k := textKey{text: s.Text, spans: h.Sum64(), nspans: len(s.TextSpans), model: model, fallback: field}
+	if c.texts[k] {
+		return true
+	}
+	c.texts[k] = true
+	return false
+}
+
+// textWarning reports whether one more warning about a place inside a
+// text may be given (see MaxTextWarnings); the first one past the limit
+// gives, at pos, the warning that the rest are not listed.
+func (c *checker) textWarning(pos manifest.Pos) bool {
+	c.textWarnings++
+	if c.textWarnings == MaxTextWarnings+1 {
+		c.ds.Warnf(pos, "more than %s warnings about digits and audio tags in texts; the rest are not listed", thousands(MaxTextWarnings)).
+			WithHint("spell numbers out, and fix the tags listed, then validate again to see more")
+	}
+	return c.textWarnings <= MaxTextWarnings
+}
+
 // checkText checks a synthesis text: not empty, audio tags per model,
-// digit runs.
+// digit runs. It reads the text in a few passes, each linear in its
+// length, and checks a text from one source once.
 // conformance: TTS-004, TTS-005, TTS-050, TTS-051, TTS-052, TTS-056, TTS-057, TTS-058
 func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
-	pos := func(off int) manifest.Pos {
-		p := manifest.PosAt(s.TextSpans, s.Text, off)
-		if p.Line == 0 {
-			return at(s.Fields, "text", s.Pos)
-		}
-		return p
+	fallback := at(s.Fields, "text", s.Pos)
+	if c.checkedBefore(s, model, fallback) {
+		return
 	}
+	pos := newTextPos(s, fallback).at
 	if strings.TrimSpace(s.Text) == "" {
 		c.ds.Errorf(pos(0), "text is empty").WithHint("the service needs text to speak")
 		return
@@ -60,72 +119,71 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 		c.ds.Warnf(pos(0), "text is %d characters; the service's maximum is not documented and the emulator refuses over %d", n, MaxTextWarn).
 			WithHint("split long text into several syntheses")
 	}
-	var tags []Tag
-	rest := s.Text
-	if strings.IndexByte(s.Text, '<') >= 0 {
-		tags = FindTags(s.Text)
-		rest = tagRE.ReplaceAllString(s.Text, "")
-	}
+	first, hasTags, words := c.checkTags(s.Text, model, pos)
 	switch {
-	case len(tags) > 0 && model.RendersTags:
-		for _, t := range tags {
-			if slices.Contains(c.cat.Tags, t.Name) {
-				continue
-			}
-			d := c.ds.Warnf(pos(t.Offset), "unknown audio tag <%s> is stripped by the service and not rendered", t.Name)
-			if sg := manifest.Suggest(t.Name, c.cat.Tags); sg != "" {
-				d.WithHint("did you mean <%s>? tag names are case-sensitive and match exactly, spaces included", sg)
-			} else {
-				d.WithHint("tags: <%s>", strings.Join(c.cat.Tags, ">, <"))
-			}
-		}
-	case len(tags) > 0:
-		if strings.TrimSpace(rest) == "" {
-			c.ds.Errorf(pos(tags[0].Offset), "text is made only of audio tags, which %s removes: the service rejects it", model.Name).
-				WithHint("add words to speak, or use a tts-v3.0 voice to render the tags")
-			return
-		}
-		c.ds.Warnf(pos(tags[0].Offset), "audio tag <%s> is removed by %s and not rendered (only tts-v3.0 renders tags)", tags[0].Name, model.Name).
+	case hasTags && !model.RendersTags && !words:
+		c.ds.Errorf(pos(first.Offset), "text is made only of audio tags, which %s removes: the service rejects it", model.Name).
+			WithHint("add words to speak, or use a tts-v3.0 voice to render the tags")
+		return
+	case hasTags && !model.RendersTags:
+		c.ds.Warnf(pos(first.Offset), "audio tag <%s> is removed by %s and not rendered (only tts-v3.0 renders tags)", first.Name, model.Name).
 			WithHint("use a tts-v3.0 voice, or remove the tags")
-	}
-	if model.RendersTags && len(tags) > 0 && strings.TrimSpace(rest) == "" {
+	case hasTags && !words:
 		// The documents reject tag-only text for tts-v2.5 and are silent for
 		// tts-v3.0; the emulator rejects it for every model, and so does
 		// voxform, so that a manifest that validates is accepted.
-		c.ds.Errorf(pos(tags[0].Offset), "text is made only of audio tags; there are no words to speak").
+		c.ds.Errorf(pos(first.Offset), "text is made only of audio tags; there are no words to speak").
 			WithHint("add words after the tags")
 		return
 	}
-	c.checkDigits(s.Text, tags, pos)
+	c.checkDigits(s.Text, newTextPos(s, fallback).at)
 }
 
-// checkDigits warns about digit runs, which the service mispronounces
-// (speech-synthesis.md, "What the service does", item 5).
-func (c *checker) checkDigits(text string, tags []Tag, pos func(int) manifest.Pos) {
-	if !hasDigit(text) {
-		return
-	}
-	for _, m := range digitRE.FindAllStringIndex(text, -1) {
-		inTag := false
-		for _, t := range tags {
-			if m[0] >= t.Offset && m[1] <= t.End {
-				inTag = true
-			}
+// checkTags reads the audio tags of a text: the first, whether there is
+// any, and whether there are words outside them. With a model that renders
+// tags, an unknown tag is a warning.
+func (c *checker) checkTags(text string, model *contract.Model, pos func(int) manifest.Pos) (first Tag, hasTags, words bool) {
+	end := 0 // end of the previous tag
+	for t, ok := nextTag(text, 0); ok; t, ok = nextTag(text, t.End) {
+		if !hasTags {
+			first, hasTags = t, true
 		}
-		if inTag {
+		words = words || strings.TrimSpace(text[end:t.Offset]) != ""
+		end = t.End
+		if !model.RendersTags || slices.Contains(c.cat.Tags, t.Name) || !c.textWarning(pos(t.Offset)) {
 			continue
 		}
-		run := text[m[0]:m[1]]
-		c.ds.Warnf(pos(m[0]), "digits %q in text are mispronounced by the service", run).
-			WithHint("spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")")
-	}
-}
-
-func hasDigit(s string) bool {
-	for _, r := range s {
-		if r >= '0' && r <= '9' || r > 0x7f && unicode.IsDigit(r) {
-			return true
+		d := c.ds.Warnf(pos(t.Offset), "unknown audio tag <%s> is stripped by the service and not rendered", t.Name)
+		if sg := c.sg.Suggest(t.Name, c.cat.Tags); sg != "" {
+			d.WithHint("did you mean <%s>? tag names are case-sensitive and match exactly, spaces included", sg)
+		} else {
+			d.WithHint("tags: <%s>", strings.Join(c.cat.Tags, ">, <"))
 		}
 	}
-	return false
+	words = words || strings.TrimSpace(text[end:]) != ""
+	return first, hasTags, words
+}
+
+// checkDigits warns about digit runs outside audio tags, which the
+// service mispronounces (speech-synthesis.md, "What the service does",
+// item 5).
+func (c *checker) checkDigits(text string, pos func(int) manifest.Pos) {
+	tag, inTags := nextTag(text, 0)
+	for start, end, ok := nextDigits(text, 0); ok; start, end, ok = nextDigits(text, end) {
+		if c.textWarnings > MaxTextWarnings {
+			return
+		}
+		for inTags && tag.End <= start {
+			tag, inTags = nextTag(text, tag.End)
+		}
+		if inTags && tag.Offset <= start {
+			continue // a run that starts in a tag ends in it
+		}
+		p := pos(start)
+		if !c.textWarning(p) {
+			return
+		}
+		c.ds.Warnf(p, "digits %s in text are mispronounced by the service", quoteDigits(text[start:end])).
+			WithHint("spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")")
+	}
 }

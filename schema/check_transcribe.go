@@ -101,7 +101,7 @@ func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *contract.Re
 	pos := at(t.Fields, "language_code", t.Pos)
 	if strings.TrimSpace(t.LanguageCode) == "" {
 		c.ds.Errorf(pos, "transcription %q needs a language_code", t.Name).
-			WithHint("codes for api %s: %s", t.API, strings.Join(api.Languages, ", "))
+			WithHint("codes for api %s: %s", t.API, listNames(api.Languages))
 		return
 	}
 	codes := strings.Split(t.LanguageCode, ",")
@@ -125,10 +125,10 @@ func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *contract.Re
 			d := c.ds.Errorf(pos, "language code %q is not supported by api %s", code, t.API)
 			if others := apisWithLanguage(c.cat, code); len(others) > 0 {
 				d.WithHint("%s is supported by api %s", code, strings.Join(others, ", "))
-			} else if sg := manifest.Suggest(code, api.Languages); sg != "" {
+			} else if sg := c.sg.Suggest(code, api.Languages); sg != "" {
 				d.WithHint("did you mean %q?", sg)
 			} else {
-				d.WithHint("codes for api %s: %s", t.API, strings.Join(api.Languages, ", "))
+				d.WithHint("codes for api %s: %s", t.API, listNames(api.Languages))
 			}
 		}
 		seen[code] = true

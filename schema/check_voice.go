@@ -14,10 +14,23 @@ func at(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.
 	return fieldPos(fields, name, def)
 }
 
+// maxListed is how many names a message lists: a catalog: block can make
+// a list of a thousand.
+const maxListed = 20
+
+// listNames joins names for a message: all of them, or the first
+// maxListed and how many more.
+func listNames(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+}
+
 // unknownName reports a value outside a list, with "did you mean".
 func (c *checker) unknownName(pos manifest.Pos, what, val string, allowed []string, hint string) {
-	d := c.ds.Errorf(pos, "%s %q is not one of %s", what, val, strings.Join(allowed, ", "))
-	if sg := manifest.Suggest(val, allowed); sg != "" {
+	d := c.ds.Errorf(pos, "%s %q is not one of %s", what, val, listNames(allowed))
+	if sg := c.sg.Suggest(val, allowed); sg != "" {
 		d.WithHint("did you mean %q?", sg)
 	} else if hint != "" {
 		d.WithHint("%s", hint)
@@ -49,7 +62,7 @@ func (c *checker) checkVoices() {
 			switch {
 			case v.Voice == "" && model.VoiceRequired:
 				c.ds.Errorf(v.Pos, "voice %q needs a voice: name for model %s", v.Name, v.Model).
-					WithHint("voices of %s: %s", v.Model, strings.Join(model.Voices, ", "))
+					WithHint("voices of %s: %s", v.Model, listNames(model.Voices))
 			case v.Voice != "" && !slices.Contains(model.Voices, v.Voice):
 				c.unknownName(f("voice"), "voice name for "+v.Model, v.Voice, model.Voices,
 					fmt.Sprintf("if the service has added it, declare it under catalog.voices.%s", v.Model))
@@ -80,7 +93,7 @@ func (c *checker) checkCloneVoice(v *manifest.Voice, embeddings map[string]bool)
 		c.ds.Errorf(f("embedding_file"), "voice %q sets both embedding and embedding_file; set one", v.Name)
 	case v.Embedding != "" && !embeddings[v.Embedding]:
 		d := c.ds.Errorf(f("embedding"), "voice %q refers to unknown embedding %q", v.Name, v.Embedding)
-		if sg := manifest.Suggest(v.Embedding, sortedKeys(embeddings)); sg != "" {
+		if sg := c.sg.Suggest(v.Embedding, c.embeddingNames(embeddings)); sg != "" {
 			d.WithHint("did you mean %q?", sg)
 		} else {
 			d.WithHint("declare it under embeddings:")
@@ -88,6 +101,14 @@ func (c *checker) checkCloneVoice(v *manifest.Voice, embeddings map[string]bool)
 	case v.EmbeddingFile != "":
 		c.checkEmbeddingFile(v)
 	}
+}
+
+// embeddingNames lists the embeddings, sorted, once.
+func (c *checker) embeddingNames(embeddings map[string]bool) []string {
+	if c.embeddings == nil {
+		c.embeddings = sortedKeys(embeddings)
+	}
+	return c.embeddings
 }
 
 // checkLanguage checks a language against a model's list.

@@ -9,4 +9,9 @@
 // expansion and semantic rules, with every problem returned as a sorted,
 // positioned diagnostic. Catalog data comes from Builtin, extended by a
 // manifest's catalog: block with CatalogFor.
+//
+// The checks take time linear in the manifest, whatever it fans out: a
+// text from one source (a variable, a default, a data value) is checked
+// once however many syntheses use it, texts are scanned in one pass each,
+// and warnings about places inside texts stop at MaxTextWarnings.
 package schema

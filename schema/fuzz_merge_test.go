@@ -13,18 +13,18 @@ import (
 	"github.com/voxform/voxform/schema"
 )
 
-// mergeDataFiles are where FuzzLoadMerge writes its data bytes: the same
+// mergeDataFiles are where FuzzMergedLoad writes its data bytes: the same
 // bytes in every for_each format, so that a seed's manifest picks one.
 var mergeDataFiles = []string{"data/prompts.csv", "data/prompts.tsv", "data/prompts.json", "data/prompts.yaml"}
 
-// FuzzLoadMerge feeds two manifest files, a for_each data file and a
+// FuzzMergedLoad feeds two manifest files, a for_each data file and a
 // -var-file to the whole loader: blocks, defaults and variables declared in
 // one file and used in the other, duplicates across files, data files in
 // every format, variables from a file. Nothing may panic; every diagnostic
 // names a file and a non-empty message, and a line within that file when
 // the file is one of the inputs; loading twice gives the same diagnostics
 // (no map order leaks into messages).
-func FuzzLoadMerge(f *testing.F) {
+func FuzzMergedLoad(f *testing.F) {
 	addMergeSeeds(f)
 	dir := f.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
@@ -84,7 +84,7 @@ func writeFresh(t *testing.T, path string, data []byte) {
 	}
 }
 
-// checkDiagnostic holds a diagnostic to FuzzLoadMerge's invariants.
+// checkDiagnostic holds a diagnostic to FuzzMergedLoad's invariants.
 func checkDiagnostic(t *testing.T, d manifest.Diagnostic, srcs map[string][]byte) {
 	t.Helper()
 	if d.Pos.File == "" {

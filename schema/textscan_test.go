@@ -1,0 +1,179 @@
+package schema
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/manifest"
+)
+
+// The regular expressions the scanners replace: they define what a tag and
+// a run of digits are, at some 50 ns a byte.
+var (
+	tagRE   = regexp.MustCompile(`<([^<>\n]{1,40})>`)
+	digitRE = regexp.MustCompile(`\p{Nd}+(?:[ .,:/-]?\p{Nd}+)*`)
+)
+
+// randomText builds texts from pieces that meet the scanners' edge cases:
+// tags of 40 and 41 characters, unclosed and nested brackets, separators
+// before and after digits, digits of other scripts, invalid UTF-8.
+func randomText(r *rand.Rand) string {
+	pieces := []string{"a", " ", "  ", "\n", "<", ">", "<laugh>", "<a\nb>", "<" + strings.Repeat("x", 40) + ">",
+		"<" + strings.Repeat("x", 41) + ">", "<é>", "12", "1,500", "2026-10-01", "9 ", " 9", "-", ".", ",", ":", "/",
+		"४२", "١٢", "１２", "\xff", "\xe0\xa5", "<1 2>", "x7y", "<<3>>"}
+	var b strings.Builder
+	for range r.Intn(12) {
+		b.WriteString(pieces[r.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+// TestScannersMatchTheExpressions: nextTag and nextDigits find exactly what
+// the regular expressions find, in the same order.
+func TestScannersMatchTheExpressions(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for range 20_000 {
+		text := randomText(r)
+		var wantTags, gotTags []Tag
+		for _, m := range tagRE.FindAllStringSubmatchIndex(text, -1) {
+			wantTags = append(wantTags, Tag{Name: text[m[2]:m[3]], Offset: m[0], End: m[1]})
+		}
+		gotTags = FindTags(text)
+		if diff := cmp.Diff(wantTags, gotTags); diff != "" {
+			t.Fatalf("tags of %q (-want +got):\n%s", text, diff)
+		}
+		var wantRuns, gotRuns [][]int
+		for _, m := range digitRE.FindAllStringIndex(text, -1) {
+			wantRuns = append(wantRuns, m)
+		}
+		for start, end, ok := nextDigits(text, 0); ok; start, end, ok = nextDigits(text, end) {
+			gotRuns = append(gotRuns, []int{start, end})
+		}
+		if diff := cmp.Diff(wantRuns, gotRuns); diff != "" {
+			t.Fatalf("digit runs of %q (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
+// TestTextPosMatchesPosAt: textPos gives manifest.PosAt's answers (or the
+// fallback where PosAt has none) for offsets of runes asked in increasing
+// order, in one pass.
+func TestTextPosMatchesPosAt(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	fallback := manifest.Pos{File: "voxform.yaml", Line: 99, Col: 9}
+	for range 20_000 {
+		text := randomText(r)
+		var spans []manifest.Span
+		for off := 0; off <= len(text); off += 1 + r.Intn(4) {
+			if r.Intn(3) > 0 {
+				spans = append(spans, manifest.Span{Offset: off, Pos: manifest.Pos{File: "a", Line: r.Intn(3), Col: 1 + r.Intn(9)}, Exact: r.Intn(2) == 0})
+			}
+		}
+		s := &manifest.Synthesis{Text: text, TextSpans: spans}
+		tp := newTextPos(s, fallback)
+		// The checks ask for the offsets of runes (as range visits them):
+		// tags and digits start there.
+		var offs []int
+		for off := range text {
+			if r.Intn(2) == 0 {
+				offs = append(offs, off)
+			}
+		}
+		offs = append(offs, len(text))
+		if r.Intn(4) == 0 { // a smaller offset starts again
+			offs = append(offs, 0)
+		}
+		for _, off := range offs {
+			want := manifest.PosAt(spans, text, off)
+			if want.Line == 0 {
+				want = fallback
+			}
+			if got := tp.at(off); got != want {
+				t.Fatalf("text %q spans %v: offset %d at %v, want %v", text, spans, off, got, want)
+			}
+		}
+	}
+}
+
+// TestQuoteDigits: a run of digits is quoted whole up to maxQuotedDigits
+// characters, and by its start and length beyond.
+func TestQuoteDigits(t *testing.T) {
+	long := strings.Repeat("4", 40_000)
+	tests := []struct{ run, want string }{
+		{"2026-10-01", `"2026-10-01"`},
+		{strings.Repeat("४", 32), `"` + strings.Repeat("४", 32) + `"`},
+		{strings.Repeat("४", 33), `"` + strings.Repeat("४", 32) + `"... (33 characters)`},
+		{long, `"` + long[:32] + `"... (40,000 characters)`},
+	}
+	for _, tt := range tests {
+		if got := quoteDigits(tt.run); got != tt.want {
+			t.Errorf("quoteDigits(%.40q...) = %s, want %s", tt.run, got, tt.want)
+		}
+	}
+	if !slices.Contains([]int{32}, maxQuotedDigits) {
+		t.Fatalf("maxQuotedDigits = %d; the cases above assume 32", maxQuotedDigits)
+	}
+}
+
+// TestTextCheckedOncePerSource: the text of 1,500 syntheses that all use
+// one variable is checked once (the checker remembers one text); 1,500
+// values of a data file alike are checked once each, at their places.
+func TestTextCheckedOncePerSource(t *testing.T) {
+	long := strings.Repeat("call 1800 123 now ", 2_000)
+	tests := []struct {
+		name, text string
+		data       string
+		texts      int
+	}{
+		{name: "a variable", text: "${var.long}", texts: 1},
+		{name: "a default", text: "", texts: 1},
+		{name: "data values", text: "${each.value.text}", data: "d.csv", texts: 1_500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b, csv strings.Builder
+			b.WriteString("version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n")
+			b.WriteString("variables:\n  long: \"" + long + "\"\ndefaults:\n  synthesis: { text: \"${var.long}\" }\nsyntheses:\n")
+			csv.WriteString("key,text\n")
+			for i := range 1_500 {
+				fmt.Fprintf(&csv, "k%d,call 1800 123 now\n", i)
+				switch {
+				case tt.data != "" && i == 0:
+					fmt.Fprintf(&b, "  s: { for_each: %s, voice: v, text: %q, output: \"o/${each.key}.wav\" }\n", tt.data, tt.text)
+				case tt.data != "":
+				case tt.text != "":
+					fmt.Fprintf(&b, "  s%d: { voice: v, text: %q, output: o/%d.wav }\n", i, tt.text, i)
+				default:
+					fmt.Fprintf(&b, "  s%d: { voice: v, output: o/%d.wav }\n", i, i)
+				}
+			}
+			dir := t.TempDir()
+			m, ds := manifest.ParseSources(dir, []string{"voxform.yaml"}, [][]byte{[]byte(b.String())})
+			if tt.data != "" {
+				if err := os.WriteFile(filepath.Join(dir, tt.data), []byte(csv.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			em, eds := manifest.Expand(m, manifest.LoadOptions{NoProbe: true})
+			ds.Append(eds)
+			if len(ds) > 0 || len(em.Syntheses) != 1_500 {
+				t.Fatalf("%d syntheses; %v", len(em.Syntheses), ds)
+			}
+			c := check(em, manifest.LoadOptions{NoProbe: true})
+			if len(c.texts) != tt.texts {
+				t.Errorf("%d texts checked, want %d", len(c.texts), tt.texts)
+			}
+			if c.textWarnings > MaxTextWarnings {
+				t.Errorf("%d warnings inside texts: over the limit", c.textWarnings)
+			}
+		})
+	}
+}
