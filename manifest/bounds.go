@@ -22,9 +22,10 @@ const (
 	// Its rows are read up to MaxSyntheses, never further.
 	MaxDataBytes = 16 << 20
 	// MaxDocumentDataBytes is the largest JSON or YAML for_each data file:
-	// 2 MiB. Such a file is parsed whole into a YAML node tree, at some
-	// 100 ms per MiB, before its first element is used.
-	MaxDocumentDataBytes = 2 << 20
+	// 1 MiB, as large as a manifest that validates in well under a second.
+	// Such a file is parsed whole into a YAML node tree, at some 200 ms per
+	// MiB, before its first element is used.
+	MaxDocumentDataBytes = 1 << 20
 	// MaxAliasNodes bounds the nodes one YAML document (a manifest
 	// document, a data file, a -var-file) reaches through aliases and
 	// merge keys, each alias counting every node of the value it copies,

@@ -74,15 +74,19 @@ func (x *expander) readVarFile(path string, declared map[string]bool, names []st
 		return
 	}
 	x.hashFiles = append(x.hashFiles, hashed{name: "var-file:" + path, data: src})
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		x.ds.Errorf(Pos{File: path, Line: 1, Col: 1}, "invalid -var-file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
-		return
+	// A -var-file beside the manifests was parsed with them.
+	doc := x.raw.dataDocument(path, src)
+	if doc == nil {
+		doc = &yaml.Node{}
+		if err := yaml.Unmarshal(src, doc); err != nil {
+			x.ds.Errorf(Pos{File: path, Line: 1, Col: 1}, "invalid -var-file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+			return
+		}
+		if !checkAliases(path, doc, &x.ds) {
+			return
+		}
 	}
-	if !checkAliases(path, &doc, &x.ds) {
-		return
-	}
-	root := deref(&doc)
+	root := deref(doc)
 	if isNull(root) {
 		return
 	}

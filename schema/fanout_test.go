@@ -240,7 +240,7 @@ func TestDocumentDataFileLimit(t *testing.T) {
 	writeFile(t, dir, "data/d.json", j.String())
 	writeFile(t, dir, "data/d.csv", "key,text\na,"+strings.Repeat("x", manifest.MaxDocumentDataBytes)+"\n")
 	got := errorsOf(loadWithin(t, fanOutLimit, dir, manifest.LoadOptions{NoProbe: true}))
-	want := []string{`voxform.yaml:6:18: error: for_each file "data/d.json": larger than 2,097,152 bytes (2 MiB), the limit for a JSON or YAML for_each data file (a CSV or TSV file may hold 16 MiB)`}
+	want := []string{`voxform.yaml:6:18: error: for_each file "data/d.json": larger than 1,048,576 bytes (1 MiB), the limit for a JSON or YAML for_each data file (a CSV or TSV file may hold 16 MiB)`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
