@@ -158,6 +158,9 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		f.plan.service.emulate = true
 		announceEmulated(env, f.op(), planFile+" was made with -emulate")
 	}
+	if flags := savedFlags(saved.Plan.Options); flags != "" {
+		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, flags)
+	}
 	pr := &preparedPlan{backend: state.NewLocal(env.Dir)}
 	if pr.lock, err = lockState(pr.backend, f.op()); err != nil {
 		return nil, true, err
@@ -174,6 +177,28 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	pr.manifest = m
 	pr.plan, err = replanSaved(ctx, env, planFile, saved, m, pr.state, pr.cache)
 	return pr, true, err
+}
+
+// savedFlags names the flags a saved plan was made with that change what
+// apply does, so that they are seen before it runs.
+func savedFlags(o planner.Options) string {
+	var f []string
+	if o.Destroy {
+		f = append(f, "-destroy")
+	}
+	if o.Overwrite {
+		f = append(f, "-overwrite")
+	}
+	for _, r := range o.Replace {
+		f = append(f, "-replace "+r)
+	}
+	for _, t := range o.Targets {
+		f = append(f, "-target "+t)
+	}
+	if o.NoRefresh {
+		f = append(f, "-refresh=false")
+	}
+	return strings.Join(f, " ")
 }
 
 // confirm asks for "yes" unless the plan was saved or -auto-approve. The

@@ -57,7 +57,14 @@ func (x *run) move(ctx context.Context, a *planner.Action, sl *slot) (result, er
 // voxform's and stays.
 func (x *run) rename(a *planner.Action, m planner.Rename) error {
 	if !m.Adopt {
-		err := x.root.Rename(m.From, m.To, a.MayReplace(m.To))
+		expect, replace := a.Replaces(m.To)
+		if replace && expect != "" {
+			// Replace only what the plan found there.
+			if sum, err := x.hashOf(m.To); err == nil && sum != expect {
+				return fmt.Errorf("move %s to %s: %s changed after the plan, and voxform replaces only what it planned to", m.From, m.To, m.To)
+			}
+		}
+		err := x.root.Rename(m.From, m.To, replace)
 		switch {
 		case err == nil:
 			return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -50,6 +51,9 @@ type owner struct {
 	// plan found an output voxform recorded there (planner.Action.
 	// Overwrite). Otherwise Commit refuses any file that appeared there.
 	replace bool
+	// expect, when set, is the content the plan found at the path: the
+	// file is replaced only while it still holds it.
+	expect string
 	// note, when set, records the output as voxform's just before it is
 	// renamed into place (state.Recorder.NoteWritten).
 	note func(state.Output) error
@@ -71,7 +75,8 @@ func (x *run) output(a *planner.Action, rel string) (*outputFile, error) {
 // caller that is about to wait for the service lets the file system's work
 // (an inode) overlap that wait.
 func (x *run) openOutput(a *planner.Action, rel string) (*outputFile, error) {
-	own := owner{replace: a.MayReplace(rel)}
+	expect, replace := a.Replaces(rel)
+	own := owner{replace: replace, expect: expect}
 	if rec := x.opts.Recorder; rec != nil {
 		own.note = func(o state.Output) error {
 			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
@@ -217,6 +222,11 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 			return fail(err)
 		}
 	}
+	if o.own.replace && o.own.expect != "" {
+		if err := o.unchanged(); err != nil {
+			return fail(err)
+		}
+	}
 	if err := o.dir.Commit(tmp, path.Base(o.rel), o.own.replace); err != nil {
 		if errors.Is(err, owned.ErrNotOwned) {
 			err = fmt.Errorf("%s appeared after the plan and voxform did not make it: %w", o.rel, err)
@@ -227,6 +237,29 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 		return state.Output{}, err
 	}
 	return out, nil
+}
+
+// unchanged refuses to replace a file that no longer holds what the plan
+// found there (a file the user edited while the apply ran). The file is
+// read through the output's directory handle; a file gone meanwhile is
+// fine.
+func (o *outputFile) unchanged() error {
+	f, err := o.dir.Open(path.Base(o.rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("hash %s: %w", o.rel, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != o.own.expect {
+		return fmt.Errorf("%s changed after the plan, and voxform replaces only what it planned to: %w", o.rel, owned.ErrNotOwned)
+	}
+	return nil
 }
 
 // Check runs validate on the complete temporary file, without finishing

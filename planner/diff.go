@@ -214,10 +214,10 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		at := p.Path
 		if p.Path != o.Path {
 			note, adopt := "", false
-			if st != intact {
-				// Perhaps it was already moved: the new path holds the
-				// recorded content. Whatever is at the old path now is
-				// not voxform's and stays where it is.
+			// Perhaps it was already moved (or copied) there: the new
+			// path holds the recorded content. Whatever is at the old
+			// path now is not voxform's and stays where it is.
+			if !c.in.Options.NoRefresh {
 				if st2, err := c.outputStatus(o.Path, p); err != nil {
 					return nil, err
 				} else if st2 == intact {

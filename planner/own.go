@@ -62,9 +62,9 @@ func (c *computer) checkOwnership() error {
 			}
 			switch {
 			case mine:
-				a.Overwrite = append(a.Overwrite, p)
+				a.overwrite(p, h.SHA256)
 			case c.in.Options.Overwrite:
-				a.Overwrite = append(a.Overwrite, p)
+				a.overwrite(p, h.SHA256)
 				a.Reasons = append(a.Reasons, fmt.Sprintf("overwrites %s (%s)", p, why))
 			default:
 				refused = append(refused, p+" "+why)
@@ -104,6 +104,15 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 			Reasons: []string{"output written by an interrupted apply: recorded without paying again"}}, nil
 	}
 	return nil, nil
+}
+
+// overwrite lets a replace the file at p while it holds sha.
+func (a *Action) overwrite(p, sha string) {
+	a.Overwrite = append(a.Overwrite, p)
+	if a.OverwriteSHA256 == nil {
+		a.OverwriteSHA256 = map[string]string{}
+	}
+	a.OverwriteSHA256[p] = sha
 }
 
 // hash is what is at the manifest-relative path p now.

@@ -83,6 +83,10 @@ type Action struct {
 	// renamed into place; a file that appeared there is refused, never
 	// replaced.
 	Overwrite []string `json:"overwrite,omitempty"`
+	// OverwriteSHA256 is, for each path of Overwrite, the content the plan
+	// found there: apply replaces the file only while it still holds it
+	// (a file changed after the plan is refused, never replaced).
+	OverwriteSHA256 map[string]string `json:"overwrite_sha256,omitempty"`
 	// Refused says why the action will not run: a path it writes holds a
 	// file that voxform did not make. Apply fails it without calling the
 	// service; moving the file away, or Options.Overwrite, lets it run.
@@ -91,6 +95,15 @@ type Action struct {
 
 // MayReplace reports whether the action may replace an existing file at p.
 func (a *Action) MayReplace(p string) bool { return slices.Contains(a.Overwrite, p) }
+
+// Replaces returns the content the action may replace at p ("" and false
+// when it may replace nothing there).
+func (a *Action) Replaces(p string) (string, bool) {
+	if !a.MayReplace(p) {
+		return "", false
+	}
+	return a.OverwriteSHA256[p], true
+}
 
 // Rename is a move of an output file.
 type Rename struct {

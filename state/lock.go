@@ -113,7 +113,7 @@ func openLockFile(path string) (*os.File, error) {
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
 		f.Close()
-		return nil, fmt.Errorf("%s has %d names (hard links); voxform keeps its own files there", path, st.Nlink)
+		return nil, fmt.Errorf("%s has %d names (hard links); voxform keeps its own files there (a copy made with cp -l shares it: delete this lock file, which holds only who locked the state, and run again)", path, st.Nlink)
 	}
 	return f, nil
 }
