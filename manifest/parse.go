@@ -141,17 +141,32 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		ds.Errorf(Pos{File: dir}, "no manifest files (*.yaml, *.yml) in %s", dir).
 			WithHint("run 'voxform init' to write a starter manifest")
 	}
-	files := make([]parsedFile, len(names))
+	srcs := make([][]byte, len(names))
 	for i, n := range names {
 		// At most one byte over the limit is read: parseFile refuses it.
 		b, err := readLimited(filepath.Join(abs, n), MaxManifestBytes)
 		if err != nil {
 			ds.Errorf(Pos{File: n}, "read %s: %v", n, err)
 		}
-		files[i] = parseFile(n, b)
+		srcs[i] = b
 	}
-	r, pds := merge(abs, files)
-	if skip := r.dataFiles(opts); len(skip) > 0 {
+	files := parseAll(abs, names, srcs, opts)
+	var r *Raw
+	var pds Diagnostics
+	var skip map[string]bool
+	for reparsed := true; reparsed; {
+		r, pds = merge(abs, files)
+		skip = r.dataFiles(opts, names)
+		reparsed = false
+		for i, p := range files {
+			if p.unparsed && !skip[p.f.Name] {
+				// Named as data by a block that a block of the same name
+				// in another file hides: a manifest after all.
+				files[i], reparsed = parseFile(names[i], srcs[i]), true
+			}
+		}
+	}
+	if len(skip) > 0 {
 		// A YAML data or variable file beside the manifests is not a
 		// manifest: merge again without it. Each file is parsed once; a
 		// data file parsed without a problem is kept for the expansion.
@@ -171,9 +186,37 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 	return r, ds
 }
 
-// dataFiles returns the manifest-directory files named by a literal
-// for_each or by -var-file.
-func (r *Raw) dataFiles(opts LoadOptions) map[string]bool {
+// parseAll parses the files of a manifest directory. The files no larger
+// than a JSON or YAML data file may be are parsed first: a larger file
+// they (or -var-file) name as data is not parsed as a manifest, since it
+// is not one (it is refused as data, or read as a -var-file). Parsing a
+// few MiB of YAML takes a second.
+func parseAll(dir string, names []string, srcs [][]byte, opts LoadOptions) []parsedFile {
+	files := make([]parsedFile, len(names))
+	var small []parsedFile
+	for i, n := range names {
+		if len(srcs[i]) <= MaxDocumentDataBytes {
+			files[i] = parseFile(n, srcs[i])
+			small = append(small, files[i])
+		}
+	}
+	r, _ := merge(dir, small)
+	data := r.dataFiles(opts, names)
+	for i, n := range names {
+		switch {
+		case len(srcs[i]) <= MaxDocumentDataBytes:
+		case data[n]:
+			files[i] = parsedFile{f: &File{Name: n, Src: srcs[i]}, unparsed: true}
+		default:
+			files[i] = parseFile(n, srcs[i])
+		}
+	}
+	return files
+}
+
+// dataFiles returns the files (among names, in the manifest directory)
+// named by a literal for_each or by -var-file.
+func (r *Raw) dataFiles(opts LoadOptions, names []string) map[string]bool {
 	out := map[string]bool{}
 	add := func(p string) {
 		if name, ok := r.fileName(p); ok {
@@ -189,7 +232,7 @@ func (r *Raw) dataFiles(opts LoadOptions) map[string]bool {
 		}
 	}
 	for n := range out {
-		if !slices.Contains(r.fileNames(), n) {
+		if !slices.Contains(names, n) {
 			delete(out, n)
 		}
 	}
@@ -222,14 +265,6 @@ func (r *Raw) dataDocument(path string, src []byte) *yaml.Node {
 	return nil
 }
 
-func (r *Raw) fileNames() []string {
-	out := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		out[i] = f.Name
-	}
-	return out
-}
-
 // ParseSources is Parse over contents already read: names[i] holds srcs[i].
 func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics) {
 	files := make([]parsedFile, len(names))
@@ -239,10 +274,12 @@ func ParseSources(dir string, names []string, srcs [][]byte) (*Raw, Diagnostics)
 	return merge(dir, files)
 }
 
-// parsedFile is a manifest file parsed, with the problems found in it.
+// parsedFile is a manifest file parsed, with the problems found in it;
+// unparsed when it was left out as data (see parseAll).
 type parsedFile struct {
-	f  *File
-	ds Diagnostics
+	f        *File
+	ds       Diagnostics
+	unparsed bool
 }
 
 func parseFile(name string, src []byte) parsedFile {

@@ -386,3 +386,23 @@ func TestYAMLErrorSearchBounded(t *testing.T) {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
 }
+
+// TestLargeDataFileBesideManifests: a YAML data file beside the manifests
+// that the other manifests name is not parsed as a manifest when it is too
+// large to be data: 4 MB of YAML rows is refused at its for_each at once
+// (it was parsed as a manifest, then as data: seconds).
+func TestLargeDataFileBesideManifests(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "voxform.yaml", fanOutHead+
+		"syntheses:\n  s: { for_each: rows.yaml, voice: v, text: \"${each.value}\", output: \"o/${each.key}.wav\" }\n")
+	var b strings.Builder
+	for i := 0; b.Len() < manifest.MaxManifestBytes-20; i++ {
+		fmt.Fprintf(&b, "- row%d\n", i)
+	}
+	writeFile(t, dir, "rows.yaml", b.String())
+	got := errorsOf(loadWithin(t, fanOutLimit, dir, manifest.LoadOptions{NoProbe: true}))
+	want := []string{`voxform.yaml:6:18: error: for_each file "rows.yaml": larger than 1,048,576 bytes (1 MiB), the limit for a JSON or YAML for_each data file (a CSV or TSV file may hold 16 MiB)`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
