@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -74,7 +75,7 @@ func ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
 			if errors.As(err, &ve) {
 				loc := manifest.NewLocator(doc)
 				for _, leaf := range leaves(ve) {
-					mapError(raw, f, loc, leaf, &ds)
+					mapError(raw, f, loc, v, leaf, &ds)
 				}
 			} else if err != nil {
 				ds.Errorf(manifest.Pos{File: f.Name}, "validate: %v", err)
@@ -106,8 +107,9 @@ func keyword(loc string) string {
 	return loc[strings.LastIndexByte(loc, '/')+1:]
 }
 
-// mapError turns one schema error into a positioned diagnostic.
-func mapError(raw *manifest.Raw, f *manifest.File, loc *manifest.Locator, ve *jsonschema.ValidationError, ds *manifest.Diagnostics) {
+// mapError turns one schema error about doc (v is its JSON value) into a
+// positioned diagnostic.
+func mapError(raw *manifest.Raw, f *manifest.File, loc *manifest.Locator, v any, ve *jsonschema.ValidationError, ds *manifest.Diagnostics) {
 	kw := keyword(ve.KeywordLocation)
 	val, key, _ := loc.At(ve.InstanceLocation)
 	if isInterpolated(val) {
@@ -125,8 +127,9 @@ func mapError(raw *manifest.Raw, f *manifest.File, loc *manifest.Locator, ve *js
 	switch kw {
 	case "additionalProperties":
 		props := schemaProperties(ve.AbsoluteKeywordLocation)
-		for _, m := range reAdditional.FindAllStringSubmatch(ve.Message, -1) {
-			name := m[1]
+		// The names come from the value, not from the message, which
+		// quotes them with ' (a name may hold one) in map order.
+		for _, name := range additional(jsonAt(v, ve.InstanceLocation), ve.AbsoluteKeywordLocation) {
 			_, kn, _ := loc.At(ve.InstanceLocation + "/" + escapePointer(name))
 			d := ds.Errorf(posOf(f.Name, nil, kn), "unknown field %q in %s", name, what)
 			if s := manifest.Suggest(name, props); s != "" {
@@ -246,6 +249,55 @@ func schemaEnum(absLoc string) []string {
 			out = append(out, s)
 		}
 	}
+	return out
+}
+
+// jsonAt returns the part of a JSON value at a JSON pointer, or nil.
+func jsonAt(v any, pointer string) any {
+	if pointer == "" {
+		return v
+	}
+	for _, t := range manifest.SplitPointer(pointer) {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// additional lists, sorted, the names of an object that the schema object
+// holding an additionalProperties keyword neither declares nor matches
+// with a pattern.
+func additional(obj any, absLoc string) []string {
+	m, _ := obj.(map[string]any)
+	sch, _ := schemaAt(strings.TrimSuffix(absLoc, "/additionalProperties")).(map[string]any)
+	props, _ := sch["properties"].(map[string]any)
+	patterns, _ := sch["patternProperties"].(map[string]any)
+	var out []string
+	for name := range m {
+		if _, ok := props[name]; ok {
+			continue
+		}
+		matched := false
+		for p := range patterns {
+			if re, err := regexp.Compile(p); err == nil && re.MatchString(name) {
+				matched = true
+			}
+		}
+		if !matched {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
