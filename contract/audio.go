@@ -323,6 +323,9 @@ func orInt(v, def int) int {
 	return v
 }
 
+// SampleRateList is the supported sample rates, as messages list them.
+func SampleRateList() string { return joinInts(SampleRates) }
+
 func joinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, n := range v {

@@ -152,7 +152,7 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInf
 	// A field written as 0 is not the same as a field left out (which
 	// takes the default).
 	for n, bounds := range map[string]string{
-		"sample_rate":  "is not a supported rate (" + joinInts(contract.SampleRates) + ")",
+		"sample_rate":  "is not a supported rate (" + contract.SampleRateList() + ")",
 		"num_channels": fmt.Sprintf("is out of range 1 to %d", contract.MaxChannels),
 		"sample_width": fmt.Sprintf("is out of range 1 to %d bytes", contract.MaxSampleWidth),
 	} {
@@ -189,14 +189,6 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInf
 		s.AudioConfig = c.forced(a, k.ForcedRate)
 	}
 	return k
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
 }
 
 func zeroField(a *manifest.AudioConfig, name string) bool {
