@@ -323,7 +323,7 @@ func writePlanFile(env *Env, name string, s *planner.SavedPlan) error {
 	if err := checkPlanFilePath(env.Dir, path, s.Plan); err != nil {
 		return withHint(fmt.Errorf("plan -out %s: %w", name, err), "save the plan under another name, for example release.plan")
 	}
-	return state.WriteFileAtomic(path, 0o600, s.Write)
+	return owned.WriteFile(path, 0o600, s.Write)
 }
 
 // checkPlanFilePath refuses to save a plan over something else.

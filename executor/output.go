@@ -11,16 +11,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
-
-// tempMarker is part of every temporary output's name, so that temp files
-// left by a killed process are recognised and swept by the next apply.
-const tempMarker = ".voxform-tmp-"
 
 // outputFile is an output being written. Bytes go to a temporary file beside
 // the final path; Commit validates, syncs, renames into place and syncs the
@@ -102,7 +97,7 @@ func openOutput(root *owned.Root, rel string, own owner) (*outputFile, error) {
 	o := &outputFile{rel: rel, dir: dir, own: own, h: sha256.New(), ready: make(chan struct{})}
 	go func() {
 		defer close(o.ready)
-		f, err := dir.CreateTemp("." + path.Base(rel) + tempMarker)
+		f, err := dir.CreateTemp(path.Base(rel))
 		if err != nil {
 			o.openErr = fmt.Errorf("create temporary output: %w", err)
 			return
@@ -331,7 +326,7 @@ func sweepTemps(root *owned.Root, paths []string) {
 		}
 		entries, _ := d.ReadDir()
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMarker) {
+			if !e.IsDir() && owned.IsTemp(e.Name()) {
 				d.Remove(e.Name())
 			}
 		}

@@ -150,7 +150,7 @@ func TestCommitRefusesAFileItDidNotMake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	f, err := d.CreateTemp(".a.wav.tmp-")
+	f, err := d.CreateTemp("a.wav")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestOpenDirHoldsTheCheckedDirectory(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "build")); err != nil {
 		t.Fatal(err)
 	}
-	f, err := d.CreateTemp(".a.wav.tmp-")
+	f, err := d.CreateTemp("a.wav")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,5 +221,31 @@ func TestOpenDirHoldsTheCheckedDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "build.old", "a.wav")); err != nil {
 		t.Fatalf("the write is not in the checked directory: %v", err)
+	}
+}
+
+// TestTempNames: temporary files are recognised by their whole name, so
+// that a sweep never takes a user's file for one.
+func TestTempNames(t *testing.T) {
+	for _, c := range []struct {
+		entry, of string
+		isTemp   bool
+		isTempOf bool
+	}{
+		{owned.TempPrefix("a.wav") + "0123456789abcdef", "a.wav", true, true},
+		{".a.wav.tmp-12ab", "a.wav", false, true}, // an earlier version's state temp
+		{owned.TempPrefix("a.wav") + "0123456789abcdef0", "a.wav", false, false},
+		{owned.TempPrefix("a.wav") + "XYZ", "a.wav", false, false},
+		{owned.TempPrefix("a.wav"), "a.wav", false, false},
+		{"a.wav.voxform-tmp-12", "a.wav", false, false},
+		{owned.TempPrefix("b.wav") + "12", "a.wav", true, false},
+		{"notes.txt", "notes.txt", false, false},
+	} {
+		if got := owned.IsTemp(c.entry); got != c.isTemp {
+			t.Errorf("IsTemp(%q) = %v, want %v", c.entry, got, c.isTemp)
+		}
+		if got := owned.IsTempOf(c.entry, c.of); got != c.isTempOf {
+			t.Errorf("IsTempOf(%q, %q) = %v, want %v", c.entry, c.of, got, c.isTempOf)
+		}
 	}
 }

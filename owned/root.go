@@ -1,8 +1,6 @@
 package owned
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -282,23 +280,15 @@ func (d *Dir) Close() error { return d.f.Close() }
 // Path is the current absolute path of name in d (for reading and messages).
 func (d *Dir) Path(name string) string { return filepath.Join(d.real, name) }
 
-// CreateTemp creates a new file named prefix plus a random suffix in d,
-// readable and writable by the owner only.
-func (d *Dir) CreateTemp(prefix string) (*os.File, error) {
-	var b [8]byte
-	for range 100 {
-		rand.Read(b[:])
-		name := prefix + hex.EncodeToString(b[:])
-		fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if errors.Is(err, unix.EEXIST) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("create temporary file in %s: %w", d.rel, err)
-		}
-		return os.NewFile(uintptr(fd), filepath.Join(d.real, name)), nil
+// CreateTemp creates a new temporary file for name in d (named
+// TempPrefix(name) plus a random suffix), readable and writable by the
+// owner only.
+func (d *Dir) CreateTemp(name string) (*os.File, error) {
+	f, _, err := createTemp(d.fd, d.real, name)
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file in %s: %w", d.rel, err)
 	}
-	return nil, fmt.Errorf("create temporary file in %s: too many name collisions", d.rel)
+	return f, nil
 }
 
 // Commit renames tmp to name within d. Unless replace is set, an existing

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
@@ -55,7 +56,7 @@ func benchProject(b *testing.B, n, size int) (string, *manifest.Manifest) {
 		st.Resources[d.Address] = e
 	}
 	st.Serial = 1
-	err = state.WriteFileAtomic(filepath.Join(dir, state.StateFileName), 0o644, func(w io.Writer) error { return st.Encode(w) })
+	err = owned.WriteFile(filepath.Join(dir, state.StateFileName), 0o644, func(w io.Writer) error { return st.Encode(w) })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/owned"
 )
 
 func sampleResource(text string) *Resource {
@@ -114,7 +116,7 @@ func TestWriteFileAtomicFailureLeavesOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	err := WriteFileAtomic(p, 0o644, func(w io.Writer) error {
+	err := owned.WriteFile(p, 0o644, func(w io.Writer) error {
 		w.Write([]byte("half"))
 		return boom
 	})

@@ -1,14 +1,10 @@
 package state
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -121,76 +117,4 @@ func sizeString(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// tempMarker separates a file's name from the random suffix of its
-// temporary file: ".NAME.tmp-HEX".
-const tempMarker = ".tmp-"
-
-// createTemp creates a new temporary file for name in the directory dirfd
-// (dir names it in errors), readable and writable by the owner only. It
-// never follows a symbolic link and never opens an existing file.
-func createTemp(dirfd int, dir, name string) (*os.File, string, error) {
-	var b [8]byte
-	for range 100 {
-		rand.Read(b[:])
-		tmp := "." + name + tempMarker + hex.EncodeToString(b[:])
-		fd, err := unix.Openat(dirfd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if errors.Is(err, unix.EEXIST) {
-			continue
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("create temporary file in %s: %w", dir, err)
-		}
-		return os.NewFile(uintptr(fd), dir+string(os.PathSeparator)+tmp), tmp, nil
-	}
-	return nil, "", fmt.Errorf("create temporary file in %s: too many name collisions", dir)
-}
-
-// isTempOf reports whether entry is a temporary file of name as createTemp
-// (or os.CreateTemp, in earlier versions) names them: "." + name + ".tmp-"
-// and 1 to 16 hexadecimal digits.
-func isTempOf(entry, name string) bool {
-	suffix, ok := strings.CutPrefix(entry, "."+name+tempMarker)
-	if !ok || suffix == "" || len(suffix) > 16 {
-		return false
-	}
-	for _, c := range suffix {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// sweepTemps removes the temporary files of name left in the directory dir
-// by a process killed while writing: regular files only, matched by
-// isTempOf. The caller holds the lock that every writer of name holds.
-// Failures are ignored: a temporary file left is only clutter.
-func sweepTemps(dir, name string) {
-	d, err := openDir(dir)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return
-	}
-	for _, n := range names {
-		var st unix.Stat_t
-		if !isTempOf(n, name) || unix.Fstatat(int(d.Fd()), n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue
-		}
-		unix.Unlinkat(int(d.Fd()), n, 0)
-	}
-}
-
-// openDir opens a directory for *at calls and fsync.
-func openDir(dir string) (*os.File, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open directory", Path: dir, Err: err}
-	}
-	return os.NewFile(uintptr(fd), dir), nil
 }

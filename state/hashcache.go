@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // FileHash is what voxform knows about a file's content.
@@ -169,7 +171,7 @@ func (c *HashCache) Save() error {
 		return fmt.Errorf("save hash cache: %w", err)
 	}
 	defer d.Close()
-	err = writeAtomicAt(d, hashCacheName, 0o644, true, func(w io.Writer) error {
+	err = owned.WriteFileAt(d, hashCacheName, 0o644, true, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // Files a repository (or a local user) can plant where voxform keeps its
@@ -376,8 +378,9 @@ func TestStateTempsSweptAtLock(t *testing.T) {
 	shared, project := filepath.Join(root, "shared"), filepath.Join(root, "project1")
 	writeFile(t, filepath.Join(root, "victim.txt"), "the user's file")
 	prefix := "." + StateFileName + ".tmp-"
-	swept := []string{prefix + "2718281828", prefix + "0123456789abcdef"}
-	kept := []string{prefix + "notours", prefix + "0123456789abcdef0", "." + StateFileName + ".tmp-", "x" + prefix + "12", ".other.json.tmp-12"}
+	// Earlier versions named them prefix+HEX; this one owned.TempPrefix.
+	swept := []string{prefix + "2718281828", prefix + "0123456789abcdef", owned.TempPrefix(StateFileName) + "0badcafe"}
+	kept := []string{prefix + "notours", prefix + "0123456789abcdef0", "." + StateFileName + ".tmp-", "x" + prefix + "12", ".other.json.tmp-12", owned.TempPrefix("other.json") + "12", owned.TempPrefix(StateFileName) + "xyz"}
 	for _, n := range append(slices.Clone(swept), kept...) {
 		writeFile(t, filepath.Join(shared, n), "partial state")
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // Journal record operations.
@@ -253,7 +255,7 @@ func createJournal(path, lineage string, baseSerial int64) (*journalWriter, erro
 		err = fh.Sync()
 	}
 	if err == nil {
-		err = SyncDir(filepath.Dir(path))
+		err = owned.SyncDir(filepath.Dir(path))
 	}
 	if err != nil {
 		fh.Close()

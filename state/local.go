@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voxform/voxform/owned"
 	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // File names beside the manifests (owned keeps outputs away from them).
@@ -203,7 +204,7 @@ func (l *Local) writeState(f *File) error {
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	return WriteFileAtomic(real, statePermission, func(w io.Writer) error {
+	return owned.WriteFile(real, statePermission, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
@@ -217,7 +218,7 @@ func (l *Local) removeJournal() error {
 	if err := os.Remove(real + JournalSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove journal: %w", err)
 	}
-	return SyncDir(filepath.Dir(real))
+	return owned.SyncDir(filepath.Dir(real))
 }
 
 // maxStateLinks bounds the symbolic links followed to the real state file,

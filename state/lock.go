@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // LockInfo describes the holder of the state lock. It is written as JSON into
@@ -94,7 +96,7 @@ func (l *Local) Lock(op string) (Unlocker, error) {
 			fl.Unlock()
 			return nil, err
 		}
-		sweepTemps(filepath.Dir(real), filepath.Base(real))
+		owned.SweepTemps(filepath.Dir(real), filepath.Base(real))
 		return fl, nil
 	}
 }
@@ -230,5 +232,5 @@ func (l *Local) ForceUnlock(id string) error {
 	if err := os.Remove(le.Path); err != nil {
 		return fmt.Errorf("force-unlock: %w", err)
 	}
-	return SyncDir(filepath.Dir(le.Path))
+	return owned.SyncDir(filepath.Dir(le.Path))
 }

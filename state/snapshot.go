@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // The decoded-state snapshot is a local cache in .voxform/: the state of the
@@ -124,7 +126,7 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 	}
 	defer d.Close()
 	bs := sha256.Sum256(body.Bytes())
-	writeAtomicAt(d, snapshotName, 0o644, false, func(w io.Writer) error {
+	owned.WriteFileAt(d, snapshotName, 0o644, false, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		bw.Write(key[:])
 		bw.Write(bs[:])

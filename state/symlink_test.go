@@ -163,7 +163,7 @@ func TestSharedStateWriteKeepsLink(t *testing.T) {
 	if got.Serial != 2 || len(got.Resources) != 2 {
 		t.Errorf("read through the other link: serial %d, resources %v; want serial 2 with synthesis.a and synthesis.b", got.Serial, got.Addresses())
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(root, "*", "."+StateFileName+".tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(root, "*", "."+StateFileName+".*tmp-*"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
