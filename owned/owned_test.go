@@ -229,8 +229,8 @@ func TestOpenDirHoldsTheCheckedDirectory(t *testing.T) {
 func TestTempNames(t *testing.T) {
 	for _, c := range []struct {
 		entry, of string
-		isTemp   bool
-		isTempOf bool
+		isTemp    bool
+		isTempOf  bool
 	}{
 		{owned.TempPrefix("a.wav") + "0123456789abcdef", "a.wav", true, true},
 		{".a.wav.tmp-12ab", "a.wav", false, true}, // an earlier version's state temp
