@@ -20,6 +20,7 @@ var layers = [][]string{
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},
 	{"executor"},
+	{"workspace"},
 	{"cli"},
 	{""}, // main
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -150,7 +151,8 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		pr, err := preparePlan(ctx, env, &f.plan.vars, f.plan.options(), f.op(), human, jsonDiag)
 		return pr, false, err
 	}
-	saved, err := readPlanFile(env, planFile)
+	ws := workspace.New(env.Dir)
+	saved, err := ws.ReadPlan(planFile)
 	if err != nil {
 		return nil, true, err
 	}
@@ -161,21 +163,15 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
 		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, flags)
 	}
-	pr := &preparedPlan{backend: state.NewLocal(env.Dir)}
-	if pr.lock, err = lockState(pr.backend, f.op()); err != nil {
+	sess, err := ws.Lock(f.op())
+	if err != nil {
 		return nil, true, err
 	}
-	if pr.recorder, err = pr.backend.Open(pr.lock, nil); err != nil {
+	pr := &preparedPlan{session: sess}
+	if pr.manifest, err = loadSavedManifest(env, saved); err != nil {
 		return pr, true, err
 	}
-	pr.state = pr.recorder.Snapshot()
-	pr.cache = state.OpenHashCache(env.Dir)
-	m, err := checkPlanFile(env, planFile, saved, pr.state, pr.cache)
-	if err != nil {
-		return pr, true, err
-	}
-	pr.manifest = m
-	pr.plan, err = replanSaved(ctx, env, planFile, saved, m, pr.state, pr.cache)
+	pr.plan, err = sess.Replan(ctx, planFile, saved, pr.manifest)
 	return pr, true, err
 }
 
@@ -274,24 +270,18 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	defer cancel()
 	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Terminal, useColor(env, f.plan.noColor))
 	opts := executor.Options{
-		Dir: m.Dir, Recorder: pr.recorder, Parallelism: parallelism, Stop: stop, Events: r.Event, Cache: pr.cache,
-		Limiter: limiter,
+		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
 	}
 	if conn != nil {
 		opts.Client = conn.client
 	}
-	summary, err := executor.Apply(hard, pr.plan, opts)
+	summary, err := pr.session.Apply(hard, pr.plan, opts)
 	r.Close()
 	if err != nil {
 		return err
 	}
-	if cerr := pr.recorder.Close(); cerr != nil {
-		return fmt.Errorf("save state: %w", cerr)
-	}
-	if pr.cache != nil {
-		if cerr := pr.cache.Save(); cerr != nil {
-			fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", cerr)
-		}
+	if cerr := pr.session.SaveHashes(); cerr != nil {
+		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", cerr)
 	}
 	if !f.plan.jsonOut {
 		printSummary(env.Stdout, f.op(), summary, f.plan.service.emulate)

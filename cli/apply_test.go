@@ -15,6 +15,7 @@ import (
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -367,7 +368,7 @@ func TestVerifyDrift(t *testing.T) {
 	}
 	var problems []string
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var d drift
+		var d workspace.Drift
 		if err := json.Unmarshal([]byte(line), &d); err != nil {
 			t.Fatalf("verify -json line %q: %v", line, err)
 		}

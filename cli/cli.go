@@ -212,6 +212,14 @@ type hintError struct {
 
 func (e *hintError) Error() string { return e.err.Error() }
 func (e *hintError) Unwrap() error { return e.err }
+func (e *hintError) Hint() string  { return e.hint }
+
+// hinted is an error with advice to print after it (hintError, or an error
+// of the workflow).
+type hinted interface {
+	error
+	Hint() string
+}
 
 // withHint returns err with a "hint:" line to print after it.
 func withHint(err error, hint string) error {
@@ -256,9 +264,9 @@ func report(env *Env, err error) int {
 // lowercase with no final period, as everywhere in voxform.
 func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "voxform: %s\n", strings.TrimSpace(err.Error()))
-	var he *hintError
+	var he hinted
 	if errors.As(err, &he) {
-		for _, line := range strings.Split(he.hint, "\n") {
+		for _, line := range strings.Split(he.Hint(), "\n") {
 			fmt.Fprintf(w, "hint: %s\n", line)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/manifest"
-	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/workspace"
 )
 
 // varFlags are the -var and -var-file flags shared by every command that
@@ -53,7 +53,7 @@ func (v *varFlags) options(env *Env) manifest.LoadOptions {
 // prints every diagnostic (warnings included) to stderr in the standard
 // form and returns an error when any of them is an error.
 func loadManifest(env *Env, vars *varFlags) (*manifest.Manifest, error) {
-	m, ds := schema.Load(env.Dir, vars.options(env))
+	m, ds := workspace.New(env.Dir).Load(vars.options(env))
 	writeDiagnostics(env.Stderr, ds)
 	if err := diagnosticsError(ds); err != nil {
 		return nil, err

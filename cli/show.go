@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -44,7 +45,7 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 }
 
 func showState(env *Env, jsonOut bool) error {
-	st, err := state.NewLocal(env.Dir).Read()
+	st, err := workspace.New(env.Dir).ReadState()
 	if err != nil {
 		return err
 	}
@@ -107,14 +108,21 @@ func pluralS(n int) string {
 }
 
 func showPlan(env *Env, name string, jsonOut, noColor bool) error {
-	b := state.NewLocal(env.Dir)
-	st, err := b.Read()
+	ws := workspace.New(env.Dir)
+	st, err := ws.ReadState()
 	if err != nil {
 		return err
 	}
-	s, m, err := loadPlanFile(env, name, st, state.OpenHashCache(env.Dir))
+	s, err := ws.ReadPlan(name)
 	if err != nil {
 		return err
+	}
+	m, err := loadSavedManifest(env, s)
+	if err != nil {
+		return err
+	}
+	if err := s.Check(st, m); err != nil {
+		return withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
 	}
 	if err := writePlan(env, s.Plan, m, jsonOut, noColor); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -34,26 +35,26 @@ func runState(ctx context.Context, env *Env, args []string) error {
 	if len(rest) == 0 {
 		return usageErrorf("state: missing subcommand (list, show or rm)")
 	}
-	b := state.NewLocal(env.Dir)
+	ws := workspace.New(env.Dir)
 	switch rest[0] {
 	case "list":
-		return stateList(env, b, rest[1:])
+		return stateList(env, ws, rest[1:])
 	case "show":
 		if len(rest) != 2 {
 			return usageErrorf("state show: expected one address")
 		}
-		return stateShow(env, b, rest[1])
+		return stateShow(env, ws, rest[1])
 	case "rm":
 		if len(rest) < 2 {
 			return usageErrorf("state rm: expected at least one address")
 		}
-		return stateRemove(env, b, rest[1:])
+		return stateRemove(env, ws, rest[1:])
 	}
 	return usageErrorf("state: unknown subcommand %q (list, show or rm)", rest[0])
 }
 
-func stateList(env *Env, b *state.Local, patterns []string) error {
-	st, err := b.Read()
+func stateList(env *Env, ws *workspace.Workspace, patterns []string) error {
+	st, err := ws.ReadState()
 	if err != nil {
 		return err
 	}
@@ -74,8 +75,8 @@ func matchAddresses(patterns []string, addr string) bool {
 	return false
 }
 
-func stateShow(env *Env, b *state.Local, addr string) error {
-	st, err := b.Read()
+func stateShow(env *Env, ws *workspace.Workspace, addr string) error {
+	st, err := ws.ReadState()
 	if err != nil {
 		return err
 	}
@@ -91,17 +92,24 @@ func stateShow(env *Env, b *state.Local, addr string) error {
 	return err
 }
 
-func stateRemove(env *Env, b *state.Local, patterns []string) error {
-	lk, err := lockState(b, "state rm")
+func stateRemove(env *Env, ws *workspace.Workspace, patterns []string) (err error) {
+	sess, err := ws.Lock("state rm")
 	if err != nil {
 		return err
 	}
-	defer lk.Unlock()
-	rec, err := b.Open(lk, nil)
+	defer func() {
+		if cerr := sess.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	rec, err := sess.Recorder()
 	if err != nil {
 		return err
 	}
-	st := rec.Snapshot()
+	st, err := sess.State()
+	if err != nil {
+		return err
+	}
 	var addrs []string
 	for _, p := range patterns {
 		n := 0
@@ -112,15 +120,13 @@ func stateRemove(env *Env, b *state.Local, patterns []string) error {
 			}
 		}
 		if n == 0 {
-			rec.Close()
 			return withHint(fmt.Errorf("state rm: %s is not in the state", p), "run 'voxform state list' for the recorded addresses")
 		}
 	}
 	if err := rec.Remove(addrs...); err != nil {
-		rec.Close()
 		return err
 	}
-	if err := rec.Close(); err != nil {
+	if err := sess.Close(); err != nil {
 		return err
 	}
 	for _, a := range addrs {

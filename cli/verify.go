@@ -2,13 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"sort"
 
-	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -26,16 +22,6 @@ changed. Exit status 1 when any output drifted.
 Flags:
 `
 
-// drift is one finding of verify.
-type drift struct {
-	Address string `json:"address"`
-	Path    string `json:"path"`
-	// Problem is "missing", "modified" or "source changed".
-	Problem  string `json:"problem"`
-	Recorded string `json:"recorded_sha256"`
-	Found    string `json:"found_sha256,omitempty"`
-}
-
 func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "verify", verifyUsage)
 	jsonOut := fs.Bool("json", false, "one JSON object per finding")
@@ -45,17 +31,18 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("verify takes no arguments")
 	}
-	st, err := state.NewLocal(env.Dir).Read()
+	ws := workspace.New(env.Dir)
+	st, err := ws.ReadState()
 	if err != nil {
 		return err
 	}
-	found, checked, err := verifyState(ctx, env.Dir, st)
+	found, checked, err := ws.Verify(ctx, st)
 	if err != nil {
 		return err
 	}
 	outputsDrifted := 0
 	for _, d := range found {
-		if d.Problem != "source changed" {
+		if d.Problem != workspace.SourceChanged {
 			outputsDrifted++
 		}
 		if *jsonOut {
@@ -72,44 +59,4 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 			"'voxform plan' shows them as repairs; 'voxform apply' restores them"))
 	}
 	return nil
-}
-
-// verifyState hashes every recorded output and local source.
-func verifyState(ctx context.Context, dir string, st *state.File) ([]drift, int, error) {
-	var out []drift
-	checked := 0
-	check := func(addr, rel, want, problem string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		checked++
-		sum, _, err := state.HashFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if problem == "modified" {
-				problem = "missing"
-			}
-			out = append(out, drift{Address: addr, Path: rel, Problem: problem, Recorded: want})
-		case err != nil:
-			return fmt.Errorf("verify %s: %w", rel, err)
-		case sum != want:
-			out = append(out, drift{Address: addr, Path: rel, Problem: problem, Recorded: want, Found: sum})
-		}
-		return nil
-	}
-	for _, addr := range st.Addresses() {
-		r := st.Resources[addr]
-		for _, o := range r.Outputs {
-			if err := check(addr, o.Path, o.SHA256, "modified"); err != nil {
-				return nil, checked, err
-			}
-		}
-		if r.Source != nil && r.Source.Path != "" && r.Source.SHA256 != "" {
-			if err := check(addr, r.Source.Path, r.Source.SHA256, "source changed"); err != nil {
-				return nil, checked, err
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
-	return out, checked, nil
 }

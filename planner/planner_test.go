@@ -289,11 +289,15 @@ func TestSavedPlanBinding(t *testing.T) {
 	if err := s.Check(st, p.m); err != nil {
 		t.Fatalf("fresh plan refused: %v", err)
 	}
-	if err := s.Bind(p.m, p.fs.hash); err != nil {
+	fresh, err := p.plan(t, st, s.Plan.Options)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if a := s.Plan.Action("synthesis.welcome"); a == nil || a.Desired.Synthesis == nil || a.Desired.Request["text"] != "new words" {
-		t.Fatalf("bound action = %+v", a)
+	if err := planner.CompareSaved(fresh, s.Plan); err != nil {
+		t.Fatalf("the same plan computed again is refused: %v", err)
+	}
+	if a := s.Plan.Action("synthesis.welcome"); a == nil || a.Desired.Request["text"] != "new words" {
+		t.Fatalf("saved action = %+v", a)
 	}
 	if diff := cmp.Diff([]string{"language=hi-IN"}, s.Vars); diff != "" {
 		t.Error(diff)
@@ -326,15 +330,17 @@ func TestSavedPlanBinding(t *testing.T) {
 			}
 		})
 	}
-	// An input changed after planning: Bind refuses.
+	// An input changed after planning: the plan computed again differs
+	// from the saved one, and the saved one is refused, naming what changed.
 	p.fs["refs/founder.wav"] = "changed after plan"
 	p.synthesis("synthesis.welcome").Text = "new words"
 	plan2, _ := p.plan(t, st, planner.Options{})
 	buf.Reset()
 	planner.NewSaved(plan2, p.m, nil, nil).Write(&buf)
 	p.fs["refs/founder.wav"] = "changed again"
-	if err := load().Bind(p.m, p.fs.hash); !errors.Is(err, planner.ErrStalePlan) {
-		t.Errorf("bind after input change: %v", err)
+	fresh2, _ := p.plan(t, st, planner.Options{})
+	if err := planner.CompareSaved(fresh2, load().Plan); !errors.Is(err, planner.ErrStalePlan) || !strings.Contains(err.Error(), "an input file") {
+		t.Errorf("saved plan after an input change: %v", err)
 	}
 
 	if _, err := planner.ReadSaved(strings.NewReader(`{"format":"voxform-plan","version":9}`)); err == nil {

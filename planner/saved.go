@@ -118,14 +118,6 @@ func (p *Plan) checkSaved() error {
 	return p.CheckPaths(nil)
 }
 
-// sameWire reports whether two wire requests say the same (as a plan file
-// holds them).
-func sameWire(a, b Wire) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
 // checkShape refuses an action without what its type needs.
 func (a *Action) checkShape() error {
 	needDesired, needPrior := true, true
@@ -180,45 +172,43 @@ func normalizeVars(v map[string]any) map[string]any {
 	return out
 }
 
-// Bind attaches the manifest resources of m (loaded with the plan's
-// variables) to the plan's actions and checks, with hash, that every input
-// file still has the content the plan was computed from.
-func (s *SavedPlan) Bind(m *manifest.Manifest, hash HashFunc) error {
-	desired, err := Build(m, hash)
-	if err != nil {
-		return err
+// CompareSaved refuses a saved plan unless fresh, computed now from the
+// locked state and the manifest with the saved plan's options, does exactly
+// the same: the same actions in the same order, with the same records,
+// requests, file operations and costs. A plan file is a promise of what
+// apply does, so nothing in it is taken on trust. The error wraps
+// ErrStalePlan and names the first action that differs.
+func CompareSaved(fresh, saved *Plan) error {
+	stale := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrStalePlan, fmt.Sprintf(format, a...))
 	}
-	byAddr := make(map[string]*Desired, len(desired))
-	for _, d := range desired {
-		byAddr[d.Address] = d
-	}
-	for _, a := range s.Plan.Actions {
-		if a.Desired == nil {
+	for i := 0; i < len(fresh.Actions) || i < len(saved.Actions); i++ {
+		if i >= len(fresh.Actions) {
+			return stale("%s is no longer to be done", saved.Actions[i].Address)
+		}
+		if i >= len(saved.Actions) {
+			return stale("%s is now to be done too", fresh.Actions[i].Address)
+		}
+		f, s := fresh.Actions[i], saved.Actions[i]
+		x, err1 := json.Marshal(f)
+		y, err2 := json.Marshal(s)
+		if err1 == nil && err2 == nil && bytes.Equal(x, y) {
 			continue
 		}
-		d, ok := byAddr[a.Address]
-		if !ok {
-			return fmt.Errorf("%w: %s is no longer in the manifest", ErrStalePlan, a.Address)
+		switch {
+		case f.Address != s.Address:
+			return stale("it does %s where apply would now do %s", s.Address, f.Address)
+		case f.Type != s.Type:
+			return stale("%s is planned as %s; apply would now %s it", f.Address, s.Type, f.Type)
+		case f.Desired != nil && s.Desired != nil && f.Desired.Fingerprint != s.Desired.Fingerprint:
+			return stale("%s changed since the plan was made (an input file or the request changed)", f.Address)
+		case f.Desired != nil && s.Desired != nil && !slices.Equal(f.Desired.Outputs, s.Desired.Outputs):
+			return stale("the outputs of %s differ from the manifest's", f.Address)
 		}
-		if d.Fingerprint != a.Desired.Fingerprint {
-			return fmt.Errorf("%w: %s changed since the plan was made (an input file changed)", ErrStalePlan, a.Address)
-		}
-		if !slices.Equal(d.Outputs, a.Desired.Outputs) {
-			return fmt.Errorf("%w: the outputs of %s differ from the manifest's", ErrStalePlan, a.Address)
-		}
-		if !sameWire(d.Wire, a.Desired.Wire) {
-			return fmt.Errorf("%w: the request of %s differs from the manifest's", ErrStalePlan, a.Address)
-		}
-		a.Desired.Wire = d.Wire // with what a plan file never holds (a pre-signed query)
-		a.Desired.Synthesis, a.Desired.Embedding, a.Desired.Transcription = d.Synthesis, d.Embedding, d.Transcription
+		return stale("%s: it no longer says what apply would do now (an output was changed, moved or removed since, or the file was edited)", f.Address)
+	}
+	if fresh.Cost != saved.Cost {
+		return stale("its cost differs from what apply would bill now")
 	}
 	return nil
-}
-
-// SamePlan reports whether two plans do the same: the same actions, in the
-// same order, with the same records, requests, file operations and costs.
-func SamePlan(a, b *Plan) bool {
-	x, err1 := json.Marshal(a.Actions)
-	y, err2 := json.Marshal(b.Actions)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y) && a.Cost == b.Cost
 }

@@ -1,0 +1,68 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+
+	"github.com/voxform/voxform/state"
+)
+
+// Drift is one finding of Verify.
+type Drift struct {
+	Address string `json:"address"`
+	Path    string `json:"path"`
+	// Problem is "missing", "modified" or "source changed".
+	Problem  string `json:"problem"`
+	Recorded string `json:"recorded_sha256"`
+	Found    string `json:"found_sha256,omitempty"`
+}
+
+// SourceChanged is the Problem of a transcription source that differs from
+// the recorded one (its transcript is still what was made from the old).
+const SourceChanged = "source changed"
+
+// Verify hashes every output recorded in st, and every local transcription
+// source, trusting nothing from the hash cache. It returns what is missing
+// or differs, by address, and how many files it hashed.
+func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, int, error) {
+	var out []Drift
+	checked := 0
+	check := func(addr, rel, want, problem string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		checked++
+		sum, _, err := state.HashFile(filepath.Join(w.Dir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if problem == "modified" {
+				problem = "missing"
+			}
+			out = append(out, Drift{Address: addr, Path: rel, Problem: problem, Recorded: want})
+		case err != nil:
+			return fmt.Errorf("verify %s: %w", rel, err)
+		case sum != want:
+			out = append(out, Drift{Address: addr, Path: rel, Problem: problem, Recorded: want, Found: sum})
+		}
+		return nil
+	}
+	for _, addr := range st.Addresses() {
+		r := st.Resources[addr]
+		for _, o := range r.Outputs {
+			if err := check(addr, o.Path, o.SHA256, "modified"); err != nil {
+				return nil, checked, err
+			}
+		}
+		if r.Source != nil && r.Source.Path != "" && r.Source.SHA256 != "" {
+			if err := check(addr, r.Source.Path, r.Source.SHA256, SourceChanged); err != nil {
+				return nil, checked, err
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out, checked, nil
+}

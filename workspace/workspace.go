@@ -1,0 +1,269 @@
+// Package workspace is voxform's workflow: a manifest directory with its
+// state, lock and hash cache, and the steps every command takes on it —
+// load the manifest, lock the state, plan, apply, verify, save and re-check
+// plans. The commands (package cli) add flags and rendering; tests and
+// benchmarks call the same steps instead of copying them.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/state"
+)
+
+// Workspace is a manifest directory and the state beside it.
+type Workspace struct {
+	// Dir is the manifest directory; every path of a plan is relative to it.
+	Dir     string
+	backend *state.Local
+}
+
+// New returns the workspace of the manifest directory dir.
+func New(dir string) *Workspace {
+	return &Workspace{Dir: dir, backend: state.NewLocal(dir)}
+}
+
+// Backend is where the workspace keeps its state.
+func (w *Workspace) Backend() *state.Local { return w.backend }
+
+// Load loads, expands and validates the manifest. The manifest is nil when
+// any diagnostic is an error.
+func (w *Workspace) Load(opts manifest.LoadOptions) (*manifest.Manifest, manifest.Diagnostics) {
+	m, ds := schema.Load(w.Dir, opts)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	return m, ds
+}
+
+// ReadState reads the state without locking it, folding in a journal a
+// process that died left (for show, verify and state list).
+func (w *Workspace) ReadState() (*state.File, error) { return w.backend.Read() }
+
+// Error is an error of the workflow with advice on what to do next.
+type Error struct {
+	Err    error
+	Advice string
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Hint is the advice, printed after the error.
+func (e *Error) Hint() string { return e.Advice }
+
+func advise(err error, advice string) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Err: err, Advice: advice}
+}
+
+// Session is a workspace whose state is locked for one operation. The state
+// and the hash cache are read in the background from the moment the lock is
+// taken, so that loading the manifest meanwhile costs no extra time.
+type Session struct {
+	ws   *Workspace
+	lock state.Unlocker
+
+	opened chan struct{} // closed once rec, st, cache and openErr are set
+	rec    *state.Recorder
+	st     *state.File
+	cache  *state.HashCache
+	err    error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Lock locks the state for op ("plan", "apply", "destroy"), explaining what
+// to do when someone else holds it, and starts reading the state (folding a
+// journal left by a process that died) and the hash cache. The caller
+// closes the session.
+func (w *Workspace) Lock(op string) (*Session, error) {
+	lk, err := w.backend.Lock(op)
+	var le *state.LockedError
+	if errors.As(err, &le) {
+		advice := "wait for it to finish"
+		if le.Info.ID != "" {
+			advice += fmt.Sprintf("; if it is stuck, stop it, then run 'voxform force-unlock %s'", le.Info.ID)
+		}
+		return nil, advise(err, advice)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{ws: w, lock: lk, opened: make(chan struct{})}
+	cacheCh := make(chan *state.HashCache, 1)
+	go func() { cacheCh <- state.OpenHashCache(w.Dir) }()
+	go func() {
+		s.rec, s.err = w.backend.Open(lk, nil)
+		if s.err == nil {
+			s.st = s.rec.Snapshot()
+		}
+		s.cache = <-cacheCh
+		close(s.opened)
+	}()
+	return s, nil
+}
+
+// open waits until the state and the hash cache are read.
+func (s *Session) open() error {
+	<-s.opened
+	return s.err
+}
+
+// State is the locked state as it was read.
+func (s *Session) State() (*state.File, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	return s.st, nil
+}
+
+// Recorder records results into the locked state.
+func (s *Session) Recorder() (*state.Recorder, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	return s.rec, nil
+}
+
+// Close saves what was recorded and releases the lock; closing again does
+// nothing. The error is that of saving the state.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		<-s.opened
+		if s.rec != nil {
+			if err := s.rec.Close(); err != nil {
+				s.closeErr = fmt.Errorf("save state: %w", err)
+			}
+		}
+		s.lock.Unlock()
+	})
+	return s.closeErr
+}
+
+// SaveHashes writes the hash cache, so that the next plan need not hash
+// again what this one hashed. A failure costs only time: callers warn.
+func (s *Session) SaveHashes() error {
+	<-s.opened
+	if s.cache == nil {
+		return nil
+	}
+	return s.cache.Save()
+}
+
+// Plan computes the plan of m against the locked state: it hashes the
+// inputs (and, unless opts.NoRefresh, the recorded outputs) in parallel
+// through the hash cache, diffs, prices and checks every path of the plan
+// as the file system resolves it now (apply checks again). On a budget
+// error the plan is returned with the error.
+func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.Options) (*planner.Plan, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	paths := planner.InputFiles(m)
+	if !opts.NoRefresh {
+		paths = append(paths, planner.OutputFiles(s.st)...)
+	}
+	hashes, err := s.cache.HashAll(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	hash := func(p string) (state.FileHash, error) {
+		if h, ok := hashes[p]; ok {
+			return h, nil
+		}
+		return s.cache.Hash(p)
+	}
+	desired, err := planner.Build(m, hash)
+	if err != nil {
+		return nil, err
+	}
+	p, err := planner.Compute(planner.Input{
+		Desired: desired, State: s.st, Hash: hash, Probe: probe(m.Dir),
+		Options: opts, Budget: m.Budget,
+	})
+	if err == nil {
+		err = s.ws.checkPaths(p)
+	}
+	return p, err
+}
+
+// probe measures transcription inputs for the cost line.
+func probe(dir string) planner.ProbeFunc {
+	return func(p string) (float64, error) {
+		info, err := audio.Probe(filepath.Join(dir, p))
+		if err != nil {
+			return 0, err
+		}
+		return info.Duration.Seconds(), nil
+	}
+}
+
+// checkPaths refuses a plan that would touch a path voxform does not own,
+// as the file system resolves it now.
+func (w *Workspace) checkPaths(p *planner.Plan) error {
+	root, err := owned.Open(w.Dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := p.CheckPaths(root.Check); err != nil {
+		return advise(fmt.Errorf("plan: %w", err), "voxform writes, moves and deletes only its own outputs inside the manifest directory")
+	}
+	return nil
+}
+
+// Replan checks the saved plan (named name in messages) against the locked
+// state and m, the manifest loaded with the saved plan's variables, and
+// computes the plan again with its options: the saved plan is refused
+// unless the fresh one does exactly the same (planner.CompareSaved). The
+// budget is checked again on the way. It returns the fresh plan, to run.
+func (s *Session) Replan(ctx context.Context, name string, saved *planner.SavedPlan, m *manifest.Manifest) (*planner.Plan, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	again := "run 'voxform plan -out " + name + "' again"
+	if err := saved.Check(s.st, m); err != nil {
+		return nil, advise(fmt.Errorf("%s: %w", name, err), again)
+	}
+	fresh, err := s.Plan(ctx, m, saved.Plan.Options)
+	if err != nil {
+		return fresh, err
+	}
+	if err := planner.CompareSaved(fresh, saved.Plan); err != nil {
+		return nil, advise(fmt.Errorf("%s: %w", name, err), again)
+	}
+	return fresh, nil
+}
+
+// Apply carries out p, recording each result as it completes, then saves
+// the state. opts gives the service client, parallelism, stop channel,
+// events and limiter; the workspace fills in its directory, recorder and
+// hash cache.
+func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Options) (*executor.Summary, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	opts.Dir, opts.Recorder, opts.Cache = s.ws.Dir, s.rec, s.cache
+	summary, err := executor.Apply(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.rec.Close(); err != nil {
+		return summary, fmt.Errorf("save state: %w", err)
+	}
+	return summary, nil
+}
