@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"contract", "state", "emulator/internal/emu"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},
-	{"executor"},
+	{"executor", "cli/planview"},
 	{"workspace"},
 	{"cli"},
 	{""}, // main

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
@@ -122,16 +123,16 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 // writePlan shows the plan: the table, or its -json messages.
 func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, jsonOut, noColor bool) error {
 	if jsonOut {
-		return p.WriteJSON(env.Stdout, m.Budget)
+		return planview.WriteJSON(env.Stdout, p, m.Budget)
 	}
-	return p.Render(env.Stdout, planner.RenderOptions{Color: useColor(env, noColor)})
+	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, noColor)})
 }
 
 // jsonError reports err also as a diagnostic message, with its hint, in
 // -json mode. It returns err, which is printed on stderr as always.
 func jsonError(env *Env, jsonOut bool, err error) error {
 	if jsonOut && err != nil {
-		msg := planner.DiagnosticMessage{Type: planner.MsgDiagnostic, Severity: "error", Message: err.Error()}
+		msg := planview.DiagnosticMessage{Type: planview.MsgDiagnostic, Severity: "error", Message: err.Error()}
 		var he hinted
 		if errors.As(err, &he) {
 			msg.Hint = he.Hint()
@@ -191,7 +192,7 @@ func loadForPlan(env *Env, vars *varFlags, human, jsonDiag io.Writer) (*manifest
 	}
 	m, ds := workspace.New(env.Dir).Load(vars.options(env))
 	for _, d := range ds {
-		writeJSONLine(jsonDiag, planner.Diagnostic(d))
+		writeJSONLine(jsonDiag, planview.Diagnostic(d))
 	}
 	if err := diagnosticsError(ds); err != nil {
 		return nil, err

@@ -18,25 +18,6 @@
 // format is a free repair rendered from the recorded transcript JSON when
 // that file is intact, never a second paid transcription.
 //
-// # JSON messages
-//
-// WriteJSONWith (WriteJSON without diagnostics) writes newline-delimited
-// JSON messages, one object per line, each with a "type" field. The schema (version 1) is stable; fields may be
-// added, never renamed or removed:
-//
-//	{"type":"diagnostic","severity":"error|warning","message":"...","file":"voxform.yaml","line":3,"col":5,"hint":"..."}
-//	{"type":"planned_change","address":"synthesis.menu[\"a\"]","action":"create|replace|repair|move|resume|delete",
-//	 "symbol":"+","kind":"synthesis","reasons":["text"],"depends_on":["embedding.founder"],
-//	 "outputs":[{"path":"build/a.wav","format":""}],"moves":[{"from":"a.wav","to":"b.wav"}],
-//	 "removes":["old.srt"],"moved_from":"synthesis.old","render_from":"build/t/a.json",
-//	 "fingerprint":"<sha256 hex>","cost":{"characters":21,"audio_seconds":0,"unknown_audio_inputs":0}}
-//	{"type":"change_summary","add":1,"replace":0,"repair":0,"move":0,"resume":0,"destroy":0,"no_op":3,
-//	 "cost":{"characters":21,"audio_seconds":0,"unknown_audio_inputs":0},
-//	 "budget":{"max_characters":1000,"max_audio_seconds":null}}
-//
-// Empty optional fields are omitted. Diagnostics come first (a plan error,
-// such as a budget refusal, is ErrorMessage: severity error, no position;
-// its text begins with the budget's file:line:col), planned_change
-// messages follow in the plan's dependency order, change_summary is last.
-// "budget" appears only when the manifest sets one; a null limit is none.
+// Plans are shown by package cli/planview: a table for people, JSON
+// messages for machines.
 package planner

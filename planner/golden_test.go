@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -193,11 +194,11 @@ func TestPlanGolden(t *testing.T) {
 			plan, err := p.plan(t, st, sc.opts)
 			var out bytes.Buffer
 			if plan != nil {
-				if rerr := plan.Render(&out, planner.RenderOptions{}); rerr != nil {
+				if rerr := planview.Render(&out, plan, planview.Options{}); rerr != nil {
 					t.Fatal(rerr)
 				}
 				out.WriteString("\n--- json\n")
-				if jerr := plan.WriteJSON(&out, p.m.Budget); jerr != nil {
+				if jerr := planview.WriteJSON(&out, plan, p.m.Budget); jerr != nil {
 					t.Fatal(jerr)
 				}
 			}

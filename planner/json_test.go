@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 )
@@ -55,7 +56,7 @@ func TestWriteJSONMessages(t *testing.T) {
 		req[d.Address] = m
 	}
 	var buf bytes.Buffer
-	if err := plan.WriteJSONWith(&buf, p.m.Budget, planner.ErrorMessage(err, "raise the budget")); err != nil {
+	if err := planview.WriteJSONWith(&buf, plan, p.m.Budget, planview.ErrorMessage(err, "raise the budget")); err != nil {
 		t.Fatal(err)
 	}
 	zero := map[string]any{"characters": 0.0, "audio_seconds": 0.0, "unknown_audio_inputs": 0.0}
@@ -108,7 +109,7 @@ func TestWriteJSONWithoutBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, nil); err != nil {
+	if err := planview.WriteJSON(&buf, plan, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := []map[string]any{{"type": "change_summary", "add": 0.0, "replace": 0.0, "repair": 0.0, "move": 0.0,

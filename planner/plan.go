@@ -24,8 +24,8 @@ const (
 	NoOp    ActionType = "no-op"
 )
 
-// actionOrder is the display order of action groups.
-var actionOrder = []ActionType{Create, Replace, Repair, Move, Resume, Delete}
+// ActionOrder is the display order of action groups.
+var ActionOrder = []ActionType{Create, Replace, Repair, Move, Resume, Delete}
 
 // Symbol is the one-glyph mark of an action type in plan output.
 func (t ActionType) Symbol() string {

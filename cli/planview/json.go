@@ -1,4 +1,4 @@
-package planner
+package planview
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
 )
 
 // Message types of the -json output (see the package documentation).
@@ -29,17 +30,17 @@ type DiagnosticMessage struct {
 
 // PlannedChange is one action in -json output.
 type PlannedChange struct {
-	Type      string   `json:"type"`
-	Address   string   `json:"address"`
-	Action    string   `json:"action"`
-	Symbol    string   `json:"symbol"`
-	Kind      string   `json:"kind"`
-	Reasons   []string `json:"reasons,omitempty"`
-	DependsOn []string `json:"depends_on,omitempty"`
-	Outputs   []Output `json:"outputs,omitempty"`
-	Moves     []Rename `json:"moves,omitempty"`
-	Removes   []string `json:"removes,omitempty"`
-	MovedFrom string   `json:"moved_from,omitempty"`
+	Type      string           `json:"type"`
+	Address   string           `json:"address"`
+	Action    string           `json:"action"`
+	Symbol    string           `json:"symbol"`
+	Kind      string           `json:"kind"`
+	Reasons   []string         `json:"reasons,omitempty"`
+	DependsOn []string         `json:"depends_on,omitempty"`
+	Outputs   []planner.Output `json:"outputs,omitempty"`
+	Moves     []planner.Rename `json:"moves,omitempty"`
+	Removes   []string         `json:"removes,omitempty"`
+	MovedFrom string           `json:"moved_from,omitempty"`
 	// RenderFrom: a free repair rendering transcript formats from this JSON.
 	RenderFrom string `json:"render_from,omitempty"`
 	// Refused: apply will fail this action without calling the service
@@ -48,22 +49,22 @@ type PlannedChange struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Request is exactly what apply sends (a vc-v1 synthesis adds its
 	// speaker embedding; a URL's pre-signed query is left out).
-	Request *Wire `json:"request,omitempty"`
-	Cost    Cost  `json:"cost"`
+	Request *planner.Wire `json:"request,omitempty"`
+	Cost    planner.Cost  `json:"cost"`
 }
 
 // ChangeSummary is the last message of -json plan output.
 type ChangeSummary struct {
-	Type    string     `json:"type"`
-	Add     int        `json:"add"`
-	Replace int        `json:"replace"`
-	Repair  int        `json:"repair"`
-	Move    int        `json:"move"`
-	Resume  int        `json:"resume"`
-	Destroy int        `json:"destroy"`
-	NoOp    int        `json:"no_op"`
-	Cost    Cost       `json:"cost"`
-	Budget  *BudgetMsg `json:"budget,omitempty"`
+	Type    string       `json:"type"`
+	Add     int          `json:"add"`
+	Replace int          `json:"replace"`
+	Repair  int          `json:"repair"`
+	Move    int          `json:"move"`
+	Resume  int          `json:"resume"`
+	Destroy int          `json:"destroy"`
+	NoOp    int          `json:"no_op"`
+	Cost    planner.Cost `json:"cost"`
+	Budget  *BudgetMsg   `json:"budget,omitempty"`
 }
 
 // BudgetMsg is the manifest's budget in a change_summary; null is unlimited.
@@ -79,7 +80,7 @@ func Diagnostic(d manifest.Diagnostic) DiagnosticMessage {
 }
 
 // Change returns the -json message of an action.
-func (a *Action) Change() PlannedChange {
+func Change(a *planner.Action) PlannedChange {
 	pc := PlannedChange{
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
 		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
@@ -98,7 +99,7 @@ func (a *Action) Change() PlannedChange {
 }
 
 // SummaryMessage returns the change_summary message of the plan.
-func (p *Plan) SummaryMessage(b *manifest.Budget) ChangeSummary {
+func SummaryMessage(p *planner.Plan, b *manifest.Budget) ChangeSummary {
 	s := p.Summary()
 	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair,
 		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost}
@@ -116,15 +117,15 @@ func ErrorMessage(err error, hint string) DiagnosticMessage {
 
 // WriteJSON writes the plan's planned_change messages in dependency order,
 // then its change_summary, one JSON object per line.
-func (p *Plan) WriteJSON(w io.Writer, b *manifest.Budget) error {
-	return p.WriteJSONWith(w, b)
+func WriteJSON(w io.Writer, p *planner.Plan, b *manifest.Budget) error {
+	return WriteJSONWith(w, p, b)
 }
 
 // WriteJSONWith writes the -json messages of a plan in the documented
 // order: diags first, then the planned_change messages in dependency order,
 // then the change_summary. A plan returned with an error (ErrBudget) passes
 // that error as ErrorMessage(err, hint), so that it precedes the summary.
-func (p *Plan) WriteJSONWith(w io.Writer, b *manifest.Budget, diags ...DiagnosticMessage) error {
+func WriteJSONWith(w io.Writer, p *planner.Plan, b *manifest.Budget, diags ...DiagnosticMessage) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, d := range diags {
@@ -134,11 +135,11 @@ func (p *Plan) WriteJSONWith(w io.Writer, b *manifest.Budget, diags ...Diagnosti
 		}
 	}
 	for _, a := range p.Actions {
-		if err := enc.Encode(a.Change()); err != nil {
+		if err := enc.Encode(Change(a)); err != nil {
 			return fmt.Errorf("write plan: %w", err)
 		}
 	}
-	if err := enc.Encode(p.SummaryMessage(b)); err != nil {
+	if err := enc.Encode(SummaryMessage(p, b)); err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package planner
+package planview
 
 import (
 	"fmt"
@@ -8,10 +8,12 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/voxform/voxform/planner"
 )
 
-// RenderOptions control the human plan output.
-type RenderOptions struct {
+// Options control the human plan output.
+type Options struct {
 	// Color marks action symbols with ANSI colours (never with -no-color,
 	// NO_COLOR or a non-terminal).
 	Color bool
@@ -26,15 +28,15 @@ const (
 	ansiBold   = "\x1b[1m"
 )
 
-func (t ActionType) color() string {
+func color(t planner.ActionType) string {
 	switch t {
-	case Create:
+	case planner.Create:
 		return ansiGreen
-	case Replace, Repair:
+	case planner.Replace, planner.Repair:
 		return ansiYellow
-	case Move, Resume:
+	case planner.Move, planner.Resume:
 		return ansiCyan
-	case Delete:
+	case planner.Delete:
 		return ansiRed
 	}
 	return ""
@@ -43,7 +45,7 @@ func (t ActionType) color() string {
 // Render writes the plan for people: one table grouped by action (create,
 // replace, repair, move, resume, delete; addresses sorted in each group),
 // then the summary line and the cost line.
-func (p *Plan) Render(w io.Writer, o RenderOptions) error {
+func Render(w io.Writer, p *planner.Plan, o Options) error {
 	if !p.HasChanges() {
 		_, err := fmt.Fprintf(w, "No changes. %d resource%s up to date.\n", p.NoOps, plural(p.NoOps))
 		return err
@@ -58,10 +60,10 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 		tablewriter.WithTrimSpace(tw.Off),
 	)
 	table.Header("", "ACTION", "ADDRESS", "REASON", "COST")
-	for _, a := range p.grouped() {
+	for _, a := range grouped(p) {
 		sym := a.Type.Symbol()
 		if o.Color {
-			sym = a.Type.color() + sym + ansiReset
+			sym = color(a.Type) + sym + ansiReset
 		}
 		if err := table.Append([]string{sym, string(a.Type), a.Address, strings.Join(a.Reasons, "; "), a.Cost.Short()}); err != nil {
 			return fmt.Errorf("render plan: %w", err)
@@ -70,18 +72,18 @@ func (p *Plan) Render(w io.Writer, o RenderOptions) error {
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render plan: %w", err)
 	}
-	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", p.Summary().Line(), p.Cost.Line()); err != nil {
+	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", summaryLine(p.Summary()), p.Cost.Line()); err != nil {
 		return err
 	}
-	if n := p.Refused(); n > 0 {
+	if n := refused(p); n > 0 {
 		_, err := fmt.Fprintf(w, "Refused: %d (a file voxform did not make is at an output path; apply fails them without calling the service: move the files away, or plan and apply with -overwrite to replace them)\n", n)
 		return err
 	}
 	return nil
 }
 
-// Refused counts the actions apply will refuse.
-func (p *Plan) Refused() int {
+// refused counts the actions apply will refuse.
+func refused(p *planner.Plan) int {
 	n := 0
 	for _, a := range p.Actions {
 		if a.Refused != "" {
@@ -93,12 +95,12 @@ func (p *Plan) Refused() int {
 
 // grouped returns the actions grouped by type in display order, sorted by
 // address in each group.
-func (p *Plan) grouped() []*Action {
-	rank := map[ActionType]int{}
-	for i, t := range actionOrder {
+func grouped(p *planner.Plan) []*planner.Action {
+	rank := map[planner.ActionType]int{}
+	for i, t := range planner.ActionOrder {
 		rank[t] = i
 	}
-	out := append([]*Action(nil), p.Actions...)
+	out := append([]*planner.Action(nil), p.Actions...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Type != out[j].Type {
 			return rank[out[i].Type] < rank[out[j].Type]
@@ -108,13 +110,20 @@ func (p *Plan) grouped() []*Action {
 	return out
 }
 
-// Line is the summary line:
+// summaryLine is the summary line:
 // "Plan: 3 to add, 1 to replace, 1 to repair, 2 to move, 1 to destroy."
 // A resume count appears only when there is something to resume.
-func (s Summary) Line() string {
+func summaryLine(s planner.Summary) string {
 	line := fmt.Sprintf("Plan: %d to add, %d to replace, %d to repair, %d to move, ", s.Add, s.Replace, s.Repair, s.Move)
 	if s.Resume > 0 {
 		line += fmt.Sprintf("%d to resume, ", s.Resume)
 	}
 	return line + fmt.Sprintf("%d to destroy.", s.Destroy)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
