@@ -39,17 +39,7 @@ const minSecondsPerChar = 0.01
 // short is sent again from an empty w when w is a Truncater (counted
 // among the retries).
 func (c *Client) SynthesizeRealtime(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
-	out := output{w: w}
-	var res *SynthesisResult
-	err := c.retry(ctx, c.wsURL(EndpointTTSRealtime), func(attempt int) error {
-		if err := out.begin(attempt); err != nil {
-			return err
-		}
-		var err error
-		res, err = c.synthesizeRealtime(ctx, req, w)
-		return out.end(err, bytesOf(res))
-	})
-	return res, err
+	return c.synthesisAttempts(ctx, c.wsURL(EndpointTTSRealtime), req, w, c.synthesizeRealtime)
 }
 
 // synthesizeRealtime is one session of SynthesizeRealtime.

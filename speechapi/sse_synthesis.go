@@ -42,17 +42,7 @@ type streamChunk struct {
 // works when the stream carries a single header declaring the whole size,
 // as the documents describe.
 func (c *Client) SynthesizeStream(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
-	out := output{w: w}
-	var res *SynthesisResult
-	err := c.retry(ctx, c.url(EndpointTTSStream, ""), func(attempt int) error {
-		if err := out.begin(attempt); err != nil {
-			return err
-		}
-		var err error
-		res, err = c.synthesizeStream(ctx, req, w)
-		return out.end(err, bytesOf(res))
-	})
-	return res, err
+	return c.synthesisAttempts(ctx, c.url(EndpointTTSStream, ""), req, w, c.synthesizeStream)
 }
 
 // synthesizeStream is one attempt of SynthesizeStream.

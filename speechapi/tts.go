@@ -92,17 +92,7 @@ type SynthesisResult struct {
 // w is a Truncater (an *os.File: see Rewind), counted among the retries;
 // otherwise what was written must be discarded by the caller.
 func (c *Client) Synthesize(ctx context.Context, req *SynthesisRequest, w io.Writer) (*SynthesisResult, error) {
-	out := output{w: w}
-	var res *SynthesisResult
-	err := c.retry(ctx, c.url(EndpointTTSInference, ""), func(attempt int) error {
-		if err := out.begin(attempt); err != nil {
-			return err
-		}
-		var err error
-		res, err = c.synthesize(ctx, req, w)
-		return out.end(err, bytesOf(res))
-	})
-	return res, err
+	return c.synthesisAttempts(ctx, c.url(EndpointTTSInference, ""), req, w, c.synthesize)
 }
 
 // synthesize is one attempt of Synthesize.
@@ -246,4 +236,22 @@ func checkMagic(container string, head []byte) error {
 		return fmt.Errorf("response is not %s audio (starts with %q)", container, excerpt(head[:min(len(head), 8)]))
 	}
 	return nil
+}
+
+// synthesisAttempts makes the attempts of one synthesis through the one
+// retry layer: each attempt (one, to target) writes to w from its start,
+// rewinding what an attempt cut short wrote.
+func (c *Client) synthesisAttempts(ctx context.Context, target string, req *SynthesisRequest, w io.Writer,
+	attempt func(context.Context, *SynthesisRequest, io.Writer) (*SynthesisResult, error)) (*SynthesisResult, error) {
+	out := output{w: w}
+	var res *SynthesisResult
+	err := c.retry(ctx, target, func(n int) error {
+		if err := out.begin(n); err != nil {
+			return err
+		}
+		var err error
+		res, err = attempt(ctx, req, w)
+		return out.end(err, bytesOf(res))
+	})
+	return res, err
 }
