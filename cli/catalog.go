@@ -100,7 +100,7 @@ func writeCatalog(out io.Writer, c *contract.Catalog) {
 	fmt.Fprintln(w, "\nContainers")
 	fmt.Fprintln(w, "  CONTAINER\tENCODING\tOUTPUT\tCONTENT-TYPE\tSAMPLE RATE\tWEBSOCKET")
 	for _, k := range c.Containers {
-		rate := "8000-48000"
+		rate := fmt.Sprintf("%d-%d", c.MinSampleRate, c.MaxSampleRate)
 		if k.ForcedRate != 0 {
 			rate = fmt.Sprintf("forced to %d", k.ForcedRate)
 		}

@@ -83,3 +83,28 @@ func TestCanonicalAndWireAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestModelRequest: each model is sent what it takes, and nothing else.
+// conformance: TTS-009, TTS-010
+func TestModelRequest(t *testing.T) {
+	format, _ := contract.Resolve(nil)
+	fast := 1.1
+	for _, tc := range []struct {
+		model, voice, language string
+		speed                  *float64
+		want                   contract.SynthesisRequest
+	}{
+		{"tts-v2.0", "Kaveri", "", nil, contract.SynthesisRequest{Model: "tts-v2.0", Voice: "Kaveri", Language: "IND-IN"}},
+		{"tts-v2.5", "Kaveri", "hi-IN", nil, contract.SynthesisRequest{Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", Speed: 1.0}},
+		{"tts-v3.0", "Shivani", "hi-IN", &fast, contract.SynthesisRequest{Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN", Speed: 1.1}},
+		{"vc-v1", "Kaveri", "hi-IN", &fast, contract.SynthesisRequest{Model: "vc-v1"}},
+		// A model the manifest's catalog: block declares follows tts-v2.5.
+		{"tts-v9", "Asha", "hi-IN", nil, contract.SynthesisRequest{Model: "tts-v9", Voice: "Asha", Language: "hi-IN", Speed: 1.0}},
+	} {
+		got := contract.SynthesisModel(tc.model).Request("नमस्ते", tc.voice, tc.language, tc.speed, format)
+		tc.want.Text, tc.want.AudioConfig = "नमस्ते", format.Wire()
+		if !reflect.DeepEqual(*got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.model, *got, tc.want)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func builtinRecognition() map[string]*RecognitionAPI {
 			MaxDuration:   60 * time.Second, IdealDuration: 30 * time.Second, MinSampleRate: 8000, MaxSampleRate: 44100},
 		APIRealtime: {Name: APIRealtime, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			InputFormats:  []string{"wav", "mp3"},
-			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: []int{16000, 8000}},
+			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: slices.Clone(RealtimeSampleRates)},
 		APIBatchLegacy: {Name: APIBatchLegacy, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			ITN: true, MultiChannel: true,
 			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},
@@ -193,7 +193,7 @@ type Extension struct {
 func (c *Catalog) Extend(ext Extension) *Catalog {
 	for _, name := range ext.Models {
 		if c.Model(name) == nil {
-			base := *c.Model("tts-v2.5")
+			base := *c.Model(extensionBase)
 			base.Name, base.Voices, base.Note = name, nil, "declared in the manifest's catalog: block"
 			base.Languages = slices.Clone(base.Languages)
 			c.Models = append(c.Models, &base)
@@ -244,4 +244,45 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 		RefMin float64 `json:"reference_audio_ideal_min_seconds"`
 		RefMax float64 `json:"reference_audio_ideal_max_seconds"`
 	}{(*plain)(c), c.RefAudioMin.Seconds(), c.RefAudioMax.Seconds()})
+}
+
+// builtin is the documented catalog, never extended (for SynthesisModel).
+var builtin = Builtin()
+
+// SynthesisModel returns the rules of the synthesis model name: a documented
+// model's or, for a model the manifest's catalog: block declares, those of
+// tts-v2.5, as Extend gives it.
+func SynthesisModel(name string) *Model {
+	if m := builtin.Model(name); m != nil {
+		return m
+	}
+	declared := *builtin.Model(extensionBase)
+	declared.Name, declared.Voices, declared.Languages = name, nil, nil
+	return &declared
+}
+
+// extensionBase is the model whose rules a model declared in the
+// manifest's catalog: block follows.
+const extensionBase = "tts-v2.5"
+
+// Request is the synthesis request this model is sent (speech-synthesis.md,
+// "Synthesis request"): the voice and language for the models that take
+// them, the model's default language when none is given, the speed for the
+// models that take one (1.0 unless given), nothing a cloned voice (vc-v1)
+// does not take; the audio format as resolved.
+func (m *Model) Request(text, voice, language string, speed *float64, format Format) *SynthesisRequest {
+	w := &SynthesisRequest{Text: text, Model: m.Name, AudioConfig: format.Wire()}
+	if !m.NeedsEmbedding {
+		w.Voice, w.Language = voice, language
+		if w.Language == "" {
+			w.Language = m.DefaultLanguage
+		}
+	}
+	if m.Speed {
+		w.Speed = 1.0
+		if speed != nil {
+			w.Speed = *speed
+		}
+	}
+	return w
 }

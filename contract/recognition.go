@@ -1,6 +1,12 @@
 package contract
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Recognition defaults (speech-recognition.md).
 const (
@@ -8,6 +14,31 @@ const (
 	// at when the manifest names none (16 or 8 kHz PCM).
 	RealtimeDefaultRate = 16000
 )
+
+// RealtimeSampleRates are the rates realtime recognition audio is sent at
+// (16-bit mono PCM).
+var RealtimeSampleRates = []int{16000, 8000}
+
+// CheckRealtimeRate refuses a realtime recognition sample rate the service
+// does not take.
+func CheckRealtimeRate(rate int) error {
+	if !slices.Contains(RealtimeSampleRates, rate) {
+		return fmt.Errorf("sample_rate %d is not %s (realtime audio is 16-bit mono PCM)", rate, joinOr(RealtimeSampleRates))
+	}
+	return nil
+}
+
+// joinOr lists v as "a, b or c".
+func joinOr(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
 
 // Batch job limits (speech-recognition.md, "Limits"). A megabyte is
 // 1,000,000 bytes, as the service counts.

@@ -97,7 +97,7 @@ func InputFiles(m *manifest.Manifest) []string {
 		add(e.ReferenceAudio)
 	}
 	for _, s := range m.Syntheses {
-		if s.Model == modelVC && s.EmbeddingName == "" {
+		if contract.SynthesisModel(s.Model).NeedsEmbedding && s.EmbeddingName == "" {
 			add(s.EmbeddingFile)
 		}
 	}
@@ -182,7 +182,7 @@ func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*mani
 		Synthesis:  s,
 	}
 	var emb map[string]any
-	if s.Model == modelVC {
+	if contract.SynthesisModel(s.Model).NeedsEmbedding {
 		switch {
 		case s.EmbeddingName != "":
 			fp, ok := embFP[s.EmbeddingName]

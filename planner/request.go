@@ -7,41 +7,16 @@ import (
 	"github.com/voxform/voxform/manifest"
 )
 
-// Model names with special rules (speech-synthesis.md, models table).
-const (
-	modelTTSv20 = "tts-v2.0"
-	modelVC     = "vc-v1"
-)
-
 // BilledCharacters is what the service bills for text: its Unicode code
 // points, audio tags and their angle brackets included (speech-synthesis.md,
 // audio tags rule 6 and Limits).
 func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(text)) }
 
-// speedApplies reports whether a model takes the speed parameter: every
-// model from tts-v2.5 on (and catalog extensions, treated like it), not the
-// older tts-v2.0 nor vc-v1.
-func speedApplies(model string) bool { return model != modelTTSv20 && model != modelVC }
-
 // synthesisWire is the synthesis request the executor sends: the manifest's
-// effective values, the resolved audio format, tts-v2.0's language and the
-// speed of the models that take one filled in, nothing vc-v1 does not take.
+// effective values as the model's rules have them sent (contract.Model.Request).
 func synthesisWire(s *manifest.Synthesis) *contract.SynthesisRequest {
 	format, _ := contract.Resolve(s.AudioConfig)
-	w := &contract.SynthesisRequest{Text: s.Text, Model: s.Model, AudioConfig: format.Wire()}
-	if s.Model != modelVC {
-		w.Voice, w.Language = s.VoiceName, s.Language
-	}
-	if w.Language == "" && s.Model == modelTTSv20 {
-		w.Language = "IND-IN"
-	}
-	if speedApplies(s.Model) {
-		w.Speed = 1.0
-		if s.Speed != nil {
-			w.Speed = *s.Speed
-		}
-	}
-	return w
+	return contract.SynthesisModel(s.Model).Request(s.Text, s.VoiceName, s.Language, s.Speed, format)
 }
 
 // synthesisRequest is the canonical form of a synthesis request, which
@@ -54,13 +29,14 @@ func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) ma
 		"text":         w.Text,
 		"audio_config": format.Canonical(),
 	}
-	if w.Model != modelVC {
+	model := contract.SynthesisModel(w.Model)
+	if !model.NeedsEmbedding {
 		req["voice"] = w.Voice
 	}
 	if w.Language != "" {
 		req["language"] = w.Language
 	}
-	if speedApplies(w.Model) {
+	if model.Speed {
 		req["speed"] = w.Speed
 	}
 	if embedding != nil {

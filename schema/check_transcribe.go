@@ -83,8 +83,8 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 	}
 	if len(api.SampleRates) == 0 {
 		not("sample_rate", "sample_rate")
-	} else if !slices.Contains(api.SampleRates, t.SampleRate) {
-		c.ds.Errorf(f("sample_rate"), "sample_rate %d is not 16000 or 8000 (realtime audio is 16-bit mono PCM at 16 or 8 kHz)", t.SampleRate)
+	} else if err := contract.CheckRealtimeRate(t.SampleRate); err != nil {
+		c.ds.Errorf(f("sample_rate"), "%v", err)
 	}
 	if _, set := t.Fields["urls"]; set && !api.URLs {
 		c.ds.Errorf(f("urls"), "urls are not supported by api %s", t.API).WithHint("only api batch fetches public URLs; download the files and list them under inputs:")

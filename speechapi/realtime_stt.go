@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/contract"
 )
 
 // RealtimeFrameBytes is the documented realtime frame: 512 samples of
@@ -90,10 +91,10 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 		return nil, errors.New("realtime transcription: language_code is required")
 	}
 	if opts.SampleRate == 0 {
-		opts.SampleRate = 16000
+		opts.SampleRate = contract.RealtimeDefaultRate
 	}
-	if opts.SampleRate != 16000 && opts.SampleRate != 8000 {
-		return nil, fmt.Errorf("realtime transcription: sample rate %d is not 16000 or 8000", opts.SampleRate)
+	if err := contract.CheckRealtimeRate(opts.SampleRate); err != nil {
+		return nil, fmt.Errorf("realtime transcription: %w", err)
 	}
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 10 * time.Second
