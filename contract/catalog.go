@@ -105,7 +105,7 @@ func Builtin() *Catalog {
 		Bitrates: slices.Clone(Bitrates),
 		Defaults: AudioConfig{SampleRate: DefaultSampleRate, NumChannels: DefaultChannels, SampleWidth: DefaultWidth,
 			Encoding: DefaultEncoding, Container: DefaultContainer, Bitrate: DefaultBitrate},
-		SpeedMin: 0.85, SpeedMax: 1.15,
+		SpeedMin: SpeedMin, SpeedMax: SpeedMax,
 		Transports:      []string{TransportREST, TransportSSE, TransportWebSocket},
 		RefAudioFormats: []string{"wav", "mp3"},
 		RefAudioMin:     5 * time.Second, RefAudioMax: 30 * time.Second,
@@ -245,6 +245,19 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 		RefMax float64 `json:"reference_audio_ideal_max_seconds"`
 	}{(*plain)(c), c.RefAudioMin.Seconds(), c.RefAudioMax.Seconds()})
 }
+
+// Speed (speech-synthesis.md, Synthesis request): a number from SpeedMin
+// to SpeedMax, or one of the words of SpeedNames.
+const (
+	SpeedMin = 0.85
+	SpeedMax = 1.15
+)
+
+// SpeedNames maps the service's speed words to numbers.
+var SpeedNames = map[string]float64{"slow": SpeedMin, "medium": 1.0, "fast": SpeedMax}
+
+// SpeedWords are the speed words in order, for messages.
+var SpeedWords = []string{"slow", "medium", "fast"}
 
 // builtin is the documented catalog, never extended (for SynthesisModel).
 var builtin = Builtin()

@@ -8,13 +8,9 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/voxform/voxform/contract"
 )
-
-// SpeedNames maps the service's speed words to numbers (speech-synthesis.md,
-// Synthesis request: slow 0.85, medium 1.0, fast 1.15).
-var SpeedNames = map[string]float64{"slow": 0.85, "medium": 1.0, "fast": 1.15}
-
-var speedWords = []string{"slow", "medium", "fast"}
 
 // speed evaluates a speed: a number or slow/medium/fast.
 func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
@@ -23,7 +19,7 @@ func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
 		return nil, false
 	}
 	if s, isStr := v.(string); isStr {
-		if n, ok := SpeedNames[strings.TrimSpace(s)]; ok {
+		if n, ok := contract.SpeedNames[strings.TrimSpace(s)]; ok {
 			return &n, true
 		}
 	}
@@ -32,7 +28,7 @@ func (x *expander) speed(f *field, sc *scope) (*float64, bool) {
 		x.failed = true
 		d := x.ds.Errorf(f.Pos(), "speed %s is neither a number nor slow, medium or fast", quoteValue(v))
 		if s, isStr := v.(string); isStr {
-			if sg := Suggest(s, speedWords); sg != "" {
+			if sg := Suggest(s, contract.SpeedWords); sg != "" {
 				d.WithHint("did you mean %q?", sg)
 			}
 		}

@@ -137,6 +137,6 @@ func (c *checker) checkSpeed(model *contract.Model, speed float64, pos manifest.
 	}
 	if speed < c.cat.SpeedMin || speed > c.cat.SpeedMax {
 		c.ds.Errorf(pos, "speed %g is out of range %g to %g", speed, c.cat.SpeedMin, c.cat.SpeedMax).
-			WithHint("or use slow (0.85), medium (1.0) or fast (1.15)")
+			WithHint("or use slow (%g), medium (%.1f) or fast (%g)", contract.SpeedNames["slow"], contract.SpeedNames["medium"], contract.SpeedNames["fast"])
 	}
 }

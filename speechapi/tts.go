@@ -43,24 +43,6 @@ func resolved(c *AudioConfig) contract.Format {
 	return f
 }
 
-// ParseSpeed converts a speed as the documents write it (a number, or
-// slow, medium, fast) into the number sent.
-func ParseSpeed(s string) (float64, error) {
-	switch s {
-	case "slow":
-		return 0.85, nil
-	case "medium":
-		return 1.0, nil
-	case "fast":
-		return 1.15, nil
-	}
-	var v float64
-	if _, err := fmt.Sscanf(s, "%g", &v); err != nil || v < 0.85 || v > 1.15 {
-		return 0, fmt.Errorf("speed %q: want a number from 0.85 to 1.15, or slow, medium, fast", s)
-	}
-	return v, nil
-}
-
 // contentTypes are the documented Content-Types per container, with the
 // spellings servers commonly use for the same thing.
 var contentTypes = map[string][]string{
