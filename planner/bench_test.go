@@ -17,6 +17,7 @@ import (
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 // benchProject writes a manifest directory with n syntheses whose outputs
@@ -63,56 +64,20 @@ func benchProject(b *testing.B, n, size int) (string, *manifest.Manifest) {
 	return dir, m
 }
 
-// planOnce is what 'voxform plan' does after loading the manifest: lock,
-// read the state (concurrently, as plan overlaps it with the manifest load;
-// here with building the desired resources), hash through the cache,
-// compute, save the cache.
+// planOnce is what 'voxform plan' does after loading the manifest, through
+// the same workflow: lock, read the state and the hash cache, hash, compute,
+// check the paths, save the cache.
 func planOnce(b *testing.B, dir string, m *manifest.Manifest) *planner.Plan {
-	be := state.NewLocal(dir)
-	lk, err := be.Lock("plan")
+	sess, err := workspace.New(dir).Lock("plan")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer lk.Unlock()
-	type opened struct {
-		rec *state.Recorder
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
-		rec, err := be.Open(lk, nil)
-		ch <- opened{rec, err}
-	}()
-	cache := state.OpenHashCache(dir)
-	inputs, err := cache.HashAll(context.Background(), planner.InputFiles(m))
+	defer sess.Close()
+	plan, err := sess.Plan(context.Background(), m, planner.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	desired, err := planner.Build(m, func(p string) (state.FileHash, error) { return inputs[p], nil })
-	if err != nil {
-		b.Fatal(err)
-	}
-	o := <-ch
-	if o.err != nil {
-		b.Fatal(o.err)
-	}
-	defer o.rec.Close()
-	st := o.rec.Snapshot()
-	hashes, err := cache.HashAll(context.Background(), planner.OutputFiles(st))
-	if err != nil {
-		b.Fatal(err)
-	}
-	hash := func(p string) (state.FileHash, error) {
-		if h, ok := hashes[p]; ok {
-			return h, nil
-		}
-		return cache.Hash(p)
-	}
-	plan, err := planner.Compute(planner.Input{Desired: desired, State: st, Hash: hash})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cache.Save(); err != nil {
+	if err := sess.SaveHashes(); err != nil {
 		b.Fatal(err)
 	}
 	if plan.HasChanges() {
