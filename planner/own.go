@@ -90,8 +90,8 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 		return nil, nil
 	}
 	out := d.Outputs[0]
-	for _, w := range c.st.Written {
-		if w.Address != d.Address || w.Path != out.Path || w.Fingerprint == "" || w.Fingerprint != d.Fingerprint {
+	for _, w := range c.written[out.Path] {
+		if w.Address != d.Address || w.Fingerprint == "" || w.Fingerprint != d.Fingerprint {
 			continue
 		}
 		h, err := c.hash(out.Path)
@@ -126,8 +126,8 @@ func (c *computer) hash(p string) (state.FileHash, error) {
 // writtenHere reports whether p holds what a killed apply renamed into
 // place there without recording it (state.Written).
 func (c *computer) writtenHere(p, sha string) bool {
-	for _, w := range c.st.Written {
-		if w.Path == p && w.SHA256 == sha {
+	for _, w := range c.written[p] {
+		if w.SHA256 == sha {
 			return true
 		}
 	}

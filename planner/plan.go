@@ -274,10 +274,16 @@ type computer struct {
 	// embeddings maps recorded embedding fingerprints to names (see
 	// embeddingName).
 	embeddings map[string]string
+	// written indexes the state's Written entries by path.
+	written map[string][]state.Written
 }
 
 func (c *computer) plan() error {
 	c.claimed = map[string]bool{}
+	c.written = map[string][]state.Written{}
+	for _, w := range c.st.Written {
+		c.written[w.Path] = append(c.written[w.Path], w)
+	}
 	if !c.in.Options.Destroy {
 		for _, d := range c.in.Desired {
 			for _, o := range d.Outputs {
