@@ -123,7 +123,7 @@ func builtinRecognition() map[string]*RecognitionAPI {
 			MaxDuration:   60 * time.Second, IdealDuration: 30 * time.Second, MinSampleRate: 8000, MaxSampleRate: 44100},
 		APIRealtime: {Name: APIRealtime, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			InputFormats:  []string{"wav", "mp3"},
-			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: slices.Clone(RealtimeSampleRates)},
+			OutputFormats: []string{"json", "txt", "srt", "vtt"}, SampleRates: ProfileDocumented.RealtimeSampleRates()},
 		APIBatchLegacy: {Name: APIBatchLegacy, Languages: slices.Clone(sttLanguages), MaxLanguages: 1,
 			ITN: true, MultiChannel: true,
 			InputFormats:  []string{"aac", "wav", "flac", "m4a", "ogg", "opus"},

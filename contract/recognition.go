@@ -1,8 +1,6 @@
 package contract
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,19 +12,6 @@ const (
 	// at when the manifest names none (16 or 8 kHz PCM).
 	RealtimeDefaultRate = 16000
 )
-
-// RealtimeSampleRates are the rates realtime recognition audio is sent at
-// (16-bit mono PCM).
-var RealtimeSampleRates = []int{16000, 8000}
-
-// CheckRealtimeRate refuses a realtime recognition sample rate the service
-// does not take.
-func CheckRealtimeRate(rate int) error {
-	if !slices.Contains(RealtimeSampleRates, rate) {
-		return fmt.Errorf("sample_rate %d is not %s (realtime audio is 16-bit mono PCM)", rate, joinOr(RealtimeSampleRates))
-	}
-	return nil
-}
 
 // joinOr lists v as "a, b or c".
 func joinOr(v []int) string {

@@ -93,7 +93,7 @@ func (c *Client) TranscribeRealtime(ctx context.Context, r io.ReadSeeker, opts R
 	if opts.SampleRate == 0 {
 		opts.SampleRate = contract.RealtimeDefaultRate
 	}
-	if err := contract.CheckRealtimeRate(opts.SampleRate); err != nil {
+	if err := contract.ProfileDocumented.CheckRealtimeRate(opts.SampleRate); err != nil {
 		return nil, fmt.Errorf("realtime transcription: %w", err)
 	}
 	if opts.IdleTimeout <= 0 {
