@@ -22,17 +22,36 @@ type member struct {
 	start  time.Time
 }
 
-// batchOperation runs a group unit: new batch jobs for a block's
-// transcriptions, or the resumption of one pending job.
-func (x *run) batchOperation(id string, actions []*planner.Action) func(context.Context, *slot) error {
+// batchOp sends a block's batch transcriptions as batch jobs, or resumes
+// one pending job, and follows each job to its results; it reports every
+// member's start and outcome itself (report). It is given the client, the
+// workspace, what stops it (a stopped apply creates no job and starts none;
+// a job it is following stays pending), the clock, the polling interval
+// override (Options.PollInterval), how many transcripts to download at
+// once, and the orphan sweep, which learns of every create.
+type batchOp struct {
+	client       *speechapi.Client
+	files        *workspace
+	report       reporter
+	stops        stopper
+	now          func() time.Time
+	pollOverride time.Duration
+	parallelism  int
+	orphans      *orphans
+}
+
+// unit is the work of a group: new batch jobs for a block's
+// transcriptions, or the resumption of one pending job. It holds its slot
+// throughout: the job's calls go on until its results are in.
+func (b *batchOp) unit(g *group) func(context.Context, *slot) error {
 	return func(ctx context.Context, _ *slot) error {
+		actions := g.actions
 		sort.Slice(actions, func(i, j int) bool { return actions[i].Address < actions[j].Address })
 		var failed int
-		countFail := func(n int) { failed += n }
-		if strings.HasPrefix(id, "job ") {
-			countFail(x.resumeJob(ctx, actions))
+		if g.resume {
+			failed = b.resume(ctx, actions)
 		} else {
-			countFail(x.newJobs(ctx, actions))
+			failed = b.create(ctx, actions)
 		}
 		if failed > 0 {
 			return &unitError{n: failed}
@@ -82,42 +101,42 @@ func memberName(t *manifest.Transcription) string {
 	return uploadName(t.Input)
 }
 
-// newJobs creates, records, starts and follows the batch jobs of a block.
+// create creates, records, starts and follows the batch jobs of a block.
 // It returns how many resources failed.
-func (x *run) newJobs(ctx context.Context, actions []*planner.Action) int {
+func (b *batchOp) create(ctx context.Context, actions []*planner.Action) int {
 	t0 := actions[0].Desired.Transcription
 	var members []*member
 	for _, a := range actions {
-		members = append(members, &member{action: a, name: memberName(a.Desired.Transcription), start: x.opts.Now()})
-		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
+		members = append(members, &member{action: a, name: memberName(a.Desired.Transcription), start: b.now()})
+		b.report.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
 	}
 	uniqueNames(members)
-	chunks, err := x.jobChunks(t0, members)
+	chunks, err := b.chunks(t0, members)
 	if err != nil {
-		return x.failMembers(members, err, false)
+		return b.failMembers(members, err, false)
 	}
 
 	failed := 0
 	for i, chunk := range chunks {
-		if x.stopped() {
+		if b.stops.stopped(ctx) {
 			for _, c := range chunks[i:] {
 				for _, m := range c {
-					x.skip(m.action.Address, "interrupted before its batch job was created")
+					b.report.skip(m.action.Address, "interrupted before its batch job was created")
 				}
 			}
 			break
 		}
-		failed += x.runChunk(ctx, t0, chunk)
+		failed += b.runChunk(ctx, t0, chunk)
 	}
 	return failed
 }
 
-// jobChunks splits members into jobs: at most 100 files per batch job, and
+// chunks splits members into jobs: at most 100 files per batch job, and
 // 10 files / 80 MB per older batch submit.
-func (x *run) jobChunks(t *manifest.Transcription, members []*member) ([][]*member, error) {
+func (b *batchOp) chunks(t *manifest.Transcription, members []*member) ([][]*member, error) {
 	limit := speechapi.MaxJobFiles
 	if t.API == manifest.APIBatchLegacy {
-		srcs, err := x.sources(members)
+		srcs, err := b.sources(members)
 		if err != nil {
 			return nil, err
 		}
@@ -147,10 +166,10 @@ func regroup(members []*member, plan [][]speechapi.Source) [][]*member {
 	return out
 }
 
-func (x *run) sources(members []*member) ([]speechapi.Source, error) {
+func (b *batchOp) sources(members []*member) ([]speechapi.Source, error) {
 	out := make([]speechapi.Source, 0, len(members))
 	for _, m := range members {
-		src, err := speechapi.FileSource(x.abs(m.action.Desired.Transcription.Input))
+		src, err := speechapi.FileSource(b.files.abs(m.action.Desired.Transcription.Input))
 		if err != nil {
 			return nil, err
 		}
@@ -162,17 +181,17 @@ func (x *run) sources(members []*member) ([]speechapi.Source, error) {
 
 // runChunk creates one job, records its id before anything else happens,
 // then starts and follows it.
-func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*member) int {
+func (b *batchOp) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*member) int {
 	api := t.API
 	var jobID, requestID string
 	if api == manifest.APIBatchLegacy {
-		srcs, err := x.sources(chunk)
+		srcs, err := b.sources(chunk)
 		if err != nil {
-			return x.failMembers(chunk, err, false)
+			return b.failMembers(chunk, err, false)
 		}
-		res, err := x.opts.Client.SubmitLegacy(ctx, srcs, speechapi.LegacyOptionsOf(chunk[0].action.Desired.Wire.Transcription))
+		res, err := b.client.SubmitLegacy(ctx, srcs, speechapi.LegacyOptionsOf(chunk[0].action.Desired.Wire.Transcription))
 		if err != nil {
-			return x.failMembers(chunk, err, false)
+			return b.failMembers(chunk, err, false)
 		}
 		jobID, requestID = res.JobID, res.RequestID
 	} else {
@@ -180,20 +199,20 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 		// or the client sending it again after a dropped or cut answer)
 		// leaves a job in CREATED that the sweep then recognises and
 		// cancels; its window ends when the call, retries included, did.
-		in, err := x.intentFor(chunk[0].action.Desired.Wire.Transcription, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
+		in, err := b.orphans.intend(chunk[0].action.Desired.Wire.Transcription, chunk[0].action.Desired.Block, urlJobFiles(t, chunk))
 		if err != nil {
-			return x.failMembers(chunk, err, false)
+			return b.failMembers(chunk, err, false)
 		}
-		res, err := x.createJob(x.traced(ctx, "batch job of "+chunk[0].action.Desired.Block), t, chunk)
-		x.createEnded(in.ID)
+		res, err := b.createJob(traced(ctx, b.report.emit, "batch job of "+chunk[0].action.Desired.Block), t, chunk)
+		b.orphans.createEnded(in.ID)
 		if err != nil {
-			return x.failMembers(chunk, err, false)
+			return b.failMembers(chunk, err, false)
 		}
 		jobID = res.JobID
 	}
 	entries := map[string]*state.Resource{}
 	for _, m := range chunk {
-		entries[m.action.Address] = x.pendingRecord(m.action)
+		entries[m.action.Address] = pendingRecord(m.action)
 		if src := entries[m.action.Address].Source; src != nil && src.URL == "" {
 			src.Name = m.name
 		}
@@ -201,13 +220,13 @@ func (x *run) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*
 			entries[m.action.Address].RequestIDs = []string{requestID}
 		}
 	}
-	if err := x.opts.Recorder.RecordPending(jobID, api, entries); err != nil {
+	if err := b.files.recorder.RecordPending(jobID, api, entries); err != nil {
 		// Without a record the job must never start: it would be billed
 		// and then forgotten. (The sweep at the end cancels it.)
-		return x.failMembers(chunk, fmt.Errorf("record batch job %s: %w", jobID, err), false)
+		return b.failMembers(chunk, fmt.Errorf("record batch job %s: %w", jobID, err), false)
 	}
-	x.jobRecorded(jobID)
-	return x.follow(ctx, api, jobID, chunk, true)
+	b.orphans.jobRecorded(jobID)
+	return b.follow(ctx, api, jobID, chunk)
 }
 
 // urlJobFiles is the number of files a job of chunk holds, as the intent
@@ -225,7 +244,7 @@ func urlJobFiles(t *manifest.Transcription, chunk []*member) int {
 
 // createJob creates the batch job of chunk with the planned config: every
 // member of a block shares it.
-func (x *run) createJob(ctx context.Context, t *manifest.Transcription, chunk []*member) (*speechapi.CreateJobResult, error) {
+func (b *batchOp) createJob(ctx context.Context, t *manifest.Transcription, chunk []*member) (*speechapi.CreateJobResult, error) {
 	w := chunk[0].action.Desired.Wire.Transcription
 	cfg := speechapi.JobConfigOf(w)
 	if t.IsURL {
@@ -233,24 +252,24 @@ func (x *run) createJob(ctx context.Context, t *manifest.Transcription, chunk []
 		for i, m := range chunk {
 			paths[i] = m.name
 		}
-		return x.opts.Client.CreateJobURLs(ctx, cfg, paths, w.CallbackURL)
+		return b.client.CreateJobURLs(ctx, cfg, paths, w.CallbackURL)
 	}
-	srcs, err := x.sources(chunk)
+	srcs, err := b.sources(chunk)
 	if err != nil {
 		return nil, err
 	}
-	return x.opts.Client.CreateJobUpload(ctx, cfg, srcs, w.CallbackURL)
+	return b.client.CreateJobUpload(ctx, cfg, srcs, w.CallbackURL)
 }
 
 // pendingRecord is what state holds for a transcription while its job runs.
 // The outputs of an earlier version stay recorded: they are still voxform's
 // files, which the results will replace (or a delete remove).
-func (x *run) pendingRecord(a *planner.Action) *state.Resource {
+func pendingRecord(a *planner.Action) *state.Resource {
 	var outs []state.Output
 	if a.Prior != nil {
 		outs = a.Prior.Outputs
 	}
-	rec := x.transcriptionRecord(a, outs, 0)
+	rec := transcriptionRecord(a, outs, 0)
 	rec.Kind = string(a.Desired.Kind)
 	rec.Fingerprint = a.Desired.Fingerprint
 	rec.Request = a.Desired.Request
@@ -260,18 +279,18 @@ func (x *run) pendingRecord(a *planner.Action) *state.Resource {
 
 // failMembers reports err for every member; with forget, their pending
 // entries are removed so that the next plan creates them again.
-func (x *run) failMembers(members []*member, err error, forget bool) int {
+func (b *batchOp) failMembers(members []*member, err error, forget bool) int {
 	for _, m := range members {
 		if forget {
-			_ = x.opts.Recorder.Remove(m.action.Address)
+			_ = b.files.recorder.Remove(m.action.Address)
 		}
-		x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+		b.report.fail(m.action.Address, string(m.action.Type), b.now().Sub(m.start), err)
 	}
 	return len(members)
 }
 
-// resumeJob follows a job recorded as pending by an earlier apply.
-func (x *run) resumeJob(ctx context.Context, actions []*planner.Action) int {
+// resume follows a job recorded as pending by an earlier apply.
+func (b *batchOp) resume(ctx context.Context, actions []*planner.Action) int {
 	p := actions[0].Prior
 	var members []*member
 	for _, a := range actions {
@@ -284,106 +303,89 @@ func (x *run) resumeJob(ctx context.Context, actions []*planner.Action) int {
 		case src != nil:
 			name = firstNonEmpty(src.URL, uploadName(src.Path))
 		}
-		members = append(members, &member{action: a, name: name, start: x.opts.Now()})
-		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.JobID})
+		members = append(members, &member{action: a, name: name, start: b.now()})
+		b.report.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.JobID})
 	}
-	return x.follow(ctx, p.JobAPI, p.JobID, members, false)
+	return b.follow(ctx, p.JobAPI, p.JobID, members)
 }
 
 // follow starts (if needed), polls and collects a recorded job.
-func (x *run) follow(ctx context.Context, api, jobID string, members []*member, fresh bool) int {
-	ctx = x.traced(ctx, "batch job "+jobID)
+func (b *batchOp) follow(ctx context.Context, api, jobID string, members []*member) int {
+	ctx = traced(ctx, b.report.emit, "batch job "+jobID)
 	if api == manifest.APIBatchLegacy {
-		return x.followLegacy(ctx, jobID, members)
+		return b.followLegacy(ctx, jobID, members)
 	}
-	job, err := x.opts.Client.GetJob(ctx, jobID)
+	job, err := b.client.GetJob(ctx, jobID)
 	if speechapi.IsCode(err, speechapi.CodeJobNotFound) {
-		return x.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
+		return b.failMembers(members, fmt.Errorf("batch job %s no longer exists: the next apply creates a new one", jobID), true)
 	}
 	if err != nil {
-		return x.failMembers(members, err, false)
+		return b.failMembers(members, err, false)
 	}
 	if job.Status == speechapi.JobCreated {
-		if x.stopped() {
+		if b.stops.stopped(ctx) {
 			// A stop request came while the job was being created (or
 			// before its resumption): starting it now would begin new
 			// paid work. It is recorded; the next apply starts it.
 			for _, m := range members {
-				x.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s was created and recorded, not started; the next apply starts it", jobID))
+				b.report.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s was created and recorded, not started; the next apply starts it", jobID))
 			}
 			return 0
 		}
-		_, err := x.opts.Client.StartJob(ctx, jobID)
+		_, err := b.client.StartJob(ctx, jobID)
 		if err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
-			return x.failMembers(members, err, false)
+			return b.failMembers(members, err, false)
 		}
 	}
-	job, err = x.waitJob(ctx, jobID, len(members))
+	job, err = b.waitJob(ctx, jobID, len(members))
 	if err != nil {
-		if x.stopped() {
+		if b.stops.stopped(ctx) {
 			for _, m := range members {
-				x.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s stays pending and resumes on the next apply", jobID))
+				b.report.skip(m.action.Address, fmt.Sprintf("interrupted: batch job %s stays pending and resumes on the next apply", jobID))
 			}
 			return 0
 		}
-		return x.failMembers(members, err, false)
+		return b.failMembers(members, err, false)
 	}
-	files, err := x.opts.Client.AllJobFiles(ctx, jobID, "")
+	files, err := b.client.AllJobFiles(ctx, jobID, "")
 	if err != nil {
-		return x.failMembers(members, err, false)
+		return b.failMembers(members, err, false)
 	}
-	return x.collect(ctx, job, files, members)
+	return b.collect(ctx, job, files, members)
 }
 
 // waitJob polls a job until it is terminal, reporting file counts. A stop
 // request ends the wait (the job stays pending).
-func (x *run) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job, error) {
-	interval := x.pollInterval(speechapi.JobPollInterval)
+func (b *batchOp) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job, error) {
+	interval := b.pollInterval(speechapi.JobPollInterval)
 	if n >= 100 {
-		interval = x.pollInterval(speechapi.JobPollIntervalMany)
+		interval = b.pollInterval(speechapi.JobPollIntervalMany)
 	}
 	for {
-		job, err := x.opts.Client.GetJob(ctx, jobID)
+		job, err := b.client.GetJob(ctx, jobID)
 		if err != nil {
 			return nil, err
 		}
-		x.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
+		b.report.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
 			FilesDone: job.Progress.CompletedFiles + job.Progress.FailedFiles + job.Progress.CancelledFiles, FilesTotal: job.Progress.TotalFiles})
 		if speechapi.IsTerminal(job.Status) {
 			return job, nil
 		}
-		if err := x.pause(ctx, interval); err != nil {
+		if err := b.stops.pause(ctx, interval); err != nil {
 			return nil, err
 		}
-	}
-}
-
-// pause waits for d, or until a stop request, the service appearing down
-// or cancellation.
-func (x *run) pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-x.opts.Stop:
-		return ErrInterrupted
-	case <-x.breaker().Open():
-		return ErrInterrupted
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
 // pollInterval is the interval between status polls: the documented
 // minimum against a real service (Options.PollInterval may lengthen it,
 // never shorten it: SPEC section 6), short against a loopback emulator.
-func (x *run) pollInterval(documented time.Duration) time.Duration {
-	if contract.IsLoopbackURL(x.opts.Client.BaseURL()) {
-		if x.opts.PollInterval > 0 {
-			return x.opts.PollInterval
+func (b *batchOp) pollInterval(documented time.Duration) time.Duration {
+	if contract.IsLoopbackURL(b.client.BaseURL()) {
+		if b.pollOverride > 0 {
+			return b.pollOverride
 		}
 		return 50 * time.Millisecond
 	}
-	return max(documented, x.opts.PollInterval)
+	return max(documented, b.pollOverride)
 }

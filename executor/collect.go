@@ -17,7 +17,7 @@ import (
 // collect downloads each completed file's transcript and writes and
 // records its outputs; failed, skipped and cancelled files fail their
 // resource (and are forgotten, so that the next apply tries them again).
-func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi.FileRecord, members []*member) int {
+func (b *batchOp) collect(ctx context.Context, job *speechapi.Job, files []speechapi.FileRecord, members []*member) int {
 	// Each member maps to the one record whose original_path is exactly
 	// its name; a name listed twice maps to none.
 	byName := map[string]speechapi.FileRecord{}
@@ -32,26 +32,26 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 		mu     sync.Mutex
 		failed int
 		wg     sync.WaitGroup
-		sem    = make(chan struct{}, max(1, x.opts.Parallelism))
+		sem    = make(chan struct{}, max(1, b.parallelism))
 	)
 	for _, m := range members {
 		rec, ok := byName[m.name]
 		if twice[m.name] {
-			n := x.failMembers([]*member{m}, fmt.Errorf("batch job %s lists more than one file %s", job.JobID, m.name), true)
+			n := b.failMembers([]*member{m}, fmt.Errorf("batch job %s lists more than one file %s", job.JobID, m.name), true)
 			mu.Lock()
 			failed += n
 			mu.Unlock()
 			continue
 		}
 		if !ok {
-			n := x.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
+			n := b.failMembers([]*member{m}, fmt.Errorf("batch job %s (%s) lists no file %s", job.JobID, strings.ToLower(job.Status), m.name), true)
 			mu.Lock()
 			failed += n
 			mu.Unlock()
 			continue
 		}
 		if err := rec.Err(job.JobID); err != nil {
-			n := x.failMembers([]*member{m}, err, true)
+			n := b.failMembers([]*member{m}, err, true)
 			mu.Lock()
 			failed += n
 			mu.Unlock()
@@ -62,11 +62,11 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 		go func(m *member, rec speechapi.FileRecord) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := x.collectFile(ctx, job.JobID, rec, m); err != nil {
+			if err := b.collectFile(ctx, job.JobID, rec, m); err != nil {
 				mu.Lock()
 				failed++
 				mu.Unlock()
-				x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+				b.report.fail(m.action.Address, string(m.action.Type), b.now().Sub(m.start), err)
 			}
 		}(m, rec)
 	}
@@ -76,28 +76,28 @@ func (x *run) collect(ctx context.Context, job *speechapi.Job, files []speechapi
 
 // collectFile downloads one transcript into its json output, renders the
 // other formats from it and records the resource.
-func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
+func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
 	a := m.action
 	t := a.Desired.Transcription
 	rel := t.Outputs["json"]
 	if rel == "" {
 		rel = transcriptScratch(t)
 	}
-	jsonOut, err := x.output(a, rel)
+	jsonOut, err := b.files.output(a, rel)
 	if err != nil {
 		return err
 	}
 	defer jsonOut.Abort()
 	// A download cut short is sent again by the client, from an empty
 	// temporary file.
-	if _, err := x.opts.Client.DownloadTranscript(x.traced(ctx, a.Address), jobID, rec, jsonOut); err != nil {
+	if _, err := b.client.DownloadTranscript(traced(ctx, b.report.emit, a.Address), jobID, rec, jsonOut); err != nil {
 		return err
 	}
 	meta, segs, err := readTranscript(jsonOut.TempPath(), labelled(t))
 	if err != nil {
 		return fmt.Errorf("transcript of %s: %w", m.name, err)
 	}
-	outs, err := x.writeTranscripts(a, copyFrom(jsonOut.TempPath()), segs)
+	outs, err := writeTranscripts(b.files, a, copyFrom(jsonOut.TempPath()), segs)
 	if err != nil {
 		return err
 	}
@@ -109,18 +109,18 @@ func (x *run) collectFile(ctx context.Context, jobID string, rec speechapi.FileR
 	if secs == 0 && rec.DurationSeconds != nil {
 		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
 	}
-	res := x.transcriptionRecord(a, outs, secs)
+	res := transcriptionRecord(a, outs, secs)
 	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
 	if res.Source != nil && res.Source.URL == "" {
 		res.Source.Name = m.name // the file record's original_path
 	}
 	res.Model = firstNonEmpty(meta.Model, t.Model)
 	res.DetectedLanguage = meta.LanguageCode
-	r, err := x.recordResource(a, res, 0, secs)
+	r, err := b.files.record(a, res, 0, secs)
 	if err != nil {
 		return err
 	}
-	x.done(a.Address, string(a.Type), r.outputs, x.opts.Now().Sub(m.start), 0, secs, jobID)
+	b.report.done(a, r, b.now().Sub(m.start))
 	return nil
 }
 

@@ -10,4 +10,11 @@
 // (this run's), jobs in CREATED that an intent accounts for and that are
 // recorded nowhere are cancelled as orphans: they were never started, so
 // never billed.
+//
+// Each kind of work (synthesis, embedding, transcription, re-rendering,
+// moves, deletions, batch jobs) is one operation, given explicitly what it
+// needs; the scheduler only orders, limits and accounts. A unit calling
+// the service holds one of Options.Parallelism slots and releases it
+// explicitly once its calls are done, so that writing and recording its
+// outputs does not hold back the next call.
 package executor

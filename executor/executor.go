@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -59,24 +58,18 @@ type Options struct {
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.
 var ErrInterrupted = errors.New("interrupted")
 
-// run is one Apply in progress.
+// run is one Apply in progress: it schedules the plan's units and accounts
+// for what became of every resource. The work itself is the operations'
+// (see operations).
 type run struct {
-	opts Options
-	ctx  context.Context
-	root *owned.Root // the manifest directory: every write goes through it
+	opts  Options
+	stops stopper
 
 	// members lists the addresses each unit works on.
 	members map[string][]string
 
 	mu      sync.Mutex
 	summary Summary
-	// intentEnds holds when the create call of each of this run's job
-	// intents returned; recordedJobs the job ids this run recorded.
-	intentEnds   map[string]time.Time
-	recordedJobs map[string]bool
-	// sweepBroken is set once the jobs listing failed: the intents stay
-	// for a later apply and this one does not ask again.
-	sweepBroken bool
 }
 
 // Apply runs the plan: every action in dependency order with
@@ -109,20 +102,21 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if err := plan.CheckPaths(root.Check); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	x := &run{opts: opts, ctx: ctx, root: root, members: map[string][]string{}, intentEnds: map[string]time.Time{}, recordedJobs: map[string]bool{}}
+	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, members: map[string][]string{}}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
-	units, err := x.units(plan)
+	ops := newOperations(opts, root, x.stops, x)
+	units, err := x.units(plan, ops)
 	if err != nil {
 		return nil, err
 	}
 	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
 	// Orphans of a process that died are cancelled before anything else;
 	// this run's own, once every create call has returned.
-	x.sweepOrphans(ctx)
-	err = runGraph(ctx, opts.Stop, x.breaker().Open(), opts.Parallelism, units, x.unitDone)
-	x.sweepOrphans(ctx)
-	s := x.finish(start)
+	x.sweepOrphans(ctx, ops.orphans)
+	err = runGraph(ctx, opts.Stop, x.stops.breaker.Open(), opts.Parallelism, units, x.unitDone)
+	x.sweepOrphans(ctx, ops.orphans)
+	s := x.finish(ctx, start)
 	return s, err
 }
 
@@ -140,6 +134,14 @@ func needsService(plan *planner.Plan) bool {
 	return false
 }
 
+// breakerOf is the client's breaker (nil, which never opens, without one).
+func breakerOf(c *speechapi.Client) *speechapi.Breaker {
+	if c == nil {
+		return nil
+	}
+	return c.Breaker()
+}
+
 // emit stamps and sends an event.
 func (x *run) emit(e Event) {
 	if e.Time.IsZero() {
@@ -155,7 +157,7 @@ func (x *run) unitDone(o outcome) {
 	switch {
 	case o.skipped != "":
 		why := o.skipped
-		if o.halted && x.breaker().Err() != nil {
+		if o.halted && x.stops.breaker.Err() != nil {
 			why = notStarted
 		}
 		for _, addr := range x.members[o.id] {
@@ -180,17 +182,18 @@ type unitError struct{ n int }
 
 func (e *unitError) Error() string { return fmt.Sprintf("%d resource(s) failed", e.n) }
 
-func (x *run) done(addr, action string, outs []state.Output, elapsed time.Duration, billedChars int64, billedSecs float64, jobID string) {
+// done accounts for the completed action a.
+func (x *run) done(a *planner.Action, r result, elapsed time.Duration) {
 	var bytes int64
-	for _, o := range outs {
+	for _, o := range r.outputs {
 		bytes += o.Size
 	}
 	x.mu.Lock()
 	x.summary.Done++
-	x.summary.BilledCharacters += billedChars
-	x.summary.BilledAudioSeconds += billedSecs
+	x.summary.BilledCharacters += r.chars
+	x.summary.BilledAudioSeconds += r.seconds
 	x.mu.Unlock()
-	x.emit(Event{Kind: EventDone, Address: addr, Action: action, Outputs: outs, Bytes: bytes, Elapsed: elapsed, JobID: jobID})
+	x.emit(Event{Kind: EventDone, Address: a.Address, Action: string(a.Type), Outputs: r.outputs, Bytes: bytes, Elapsed: elapsed, JobID: r.jobID})
 }
 
 func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
@@ -217,7 +220,29 @@ func (x *run) skip(addr, why string) {
 	x.emit(Event{Kind: EventSkipped, Address: addr, Reason: why})
 }
 
-func (x *run) finish(start time.Time) *Summary {
+// warn reports a problem that does not fail the apply.
+func (x *run) warn(err error) {
+	x.mu.Lock()
+	x.summary.Warnings = append(x.summary.Warnings, err.Error())
+	x.mu.Unlock()
+	x.emit(Event{Kind: EventWarning, Err: err})
+}
+
+// sweepOrphans runs the orphan sweep and accounts for what it found.
+func (x *run) sweepOrphans(ctx context.Context, o *orphans) {
+	cancelled, warnings := o.sweep(ctx)
+	for _, err := range warnings {
+		x.warn(err)
+	}
+	if cancelled > 0 {
+		x.mu.Lock()
+		x.summary.OrphansCancelled += cancelled
+		x.mu.Unlock()
+		x.emit(Event{Kind: EventOrphansCancelled, Count: cancelled})
+	}
+}
+
+func (x *run) finish(ctx context.Context, start time.Time) *Summary {
 	x.mu.Lock()
 	s := x.summary
 	x.mu.Unlock()
@@ -227,10 +252,10 @@ func (x *run) finish(start time.Time) *Summary {
 		s.Interrupted = true
 	default:
 	}
-	if x.ctx.Err() != nil {
+	if ctx.Err() != nil {
 		s.Interrupted = true
 	}
-	s.ServiceDown = x.breaker().Err()
+	s.ServiceDown = x.stops.breaker.Err()
 	if l := x.opts.Limiter; l != nil && l.Lowest() < l.Max() {
 		s.LowestConcurrency = l.Lowest()
 	}
@@ -239,51 +264,49 @@ func (x *run) finish(start time.Time) *Summary {
 	return &s
 }
 
-// stopped reports whether a stop was requested or the service appears
-// down.
-func (x *run) stopped() bool {
+// stopper is what ends an apply early for work that runs long inside one
+// unit (a batch job): a stop request, or the service appearing down (its
+// breaker, nil for none). Cancellation is the context's.
+type stopper struct {
+	stop    <-chan struct{}
+	breaker *speechapi.Breaker
+}
+
+// stopped reports whether a stop was requested, the service appears down
+// or ctx is cancelled.
+func (s stopper) stopped(ctx context.Context) bool {
 	select {
-	case <-x.opts.Stop:
+	case <-s.stop:
 		return true
 	default:
-		return x.breaker().Err() != nil || x.ctx.Err() != nil
+		return s.breaker.Err() != nil || ctx.Err() != nil
 	}
 }
 
-// breaker is the client's breaker (nil, which never opens, without one).
-func (x *run) breaker() *speechapi.Breaker {
-	if x.opts.Client == nil {
+// pause waits for d, or until a stop request, the service appearing down
+// or cancellation.
+func (s stopper) pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
 		return nil
+	case <-s.stop:
+		return ErrInterrupted
+	case <-s.breaker.Open():
+		return ErrInterrupted
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return x.opts.Client.Breaker()
 }
 
-// session runs one WebSocket session under the limiter (a session does not
-// go through the HTTP transport the limiter otherwise decorates).
-func (x *run) session(ctx context.Context, call func() error) error {
-	if x.opts.Limiter == nil {
-		return call()
-	}
-	release, err := x.opts.Limiter.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	err = call()
-	release(err)
-	return err
-}
-
-// traced returns ctx with the client's retries of its calls reported as
-// EventRetry for addr.
-func (x *run) traced(ctx context.Context, addr string) context.Context {
+// traced returns ctx with the client's retries of its calls reported
+// through emit as EventRetry for addr.
+func traced(ctx context.Context, emit func(Event), addr string) context.Context {
 	return speechapi.WithRetryHook(ctx, func(_ int, err error) {
-		x.emit(Event{Kind: EventRetry, Address: addr, Err: err})
+		emit(Event{Kind: EventRetry, Address: addr, Err: err})
 	})
 }
-
-// abs returns the absolute path of a manifest-relative path (for reading
-// inputs; outputs are written through x.root).
-func (x *run) abs(rel string) string { return filepath.Join(x.opts.Dir, filepath.FromSlash(rel)) }
 
 // outputPaths lists the paths the plan writes or had recorded, for sweeping
 // temporary files a killed apply left beside them.

@@ -21,26 +21,26 @@ const legacyPollInterval = contract.LegacyPollInterval
 
 // followLegacy polls an older batch job until it completes and writes each
 // file's result.
-func (x *run) followLegacy(ctx context.Context, jobID string, members []*member) int {
-	interval := x.pollInterval(legacyPollInterval)
+func (b *batchOp) followLegacy(ctx context.Context, jobID string, members []*member) int {
+	interval := b.pollInterval(legacyPollInterval)
 	var job *speechapi.LegacyJob
 	for {
 		var err error
-		job, err = x.opts.Client.LegacyStatus(ctx, jobID, "")
+		job, err = b.client.LegacyStatus(ctx, jobID, "")
 		if isNotFound(err) {
-			return x.failMembers(members, fmt.Errorf("older batch job %s no longer exists: the next apply submits again", jobID), true)
+			return b.failMembers(members, fmt.Errorf("older batch job %s no longer exists: the next apply submits again", jobID), true)
 		}
 		if err != nil {
-			return x.failMembers(members, err, false)
+			return b.failMembers(members, err, false)
 		}
-		x.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
+		b.report.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
 			FilesDone: job.CompletedFiles + job.FailedFiles, FilesTotal: job.TotalFiles})
 		if job.Done() {
 			break
 		}
-		if err := x.pause(ctx, interval); err != nil {
+		if err := b.stops.pause(ctx, interval); err != nil {
 			for _, m := range members {
-				x.skip(m.action.Address, fmt.Sprintf("interrupted: older batch job %s stays pending and resumes on the next apply", jobID))
+				b.report.skip(m.action.Address, fmt.Sprintf("interrupted: older batch job %s stays pending and resumes on the next apply", jobID))
 			}
 			return 0
 		}
@@ -59,17 +59,17 @@ func (x *run) followLegacy(ctx context.Context, jobID string, members []*member)
 			if job.Error != nil {
 				msg = *job.Error
 			}
-			failed += x.failMembers([]*member{m}, &speechapi.FileError{JobID: jobID, Path: m.name, Status: job.Status, Message: msg}, true)
+			failed += b.failMembers([]*member{m}, &speechapi.FileError{JobID: jobID, Path: m.name, Status: job.Status, Message: msg}, true)
 			continue
 		}
 		r := job.Results[i]
 		if err := r.Err(jobID); err != nil {
-			failed += x.failMembers([]*member{m}, err, true)
+			failed += b.failMembers([]*member{m}, err, true)
 			continue
 		}
-		if err := x.writeLegacyResult(jobID, r, raws[i], m); err != nil {
+		if err := b.writeLegacyResult(jobID, r, raws[i], m); err != nil {
 			failed++
-			x.fail(m.action.Address, string(m.action.Type), x.opts.Now().Sub(m.start), err)
+			b.report.fail(m.action.Address, string(m.action.Type), b.now().Sub(m.start), err)
 		}
 	}
 	return failed
@@ -90,7 +90,7 @@ func legacyRawResults(job *speechapi.LegacyJob) []json.RawMessage {
 
 // writeLegacyResult writes one file's result: the json output is its
 // results[] entry as the service sent it.
-func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json.RawMessage, m *member) error {
+func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json.RawMessage, m *member) error {
 	a := m.action
 	t := a.Desired.Transcription
 	segs := make([]transcript.Segment, 0, len(r.Segments))
@@ -101,13 +101,13 @@ func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json
 		}
 		segs = append(segs, seg)
 	}
-	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
+	outs, err := writeTranscripts(b.files, a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
 	if err != nil {
 		return err
 	}
-	res := x.transcriptionRecord(a, outs, r.TotalDuration)
+	res := transcriptionRecord(a, outs, r.TotalDuration)
 	res.JobID, res.JobAPI = jobID, manifest.APIBatchLegacy
-	if prior, ok := x.opts.Recorder.Get(a.Address); ok && prior.JobID == jobID {
+	if prior, ok := b.files.recorder.Get(a.Address); ok && prior.JobID == jobID {
 		res.RequestIDs = prior.RequestIDs // the submit's, kept with the pending entry
 	}
 	for _, s := range r.Segments {
@@ -116,11 +116,11 @@ func (x *run) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json
 			break
 		}
 	}
-	rr, err := x.recordResource(a, res, 0, r.TotalDuration)
+	rr, err := b.files.record(a, res, 0, r.TotalDuration)
 	if err != nil {
 		return err
 	}
-	x.done(a.Address, string(a.Type), rr.outputs, x.opts.Now().Sub(m.start), 0, r.TotalDuration, jobID)
+	b.report.done(a, rr, b.now().Sub(m.start))
 	return nil
 }
 
@@ -129,5 +129,3 @@ func isNotFound(err error) bool {
 	var se *speechapi.Error
 	return errors.As(err, &se) && se.StatusCode == http.StatusNotFound
 }
-
-func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }

@@ -24,7 +24,7 @@ type adaptiveLimit struct {
 	inflight int
 	streak   int
 	lowest   int
-	waiters  int // blocked in acquire (for tests and diagnostics)
+	waiters  int // blocked in acquire (for tests)
 }
 
 func newAdaptiveLimit(max int) *adaptiveLimit {
@@ -84,14 +84,6 @@ func (a *adaptiveLimit) release(status int) {
 	a.cond.Broadcast()
 }
 
-// snapshot returns the limit in force, the requests in flight and the
-// callers waiting.
-func (a *adaptiveLimit) snapshot() (limit, inflight, waiters int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.limit, a.inflight, a.waiters
-}
-
 // Limiter is the client-side rate limit (requests_per_second) and the
 // adaptive concurrency limit (-parallelism, halved on every 429) of one
 // apply. One Limiter governs both the HTTP transport (Transport) and the
@@ -127,6 +119,22 @@ func (l *Limiter) Acquire(ctx context.Context) (release func(error), err error) 
 	}
 	var once sync.Once
 	return func(err error) { once.Do(func() { l.limit.release(statusOf(err)) }) }, nil
+}
+
+// session runs one WebSocket session under the limits (a session does not
+// go through the HTTP transport the Limiter otherwise decorates); a nil
+// Limiter runs it unlimited.
+func (l *Limiter) session(ctx context.Context, call func() error) error {
+	if l == nil {
+		return call()
+	}
+	release, err := l.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	err = call()
+	release(err)
+	return err
 }
 
 // statusOf is the HTTP status an outcome stands for: 200 for success, the

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/voxform/voxform/contract"
@@ -35,11 +36,36 @@ const (
 	listPage = 100
 )
 
-// intentFor journals the intent of a batch job create of files files.
-func (x *run) intentFor(w *contract.TranscriptionRequest, block string, files int) (state.JobIntent, error) {
+// orphans is the orphan sweep of one apply: before each batch job create
+// it journals an intent (intend), then notes when the create returned
+// (createEnded) and which jobs were recorded (jobRecorded); sweep cancels
+// the orphans the open intents account for. It is given the client (nil:
+// no sweep), the recorder that journals the intents, and the clock.
+type orphans struct {
+	client   *speechapi.Client
+	recorder *state.Recorder
+	now      func() time.Time
+
+	mu sync.Mutex
+	// intentEnds holds when the create call of each of this run's job
+	// intents returned; recordedJobs the job ids this run recorded.
+	intentEnds   map[string]time.Time
+	recordedJobs map[string]bool
+	// broken is set once the jobs listing failed: the intents stay for a
+	// later apply and this one does not ask again. Only the sweeps, which
+	// never run at once, touch it.
+	broken bool
+}
+
+func newOrphans(client *speechapi.Client, recorder *state.Recorder, now func() time.Time) *orphans {
+	return &orphans{client: client, recorder: recorder, now: now, intentEnds: map[string]time.Time{}, recordedJobs: map[string]bool{}}
+}
+
+// intend journals the intent of a batch job create of files files.
+func (o *orphans) intend(w *contract.TranscriptionRequest, block string, files int) (state.JobIntent, error) {
 	cfg := speechapi.JobConfigOf(w)
-	in, err := x.opts.Recorder.RecordJobIntent(state.JobIntent{
-		Created: x.opts.Now().UTC(),
+	in, err := o.recorder.RecordJobIntent(state.JobIntent{
+		Created: o.now().UTC(),
 		API:     w.API,
 		Config: state.JobIntentConfig{
 			Model: cfg.Model, LanguageCode: cfg.LanguageCode, WithDiarization: cfg.WithDiarization,
@@ -47,7 +73,7 @@ func (x *run) intentFor(w *contract.TranscriptionRequest, block string, files in
 		},
 		Files:   files,
 		Block:   block,
-		Service: x.opts.Client.BaseURL(),
+		Service: o.client.BaseURL(),
 	})
 	if err != nil {
 		return in, fmt.Errorf("record batch job intent: %w", err)
@@ -57,35 +83,36 @@ func (x *run) intentFor(w *contract.TranscriptionRequest, block string, files in
 
 // createEnded notes when the create call of this run's intent id returned
 // (or failed): its orphans, if any, were created before then.
-func (x *run) createEnded(id string) {
-	x.mu.Lock()
-	x.intentEnds[id] = x.opts.Now()
-	x.mu.Unlock()
+func (o *orphans) createEnded(id string) {
+	o.mu.Lock()
+	o.intentEnds[id] = o.now()
+	o.mu.Unlock()
 }
 
 // jobRecorded notes a job id this run recorded.
-func (x *run) jobRecorded(id string) {
-	x.mu.Lock()
-	x.recordedJobs[id] = true
-	x.mu.Unlock()
+func (o *orphans) jobRecorded(id string) {
+	o.mu.Lock()
+	o.recordedJobs[id] = true
+	o.mu.Unlock()
 }
 
-// sweepOrphans cancels the unrecorded CREATED jobs the open intents account
-// for, then clears the intents. When the listing fails the intents stay for
-// a later apply (one warning per apply); the apply goes on.
-func (x *run) sweepOrphans(ctx context.Context) {
-	intents := x.opts.Recorder.JobIntents()
-	if len(intents) == 0 || x.opts.Client == nil || x.sweepBroken || ctx.Err() != nil {
-		return
+// sweep cancels the unrecorded CREATED jobs the open intents account for,
+// then clears the intents. It returns how many it cancelled, and the
+// problems that do not fail the apply: when the listing fails the intents
+// stay for a later apply (one warning per apply); the apply goes on.
+func (o *orphans) sweep(ctx context.Context) (cancelled int, warnings []error) {
+	intents := o.recorder.JobIntents()
+	if len(intents) == 0 || o.client == nil || o.broken || ctx.Err() != nil {
+		return 0, nil
 	}
-	now := x.opts.Now()
+	now := o.now()
 	var live []state.JobIntent
 	var expired []string
 	for _, in := range intents {
 		switch {
 		case now.Sub(in.Created) > intentHorizon:
 			expired = append(expired, in.ID)
-		case in.Service == "" || in.Service == x.opts.Client.BaseURL():
+		case in.Service == "" || in.Service == o.client.BaseURL():
 			live = append(live, in)
 		case contract.IsLoopbackURL(in.Service):
 			// An emulator of a process that died, gone with it: its
@@ -95,37 +122,32 @@ func (x *run) sweepOrphans(ctx context.Context) {
 		// Intents of another service wait for an apply against it.
 	}
 	if len(live) == 0 && len(expired) == 0 {
-		return
+		return 0, nil
 	}
-	cancelled, err := x.cancelOrphans(ctx, live)
+	cancelled, err := o.cancelOrphans(ctx, live)
 	if err != nil {
-		x.sweepBroken = true
-		x.warn(fmt.Errorf("look for orphan batch jobs: %w (%d job intent(s) kept for a later apply)", err, len(live)))
+		o.broken = true
+		warnings = append(warnings, fmt.Errorf("look for orphan batch jobs: %w (%d job intent(s) kept for a later apply)", err, len(live)))
 	} else {
 		for _, in := range live {
 			expired = append(expired, in.ID)
 		}
 	}
-	if err := x.opts.Recorder.ClearJobIntents(expired...); err != nil {
-		x.warn(fmt.Errorf("clear batch job intents: %w", err))
+	if err := o.recorder.ClearJobIntents(expired...); err != nil {
+		warnings = append(warnings, fmt.Errorf("clear batch job intents: %w", err))
 	}
-	if cancelled > 0 {
-		x.mu.Lock()
-		x.summary.OrphansCancelled += cancelled
-		x.mu.Unlock()
-		x.emit(Event{Kind: EventOrphansCancelled, Count: cancelled})
-	}
+	return cancelled, warnings
 }
 
 // cancelOrphans lists CREATED jobs newest first, down to the oldest
 // intent's window, and cancels every one that is an orphan of intents. A
 // cancel refused because the job is no longer in CREATED (started by its
 // owner after all) is not an error: that job is not touched.
-func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int, error) {
+func (o *orphans) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int, error) {
 	if len(intents) == 0 {
 		return 0, nil
 	}
-	recorded := x.recordedJobIDs()
+	recorded := o.recordedJobIDs()
 	oldest := intents[0].Created
 	for _, in := range intents {
 		if in.Created.Before(oldest) {
@@ -136,7 +158,7 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 	var orphans []string
 	cursor := ""
 	for {
-		page, err := x.opts.Client.ListJobs(ctx, speechapi.JobsQuery{Status: speechapi.JobCreated, Limit: listPage, Cursor: cursor})
+		page, err := o.client.ListJobs(ctx, speechapi.JobsQuery{Status: speechapi.JobCreated, Limit: listPage, Cursor: cursor})
 		if err != nil {
 			return 0, err
 		}
@@ -147,7 +169,7 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 				older = true
 				continue
 			}
-			if ok && !recorded[j.JobID] && x.isOrphan(j, created, intents) {
+			if ok && !recorded[j.JobID] && o.isOrphan(j, created, intents) {
 				orphans = append(orphans, j.JobID)
 			}
 		}
@@ -161,7 +183,7 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 	}
 	n := 0
 	for _, id := range orphans {
-		res, err := x.opts.Client.CancelJob(ctx, id, orphanReason)
+		res, err := o.client.CancelJob(ctx, id, orphanReason)
 		switch {
 		case err == nil && !res.AlreadyCancelled:
 			n++
@@ -175,12 +197,12 @@ func (x *run) cancelOrphans(ctx context.Context, intents []state.JobIntent) (int
 // isOrphan reports whether the CREATED job j matches one of intents: same
 // config, created within the intent's window, and the same number of
 // files when both sides know it.
-func (x *run) isOrphan(j speechapi.Job, created time.Time, intents []state.JobIntent) bool {
+func (o *orphans) isOrphan(j speechapi.Job, created time.Time, intents []state.JobIntent) bool {
 	if j.Status != speechapi.JobCreated {
 		return false
 	}
 	for _, in := range intents {
-		lo, hi := x.intentWindow(in)
+		lo, hi := o.intentWindow(in)
 		if created.Before(lo) || created.After(hi) {
 			continue
 		}
@@ -198,10 +220,10 @@ func (x *run) isOrphan(j speechapi.Job, created time.Time, intents []state.JobIn
 // intentWindow is when the service may have stamped a job created for in:
 // from the intent to the end of its create call (at most deadIntentSpan
 // for a process that died), widened by the clock skew either way.
-func (x *run) intentWindow(in state.JobIntent) (time.Time, time.Time) {
-	x.mu.Lock()
-	end, ok := x.intentEnds[in.ID]
-	x.mu.Unlock()
+func (o *orphans) intentWindow(in state.JobIntent) (time.Time, time.Time) {
+	o.mu.Lock()
+	end, ok := o.intentEnds[in.ID]
+	o.mu.Unlock()
 	if !ok {
 		end = in.Created.Add(deadIntentSpan)
 	}
@@ -229,25 +251,17 @@ func jobCreated(j speechapi.Job) (time.Time, bool) {
 
 // recordedJobIDs lists every job id in the state and every one this run
 // recorded: such a job is never an orphan.
-func (x *run) recordedJobIDs() map[string]bool {
+func (o *orphans) recordedJobIDs() map[string]bool {
 	ids := map[string]bool{}
-	for _, r := range x.opts.Recorder.Snapshot().Resources {
+	for _, r := range o.recorder.Snapshot().Resources {
 		if r.JobID != "" {
 			ids[r.JobID] = true
 		}
 	}
-	x.mu.Lock()
-	for id := range x.recordedJobs {
+	o.mu.Lock()
+	for id := range o.recordedJobs {
 		ids[id] = true
 	}
-	x.mu.Unlock()
+	o.mu.Unlock()
 	return ids
-}
-
-// warn reports a problem that does not fail the apply.
-func (x *run) warn(err error) {
-	x.mu.Lock()
-	x.summary.Warnings = append(x.summary.Warnings, err.Error())
-	x.mu.Unlock()
-	x.emit(Event{Kind: EventWarning, Err: err})
 }

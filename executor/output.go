@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 
 	"github.com/voxform/voxform/owned"
-	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
 
@@ -52,32 +51,6 @@ type owner struct {
 	// note, when set, records the output as voxform's just before it is
 	// renamed into place (state.Recorder.NoteWritten).
 	note func(state.Output) error
-}
-
-// output starts writing the output at rel for the action a.
-func (x *run) output(a *planner.Action, rel string) (*outputFile, error) {
-	o, err := x.openOutput(a, rel)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.wait(); err != nil {
-		return nil, err
-	}
-	return o, nil
-}
-
-// openOutput is output with the temporary file created in the background: a
-// caller that is about to wait for the service lets the file system's work
-// (an inode) overlap that wait.
-func (x *run) openOutput(a *planner.Action, rel string) (*outputFile, error) {
-	expect, replace := a.Replaces(rel)
-	own := owner{replace: replace, expect: expect}
-	if rec := x.opts.Recorder; rec != nil {
-		own.note = func(o state.Output) error {
-			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
-		}
-	}
-	return openOutput(x.root, rel, own)
 }
 
 // openOutput opens the output rel below root. The directory is made, checked

@@ -33,8 +33,8 @@ func TestPollIntervalHonoursDocumentedMinimum(t *testing.T) {
 		{local, speechapi.JobPollInterval, 0, 50 * time.Millisecond},
 		{local, legacyPollInterval, time.Millisecond, time.Millisecond},
 	} {
-		x := &run{opts: Options{Client: c.cl, PollInterval: c.override}}
-		if got := x.pollInterval(c.documented); got != c.want {
+		b := &batchOp{client: c.cl, pollOverride: c.override}
+		if got := b.pollInterval(c.documented); got != c.want {
 			t.Errorf("%s with PollInterval %v: %v, want %v", c.cl.BaseURL(), c.override, got, c.want)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 //
 // conformance: TTS-006, TTS-018, TTS-021, TTS-024, TTS-026, TTS-029
 func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
-	x := &run{}
+	op := &synthesisOp{files: &workspace{}}
 	body := func(s *manifest.Synthesis) map[string]any {
 		t.Helper()
 		s.Name, s.Address = "s", "synthesis.s"
@@ -27,7 +27,7 @@ func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req, err := x.synthesisRequest(&planner.Action{Desired: ds[0]})
+		req, err := op.request(&planner.Action{Desired: ds[0]})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,43 +18,51 @@ import (
 	"github.com/voxform/voxform/transcript"
 )
 
-// transcribe runs a REST or realtime transcription of one input.
-func (x *run) transcribe(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+// transcriptionOp transcribes one input through client: over REST, or in a
+// realtime session opened under sessions (nil: no limit). Batch
+// transcriptions are a batchOp's.
+type transcriptionOp struct {
+	client   *speechapi.Client
+	sessions *Limiter
+	files    *workspace
+}
+
+func (op *transcriptionOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
 	switch t.API {
 	case manifest.APIREST:
-		return x.transcribeREST(ctx, a, sl)
+		return op.rest(ctx, a, sl)
 	case manifest.APIRealtime:
-		return x.transcribeRealtime(ctx, a, sl)
+		return op.realtime(ctx, a, sl)
 	}
 	return result{}, fmt.Errorf("transcription api %q is sent as a batch job, not alone", t.API)
 }
 
-func (x *run) transcribeREST(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
-	src, err := speechapi.FileSource(x.abs(t.Input))
+	src, err := speechapi.FileSource(op.files.abs(t.Input))
 	if err != nil {
 		return result{}, err
 	}
-	res, err := x.opts.Client.Transcribe(ctx, src, speechapi.TranscribeOptionsOf(a.Desired.Wire.Transcription))
+	res, err := op.client.Transcribe(ctx, src, speechapi.TranscribeOptionsOf(a.Desired.Wire.Transcription))
 	if err != nil {
 		return result{}, err
 	}
 	sl.Release()
-	secs := probeSeconds(x.abs(t.Input))
+	secs := probeSeconds(op.files.abs(t.Input))
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
-	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
+	outs, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
 	if err != nil {
 		return result{}, err
 	}
-	rec := x.transcriptionRecord(a, outs, secs)
+	rec := transcriptionRecord(a, outs, secs)
 	if res.RequestID != "" {
 		rec.RequestIDs = []string{res.RequestID}
 	}
 	// The REST response names no language: detected_language stays empty
 	// (the requested language_code is in the recorded request).
-	return x.recordResource(a, rec, 0, secs)
+	return op.files.record(a, rec, 0, secs)
 }
 
 // realtimeDocument is the transcript JSON voxform writes for a realtime
@@ -77,16 +85,16 @@ type realtimeDocSegment struct {
 	LanguageDetected string  `json:"language_detected,omitempty"`
 }
 
-func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
-	f, err := os.Open(x.abs(t.Input))
+	f, err := os.Open(op.files.abs(t.Input))
 	if err != nil {
 		return result{}, err
 	}
 	defer f.Close()
 	var res *speechapi.RealtimeResult
-	err = x.session(ctx, func() (err error) {
-		res, err = x.opts.Client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptionsOf(a.Desired.Wire.Transcription))
+	err = op.sessions.session(ctx, func() (err error) {
+		res, err = op.client.TranscribeRealtime(ctx, f, speechapi.RealtimeOptionsOf(a.Desired.Wire.Transcription))
 		return err
 	})
 	if err != nil {
@@ -109,18 +117,18 @@ func (x *run) transcribeRealtime(ctx context.Context, a *planner.Action, sl *slo
 			detected = s.Language
 		}
 	}
-	outs, err := x.writeTranscripts(a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
+	outs, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
 	if err != nil {
 		return result{}, err
 	}
 	secs := res.AudioSent.Seconds()
-	rec := x.transcriptionRecord(a, outs, secs)
+	rec := transcriptionRecord(a, outs, secs)
 	rec.DetectedLanguage = detected // what the messages said, never the requested code
-	return x.recordResource(a, rec, 0, secs)
+	return op.files.record(a, rec, 0, secs)
 }
 
 // transcriptionRecord fills the audit fields of a transcription.
-func (x *run) transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *state.Resource {
+func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *state.Resource {
 	t := a.Desired.Transcription
 	rec := &state.Resource{
 		Outputs:            outs,
@@ -136,10 +144,10 @@ func (x *run) transcriptionRecord(a *planner.Action, outs []state.Output, secs f
 	return rec
 }
 
-// writeTranscripts writes every requested format of one input: json via
-// writeJSONDoc, the others rendered from segs. All outputs are committed
-// only once every one of them was written.
-func (x *run) writeTranscripts(a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+// writeTranscripts writes every requested format of one input into ws:
+// json via writeJSONDoc, the others rendered from segs. All outputs are
+// committed only once every one of them was written.
+func writeTranscripts(ws *workspace, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
 	t := a.Desired.Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
@@ -151,7 +159,7 @@ func (x *run) writeTranscripts(a *planner.Action, writeJSONDoc func(io.Writer) e
 	}()
 	opts := transcript.Options{}
 	for _, format := range formats {
-		f, err := x.output(a, t.Outputs[format])
+		f, err := ws.output(a, t.Outputs[format])
 		if err != nil {
 			return nil, err
 		}
@@ -187,22 +195,27 @@ func (x *run) writeTranscripts(a *planner.Action, writeJSONDoc func(io.Writer) e
 	return outs, nil
 }
 
-// render is the free repair of a transcription: the recorded transcript
-// JSON is intact, so the missing formats are rendered from it again.
-func (x *run) render(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+// renderOp is the free repair of a transcription: the recorded transcript
+// JSON is intact, so the missing formats are rendered from it again. It
+// calls nothing.
+type renderOp struct {
+	files *workspace
+}
+
+func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, error) {
 	t := a.Desired.Transcription
-	segs, err := segmentsFromFile(x.abs(a.RenderFrom), labelled(t), a.Prior.DurationSeconds)
+	segs, err := segmentsFromFile(op.files.abs(a.RenderFrom), labelled(t), a.Prior.DurationSeconds)
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
-	outs, err := x.writeTranscripts(a, copyFrom(x.abs(a.RenderFrom)), segs)
+	outs, err := writeTranscripts(op.files, a, copyFrom(op.files.abs(a.RenderFrom)), segs)
 	if err != nil {
 		return result{}, err
 	}
 	rec := *a.Prior
 	rec.Outputs = outs
 	rec.UpdatedAt = time.Time{}
-	return x.recordResource(a, &rec, 0, 0)
+	return op.files.record(a, &rec, 0, 0)
 }
 
 // segmentsFromFile reads the segments of a transcript JSON voxform wrote.

@@ -4,27 +4,120 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
 
+// operation is the work of one resource's action. It releases sl once its
+// calls to the service are done (see slot) and returns what it recorded;
+// the unit that runs it reports the start, the outcome and the time taken.
+type operation interface {
+	apply(ctx context.Context, a *planner.Action, sl *slot) (result, error)
+}
+
+// result is what one resource's operation produced.
+type result struct {
+	outputs []state.Output
+	chars   int64
+	seconds float64
+	jobID   string
+}
+
+// reporter accounts for resources: the run implements it, and a unit
+// that works on many resources (a batch job) reports each one's start and
+// outcome through it.
+type reporter interface {
+	emit(Event)
+	done(a *planner.Action, r result, elapsed time.Duration)
+	fail(addr, action string, elapsed time.Duration, err error)
+	skip(addr, why string)
+}
+
+// operations are the operations of one apply, one per kind of work, each
+// given what it needs.
+type operations struct {
+	synthesis     *synthesisOp
+	embedding     *embeddingOp
+	transcription *transcriptionOp
+	render        *renderOp
+	move          *moveOp
+	delete        *deleteOp
+	batch         *batchOp
+	// orphans is the batch operation's orphan sweep, which also runs
+	// before and after the graph.
+	orphans *orphans
+}
+
+// newOperations builds the operations of an apply with opts over the
+// manifest directory root: what stops a batch job early is stops, and each
+// resource of a batch unit is accounted for by report.
+func newOperations(opts Options, root *owned.Root, stops stopper, report reporter) *operations {
+	ws := &workspace{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Cache, emit: report.emit}
+	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
+	return &operations{
+		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws},
+		embedding:     &embeddingOp{client: opts.Client, files: ws},
+		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
+		render:        &renderOp{files: ws},
+		move:          &moveOp{files: ws, now: opts.Now},
+		delete:        &deleteOp{client: opts.Client, files: ws},
+		batch: &batchOp{
+			client:       opts.Client,
+			files:        ws,
+			report:       report,
+			stops:        stops,
+			now:          opts.Now,
+			pollOverride: opts.PollInterval,
+			parallelism:  opts.Parallelism,
+			orphans:      sweep,
+		},
+		orphans: sweep,
+	}
+}
+
+// of returns the operation of a single-resource action.
+func (ops *operations) of(a *planner.Action) (operation, error) {
+	switch a.Type {
+	case planner.Delete:
+		return ops.delete, nil
+	case planner.Move:
+		return ops.move, nil
+	}
+	switch kindOf(a) {
+	case manifest.KindSynthesis:
+		return ops.synthesis, nil
+	case manifest.KindEmbedding:
+		return ops.embedding, nil
+	case manifest.KindTranscription:
+		if a.Type == planner.Repair && a.RenderFrom != "" {
+			return ops.render, nil
+		}
+		return ops.transcription, nil
+	}
+	return nil, fmt.Errorf("apply: %s: no way to %s a %s", a.Address, a.Type, kindOf(a))
+}
+
+// group is the unit of batch transcriptions sent or followed together.
+type group struct {
+	actions []*planner.Action
+	// resume is set for the group of one pending batch job an earlier
+	// apply recorded; otherwise the group is a block's transcriptions, for
+	// new batch jobs.
+	resume bool
+}
+
 // units turns the plan's actions into schedulable units: one per action,
 // except that batch transcriptions of one block are sent together as batch
 // jobs, and pending batch jobs are resumed one unit per job.
-func (x *run) units(plan *planner.Plan) ([]unit, error) {
+func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 	unitOf := map[string]string{} // address -> unit id
 	var units []unit
-	groups := map[string][]*planner.Action{}
+	groups := map[string]*group{}
 	var groupIDs []string
-	addGroup := func(id string, a *planner.Action) {
-		if _, ok := groups[id]; !ok {
-			groupIDs = append(groupIDs, id)
-		}
-		groups[id] = append(groups[id], a)
-		unitOf[a.Address] = id
-	}
 	for _, a := range plan.Actions {
 		if a.Refused != "" {
 			unitOf[a.Address] = a.Address
@@ -32,25 +125,32 @@ func (x *run) units(plan *planner.Plan) ([]unit, error) {
 			units = append(units, unit{id: a.Address, run: x.refuse(a)})
 			continue
 		}
-		if id, ok := batchGroup(a); ok {
-			addGroup(id, a)
+		if id, resume, ok := batchGroup(a); ok {
+			g := groups[id]
+			if g == nil {
+				g = &group{resume: resume}
+				groups[id] = g
+				groupIDs = append(groupIDs, id)
+			}
+			g.actions = append(g.actions, a)
+			unitOf[a.Address] = id
 			continue
 		}
-		op, err := x.operation(a)
+		op, err := ops.of(a)
 		if err != nil {
 			return nil, err
 		}
 		unitOf[a.Address] = a.Address
 		x.members[a.Address] = []string{a.Address}
-		units = append(units, unit{id: a.Address, run: op})
+		units = append(units, unit{id: a.Address, run: x.single(a, op)})
 	}
 	sort.Strings(groupIDs)
 	for _, id := range groupIDs {
-		acts := groups[id]
-		for _, a := range acts {
+		g := groups[id]
+		for _, a := range g.actions {
 			x.members[id] = append(x.members[id], a.Address)
 		}
-		units = append(units, unit{id: id, run: x.batchOperation(id, acts)})
+		units = append(units, unit{id: id, run: ops.batch.unit(g)})
 	}
 	// Dependencies between units follow the actions' dependencies.
 	depsOf := map[string]map[string]bool{}
@@ -74,70 +174,51 @@ func (x *run) units(plan *planner.Plan) ([]unit, error) {
 	return units, nil
 }
 
-// batchGroup returns the unit a batch transcription action belongs to:
-// creations, replacements and paid repairs of one block go to the service
-// together; a resumed job is its own unit.
-func batchGroup(a *planner.Action) (string, bool) {
+// batchGroup returns the unit a batch transcription action belongs to, and
+// whether that unit resumes a pending job: creations, replacements and
+// paid repairs of one block go to the service together; a resumed job is
+// its own unit.
+func batchGroup(a *planner.Action) (id string, resume, ok bool) {
 	if kindOf(a) != manifest.KindTranscription {
-		return "", false
+		return "", false, false
 	}
 	if a.Type == planner.Resume && a.Prior != nil {
-		return "job " + a.Prior.JobAPI + " " + a.Prior.JobID, true
+		return "job " + a.Prior.JobAPI + " " + a.Prior.JobID, true, true
 	}
 	t := a.Desired
 	if t == nil || t.Transcription == nil {
-		return "", false
+		return "", false, false
 	}
 	switch a.Type {
 	case planner.Create, planner.Replace:
 	case planner.Repair:
 		if a.RenderFrom != "" {
-			return "", false
+			return "", false, false
 		}
 	default:
-		return "", false
+		return "", false, false
 	}
 	switch t.Transcription.API {
 	case manifest.APIBatch, manifest.APIBatchLegacy:
-		return t.Transcription.API + " " + t.Block, true
+		return t.Transcription.API + " " + t.Block, false, true
 	}
-	return "", false
+	return "", false, false
 }
 
-// operation returns the work of a single-resource action.
-func (x *run) operation(a *planner.Action) (func(context.Context, *slot) error, error) {
-	wrap := func(op func(context.Context, *planner.Action, *slot) (result, error)) func(context.Context, *slot) error {
-		return func(ctx context.Context, sl *slot) error {
-			start := x.opts.Now()
-			x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
-			res, err := op(x.traced(ctx, a.Address), a, sl)
-			elapsed := x.opts.Now().Sub(start)
-			if err != nil {
-				x.fail(a.Address, string(a.Type), elapsed, err)
-				return &unitError{n: 1}
-			}
-			x.done(a.Address, string(a.Type), res.outputs, elapsed, res.chars, res.seconds, res.jobID)
-			return nil
+// single is the unit of a single-resource action: op's work, reported.
+func (x *run) single(a *planner.Action, op operation) func(context.Context, *slot) error {
+	return func(ctx context.Context, sl *slot) error {
+		start := x.opts.Now()
+		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
+		res, err := op.apply(traced(ctx, x.emit, a.Address), a, sl)
+		elapsed := x.opts.Now().Sub(start)
+		if err != nil {
+			x.fail(a.Address, string(a.Type), elapsed, err)
+			return &unitError{n: 1}
 		}
+		x.done(a, res, elapsed)
+		return nil
 	}
-	switch a.Type {
-	case planner.Delete:
-		return wrap(x.delete), nil
-	case planner.Move:
-		return wrap(x.move), nil
-	}
-	switch kindOf(a) {
-	case manifest.KindSynthesis:
-		return wrap(x.synthesize), nil
-	case manifest.KindEmbedding:
-		return wrap(x.embed), nil
-	case manifest.KindTranscription:
-		if a.Type == planner.Repair && a.RenderFrom != "" {
-			return wrap(x.render), nil
-		}
-		return wrap(x.transcribe), nil
-	}
-	return nil, fmt.Errorf("apply: %s: no way to %s a %s", a.Address, a.Type, kindOf(a))
 }
 
 // refuse fails an action the plan refused, calling nothing.
@@ -146,12 +227,4 @@ func (x *run) refuse(a *planner.Action) func(context.Context, *slot) error {
 		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Refused))
 		return &unitError{n: 1}
 	}
-}
-
-// result is what one resource's operation produced.
-type result struct {
-	outputs []state.Output
-	chars   int64
-	seconds float64
-	jobID   string
 }

@@ -119,19 +119,19 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &run{opts: Options{Dir: dir}, root: root}
+	ws := &workspace{dir: dir, root: root}
 	tr := &manifest.Transcription{Formats: []string{"json", "txt", "srt"},
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
 	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}
 	segs := []transcript.Segment{{End: transcript.Seconds(1), Text: "नमस्ते"}}
-	_, err = x.writeTranscripts(a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
+	_, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
 	if err == nil {
 		t.Fatal("a truncated json transcript was accepted")
 	}
 	if files := leftovers(t, dir); len(files) != 0 {
 		t.Errorf("outputs after a refused transcript: %v", files)
 	}
-	outs, err := x.writeTranscripts(a, func(w io.Writer) error {
+	outs, err := writeTranscripts(ws, a, func(w io.Writer) error {
 		_, err := io.WriteString(w, `{"transcript": "नमस्ते"}`)
 		return err
 	}, segs)

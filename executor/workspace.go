@@ -1,0 +1,160 @@
+package executor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// workspace is the manifest directory an apply works in, as every
+// operation that reads inputs or writes outputs is given it: inputs are
+// read below dir, outputs are written, renamed and removed through root
+// (a checked directory handle for each), recorded through recorder and
+// learned by cache (nil: none). emit reports the warnings of removing
+// outputs.
+type workspace struct {
+	dir      string
+	root     *owned.Root
+	recorder *state.Recorder
+	cache    *state.HashCache
+	emit     func(Event)
+}
+
+// abs returns the absolute path of a manifest-relative path (for reading
+// inputs; outputs are written through root).
+func (w *workspace) abs(rel string) string { return filepath.Join(w.dir, filepath.FromSlash(rel)) }
+
+// output starts writing the output at rel for the action a.
+func (w *workspace) output(a *planner.Action, rel string) (*outputFile, error) {
+	o, err := w.openOutput(a, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.wait(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// openOutput is output with the temporary file created in the background: a
+// caller that is about to wait for the service lets the file system's work
+// (an inode) overlap that wait.
+func (w *workspace) openOutput(a *planner.Action, rel string) (*outputFile, error) {
+	expect, replace := a.Replaces(rel)
+	own := owner{replace: replace, expect: expect}
+	if rec := w.recorder; rec != nil {
+		own.note = func(o state.Output) error {
+			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
+		}
+	}
+	return openOutput(w.root, rel, own)
+}
+
+// record fills the common fields, records the resource, and removes
+// outputs the resource no longer declares.
+func (w *workspace) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
+	res.Kind = string(a.Desired.Kind)
+	res.Fingerprint = a.Desired.Fingerprint
+	res.Request = a.Desired.Request
+	if a.Prior != nil && res.CreatedAt.IsZero() && a.Type == planner.Repair {
+		res.CreatedAt = a.Prior.CreatedAt
+	}
+	if err := w.recorder.Record(a.Address, res); err != nil {
+		return result{}, fmt.Errorf("record %s: %w", a.Address, err)
+	}
+	if w.cache != nil {
+		for _, o := range res.Outputs {
+			w.cache.Put(o.Path, o.SHA256)
+		}
+	}
+	w.removeStale(a)
+	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
+}
+
+// removeStale deletes recorded outputs that nothing declares any more, once
+// the action's new outputs are recorded. A failure only warns: the work is
+// done and recorded.
+func (w *workspace) removeStale(a *planner.Action) {
+	if err := w.removeOutputs(a); err != nil {
+		w.emit(Event{Kind: EventWarning, Address: a.Address, Err: err})
+	}
+}
+
+// removeOutputs deletes the files of a.Removes that still hold what voxform
+// recorded there. A file changed since (by hand, or by another resource)
+// is not voxform's any more: it is left in place, with a warning.
+func (w *workspace) removeOutputs(a *planner.Action) error {
+	for _, p := range a.Removes {
+		rec, ok := recordedOutput(a.Prior, p)
+		if !ok {
+			return fmt.Errorf("delete %s: not an output recorded for %s", p, a.Address)
+		}
+		sum, err := w.hashOf(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return fmt.Errorf("delete %s: %w", p, err)
+		case sum != rec.SHA256:
+			w.emit(Event{Kind: EventWarning, Address: a.Address,
+				Err: fmt.Errorf("left %s in place: it changed since voxform wrote it", p)})
+			continue
+		}
+		if err := w.root.Remove(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func recordedOutput(r *state.Resource, p string) (state.Output, bool) {
+	if r == nil {
+		return state.Output{}, false
+	}
+	for _, o := range r.Outputs {
+		if o.Path == p {
+			return o, true
+		}
+	}
+	return state.Output{}, false
+}
+
+// hashOf is the SHA-256 of the file at the manifest-relative path p: from
+// the hash cache when it knows the file unchanged, else read through a
+// checked directory handle (a symbolic link is refused). A missing file is
+// fs.ErrNotExist.
+func (w *workspace) hashOf(p string) (string, error) {
+	if w.cache != nil {
+		h, err := w.cache.Hash(p)
+		if err == nil && !h.Exists {
+			return "", fs.ErrNotExist
+		}
+		if err == nil {
+			return h.SHA256, nil
+		}
+	}
+	d, err := w.root.OpenDir(p, false)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	f, err := d.Open(path.Base(p))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
