@@ -25,13 +25,13 @@ type member struct {
 // batchOp sends a block's batch transcriptions as batch jobs, or resumes
 // one pending job, and follows each job to its results; it reports every
 // member's start and outcome itself (report). It is given the client, the
-// workspace, what stops it (a stopped apply creates no job and starts none;
+// outputs, what stops it (a stopped apply creates no job and starts none;
 // a job it is following stays pending), the clock, the polling interval
 // override (Options.PollInterval), how many transcripts to download at
 // once, and the orphan sweep, which learns of every create.
 type batchOp struct {
 	client       *speechapi.Client
-	files        *workspace
+	files        *outputs
 	report       reporter
 	stops        stopper
 	now          func() time.Time

@@ -15,7 +15,7 @@ import (
 // speaker embedding as JSON, exactly as the service returned it.
 type embeddingOp struct {
 	client *speechapi.Client
-	files  *workspace
+	files  *outputs
 }
 
 func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {

@@ -77,7 +77,7 @@ type run struct {
 // its dependents are skipped. Completed work is recorded as it completes.
 // The returned summary lists every failure with its address.
 func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, error) {
-	if opts.Client == nil && needsService(plan) {
+	if opts.Client == nil && plan.CallsService() {
 		return nil, errors.New("apply: no service client")
 	}
 	if opts.Recorder == nil {
@@ -118,20 +118,6 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	x.sweepOrphans(ctx, ops.orphans)
 	s := x.finish(ctx, start)
 	return s, err
-}
-
-func needsService(plan *planner.Plan) bool {
-	for _, a := range plan.Actions {
-		switch a.Type {
-		case planner.Create, planner.Replace, planner.Resume:
-			return true
-		case planner.Repair:
-			if a.RenderFrom == "" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // breakerOf is the client's breaker (nil, which never opens, without one).

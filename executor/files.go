@@ -16,7 +16,7 @@ import (
 // moveOp renames outputs whose path alone changed: no API call, nothing
 // billed. The record is stamped by now.
 type moveOp struct {
-	files *workspace
+	files *outputs
 	now   func() time.Time
 }
 
@@ -92,7 +92,7 @@ func (op *moveOp) rename(a *planner.Action, m planner.Rename) error {
 // more is billed.
 type deleteOp struct {
 	client *speechapi.Client
-	files  *workspace
+	files  *outputs
 }
 
 func (op *deleteOp) apply(ctx context.Context, a *planner.Action, _ *slot) (result, error) {

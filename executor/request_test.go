@@ -19,7 +19,7 @@ import (
 //
 // conformance: TTS-006, TTS-018, TTS-021, TTS-024, TTS-026, TTS-029
 func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
-	op := &synthesisOp{files: &workspace{}}
+	op := &synthesisOp{files: &outputs{}}
 	body := func(s *manifest.Synthesis) map[string]any {
 		t.Helper()
 		s.Name, s.Address = "s", "synthesis.s"

@@ -19,7 +19,7 @@ import (
 type synthesisOp struct {
 	client   *speechapi.Client
 	sessions *Limiter
-	files    *workspace
+	files    *outputs
 }
 
 func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {

@@ -24,7 +24,7 @@ import (
 type transcriptionOp struct {
 	client   *speechapi.Client
 	sessions *Limiter
-	files    *workspace
+	files    *outputs
 }
 
 func (op *transcriptionOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
@@ -147,7 +147,7 @@ func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *
 // writeTranscripts writes every requested format of one input into ws:
 // json via writeJSONDoc, the others rendered from segs. All outputs are
 // committed only once every one of them was written.
-func writeTranscripts(ws *workspace, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
 	t := a.Desired.Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
@@ -199,7 +199,7 @@ func writeTranscripts(ws *workspace, a *planner.Action, writeJSONDoc func(io.Wri
 // JSON is intact, so the missing formats are rendered from it again. It
 // calls nothing.
 type renderOp struct {
-	files *workspace
+	files *outputs
 }
 
 func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, error) {

@@ -56,7 +56,7 @@ type operations struct {
 // manifest directory root: what stops a batch job early is stops, and each
 // resource of a batch unit is accounted for by report.
 func newOperations(opts Options, root *owned.Root, stops stopper, report reporter) *operations {
-	ws := &workspace{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Cache, emit: report.emit}
+	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Cache, emit: report.emit}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	return &operations{
 		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws},

@@ -119,7 +119,7 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := &workspace{dir: dir, root: root}
+	ws := &outputs{dir: dir, root: root}
 	tr := &manifest.Transcription{Formats: []string{"json", "txt", "srt"},
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
 	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}

@@ -364,3 +364,25 @@ func containsPath(outs []Output, p string) bool {
 	}
 	return false
 }
+
+// CallsService reports whether applying the plan calls the service at all:
+// creations, replacements, resumed jobs, paid repairs and the cancelling of
+// a pending job; moves, deletes of finished work and repairs rendered from
+// a recorded transcript do not.
+func (p *Plan) CallsService() bool {
+	for _, a := range p.Actions {
+		switch a.Type {
+		case Create, Replace, Resume:
+			return true
+		case Repair:
+			if a.RenderFrom == "" {
+				return true
+			}
+		case Delete:
+			if a.Prior != nil && a.Prior.Status == state.StatusPending {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -15,13 +15,13 @@ import (
 	"github.com/voxform/voxform/state"
 )
 
-// workspace is the manifest directory an apply works in, as every
+// outputs is the manifest directory an apply works in, as every
 // operation that reads inputs or writes outputs is given it: inputs are
 // read below dir, outputs are written, renamed and removed through root
 // (a checked directory handle for each), recorded through recorder and
 // learned by cache (nil: none). emit reports the warnings of removing
 // outputs.
-type workspace struct {
+type outputs struct {
 	dir      string
 	root     *owned.Root
 	recorder *state.Recorder
@@ -31,10 +31,10 @@ type workspace struct {
 
 // abs returns the absolute path of a manifest-relative path (for reading
 // inputs; outputs are written through root).
-func (w *workspace) abs(rel string) string { return filepath.Join(w.dir, filepath.FromSlash(rel)) }
+func (w *outputs) abs(rel string) string { return filepath.Join(w.dir, filepath.FromSlash(rel)) }
 
 // output starts writing the output at rel for the action a.
-func (w *workspace) output(a *planner.Action, rel string) (*outputFile, error) {
+func (w *outputs) output(a *planner.Action, rel string) (*outputFile, error) {
 	o, err := w.openOutput(a, rel)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func (w *workspace) output(a *planner.Action, rel string) (*outputFile, error) {
 // openOutput is output with the temporary file created in the background: a
 // caller that is about to wait for the service lets the file system's work
 // (an inode) overlap that wait.
-func (w *workspace) openOutput(a *planner.Action, rel string) (*outputFile, error) {
+func (w *outputs) openOutput(a *planner.Action, rel string) (*outputFile, error) {
 	expect, replace := a.Replaces(rel)
 	own := owner{replace: replace, expect: expect}
 	if rec := w.recorder; rec != nil {
@@ -61,7 +61,7 @@ func (w *workspace) openOutput(a *planner.Action, rel string) (*outputFile, erro
 
 // record fills the common fields, records the resource, and removes
 // outputs the resource no longer declares.
-func (w *workspace) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
+func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
 	res.Kind = string(a.Desired.Kind)
 	res.Fingerprint = a.Desired.Fingerprint
 	res.Request = a.Desired.Request
@@ -83,7 +83,7 @@ func (w *workspace) record(a *planner.Action, res *state.Resource, chars int64, 
 // removeStale deletes recorded outputs that nothing declares any more, once
 // the action's new outputs are recorded. A failure only warns: the work is
 // done and recorded.
-func (w *workspace) removeStale(a *planner.Action) {
+func (w *outputs) removeStale(a *planner.Action) {
 	if err := w.removeOutputs(a); err != nil {
 		w.emit(Event{Kind: EventWarning, Address: a.Address, Err: err})
 	}
@@ -92,7 +92,7 @@ func (w *workspace) removeStale(a *planner.Action) {
 // removeOutputs deletes the files of a.Removes that still hold what voxform
 // recorded there. A file changed since (by hand, or by another resource)
 // is not voxform's any more: it is left in place, with a warning.
-func (w *workspace) removeOutputs(a *planner.Action) error {
+func (w *outputs) removeOutputs(a *planner.Action) error {
 	for _, p := range a.Removes {
 		rec, ok := recordedOutput(a.Prior, p)
 		if !ok {
@@ -132,7 +132,7 @@ func recordedOutput(r *state.Resource, p string) (state.Output, bool) {
 // the hash cache when it knows the file unchanged, else read through a
 // checked directory handle (a symbolic link is refused). A missing file is
 // fs.ErrNotExist.
-func (w *workspace) hashOf(p string) (string, error) {
+func (w *outputs) hashOf(p string) (string, error) {
 	if w.cache != nil {
 		h, err := w.cache.Hash(p)
 		if err == nil && !h.Exists {
