@@ -13,9 +13,9 @@ import (
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
-	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/state"
+	"github.com/voxform/voxform/workspace"
 )
 
 // harness applies manifests in a directory against an emulator, through
@@ -71,44 +71,30 @@ func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *h
 	return h
 }
 
-// plan loads the manifest and computes the plan against the state.
+// plan loads the manifest and computes the plan against the locked
+// state, through the workflow the commands use. done saves and unlocks.
 func (h *harness) plan() (*planner.Plan, *state.Recorder, func()) {
 	h.t.Helper()
-	m, ds := schema.Load(h.dir, manifest.LoadOptions{})
-	if ds.HasErrors() {
+	ws := workspace.New(h.dir)
+	m, ds := ws.Load(manifest.LoadOptions{})
+	if m == nil {
 		h.t.Fatalf("manifest: %v", ds)
 	}
-	b := state.NewLocal(h.dir)
-	lk, err := b.Lock("apply")
+	sess, err := ws.Lock("apply")
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	rec, err := b.Open(lk, nil)
+	p, err := sess.Plan(context.Background(), m, planner.Options{})
 	if err != nil {
+		sess.Close()
 		h.t.Fatal(err)
 	}
-	cache := state.OpenHashCache(h.dir)
-	st := rec.Snapshot()
-	paths := append(planner.InputFiles(m), planner.OutputFiles(st)...)
-	hashes, err := cache.HashAll(context.Background(), paths)
+	rec, err := sess.Recorder()
 	if err != nil {
+		sess.Close()
 		h.t.Fatal(err)
 	}
-	hash := func(p string) (state.FileHash, error) {
-		if v, ok := hashes[p]; ok {
-			return v, nil
-		}
-		return cache.Hash(p)
-	}
-	desired, err := planner.Build(m, hash)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	p, err := planner.Compute(planner.Input{Desired: desired, State: st, Hash: hash})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return p, rec, func() { rec.Close(); lk.Unlock() }
+	return p, rec, func() { sess.Close() }
 }
 
 // apply plans and applies once, returning the summary.
