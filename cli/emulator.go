@@ -23,6 +23,13 @@ batch job state machine, presigned URLs and webhooks. Point voxform at it
 with service.base_url or VOXFORM_BASE_URL. GET /_emulator/stats reports
 what it was asked and what it billed.
 
+-profile documented (the default) serves the service its documents
+describe; -profile live serves it as the live service answers its owner's
+published client: the live synthesis model names (timbre-v2.0,
+timbre-v2.5), voices and Opus rule, WAV-per-chunk SSE, JSON WebSocket
+frames, the live REST recognition answer and realtime recognition at
+/stt/v3/stream with the live protocol. -live-quirks is -profile live.
+
 Flags:
 `
 
@@ -35,6 +42,7 @@ type emulatorFlags struct {
 	retryAfter time.Duration
 	dropRate   float64
 	seed       uint64
+	profile    string
 	liveQuirks bool
 	urlTTL     time.Duration
 	keys       string
@@ -50,7 +58,8 @@ func (f *emulatorFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.retryAfter, "retry-after", time.Second, "Retry-After sent with injected 429s")
 	fs.Float64Var(&f.dropRate, "drop-rate", 0, "fraction of successful responses cut mid-body")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
-	fs.BoolVar(&f.liveQuirks, "live-quirks", false, "behave as the live service is known to (WAV-per-chunk SSE, JSON WebSocket frames)")
+	fs.StringVar(&f.profile, "profile", "", "service to behave as: documented (the default) or live")
+	fs.BoolVar(&f.liveQuirks, "live-quirks", false, "the same as -profile live (its earlier name)")
 	fs.DurationVar(&f.urlTTL, "transcript-url-ttl", time.Hour, "validity of presigned transcript URLs")
 	fs.StringVar(&f.keys, "keys", "", "comma-separated accepted API keys (empty: any non-empty key)")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "speed-up of batch job progression (60: a minute per second)")
@@ -70,6 +79,14 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 	if f.timeScale <= 0 {
 		return emulator.Options{}, usageErrorf("-time-scale %v: must be positive", f.timeScale)
 	}
+	switch f.profile {
+	case "", emulator.ProfileDocumented, emulator.ProfileLive:
+	default:
+		return emulator.Options{}, usageErrorf("-profile %s: must be documented or live", f.profile)
+	}
+	if f.liveQuirks && f.profile == emulator.ProfileDocumented {
+		return emulator.Options{}, usageErrorf("-live-quirks is -profile live, which contradicts -profile documented")
+	}
 	var keys []string
 	for _, k := range strings.Split(f.keys, ",") {
 		if k = strings.TrimSpace(k); k != "" {
@@ -83,6 +100,7 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 		RetryAfter:       f.retryAfter,
 		DropRate:         f.dropRate,
 		Seed:             f.seed,
+		Profile:          f.profile,
 		LiveQuirks:       f.liveQuirks,
 		TranscriptURLTTL: f.urlTTL,
 		Keys:             keys,

@@ -4,4 +4,8 @@
 // machines, presigned URLs and webhooks, plus fault knobs and
 // GET /_emulator/stats. Tests, benchmarks and offline runs point the real
 // client at it; the client and the emulator never share code beyond HTTP.
+// With Options.Profile live it behaves as the live service does where that
+// differs from the documents: synthesis model names, voices and the Opus
+// rule, stream framing, the REST recognition answer and the realtime
+// recognition protocol at /stt/v3/stream.
 package emulator

@@ -16,6 +16,15 @@ import (
 // Options are the emulator's knobs; see emu.Options for each field.
 type Options = emu.Options
 
+// The services the emulator can behave as (Options.Profile).
+const (
+	// ProfileDocumented is the service of the documents (the default).
+	ProfileDocumented = emu.ProfileDocumented
+	// ProfileLive is the live service as its owner's published client
+	// speaks to it.
+	ProfileLive = emu.ProfileLive
+)
+
 // Server is the emulated service.
 type Server struct {
 	env     *emu.Env
@@ -23,7 +32,8 @@ type Server struct {
 	closers []func()
 }
 
-// New returns an emulator with the given options.
+// New returns an emulator with the given options. A Profile other than
+// ProfileLive is served as documented; Start refuses one it does not know.
 func New(opts Options) *Server {
 	env := emu.NewEnv(opts)
 	s := &Server{env: env, mux: emu.NewMux(env)}
@@ -76,6 +86,9 @@ type Running struct {
 
 // Start serves a new emulator on addr ("127.0.0.1:0" picks a free port).
 func Start(opts Options, addr string) (*Running, error) {
+	if err := opts.CheckProfile(); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("emulator: listen %s: %w", addr, err)

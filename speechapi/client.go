@@ -61,6 +61,11 @@ type Config struct {
 	// service and refuses new ones once it opens (the service appears
 	// down). Presigned downloads from another host do not count.
 	Breaker *Breaker
+	// Profile is the service spoken to (empty: contract.ProfileDocumented).
+	// With contract.ProfileLive, realtime recognition speaks the live
+	// protocol at /stt/v3/stream (TranscribeRealtime) and takes the live
+	// sample rates; the REST recognition answer is read either way.
+	Profile contract.Profile
 }
 
 // Client is a typed client of the speech service. It is safe for concurrent use.
@@ -108,6 +113,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.RetryAfterMax <= 0 {
 		cfg.RetryAfterMax = DefaultRetryAfterMax
+	}
+	switch cfg.Profile {
+	case "":
+		cfg.Profile = contract.ProfileDocumented
+	case contract.ProfileDocumented, contract.ProfileLive:
+	default:
+		return nil, fmt.Errorf("profile %q is not live or documented", cfg.Profile)
 	}
 	base := cfg.HTTPClient
 	if base == nil {
@@ -163,6 +175,9 @@ func (r redactor) secureRedirect(req *http.Request, via []*http.Request) error {
 // DefaultRetryAfterMax is the longest Retry-After a Client waits for unless
 // Config.RetryAfterMax says otherwise.
 const DefaultRetryAfterMax = 10 * time.Minute
+
+// Profile returns the service profile the client speaks.
+func (c *Client) Profile() contract.Profile { return c.cfg.Profile }
 
 // BaseURL returns the configured base URL.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }

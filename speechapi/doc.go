@@ -2,7 +2,10 @@
 // service described in service-docs/speech-synthesis.md and
 // service-docs/speech-recognition.md: REST synthesis, server-sent-event and
 // WebSocket synthesis, speaker embeddings, REST, realtime and batch
-// recognition, and presigned transcript downloads.
+// recognition, and presigned transcript downloads. Config.Profile says
+// whether the service is the documented one or the live one, which differs
+// in its realtime recognition protocol (see TranscribeRealtime) and in the
+// fields of its REST recognition answer.
 //
 // Promises:
 //   - every call takes a context and streams audio and transcripts to the

@@ -3,6 +3,8 @@ package speechapi
 import (
 	"net/url"
 	"strings"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // Endpoint names, used as keys of Config.Paths to override a path when the
@@ -41,9 +43,19 @@ var DefaultPaths = map[string]string{
 	EndpointJobCancel:     "/stt/v3/batch/jobs/{job_id}/cancel",
 }
 
-// path returns the path of an endpoint, with {job_id} filled in.
+// LivePaths are the live service's paths where they differ from the
+// documented ones (contract.ProfileLive).
+var LivePaths = map[string]string{
+	EndpointSTTRealtime: "/stt/v3/stream",
+}
+
+// path returns the path of an endpoint, with {job_id} filled in:
+// Config.Paths, else the profile's path.
 func (c *Client) path(endpoint, jobID string) string {
 	p, ok := c.cfg.Paths[endpoint]
+	if !ok && c.cfg.Profile == contract.ProfileLive {
+		p, ok = LivePaths[endpoint]
+	}
 	if !ok {
 		p = DefaultPaths[endpoint]
 	}

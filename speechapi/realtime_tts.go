@@ -270,18 +270,22 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 // dialWS opens a synthesis WebSocket (see dial).
 func (c *Client) dialWS(ctx context.Context, endpoint string) (*websocket.Conn, error) {
 	d := &websocket.Dialer{HandshakeTimeout: c.cfg.Timeout, ReadBufferSize: 64 << 10, WriteBufferSize: 16 << 10, Proxy: http.ProxyFromEnvironment}
-	return c.dial(ctx, d, c.wsURL(endpoint))
+	return c.dial(ctx, d, c.wsURL(endpoint), nil)
 }
 
-// dial opens a WebSocket with the key in x-api-key-id, once: a refused
-// handshake is the service's *Error (a *RetryLaterError when its
-// Retry-After asks for longer than RetryAfterMax), a silent host a
-// *TimeoutError, and the session's retry sends it again as HTTP requests
-// are.
-func (c *Client) dial(ctx context.Context, d *websocket.Dialer, rawURL string) (*websocket.Conn, error) {
+// dial opens a WebSocket with the key in x-api-key-id and the extra
+// headers, once: a refused handshake is the service's *Error (a
+// *RetryLaterError when its Retry-After asks for longer than
+// RetryAfterMax), a silent host a *TimeoutError, and the session's retry
+// sends it again as HTTP requests are. extra's names go on the wire as
+// they are spelled.
+func (c *Client) dial(ctx context.Context, d *websocket.Dialer, rawURL string, extra http.Header) (*websocket.Conn, error) {
 	h := http.Header{}
 	h.Set(strings.ToLower(HeaderAPIKey), c.cfg.APIKey)
 	h.Set("User-Agent", "voxform")
+	for k, v := range extra {
+		h[k] = v
+	}
 	conn, resp, err := d.DialContext(ctx, rawURL, h)
 	switch {
 	case err == nil:

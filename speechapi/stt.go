@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // Recognition text formats (speech-recognition.md, "REST transcription").
@@ -29,13 +30,43 @@ type TranscribeOptions struct {
 
 // TranscribeResult is the REST transcription response.
 type TranscribeResult struct {
-	Success    bool   `json:"success"`
-	RequestID  string `json:"request_id"`
-	Timestamp  string `json:"timestamp"` // YYYYMMDD_HHMMSS.mmm
+	Success   bool   `json:"success"`
+	RequestID string `json:"request_id"`
+	// Timestamp is YYYYMMDD_HHMMSS.mmm; the live service sends none.
+	Timestamp  string `json:"timestamp"`
 	Transcript string `json:"transcript"`
+	// Model, ProcessingTime and EndToEndLatency are what the live service
+	// adds to the documented answer: the model that transcribed, and how
+	// long the work and the whole request took, as it reports them. A
+	// figure that is not a number (or a string holding one) is left 0.
+	Model           string  `json:"model"`
+	ProcessingTime  Measure `json:"processing_time"`
+	EndToEndLatency Measure `json:"end_to_end_latency"`
 	// Raw is the response body exactly as the service sent it, to be kept
 	// without re-encoding.
 	Raw json.RawMessage `json:"-"`
+}
+
+// Measure is a figure the live service reports beside an answer, as it
+// sent it (a number, or a string holding one). Reading it never fails an
+// answer: it is information, and a transcribed clip is billed.
+type Measure float64
+
+// UnmarshalJSON reads a number or a string holding one; anything else is 0.
+func (m *Measure) UnmarshalJSON(b []byte) error {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case float64:
+		*m = Measure(x)
+	case string:
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			*m = Measure(f)
+		}
+	}
+	return nil
 }
 
 // Transcribe sends one clip (up to 60 s) to POST /stt/v3 as multipart
@@ -75,9 +106,14 @@ func (c *Client) transcribe(ctx context.Context, audio Source, opts TranscribeOp
 	return &out, nil
 }
 
+// checkTextOptions checks the language and format of a REST, realtime or
+// older batch transcription: each takes one language code.
 func checkTextOptions(lang, format string) error {
 	if lang == "" {
 		return fmt.Errorf("language_code is required")
+	}
+	if strings.Contains(lang, ",") {
+		return fmt.Errorf("language_code %q: one language code per request", lang)
 	}
 	switch format {
 	case "", FormatVerbatim, FormatTranscribe:

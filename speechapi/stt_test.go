@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/speechapi"
 )
@@ -157,7 +158,7 @@ func TestTranscribeRealtime(t *testing.T) {
 	})
 	t.Run("paced", func(t *testing.T) {
 		start := time.Now()
-		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 12, 0.5, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN", Paced: true})
+		_, err := e.client.TranscribeRealtime(ctx, bytes.NewReader(wavBytes(t, 12, 0.5, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN", Pace: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,24 +168,45 @@ func TestTranscribeRealtime(t *testing.T) {
 	})
 }
 
-// TestTranscribeRealtimeCustomPath checks that the realtime path follows
-// Config.Paths: the documented emulator does not serve the live service's
-// /stt/v3/stream, the emulator with live quirks does.
+// TestTranscribeRealtimeCustomPath checks that the realtime path is the
+// profile's (/stt/v3 documented, /stt/v3/stream live) unless Config.Paths
+// names another: the documented emulator does not serve /stt/v3/stream,
+// and the live service's client sent to /stt/v3 meets the documented
+// protocol, which wants its language in the query.
 // conformance: RT-010, ERR-010
 func TestTranscribeRealtimeCustomPath(t *testing.T) {
-	for _, quirks := range []bool{false, true} {
-		e := newRecogEmu(t, emulator.Options{LiveQuirks: quirks})
-		c, err := speechapi.New(speechapi.Config{BaseURL: e.http.URL, APIKey: "k",
-			Paths: map[string]string{speechapi.EndpointSTTRealtime: "/stt/v3/stream"}, Retries: -1})
+	clip := wavBytes(t, 1, 1, 16000, kindSpeech)
+	for _, tc := range []struct {
+		profile  contract.Profile
+		path     string
+		status   int // of the handshake; 0: the session works
+		endpoint string
+	}{
+		{contract.ProfileDocumented, "", 0, "GET /stt/v3"},
+		{contract.ProfileDocumented, "/stt/v3/stream", http.StatusNotFound, ""},
+		{contract.ProfileLive, "", 0, "GET /stt/v3/stream"},
+		{contract.ProfileLive, "/stt/v3", http.StatusBadRequest, "GET /stt/v3"},
+	} {
+		e := newRecogEmu(t, emulator.Options{Profile: string(tc.profile)})
+		cfg := speechapi.Config{BaseURL: e.http.URL, APIKey: "k", Profile: tc.profile, Retries: -1}
+		if tc.path != "" {
+			cfg.Paths = map[string]string{speechapi.EndpointSTTRealtime: tc.path}
+		}
+		c, err := speechapi.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(wavBytes(t, 1, 1, 16000, kindSpeech)), speechapi.RealtimeOptions{LanguageCode: "en-IN"})
-		if (err == nil) != quirks {
-			t.Errorf("live quirks %v: %v", quirks, err)
+		opts := speechapi.RealtimeOptions{LanguageCode: "en-IN", Pace: speechapi.PaceUnlimited, IdleTimeout: 200 * time.Millisecond}
+		_, err = c.TranscribeRealtime(context.Background(), bytes.NewReader(clip), opts)
+		var se *speechapi.Error
+		switch {
+		case tc.status == 0 && err != nil:
+			t.Errorf("%s %q: %v", tc.profile, tc.path, err)
+		case tc.status != 0 && (!errors.As(err, &se) || se.StatusCode != tc.status):
+			t.Errorf("%s %q: %v, want %d", tc.profile, tc.path, err, tc.status)
 		}
-		if got := e.stats(t).Requests["GET /stt/v3/stream"]; quirks && got != 1 {
-			t.Errorf("GET /stt/v3/stream = %d", got)
+		if req := e.stats(t).Requests; tc.endpoint != "" && req[tc.endpoint] != 1 {
+			t.Errorf("%s %q: requests %v, want %s", tc.profile, tc.path, req, tc.endpoint)
 		}
 	}
 }

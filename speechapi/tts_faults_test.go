@@ -120,7 +120,7 @@ func TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var retries int
-	faulty := newEmu(t, emulator.Options{FailRate: 0.1, RateLimit: 0.1, DropRate: 0.15, Seed: 3, NoEspeak: true, LiveQuirks: true},
+	faulty := newEmu(t, emulator.Options{FailRate: 0.1, RateLimit: 0.1, DropRate: 0.15, Seed: 3, NoEspeak: true, Profile: emulator.ProfileLive},
 		speechapi.Config{Retries: 11, OnRetry: func(string, int, error) { mu.Lock(); retries++; mu.Unlock() }})
 	clean := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
 	containers := []string{"wav", "raw", "mulaw", "alaw", "mp3"}
@@ -147,7 +147,7 @@ func TestSynthesisUnderAllFaultsEndsWithEveryFileCorrect(t *testing.T) {
 			defer wg.Done()
 			for j := range work {
 				var got memFile
-				_, err := j.tr.call(faulty.client, context.Background(), j.req, &got)
+				_, err := j.tr.call(faulty.client, context.Background(), liveNamed(j.req), &got)
 				key := j.tr.name + j.req.AudioConfig.Container + j.req.Text
 				mu.Lock()
 				want, ok := references[key]

@@ -19,9 +19,13 @@ import (
 	"github.com/voxform/voxform/speechapi"
 )
 
+// TestSynthesisLiveQuirksGiveTheSameFiles: the live profile's streams
+// (WAV-per-chunk SSE, JSON WebSocket frames) give the files the documented
+// ones do, its model named by its live name (timbre-v2.5 is tts-v2.5).
+//
 // conformance: TTS-075, TTS-073, TTS-061, TTS-069
 func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
-	quirky := newEmu(t, emulator.Options{LiveQuirks: true, NoEspeak: true}, speechapi.Config{})
+	quirky := newEmu(t, emulator.Options{Profile: emulator.ProfileLive, NoEspeak: true}, speechapi.Config{})
 	plain := newEmu(t, emulator.Options{NoEspeak: true}, speechapi.Config{})
 	forms := map[string]bool{}
 	odd := false
@@ -31,7 +35,7 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 			req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: c, SampleRate: 16000}}}
 			for _, tr := range transports {
 				var got, want memFile
-				if _, err := tr.call(quirky.client, context.Background(), req, &got); err != nil {
+				if _, err := tr.call(quirky.client, context.Background(), liveNamed(req), &got); err != nil {
 					t.Fatalf("%s %s quirks: %v", tr.name, c, err)
 				}
 				if _, err := tr.call(plain.client, context.Background(), req, &want); err != nil {
@@ -46,7 +50,7 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 		// which is not audio.
 		req := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: text, Model: "tts-v2.5", Voice: "Kaveri", Language: "en-IN", AudioConfig: &speechapi.AudioConfig{Container: "wav", SampleRate: 22050, SampleWidth: 1}}}
 		var got, want memFile
-		if _, err := quirky.client.SynthesizeStream(context.Background(), req, &got); err != nil {
+		if _, err := quirky.client.SynthesizeStream(context.Background(), liveNamed(req), &got); err != nil {
 			t.Fatalf("8-bit wav with quirks: %v", err)
 		}
 		if _, err := plain.client.Synthesize(context.Background(), req, &want); err != nil {
@@ -58,7 +62,7 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 		if _, data, err := audio.ParseWAV(want.Bytes()); err == nil && len(data)%2 == 1 {
 			odd = true
 		}
-		body := rawSSE(t, quirky.srv.URL, fmt.Sprintf(`{"text": %q, "model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN"}`, text))
+		body := rawSSE(t, quirky.srv.URL, fmt.Sprintf(`{"text": %q, "model": "timbre-v2.5", "voice": "Kaveri", "language": "en-IN"}`, text))
 		forms[sseForm(t, body)] = true
 	}
 	if !odd {
@@ -67,6 +71,13 @@ func TestSynthesisLiveQuirksGiveTheSameFiles(t *testing.T) {
 	if !forms["quick-start"] || !forms["reference"] {
 		t.Errorf("live quirks should use both event forms across requests, saw %v", forms)
 	}
+}
+
+// liveNamed is req with its model named as the live service names it.
+func liveNamed(req *speechapi.SynthesisRequest) *speechapi.SynthesisRequest {
+	r := *req
+	r.Model = contract.ProfileLive.WireModel(contract.CanonicalModel(r.Model))
+	return &r
 }
 
 // rawSSE posts a synthesis request body and returns the event stream.
@@ -130,6 +141,10 @@ func sseForm(t *testing.T, body string) string {
 func TestSynthesisRealtimeFramesOnTheWire(t *testing.T) {
 	for _, quirks := range []bool{false, true} {
 		e := newEmu(t, emulator.Options{LiveQuirks: quirks}, speechapi.Config{})
+		model := "tts-v2.5"
+		if quirks {
+			model = "timbre-v2.5"
+		}
 		h := http.Header{}
 		h.Set("x-api-key-id", testKey)
 		conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(e.srv.URL, "http")+"/api/v1/tts", h)
@@ -139,7 +154,7 @@ func TestSynthesisRealtimeFramesOnTheWire(t *testing.T) {
 		if resp.StatusCode != http.StatusSwitchingProtocols {
 			t.Fatalf("handshake status %d", resp.StatusCode)
 		}
-		msg := `{"text": "Hello there", "voice": "Kaveri", "model": "tts-v2.5", "language": "en-IN", "audio_config": {"sample_rate": 16000}}`
+		msg := `{"text": "Hello there", "voice": "Kaveri", "model": "` + model + `", "language": "en-IN", "audio_config": {"sample_rate": 16000}}`
 		if err := conn.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 			t.Fatal(err)
 		}

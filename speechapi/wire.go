@@ -11,9 +11,10 @@ func TranscribeOptionsOf(w *contract.TranscriptionRequest) TranscribeOptions {
 	return TranscribeOptions{LanguageCode: w.LanguageCode, Format: w.Format, NativeNumerals: w.ITNNativeNumerals}
 }
 
-// RealtimeOptionsOf is the realtime session of w.
+// RealtimeOptionsOf is the realtime session of w (its format and
+// native numerals reach the live service only).
 func RealtimeOptionsOf(w *contract.TranscriptionRequest) RealtimeOptions {
-	return RealtimeOptions{LanguageCode: w.LanguageCode, SampleRate: w.SampleRate}
+	return RealtimeOptions{LanguageCode: w.LanguageCode, SampleRate: w.SampleRate, Format: w.Format, NativeNumerals: w.ITNNativeNumerals}
 }
 
 // JobConfigOf is the batch job config of w.

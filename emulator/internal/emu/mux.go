@@ -31,6 +31,10 @@ type Route struct {
 	Shape   Shape
 	// NoAuth marks routes that need no API key (presigned downloads).
 	NoAuth bool
+	// OwnAuth leaves the API key to the handler, which refuses it in its
+	// own protocol (Env.KeyRefusal): the live realtime WebSocket answers a
+	// bad key with an error message, not an HTTP status.
+	OwnAuth bool
 	// NoFaults exempts the route from injected faults.
 	NoFaults bool
 	// Storage marks a presigned storage address rather than the API: no
@@ -68,7 +72,7 @@ func (m *Mux) Handle(rt Route) {
 				return
 			}
 		}
-		if !rt.NoAuth && !rt.Storage && !m.authorize(w, r, rt.Shape) {
+		if !rt.NoAuth && !rt.OwnAuth && !rt.Storage && !m.authorize(w, r, rt.Shape) {
 			return
 		}
 		if !rt.NoFaults {
@@ -89,23 +93,30 @@ func (m *Mux) Handle(rt Route) {
 // FORBIDDEN (SPEC section 8a).
 func (m *Mux) authorize(w http.ResponseWriter, r *http.Request, shape Shape) bool {
 	key := r.Header.Get("X-API-Key-ID")
+	msg := m.env.KeyRefusal(key)
 	switch {
+	case msg == "":
+		return true
 	case key == "" && shape == ShapeBatch:
 		WriteMissingKey(w)
-		return false
-	case key == "":
-		WriteRESTError(w, http.StatusForbidden, Forbidden, "missing API key: send it in the X-API-Key-ID header")
-		return false
-	case len(m.env.Opts.Keys) > 0 && !slices.Contains(m.env.Opts.Keys, key):
-		msg := "the API key is not valid for this organization"
-		if shape == ShapeBatch {
-			WriteBatchError(w, http.StatusForbidden, Forbidden, msg)
-		} else {
-			WriteRESTError(w, http.StatusForbidden, Forbidden, msg)
-		}
-		return false
+	case shape == ShapeBatch:
+		WriteBatchError(w, http.StatusForbidden, Forbidden, msg)
+	default:
+		WriteRESTError(w, http.StatusForbidden, Forbidden, msg)
 	}
-	return true
+	return false
+}
+
+// KeyRefusal says why an API key is refused: it is missing, or not among
+// Opts.Keys. It is empty for a key that is accepted.
+func (e *Env) KeyRefusal(key string) string {
+	switch {
+	case key == "":
+		return "missing API key: send it in the X-API-Key-ID header"
+	case len(e.Opts.Keys) > 0 && !slices.Contains(e.Opts.Keys, key):
+		return "the API key is not valid for this organization"
+	}
+	return ""
 }
 
 // injectFault answers with an injected 500/503/429 according to the knobs.

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -25,9 +26,17 @@ type Options struct {
 	DropRate float64
 	// Seed seeds every random choice (faults, ids, placeholder transcripts).
 	Seed uint64
-	// LiveQuirks makes the emulator behave as the live service is known to:
-	// each SSE chunk a whole WAV file (the first possibly header-only), and
-	// JSON text frames on the synthesis WebSocket (SPEC section 7).
+	// Profile is the service the emulator behaves as: ProfileDocumented
+	// ("" too), the service of the documents, or ProfileLive, the live
+	// service as its owner's published client (0.7.x) speaks to it: the
+	// live synthesis model names, voices and Opus rule, each SSE chunk a
+	// whole WAV file, JSON text frames on the synthesis WebSocket, the live
+	// REST recognition answer and realtime recognition at /stt/v3/stream
+	// with its own protocol. Any other value is refused by Start.
+	Profile string
+	// LiveQuirks is ProfileLive under its earlier name.
+	//
+	// Deprecated: set Profile to ProfileLive.
 	LiveQuirks bool
 	// TranscriptURLTTL is how long a presigned transcript URL stays valid
 	// (0: one hour, as documented).
@@ -49,9 +58,30 @@ type Options struct {
 	// Received, when set, sees what every call asked for, as the
 	// emulator read it: the JSON body of a synthesis (any transport), the
 	// form fields of a REST or older batch transcription, the query of a
-	// realtime session, and a batch job's config and callback_url. Tests
+	// realtime session (of a live one, its handshake headers but the key),
+	// and a batch job's config and callback_url. Tests
 	// compare it with what was planned. It is called from many goroutines.
 	Received func(route string, request map[string]any)
+}
+
+// Emulator profiles (Options.Profile).
+const (
+	ProfileDocumented = "documented"
+	ProfileLive       = "live"
+)
+
+// Live reports whether the options ask for the live service's behaviour.
+func (o Options) Live() bool { return o.Profile == ProfileLive || o.LiveQuirks }
+
+// CheckProfile refuses a Profile that names neither service.
+func (o Options) CheckProfile() error {
+	switch {
+	case o.Profile == ProfileDocumented && o.LiveQuirks:
+		return fmt.Errorf("live quirks are the live profile, not %q", o.Profile)
+	case o.Profile == "", o.Profile == ProfileDocumented, o.Profile == ProfileLive:
+		return nil
+	}
+	return fmt.Errorf("profile %q is not live or documented", o.Profile)
 }
 
 // Receive reports a request to Opts.Received, if set.

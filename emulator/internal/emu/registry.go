@@ -108,6 +108,37 @@ func (r *Registry) Lookup(env []float32) (Spoken, bool) {
 	return best, found
 }
 
+// LookupPrefix finds audio whose envelope begins as env does: a recording
+// still streaming in. Each candidate's beginning is compared with env,
+// both normalized by their own peak; a candidate shorter than env by more
+// than a few windows is not one. It returns what the whole recording says.
+func (r *Registry) LookupPrefix(env []float32) (Spoken, bool) {
+	if len(env) < 5 {
+		return Spoken{}, false
+	}
+	norm := normalize(env)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lens := make([]int, 0, len(r.byLen))
+	for l := range r.byLen {
+		if l >= len(norm)-3 {
+			lens = append(lens, l)
+		}
+	}
+	slices.Sort(lens)
+	best, bestD := Spoken{}, 0.06
+	found := false
+	for _, l := range lens {
+		n := min(l, len(norm))
+		for _, e := range r.byLen[l] {
+			if d := distance(normalize(e.env[:n]), norm); d < bestD {
+				best, bestD, found = e.spoken, d, true
+			}
+		}
+	}
+	return best, found
+}
+
 func normalize(env []float32) []float32 {
 	var peak float32
 	for _, v := range env {

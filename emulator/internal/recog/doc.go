@@ -16,9 +16,33 @@
 //   - realtime: query parameters language_code (required) and sample_rate
 //     (16000 default, or 8000); frames must be binary and exactly 1024 bytes
 //     (else close 1008); an empty binary frame ends the audio; all transcript
-//     messages follow it, then a 1000 close; with LiveQuirks the same
-//     endpoint is also served at /stt/v3/stream, where the live service
-//     has been seen;
+//     messages follow it, then a 1000 close. A last frame padded with
+//     silence is allowed for when the audio is looked up;
+//   - the live profile (Options.Profile live) serves realtime recognition
+//     at /stt/v3/stream as the live service speaks it (live.go): the key
+//     and the handshake headers lang_code (one code), x-sample-rate (8000,
+//     16000, 44100 or 48000, required), x-format and itn_native_numerals
+//     are checked after the upgrade, a problem being an error message
+//     {type, message, timestamp} and close 1008; then connected with
+//     config {sample_rate, chunk_size: 512}. Frames must be binary and
+//     1024 bytes (an empty one too is an error: no message ends the
+//     audio). A frame whose RMS is over -40 dBFS is speech: it opens a
+//     segment (vad_start, speech_start); half a second of silence, or no
+//     frame for the quiet time (500 ms of service time, at least 40 ms),
+//     ends it (speech_end, vad_end) and, when it holds words, processing
+//     and a transcript with the documented fields follow. A segment's
+//     audio runs from the end of the previous one, so that the durations
+//     add up. Audio the emulator synthesized is recognised from its
+//     beginning, each segment getting the sentences whose middle it has
+//     heard; other audio gets placeholder words per segment. The session
+//     ends when the client closes, or with 1000 after 10 s of service time
+//     (at least 1 s) without a frame; the audio received is billed then
+//     (not when the connection was cut by -drop-rate, which cuts it as the
+//     first transcript is due). The live REST answer has no timestamp and
+//     adds model (stt-v3), processing_time and end_to_end_latency
+//     (seconds);
+//   - REST and older batch: a language_code list is refused as one code
+//     per request;
 //   - batch jobs validation errors are 400 INVALID_REQUEST, upload limits
 //     400 FILE_TOO_LARGE, ZIP_TOO_LARGE, TOO_MANY_FILES and AUDIO_TOO_LONG;
 //     query parameters (limit, cursor, status) and placeholder ids are 422

@@ -53,10 +53,9 @@ func Register(m *emu.Mux, env *emu.Env) (stop func()) {
 	} {
 		m.Handle(rt)
 	}
-	if env.Opts.LiveQuirks {
-		// The live service has been seen serving realtime recognition here
-		// (SPEC section 7).
-		m.Handle(emu.Route{Pattern: "GET /stt/v3/stream", Shape: rest, Handler: s.realtime})
+	if env.Opts.Live() {
+		// The live service's realtime recognition, with its own protocol.
+		m.Handle(emu.Route{Pattern: liveRoute, Shape: rest, OwnAuth: true, Handler: s.liveRealtime})
 	}
 	m.Handle(emu.Route{Pattern: "GET " + storagePrefix + "{token}", Storage: true, Handler: s.download})
 	s.wg.Add(1)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
@@ -25,6 +27,7 @@ var restContainers = []string{"wav", "mp3", "ogg", "opus", "flac", "aac", "m4a"}
 
 // transcribe serves POST /stt/v3.
 func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
 	f, err := readForm(r, restMaxBytes, restMaxBytes+maxField*8)
 	if err != nil {
 		restError(w, err)
@@ -42,6 +45,7 @@ func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
 		restInvalid(w, "audio_file is required: send exactly one audio file")
 		return
 	}
+	work := time.Now()
 	a, err := s.analyzePath(files[0].Path)
 	if err != nil {
 		emu.WriteRESTError(w, http.StatusInternalServerError, emu.APIError, "could not read the audio file")
@@ -53,13 +57,28 @@ func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
 	}
 	segs := a.segments(opts.lang, 1)
 	s.env.Stats.BillAudioSeconds(a.Seconds)
-	emu.WriteJSON(w, http.StatusOK, map[string]any{
+	answer := map[string]any{
 		"success":    true,
 		"request_id": s.id("req"),
-		"timestamp":  s.env.Now().UTC().Format("20060102_150405.000"),
 		"transcript": opts.render(fullText(segs)),
-	})
+	}
+	if s.env.Opts.Live() {
+		// The live answer has no timestamp; it names the model and times
+		// the work (seconds, the emulator's choice of unit).
+		answer["model"] = liveRESTModel
+		answer["processing_time"] = seconds3(time.Since(work))
+		answer["end_to_end_latency"] = seconds3(time.Since(began))
+	} else {
+		answer["timestamp"] = s.env.Now().UTC().Format("20060102_150405.000")
+	}
+	emu.WriteJSON(w, http.StatusOK, answer)
 }
+
+// liveRESTModel is the model the live REST answer names.
+const liveRESTModel = "stt-v3"
+
+// seconds3 is d in seconds, to the millisecond.
+func seconds3(d time.Duration) float64 { return round3(d.Seconds()) }
 
 // restAudioProblem checks a REST clip against the documented limits.
 func restAudioProblem(a *analysis) string {
@@ -97,6 +116,9 @@ func parseTextOptions(f *form, legacy bool) (textOptions, error) {
 	lang, ok := f.value("language_code")
 	if !ok || lang == "" {
 		return o, errors.New("language_code is required")
+	}
+	if strings.Contains(lang, ",") {
+		return o, fmt.Errorf("language_code takes one language code per request, not %q", lang)
 	}
 	if !restLanguage(lang) {
 		return o, fmt.Errorf("unsupported language_code %q: use one of bn-IN, en-IN, gu-IN, hi-IN, kn-IN, ml-IN, mr-IN, pa-IN, ta-IN, te-IN", lang)

@@ -36,13 +36,7 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 	} else {
 		pieces = placeholder(lang, a.Seconds, a.Seed)
 	}
-	if strings.HasPrefix(lang, "en") {
-		for i, p := range pieces {
-			if hasDevanagari(p) {
-				pieces[i] = romanize(p) // en-IN answers in Latin script
-			}
-		}
-	}
+	pieces = inScript(lang, pieces)
 	total := 0
 	for _, p := range pieces {
 		total += utf8.RuneCountInString(p)
@@ -63,6 +57,19 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 		segs = append(segs, segment{Start: start, End: end, Text: p, Speaker: sp})
 	}
 	return segs
+}
+
+// inScript writes pieces of text as lang answers them: en-IN in Latin
+// script.
+func inScript(lang string, pieces []string) []string {
+	if strings.HasPrefix(lang, "en") {
+		for i, p := range pieces {
+			if hasDevanagari(p) {
+				pieces[i] = romanize(p)
+			}
+		}
+	}
+	return pieces
 }
 
 // fullText joins segment texts.

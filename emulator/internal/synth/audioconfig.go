@@ -25,6 +25,11 @@ func (j *job) audio(raw rawRequest) error {
 		if !slices.Contains(containers, *c.Container) {
 			return invalid("audio_config.container %q is not one of wav, raw, mp3, ogg, mulaw, alaw", *c.Container)
 		}
+		if j.live && *c.Container == "ogg" {
+			// The live service's Opus is container raw with encoding
+			// oggopus (an Ogg Opus file all the same).
+			return invalid("audio_config.container ogg is not supported: for Opus send container raw with encoding oggopus")
+		}
 		f.Container = *c.Container
 	}
 	if err := resolveAlias(&f, encoding); err != nil {

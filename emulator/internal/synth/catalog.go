@@ -29,6 +29,33 @@ var voices = map[string][]string{
 	modelV30: {"Shivani", "Avinash", "Kaveri", "Deepak", "Nalini", "Girish", "Poorvi", "Meera", "Rahul"},
 }
 
+// liveModels maps the live service's synthesis model names to the
+// documented models they are: the live service accepts only these names
+// for them (vachana-voice-v3 is its earlier name of timbre-v2.0).
+var liveModels = map[string]string{
+	"timbre-v2.0":      modelV20,
+	"timbre-v2.5":      modelV25,
+	"vachana-voice-v3": modelV20,
+}
+
+// liveVoicesV25 are the live service's timbre-v2.5 voices, by language:
+// Hindi, English, Tamil, Telugu, Kannada, Malayalam, Marathi, Bengali,
+// Gujarati, Punjabi and Hinglish. Its timbre-v2.0 voices are the four of
+// tts-v2.0.
+var liveVoicesV25 = []string{
+	"Nalini", "Bhavna", "Yashvi", "Urmila", "Jwala", "Chitra", "Ambuja", "Deepak", "Roopesh", "Vikrant", "Hemraj", "Jalaj", "Omkar",
+	"Kaveri", "Trupti", "Devika", "Pranav", "Shlok", "Girish",
+	"Asmita", "Trisha", "Brinda", "Vedika", "Noopur",
+	"Suhana", "Lehara", "Lavanya", "Yukti", "Varuni",
+	"Saanvi", "Kavin",
+	"Reshma", "Riyaan",
+	"Zahira", "Ishaan",
+	"Kirra", "Dhruva",
+	"Falak", "Veera",
+	"Mehuli", "Zayan",
+	"Poorvi",
+}
+
 // languages lists the language values each model accepts. tts-v3.0 and
 // vc-v1 accept the tts-v2.5 set (the documents show only hi-IN and en-IN
 // for tts-v3.0 and nothing for vc-v1).

@@ -44,10 +44,17 @@
 //     mulaw and alaw, 16-bit for mp3 and ogg: the client writes the
 //     container), then close 1000; an invalid request gets a text message
 //     {"type": "error", "data": {"type", "message"}} and close 1008.
-//   - live quirks: each SSE wav chunk is a whole WAV file (the first
-//     header-only) and about half the requests use the quick-start event
-//     form; the WebSocket sends JSON text frames whose pieces are whole WAV
-//     files, the last piece inside complete.
+//   - the live profile (Options.Profile live): the models tts-v2.0 and
+//     tts-v2.5 are known only by their live names, timbre-v2.0 (also
+//     vachana-voice-v3) and timbre-v2.5, and render as the documented ones;
+//     their documented names are 400 like any unknown model. timbre-v2.5
+//     has the live service's 42 voices, timbre-v2.0 the four of tts-v2.0;
+//     speed and the language list apply to timbre-v2.5 as to tts-v2.5.
+//     container ogg is 400 with any encoding: Opus is container raw with
+//     encoding oggopus, an Ogg Opus file. Each SSE wav chunk is a whole WAV
+//     file (the first header-only) and about half the requests use the
+//     quick-start event form; the WebSocket sends JSON text frames whose
+//     pieces are whole WAV files, the last piece inside complete.
 //   - embeddings: a WAV (readable header) or MP3 reference, else 400; the
 //     embedding is 768 float32 values derived from the recording's bytes,
 //     base64, shape [1, 768], dtype float32.

@@ -60,7 +60,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.env.ReceiveJSON(r.Pattern, msg)
-	j, err := parseJobWith(msg, s.env.Opts.MaxText, s.env.Opts.ExtraVoices)
+	j, err := s.parse(msg)
 	if err != nil {
 		s.wsFail(conn, websocket.ClosePolicyViolation, err)
 		return
@@ -74,7 +74,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 	defer src.Close()
 	s.bill(j)
 	pr := newPCMReader(src, f)
-	if s.env.Opts.LiveQuirks {
+	if s.env.Opts.Live() {
 		err = s.wsJSON(conn, pr, f, drop)
 	} else {
 		err = s.wsBinary(conn, pr, drop)

@@ -45,12 +45,18 @@ func (s *service) readJob(w http.ResponseWriter, r *http.Request) (*job, bool) {
 		return nil, false
 	}
 	s.env.ReceiveJSON(r.Pattern, body)
-	j, err := parseJobWith(body, s.env.Opts.MaxText, s.env.Opts.ExtraVoices)
+	j, err := s.parse(body)
 	if err != nil {
 		emu.WriteRESTError(w, http.StatusBadRequest, emu.InvalidRequest, err.Error())
 		return nil, false
 	}
 	return j, true
+}
+
+// parse validates a synthesis request body against the profile served.
+func (s *service) parse(body []byte) (*job, error) {
+	o := s.env.Opts
+	return parseJobFor(body, o.MaxText, o.ExtraVoices, o.Live())
 }
 
 // bill records a synthesis that was done: every code point of the text,

@@ -59,7 +59,8 @@ func (f outFormat) frameBytes() int {
 // job is a validated synthesis request.
 type job struct {
 	Text      string // as sent, tags included (billed)
-	Model     string
+	Model     string // the documented name: a live name is folded into it
+	Sent      string // the model as the request named it
 	Voice     string // empty for vc-v1
 	Language  string
 	Speed     float64
@@ -69,6 +70,7 @@ type job struct {
 	Embedding string // identity of the cloned voice (vc-v1)
 
 	extraVoices map[string][]string
+	live        bool
 }
 
 // requestError is a 400 INVALID_REQUEST_ERROR with its message.
@@ -88,12 +90,18 @@ func parseJob(body []byte, maxText int) (*job, error) {
 
 // parseJobWith validates with extra voices per model added to the catalog.
 func parseJobWith(body []byte, maxText int, extraVoices map[string][]string) (*job, error) {
+	return parseJobFor(body, maxText, extraVoices, false)
+}
+
+// parseJobFor validates against the documented service, or the live one:
+// its model names, voices and Opus rule.
+func parseJobFor(body []byte, maxText int, extraVoices map[string][]string, live bool) (*job, error) {
 	var raw rawRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil {
 		return nil, invalid("request body is not a valid synthesis request: %v", err)
 	}
-	j := &job{extraVoices: extraVoices}
+	j := &job{extraVoices: extraVoices, live: live}
 	if err := j.model(raw); err != nil {
 		return nil, err
 	}
@@ -107,16 +115,27 @@ func parseJobWith(body []byte, maxText int, extraVoices map[string][]string) (*j
 }
 
 func (j *job) model(raw rawRequest) error {
+	names := "tts-v2.5, tts-v2.0, tts-v3.0, vc-v1"
+	if j.live {
+		names = "timbre-v2.5, timbre-v2.0, tts-v3.0, vc-v1"
+	}
 	if raw.Model == nil || *raw.Model == "" {
-		return invalid("model is required: one of tts-v2.5, tts-v2.0, tts-v3.0, vc-v1")
+		return invalid("model is required: one of %s", names)
 	}
-	switch m := *raw.Model; m {
-	case modelV20, modelV25, modelV30, modelVC:
+	m := *raw.Model
+	j.Sent = m
+	switch {
+	case j.live && liveModels[m] != "":
+		j.Model = liveModels[m]
+	case j.live && (m == modelV20 || m == modelV25):
+		// The live service knows these models by their live names only.
+		return invalid("model %q is not supported: use one of %s", m, names)
+	case m == modelV20 || m == modelV25 || m == modelV30 || m == modelVC:
 		j.Model = m
-		return nil
 	default:
-		return invalid("model %q is not supported: use one of tts-v2.5, tts-v2.0, tts-v3.0, vc-v1", m)
+		return invalid("model %q is not supported: use one of %s", m, names)
 	}
+	return nil
 }
 
 func (j *job) text(maxText int) func(rawRequest) error {
@@ -137,7 +156,7 @@ func (j *job) text(maxText int) func(rawRequest) error {
 			if strings.TrimSpace(j.Text) == "" {
 				return invalid("text is empty")
 			}
-			return invalid("text consists only of audio tags, which %s does not speak", j.Model)
+			return invalid("text consists only of audio tags, which %s does not speak", j.Sent)
 		}
 		return nil
 	}
@@ -151,10 +170,15 @@ func (j *job) voice(raw rawRequest) error {
 		return nil
 	}
 	if raw.Voice == nil || *raw.Voice == "" {
-		return invalid("voice is required for %s", j.Model)
+		return invalid("voice is required for %s", j.Sent)
 	}
-	if !slices.Contains(voices[j.Model], *raw.Voice) && !slices.Contains(j.extraVoices[j.Model], *raw.Voice) {
-		return invalid("voice %q is not supported by %s", *raw.Voice, j.Model)
+	known := voices[j.Model]
+	if j.live && j.Model == modelV25 {
+		known = liveVoicesV25
+	}
+	v := *raw.Voice
+	if !slices.Contains(known, v) && !slices.Contains(j.extraVoices[j.Model], v) && !slices.Contains(j.extraVoices[j.Sent], v) {
+		return invalid("voice %q is not supported by %s", v, j.Sent)
 	}
 	j.Voice = *raw.Voice
 	return nil
@@ -163,7 +187,7 @@ func (j *job) voice(raw rawRequest) error {
 func (j *job) language(raw rawRequest) error {
 	if raw.Language == nil {
 		if languageRequired[j.Model] {
-			return invalid("language is required for %s", j.Model)
+			return invalid("language is required for %s", j.Sent)
 		}
 		if j.Model == modelV20 {
 			j.Language = "IND-IN"
@@ -171,7 +195,7 @@ func (j *job) language(raw rawRequest) error {
 		return nil
 	}
 	if !slices.Contains(languages[j.Model], *raw.Language) {
-		return invalid("language %q is not supported by %s: use one of %s", *raw.Language, j.Model, strings.Join(languages[j.Model], ", "))
+		return invalid("language %q is not supported by %s: use one of %s", *raw.Language, j.Sent, strings.Join(languages[j.Model], ", "))
 	}
 	j.Language = *raw.Language
 	return nil
@@ -183,6 +207,9 @@ func (j *job) speed(raw rawRequest) error {
 		return nil
 	}
 	if j.Model == modelV20 {
+		if j.live {
+			return invalid("speed is not supported by %s (timbre-v2.5 only)", j.Sent)
+		}
 		return invalid("speed is not supported by tts-v2.0 (tts-v2.5 and later only)")
 	}
 	var name string

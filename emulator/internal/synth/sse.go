@@ -29,7 +29,7 @@ type pieces struct {
 	enc   *encoded
 	src   io.Reader // what the chunks are cut from
 	f     outFormat
-	wavs  bool // each piece a whole WAV file (live quirk), the first header-only
+	wavs  bool // each piece a whole WAV file (the live service), the first header-only
 	first bool
 	size  int
 	buf   []byte
@@ -143,10 +143,10 @@ func (s *sseWriter) event(name string, data any) error {
 }
 
 // quickStartForm tells whether a request gets the second, quick-start
-// event form (audio_chunk/completed). Only with live quirks, and only for
-// some requests, as the live service is seen to do.
+// event form (audio_chunk/completed). Only in the live profile, and only
+// for some requests, as the live service is seen to do.
 func (s *service) quickStartForm(j *job) bool {
-	return s.env.Opts.LiveQuirks && (hash64(j.Text)>>29)&1 == 1 // a well-mixed bit (FNV's lowest is a parity)
+	return s.env.Opts.Live() && (hash64(j.Text)>>29)&1 == 1 // a well-mixed bit (FNV's lowest is a parity)
 }
 
 // sse is POST /api/v1/tts/sse: start, chunks, complete (Events).
@@ -172,7 +172,7 @@ func (s *service) sse(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p := newPieces(enc, j.Format, s.env.Opts.LiveQuirks)
+	p := newPieces(enc, j.Format, s.env.Opts.Live())
 	index := 0
 	for {
 		piece, err := p.next()
