@@ -12,7 +12,6 @@ import (
 
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
-	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -127,6 +126,13 @@ func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) erro
 		err = jsonError(env, f.plan.jsonOut, withHint(err, "raise the budget in the manifest, or "+f.op()+" less at once with -target"))
 	}
 	p := pr.plan
+	if err == nil && p.CallsService() {
+		// No key, no service: said before the plan is shown, not after it
+		// is confirmed.
+		if _, terr := serviceTarget(env, pr.manifest, f.plan.service); terr != nil {
+			return jsonError(env, f.plan.jsonOut, terr)
+		}
+	}
 	if werr := writePlan(env, p, pr.manifest, f.plan.jsonOut, f.plan.noColor); werr != nil {
 		return werr
 	}
@@ -255,7 +261,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	var conn *serviceConn
 	// Job intents left by a process that died are swept by the next apply
 	// that talks to the service anyway (never a reason to ask for a key).
-	if needsConnection(pr.plan) {
+	if pr.plan.CallsService() {
 		var err error
 		conn, err = connect(env, m, f.plan.service, httpClient, env.Stderr)
 		if err != nil {
@@ -296,26 +302,6 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
 	}
 	return nil
-}
-
-// needsConnection reports whether the plan calls the service at all (moves,
-// deletes and re-rendering do not).
-func needsConnection(p *planner.Plan) bool {
-	for _, a := range p.Actions {
-		switch a.Type {
-		case planner.Create, planner.Replace, planner.Resume:
-			return true
-		case planner.Repair:
-			if a.RenderFrom == "" {
-				return true
-			}
-		case planner.Delete:
-			if a.Prior != nil && a.Prior.Status == state.StatusPending {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // printSummary ends a human apply or destroy: counts, billing, and every

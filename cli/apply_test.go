@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
@@ -33,6 +34,9 @@ func emuEnv(t *testing.T, files map[string]string, opts emulator.Options) (*Env,
 	t.Helper()
 	env, stdout, stderr := manifestEnv(t, files)
 	opts.NoEspeak, opts.Seed = true, 1
+	if opts.Profile == "" {
+		opts.Profile = string(contract.DefaultProfile) // the service a manifest speaks to by default
+	}
 	run, err := emulator.Start(opts, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

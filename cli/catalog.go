@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -14,12 +15,14 @@ import (
 )
 
 const catalogUsage = `
-Usage: voxform catalog [-json] [-builtin]
+Usage: voxform catalog [-json] [-builtin] [-profile live|documented]
 
-Prints what the service documents: synthesis models with their voices and
+Prints what the service takes: synthesis models with their voices (by
+language, where the service says which language a voice was made for) and
 languages, audio tags, containers, encodings and their aliases, sample
 rates, bitrates, recognition languages per API, and limits. When the
-working directory holds a manifest, its catalog: block is included.
+working directory holds a manifest, its profile and its catalog: block
+are used.
 
 Flags:
 `
@@ -28,6 +31,7 @@ Flags:
 type catalogOptions struct {
 	json    bool
 	builtin bool
+	profile string
 }
 
 func init() {
@@ -38,7 +42,8 @@ func runCatalogCmd(ctx context.Context, env *Env, args []string) error {
 	var o catalogOptions
 	fs := newFlagSet(env, "catalog", catalogUsage)
 	fs.BoolVar(&o.json, "json", false, "print the catalog as one JSON object")
-	fs.BoolVar(&o.builtin, "builtin", false, "ignore the manifest's catalog: block")
+	fs.BoolVar(&o.builtin, "builtin", false, "ignore the manifest (its profile and catalog: block)")
+	fs.StringVar(&o.profile, "profile", "", "the catalog of `PROFILE`: live or documented (default: the manifest's, else live)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,17 +56,28 @@ func runCatalogCmd(ctx context.Context, env *Env, args []string) error {
 // runCatalog prints the built-in catalog, extended by the manifest of the
 // working directory when there is one that loads.
 func runCatalog(env *Env, o catalogOptions) error {
-	cat := contract.Builtin()
+	if _, err := contract.ParseProfile(o.profile); err != nil {
+		return usageErrorf("catalog -profile: %v", err)
+	}
+	var m *manifest.Manifest
 	if !o.builtin {
 		if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
-			m, ds := schema.Load(env.Dir, manifest.LoadOptions{NoProbe: true})
+			var ds manifest.Diagnostics
+			m, ds = schema.Load(env.Dir, manifest.LoadOptions{NoProbe: true})
 			if ds.HasErrors() {
 				return withHint(fmt.Errorf("the manifest has errors; its catalog: block is not shown"),
 					"run 'voxform validate', or 'voxform catalog -builtin'")
 			}
-			cat = schema.CatalogFor(m)
 		}
 	}
+	if m == nil {
+		m = &manifest.Manifest{}
+	}
+	if o.profile != "" {
+		m.Service.Profile = contract.Profile(o.profile)
+	}
+	cat := schema.CatalogFor(m)
+	profile, _ := contract.ParseProfile(string(m.Service.Profile))
 	if o.json {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -71,20 +87,31 @@ func runCatalog(env *Env, o catalogOptions) error {
 		}
 		return nil
 	}
-	writeCatalog(env.Stdout, cat)
+	writeCatalog(env.Stdout, cat, profile)
 	return nil
 }
 
 // writeCatalog renders the catalog for people.
-func writeCatalog(out io.Writer, c *contract.Catalog) {
+func writeCatalog(out io.Writer, c *contract.Catalog, p contract.Profile) {
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	defer w.Flush()
-	fmt.Fprintln(w, "Synthesis models")
+	fmt.Fprintf(w, "Profile %s", p)
+	if p == contract.ProfileLive {
+		fmt.Fprintf(w, " (the live service at %s; 'voxform catalog -profile documented' for the documents)", contract.LiveBaseURL)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "\nSynthesis models")
 	fmt.Fprintln(w, "  MODEL\tVOICES\tLANGUAGES\tSPEED\tTAGS\tNOTE")
 	for _, m := range c.Models {
+		name := m.Name
+		if wire := p.WireModel(m.Name); wire != m.Name {
+			name += " (" + wire + ")"
+		}
 		voices := strings.Join(m.Voices, ", ")
 		if m.NeedsEmbedding {
 			voices = "(speaker embedding)"
+		} else if len(m.VoiceLanguages) > 0 {
+			voices = fmt.Sprintf("%d voices: by language below", len(m.Voices))
 		}
 		langs := strings.Join(m.Languages, ", ")
 		if langs == "" {
@@ -94,7 +121,10 @@ func writeCatalog(out io.Writer, c *contract.Catalog) {
 		} else if m.DefaultLanguage != "" {
 			langs += " (default " + m.DefaultLanguage + ")"
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, voices, langs, yesNo(m.Speed), yesNo(m.RendersTags), m.Note)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", name, voices, langs, yesNo(m.Speed), yesNo(m.RendersTags), m.Note)
+	}
+	for _, m := range c.Models {
+		writeVoicesByLanguage(w, m)
 	}
 	fmt.Fprintf(w, "\nAudio tags (tts-v3.0; case-sensitive, no closing tag)\n  <%s>\n", strings.Join(c.Tags, ">, <"))
 	fmt.Fprintln(w, "\nContainers")
@@ -122,6 +152,27 @@ func writeCatalog(out io.Writer, c *contract.Catalog) {
 	fmt.Fprintln(w, "\nLimits")
 	for _, l := range c.Limits {
 		fmt.Fprintf(w, "  %s\t%s\n", l.Item, l.Value)
+	}
+}
+
+// writeVoicesByLanguage lists a model's voices under the language each
+// was made for, where the catalog knows it.
+func writeVoicesByLanguage(w io.Writer, m *contract.Model) {
+	if len(m.VoiceLanguages) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nVoices of %s by language\n", m.Name)
+	var langs []string
+	for _, v := range m.Voices {
+		if l := m.VoiceLanguages[v]; l != "" && !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	for _, l := range langs {
+		fmt.Fprintf(w, "  %s\t%s\n", l, strings.Join(m.VoicesOf(l), ", "))
+	}
+	if other := m.VoicesOf(""); len(other) > 0 {
+		fmt.Fprintf(w, "  (not known)\t%s\n", strings.Join(other, ", "))
 	}
 }
 

@@ -15,7 +15,7 @@ catalog:
   voices: { tts-v2.5: [Arjun] }
   recognition_languages: { batch: [gu-IN] }
 `})
-	if code := Run(context.Background(), env, []string{"catalog"}); code != ExitOK {
+	if code := Run(context.Background(), env, []string{"catalog", "-profile", "documented"}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	out := stdout.String()
@@ -35,8 +35,32 @@ catalog:
 			t.Errorf("catalog lacks %q", want)
 		}
 	}
+	// The live profile, the default: its model names, and voices by the
+	// language each was made for.
 	stdout.Reset()
-	if code := Run(context.Background(), env, []string{"catalog", "-json", "-builtin"}); code != ExitOK {
+	if code := Run(context.Background(), env, []string{"catalog"}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Profile live", "tts-v2.5 (timbre-v2.5)", "tts-v2.0 (timbre-v2.0)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("live catalog lacks %q", want)
+		}
+	}
+	byLanguage := map[string]string{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if f := strings.SplitN(strings.TrimSpace(line), "  ", 2); len(f) == 2 {
+			byLanguage[f[0]] = strings.TrimSpace(f[1])
+		}
+	}
+	for lang, voices := range map[string]string{"ta-IN": "Asmita, Trisha, Brinda, Vedika, Noopur", "te-IN": "Suhana, Lehara, Lavanya, Yukti, Varuni", "(not known)": "Arjun"} {
+		if byLanguage[lang] != voices {
+			t.Errorf("live voices of %s: %q, want %q", lang, byLanguage[lang], voices)
+		}
+	}
+	stdout.Reset()
+	if code := Run(context.Background(), env, []string{"catalog", "-json", "-builtin", "-profile", "documented"}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var cat struct {

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/voxform/voxform/schema"
 )
 
 // Every command answers -h with its usage, printed once, and exit 0.
@@ -74,6 +77,23 @@ func TestInitWritesStarterAndGitignore(t *testing.T) {
 	}
 	if code := runCmd(env, "validate"); code != ExitOK {
 		t.Errorf("the starter manifest does not validate: %s", stderr)
+	}
+	// The editor's schema line names a file that exists, offline, and is
+	// the schema of the voxform that runs: rewritten when it is not.
+	starter, _ := os.ReadFile(filepath.Join(env.Dir, "main.yaml"))
+	line, _, _ := strings.Cut(string(starter), "\n")
+	ref, ok := strings.CutPrefix(line, "# yaml-language-server: $schema=")
+	if !ok || strings.Contains(ref, "://") {
+		t.Fatalf("schema line %q does not name a local file", line)
+	}
+	got, err := os.ReadFile(filepath.Join(env.Dir, filepath.FromSlash(ref)))
+	if err != nil || !bytes.Equal(got, schema.JSON) {
+		t.Errorf("the schema line's file %s: %v, same as the schema: %v", ref, err, bytes.Equal(got, schema.JSON))
+	}
+	os.WriteFile(filepath.Join(env.Dir, filepath.FromSlash(ref)), []byte(`{"from": "an older voxform"}`), 0o644)
+	runCmd(env, "validate")
+	if got, _ := os.ReadFile(filepath.Join(env.Dir, filepath.FromSlash(ref))); !bytes.Equal(got, schema.JSON) {
+		t.Errorf("an older schema file is not brought up to date by validate: %s", got)
 	}
 	gi, _ := os.ReadFile(filepath.Join(env.Dir, ".gitignore"))
 	for _, want := range []string{"build/\n", ".voxform/\n", "voxform.state.json.lock\n", "voxform.state.json.journal\n"} {

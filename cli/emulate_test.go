@@ -116,6 +116,9 @@ func TestEmulate(t *testing.T) {
 		!strings.Contains(s.stderr.String(), "voxform: the API key variable VOXFORM_API_KEY is not set\nhint: export VOXFORM_API_KEY=...") {
 		t.Errorf("apply r.plan without a key: exit %d:\n%s", code, &s.all)
 	}
+	if strings.Contains(s.all.String(), "| -/+ | replace") {
+		t.Errorf("apply without a key showed the plan before saying so:\n%s", &s.all)
+	}
 	if strings.Contains(s.all.String(), "built-in emulator") {
 		t.Errorf("apply of a plan made without -emulate mentions the emulator:\n%s", &s.all)
 	}

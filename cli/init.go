@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/state"
 )
 
 func init() {
@@ -24,20 +27,22 @@ files are never overwritten.
 Flags:
 `
 
-const starterManifest = `# yaml-language-server: $schema=https://voxform.dev/schema/manifest.schema.json
+const starterManifest = `# yaml-language-server: $schema=` + state.SchemaPath + `
 # A starter voxform manifest. Run 'voxform plan -emulate' to see what it would
 # do against the built-in emulator, and 'voxform apply -emulate' to do it.
+# (voxform keeps the schema named above current in .voxform/ for editors.)
 version: 1
 
 service:
-  base_url: https://speech.example.com   # or set VOXFORM_BASE_URL
+  profile: live                          # the live service (documented: the service documents)
+  # base_url: https://api.vachana.ai     # the live profile's default; or set VOXFORM_BASE_URL
   api_key_env: VOXFORM_API_KEY           # the environment variable holding the key
 
 variables:
   language: hi-IN
 
 voices:
-  narrator: { model: tts-v2.5, voice: Kaveri, language: "${var.language}", speed: medium }
+  narrator: { model: tts-v2.5, voice: Nalini, language: "${var.language}", speed: medium }
 
 syntheses:
   welcome:
@@ -76,6 +81,9 @@ func initProject(env *Env) error {
 			return fmt.Errorf("write starter manifest: %w", err)
 		}
 		fmt.Fprintln(env.Stdout, "wrote main.yaml")
+	}
+	if err := state.KeepSchema(env.Dir, schema.JSON); err != nil {
+		return fmt.Errorf("write the manifest schema for editors: %w", err)
 	}
 	added, err := ensureGitignore(filepath.Join(env.Dir, ".gitignore"))
 	if err != nil {

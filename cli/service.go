@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/speechapi"
@@ -39,24 +40,60 @@ type serviceConn struct {
 // finishes in seconds.
 var emulateOptions = emulator.Options{Seed: 1, TimeScale: 100}
 
-// connect builds the speech service client from the manifest's service
-// block, the environment (VOXFORM_BASE_URL, the API key variable) and
-// -emulate. The API key is read here and handed only to the client.
+// target is the service a command will talk to, as the manifest and the
+// environment say: where, and the API key (never printed).
+type target struct {
+	keyVar, key  string
+	base, wsBase string
+	profile      contract.Profile
+}
+
+// serviceTarget resolves the service of the manifest's service block and
+// the environment (VOXFORM_BASE_URL, the API key variable): the live
+// profile's base URL when none is set. Without -emulate a missing key or
+// base URL is an error, found before anything is shown or done.
+func serviceTarget(env *Env, m *manifest.Manifest, flags serviceFlags) (target, error) {
+	svc := m.Service
+	t := target{keyVar: svc.APIKeyEnv, base: svc.BaseURL, wsBase: svc.WSBaseURL}
+	t.profile, _ = contract.ParseProfile(string(svc.Profile))
+	if t.keyVar == "" {
+		t.keyVar = "VOXFORM_API_KEY"
+	}
+	t.key = env.Getenv(t.keyVar)
+	if v := env.Getenv("VOXFORM_BASE_URL"); v != "" {
+		t.base, t.wsBase = v, ""
+	}
+	if t.base == "" && t.profile == contract.ProfileLive {
+		t.base = contract.LiveBaseURL
+	}
+	if flags.emulate {
+		return t, nil
+	}
+	if t.key == "" {
+		return t, withHint(fmt.Errorf("the API key variable %s is not set", t.keyVar),
+			fmt.Sprintf("export %s=... (the key is never written to state, plans or logs), or try -emulate", t.keyVar))
+	}
+	if t.base == "" {
+		return t, withHint(fmt.Errorf("no service base url"), "set service.base_url in the manifest or VOXFORM_BASE_URL")
+	}
+	return t, nil
+}
+
+// connect builds the speech service client for the service serviceTarget
+// resolves, or for the in-process emulator with -emulate. The API key is
+// handed only to the client.
 func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *http.Client, note io.Writer) (*serviceConn, error) {
 	svc := m.Service
-	keyVar := svc.APIKeyEnv
-	if keyVar == "" {
-		keyVar = "VOXFORM_API_KEY"
+	t, err := serviceTarget(env, m, flags)
+	if err != nil {
+		return nil, err
 	}
-	key := env.Getenv(keyVar)
+	key, base, wsBase := t.key, t.base, t.wsBase
 	conn := &serviceConn{stop: func() {}}
-	base, wsBase := svc.BaseURL, svc.WSBaseURL
-	if v := env.Getenv("VOXFORM_BASE_URL"); v != "" {
-		base, wsBase = v, ""
-	}
 	if flags.emulate {
 		opts := emulateOptions
 		opts.ExtraVoices = m.Catalog.Voices // the manifest's catalog extends the emulator's, too
+		opts.Profile = string(t.profile)    // it behaves as the service the manifest speaks to
 		run, err := emulator.Start(opts, "127.0.0.1:0")
 		if err != nil {
 			return nil, err
@@ -73,20 +110,12 @@ func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *htt
 		}
 		fmt.Fprintf(note, "voxform: the built-in emulator is listening at %s\n", run.URL)
 	}
-	if key == "" {
-		conn.stop()
-		return nil, withHint(fmt.Errorf("the API key variable %s is not set", keyVar),
-			fmt.Sprintf("export %s=... (the key is never written to state, plans or logs), or try -emulate", keyVar))
-	}
-	if base == "" {
-		conn.stop()
-		return nil, withHint(fmt.Errorf("no service base url"), "set service.base_url in the manifest or VOXFORM_BASE_URL")
-	}
 	retries := svc.Retries
 	if _, set := svc.Fields["retries"]; set && retries == 0 {
 		retries = -1 // retries: 0 says none; unset is the client's default
 	}
 	client, err := speechapi.New(speechapi.Config{
+		Profile:    t.profile,
 		BaseURL:    base,
 		WSBaseURL:  wsBase,
 		APIKey:     key,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/voxform/voxform/manifest"
-	"github.com/voxform/voxform/schema"
+	"github.com/voxform/voxform/workspace"
 )
 
 const validateUsage = `
@@ -44,7 +44,7 @@ func runValidateCmd(ctx context.Context, env *Env, args []string) error {
 
 // runValidate loads the manifest and reports its diagnostics.
 func runValidate(env *Env, o validateOptions) error {
-	m, ds := schema.Load(env.Dir, o.vars.options(env))
+	m, ds := workspace.New(env.Dir).Load(o.vars.options(env))
 	if o.json {
 		if err := writeDiagnosticsJSON(env.Stdout, ds); err != nil {
 			return err

@@ -263,17 +263,35 @@ func (f Format) Canonical() map[string]any {
 	return out
 }
 
-// Wire is the audio_config voxform sends for f: every field the container
-// uses, spelled as the documents' format reference does.
-func (f Format) Wire() *AudioConfig {
+// Wire is the audio_config voxform sends for f in profile p: every field
+// the container uses, spelled as the documents' format reference does; the
+// live service takes Ogg Opus only as container raw with encoding oggopus
+// (the same bytes).
+func (p Profile) Wire(f Format) *AudioConfig {
 	w := &AudioConfig{Container: f.Container, SampleRate: f.SampleRate, NumChannels: f.NumChannels}
 	switch f.Container {
 	case MP3:
 		w.Bitrate = f.Bitrate
 	case WAV, Raw:
 		w.SampleWidth, w.Encoding = f.SampleWidth, f.Encoding
+	case Ogg:
+		if p == ProfileLive {
+			w.Container, w.Encoding = Raw, OggOpus
+		}
 	}
 	return w
+}
+
+// CheckAudio returns the rules of profile p that c breaks beyond the
+// documented ones (Resolve): the live service refuses container ogg with
+// any encoding.
+func (p Profile) CheckAudio(c *AudioConfig) []Problem {
+	if p == ProfileLive && c != nil && c.Container == Ogg {
+		return []Problem{{Field: "container", Severity: Error,
+			Message: "container ogg is refused by the live service",
+			Hint:    "for Ogg Opus write container: raw with encoding: oggopus (the same file); or set service.profile: documented"}}
+	}
+	return nil
 }
 
 // FrameBytes is the size of one frame of a PCM-like format (0 for mp3, ogg).

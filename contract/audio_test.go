@@ -77,34 +77,94 @@ func TestCanonicalAndWireAgree(t *testing.T) {
 		if !reflect.DeepEqual(a.Canonical(), b.Canonical()) {
 			t.Errorf("%+v and %+v: canonical %v != %v", p[0], p[1], a.Canonical(), b.Canonical())
 		}
-		back, ps := contract.Resolve(a.Wire())
-		if back != a || len(ps) != 0 {
-			t.Errorf("wire %+v resolves to %+v %v, want %+v", a.Wire(), back, ps, a)
+		for _, prof := range contract.Profiles {
+			w := prof.Wire(a)
+			back, ps := contract.Resolve(w)
+			if back != a || len(ps) != 0 || len(prof.CheckAudio(w)) != 0 {
+				t.Errorf("%s wire %+v resolves to %+v %v %v, want %+v", prof, w, back, ps, prof.CheckAudio(w), a)
+			}
 		}
 	}
 }
 
-// TestModelRequest: each model is sent what it takes, and nothing else.
+// TestModelRequest: each model is sent what it takes, and nothing else, in
+// each profile.
 // conformance: TTS-009, TTS-010
 func TestModelRequest(t *testing.T) {
 	format, _ := contract.Resolve(nil)
+	opus, _ := contract.Resolve(&contract.AudioConfig{Container: "ogg"})
 	fast := 1.1
+	doc, live := contract.ProfileDocumented, contract.ProfileLive
 	for _, tc := range []struct {
+		profile                contract.Profile
 		model, voice, language string
 		speed                  *float64
+		format                 contract.Format
 		want                   contract.SynthesisRequest
 	}{
-		{"tts-v2.0", "Kaveri", "", nil, contract.SynthesisRequest{Model: "tts-v2.0", Voice: "Kaveri", Language: "IND-IN"}},
-		{"tts-v2.5", "Kaveri", "hi-IN", nil, contract.SynthesisRequest{Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", Speed: 1.0}},
-		{"tts-v3.0", "Shivani", "hi-IN", &fast, contract.SynthesisRequest{Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN", Speed: 1.1}},
-		{"vc-v1", "Kaveri", "hi-IN", &fast, contract.SynthesisRequest{Model: "vc-v1"}},
+		{doc, "tts-v2.0", "Kaveri", "", nil, format, contract.SynthesisRequest{Model: "tts-v2.0", Voice: "Kaveri", Language: "IND-IN"}},
+		{doc, "tts-v2.5", "Kaveri", "hi-IN", nil, format, contract.SynthesisRequest{Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", Speed: 1.0}},
+		{doc, "tts-v3.0", "Shivani", "hi-IN", &fast, format, contract.SynthesisRequest{Model: "tts-v3.0", Voice: "Shivani", Language: "hi-IN", Speed: 1.1}},
+		{doc, "vc-v1", "Kaveri", "hi-IN", &fast, format, contract.SynthesisRequest{Model: "vc-v1"}},
 		// A model the manifest's catalog: block declares follows tts-v2.5.
-		{"tts-v9", "Asha", "hi-IN", nil, contract.SynthesisRequest{Model: "tts-v9", Voice: "Asha", Language: "hi-IN", Speed: 1.0}},
+		{doc, "tts-v9", "Asha", "hi-IN", nil, format, contract.SynthesisRequest{Model: "tts-v9", Voice: "Asha", Language: "hi-IN", Speed: 1.0}},
+		{doc, "tts-v2.5", "Kaveri", "hi-IN", nil, opus, contract.SynthesisRequest{Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", Speed: 1.0}},
+		// The live service: its model names; language and speed for
+		// timbre-v2.5 only; Opus as raw + oggopus.
+		{live, "tts-v2.0", "Kaveri", "IND-IN", &fast, format, contract.SynthesisRequest{Model: "timbre-v2.0", Voice: "Kaveri"}},
+		{live, "timbre-v2.5", "Asmita", "ta-IN", nil, format, contract.SynthesisRequest{Model: "timbre-v2.5", Voice: "Asmita", Language: "ta-IN", Speed: 1.0}},
+		{live, "tts-v2.5", "Asmita", "ta-IN", &fast, opus, contract.SynthesisRequest{Model: "timbre-v2.5", Voice: "Asmita", Language: "ta-IN", Speed: 1.1}},
+		{live, "vachana-voice-v3", "Pranav", "", nil, format, contract.SynthesisRequest{Model: "timbre-v2.0", Voice: "Pranav"}},
 	} {
-		got := contract.SynthesisModel(tc.model).Request("नमस्ते", tc.voice, tc.language, tc.speed, format)
-		tc.want.Text, tc.want.AudioConfig = "नमस्ते", format.Wire()
+		got := tc.profile.SynthesisModel(tc.model).Request(tc.profile, "नमस्ते", tc.voice, tc.language, tc.speed, tc.format)
+		tc.want.Text, tc.want.AudioConfig = "नमस्ते", tc.profile.Wire(tc.format)
 		if !reflect.DeepEqual(*got, tc.want) {
-			t.Errorf("%s: %+v, want %+v", tc.model, *got, tc.want)
+			t.Errorf("%s %s: %+v, want %+v", tc.profile, tc.model, *got, tc.want)
 		}
+	}
+	if w := live.Wire(opus); w.Container != "raw" || w.Encoding != "oggopus" {
+		t.Errorf("live Opus is sent as %+v, want container raw, encoding oggopus", w)
+	}
+	if w := doc.Wire(opus); w.Container != "ogg" {
+		t.Errorf("documented Opus is sent as %+v, want container ogg", w)
+	}
+}
+
+// TestProfiles: the live catalog knows each voice's language; the live
+// service refuses container ogg; model spellings fold into one name.
+func TestProfiles(t *testing.T) {
+	live := contract.BuiltinFor(contract.ProfileLive)
+	v25 := live.Model("tts-v2.5")
+	if len(v25.Voices) != 42 || v25.VoiceLanguages["Asmita"] != "ta-IN" || v25.VoiceLanguages["Suhana"] != "te-IN" || v25.VoiceLanguages["Poorvi"] != "hi-en" {
+		t.Errorf("live tts-v2.5: %d voices, %v", len(v25.Voices), v25.VoiceLanguages)
+	}
+	if got := v25.VoicesOf("kn-IN"); !reflect.DeepEqual(got, []string{"Saanvi", "Kavin"}) {
+		t.Errorf("Kannada voices: %v", got)
+	}
+	if doc := contract.Builtin().Model("tts-v2.5"); len(doc.Voices) != 5 || doc.VoiceLanguages != nil {
+		t.Errorf("documented tts-v2.5 voices: %v", doc.Voices)
+	}
+	if ps := contract.ProfileLive.CheckAudio(&contract.AudioConfig{Container: "ogg", Encoding: "oggopus"}); len(ps) != 1 || ps[0].Field != "container" || !strings.Contains(ps[0].Hint, "container: raw") {
+		t.Errorf("live ogg: %+v", ps)
+	}
+	if ps := contract.ProfileDocumented.CheckAudio(&contract.AudioConfig{Container: "ogg"}); len(ps) != 0 {
+		t.Errorf("documented ogg: %+v", ps)
+	}
+	for in, want := range map[string]string{"timbre-v2.5": "tts-v2.5", "timbre-v2.0": "tts-v2.0", "vachana-voice-v3": "tts-v2.0", "tts-v3.0": "tts-v3.0", "custom": "custom"} {
+		if got := contract.CanonicalModel(in); got != want {
+			t.Errorf("CanonicalModel(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if p, err := contract.ParseProfile(""); p != contract.ProfileLive || err != nil {
+		t.Errorf("default profile %q %v", p, err)
+	}
+	if _, err := contract.ParseProfile("staging"); err == nil {
+		t.Error("unknown profile accepted")
+	}
+	if err := contract.ProfileLive.CheckRealtimeRate(44100); err != nil {
+		t.Error(err)
+	}
+	if err := contract.ProfileDocumented.CheckRealtimeRate(44100); err == nil {
+		t.Error("documented realtime at 44100 accepted")
 	}
 }

@@ -9,16 +9,20 @@ import (
 // Model is a synthesis model of the catalog (speech-synthesis.md, "What
 // the service does" and "Synthesis request").
 type Model struct {
-	Name             string   `json:"name"`
-	Voices           []string `json:"voices"`    // empty for vc-v1
-	Languages        []string `json:"languages"` // allowed language values
-	DefaultLanguage  string   `json:"default_language,omitempty"`
-	LanguageRequired bool     `json:"language_required"`
-	VoiceRequired    bool     `json:"voice_required"`
-	Speed            bool     `json:"speed"`           // accepts speed
-	RendersTags      bool     `json:"renders_tags"`    // renders audio tags
-	NeedsEmbedding   bool     `json:"needs_embedding"` // vc-v1
-	Note             string   `json:"note,omitempty"`
+	Name   string   `json:"name"`
+	Voices []string `json:"voices"` // empty for vc-v1
+	// VoiceLanguages maps a voice to the language it was made for, where
+	// that is known (the live tts-v2.5 voices).
+	VoiceLanguages   map[string]string `json:"voice_languages,omitempty"`
+	Languages        []string          `json:"languages"` // allowed language values
+	DefaultLanguage  string            `json:"default_language,omitempty"`
+	LanguageRequired bool              `json:"language_required"`
+	VoiceRequired    bool              `json:"voice_required"`
+	Language         bool              `json:"language"`        // accepts language
+	Speed            bool              `json:"speed"`           // accepts speed
+	RendersTags      bool              `json:"renders_tags"`    // renders audio tags
+	NeedsEmbedding   bool              `json:"needs_embedding"` // vc-v1
+	Note             string            `json:"note,omitempty"`
 }
 
 // RecognitionAPI holds what the recognition document says of one API.
@@ -83,16 +87,19 @@ var tts25Languages = []string{"auto", "hi-IN", "en-IN", "ta-IN", "te-IN", "kn-IN
 
 var sttLanguages = []string{"bn-IN", "en-IN", "gu-IN", "hi-IN", "kn-IN", "ml-IN", "mr-IN", "pa-IN", "ta-IN", "te-IN"}
 
-// Builtin returns a fresh copy of the built-in catalog.
-func Builtin() *Catalog {
+// Builtin returns a fresh copy of the documented catalog.
+func Builtin() *Catalog { return BuiltinFor(ProfileDocumented) }
+
+// BuiltinFor returns a fresh copy of the catalog of profile p.
+func BuiltinFor(p Profile) *Catalog {
 	c := &Catalog{
 		Models: []*Model{
 			{Name: "tts-v2.0", Voices: []string{"Pranav", "Kaveri", "Shubhra", "Deepak"}, Languages: []string{"IND-IN"},
-				DefaultLanguage: "IND-IN", VoiceRequired: true, Note: "English and Hindi; announced as to be deprecated"},
+				DefaultLanguage: "IND-IN", Language: true, VoiceRequired: true, Note: "English and Hindi; announced as to be deprecated"},
 			{Name: "tts-v2.5", Voices: []string{"Nalini", "Kaveri", "Deepak", "Girish", "Poorvi"}, Languages: slices.Clone(tts25Languages),
-				LanguageRequired: true, VoiceRequired: true, Speed: true, Note: "recommended; the documents name only these example voices of its 42-44"},
+				LanguageRequired: true, Language: true, VoiceRequired: true, Speed: true, Note: "recommended; the documents name only these example voices of its 42-44"},
 			{Name: "tts-v3.0", Voices: []string{"Shivani", "Avinash"}, Languages: []string{"hi-IN", "en-IN"},
-				VoiceRequired: true, Speed: true, RendersTags: true, Note: "the only model that renders audio tags"},
+				Language: true, VoiceRequired: true, Speed: true, RendersTags: true, Note: "the only model that renders audio tags"},
 			{Name: "vc-v1", NeedsEmbedding: true, Note: "speaks in a cloned voice given by a speaker embedding; sends no voice name"},
 		},
 		Tags: []string{"laugh", "giggle", "sigh", "exhales", "sniffles", "yawns", "coughs", "clears throat",
@@ -112,7 +119,61 @@ func Builtin() *Catalog {
 		Recognition: builtinRecognition(),
 	}
 	c.Limits = builtinLimits()
+	if p == ProfileLive {
+		live(c)
+	}
 	return c
+}
+
+// liveVoices are the live tts-v2.5 (timbre-v2.5) voices by language.
+var liveVoices = []struct {
+	language string
+	voices   []string
+}{
+	{"hi-IN", []string{"Nalini", "Bhavna", "Yashvi", "Urmila", "Jwala", "Chitra", "Ambuja", "Deepak", "Roopesh", "Vikrant", "Hemraj", "Jalaj", "Omkar"}},
+	{"en-IN", []string{"Kaveri", "Trupti", "Devika", "Pranav", "Shlok", "Girish"}},
+	{"ta-IN", []string{"Asmita", "Trisha", "Brinda", "Vedika", "Noopur"}},
+	{"te-IN", []string{"Suhana", "Lehara", "Lavanya", "Yukti", "Varuni"}},
+	{"kn-IN", []string{"Saanvi", "Kavin"}},
+	{"ml-IN", []string{"Reshma", "Riyaan"}},
+	{"mr-IN", []string{"Zahira", "Ishaan"}},
+	{"bn-IN", []string{"Kirra", "Dhruva"}},
+	{"gu-IN", []string{"Falak", "Veera"}},
+	{"pa-IN", []string{"Mehuli", "Zayan"}},
+	{"hi-en", []string{"Poorvi"}},
+}
+
+// live turns the documented catalog into the live service's: tts-v2.5's
+// 42 voices with their languages; tts-v2.0 takes neither language nor
+// speed (both apply to timbre-v2.5 only).
+func live(c *Catalog) {
+	v25 := c.Model("tts-v2.5")
+	v25.Voices, v25.VoiceLanguages = nil, map[string]string{}
+	for _, l := range liveVoices {
+		for _, v := range l.voices {
+			v25.Voices = append(v25.Voices, v)
+			v25.VoiceLanguages[v] = l.language
+		}
+	}
+	v25.Note = "timbre-v2.5 on the wire; 42 voices, each made for one language"
+	c.Recognition["realtime"].SampleRates = ProfileLive.RealtimeSampleRates()
+	v20 := c.Model("tts-v2.0")
+	v20.Languages, v20.DefaultLanguage, v20.Language = nil, "", false
+	v20.Note = "timbre-v2.0 on the wire; English and Hindi; takes no language"
+	for _, name := range []string{"tts-v3.0", "vc-v1"} {
+		c.Model(name).Note += " (documented; the live service's own client does not name it)"
+	}
+}
+
+// VoicesOf lists the voices of model m made for language, in catalog order.
+func (m *Model) VoicesOf(language string) []string {
+	var out []string
+	for _, v := range m.Voices {
+		if m.VoiceLanguages[v] == language {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func builtinRecognition() map[string]*RecognitionAPI {
@@ -259,18 +320,22 @@ var SpeedNames = map[string]float64{"slow": SpeedMin, "medium": 1.0, "fast": Spe
 // SpeedWords are the speed words in order, for messages.
 var SpeedWords = []string{"slow", "medium", "fast"}
 
-// builtin is the documented catalog, never extended (for SynthesisModel).
-var builtin = Builtin()
+// builtins are the profiles' catalogs, never extended (for SynthesisModel).
+var builtins = map[Profile]*Catalog{ProfileDocumented: BuiltinFor(ProfileDocumented), ProfileLive: BuiltinFor(ProfileLive)}
 
-// SynthesisModel returns the rules of the synthesis model name: a documented
-// model's or, for a model the manifest's catalog: block declares, those of
-// tts-v2.5, as Extend gives it.
-func SynthesisModel(name string) *Model {
-	if m := builtin.Model(name); m != nil {
+// SynthesisModel returns the rules of the synthesis model name (canonical
+// or not) in this profile: a documented model's or, for a model the
+// manifest's catalog: block declares, those of tts-v2.5, as Extend gives it.
+func (p Profile) SynthesisModel(name string) *Model {
+	cat := builtins[p]
+	if cat == nil {
+		cat = builtins[DefaultProfile]
+	}
+	if m := cat.Model(CanonicalModel(name)); m != nil {
 		return m
 	}
-	declared := *builtin.Model(extensionBase)
-	declared.Name, declared.Voices, declared.Languages = name, nil, nil
+	declared := *cat.Model(extensionBase)
+	declared.Name, declared.Voices, declared.Languages, declared.VoiceLanguages = name, nil, nil, nil
 	return &declared
 }
 
@@ -278,17 +343,21 @@ func SynthesisModel(name string) *Model {
 // manifest's catalog: block follows.
 const extensionBase = "tts-v2.5"
 
-// Request is the synthesis request this model is sent (speech-synthesis.md,
-// "Synthesis request"): the voice and language for the models that take
-// them, the model's default language when none is given, the speed for the
-// models that take one (1.0 unless given), nothing a cloned voice (vc-v1)
-// does not take; the audio format as resolved.
-func (m *Model) Request(text, voice, language string, speed *float64, format Format) *SynthesisRequest {
-	w := &SynthesisRequest{Text: text, Model: m.Name, AudioConfig: format.Wire()}
+// Request is the synthesis request this model is sent in profile p
+// (speech-synthesis.md, "Synthesis request", and the live facts): the
+// model's name on p's wire, the voice and language for the models that
+// take them, the model's default language when none is given, the speed
+// for the models that take one (1.0 unless given), nothing a cloned voice
+// (vc-v1) does not take; the audio format as p spells it.
+func (m *Model) Request(p Profile, text, voice, language string, speed *float64, format Format) *SynthesisRequest {
+	w := &SynthesisRequest{Text: text, Model: p.WireModel(m.Name), AudioConfig: p.Wire(format)}
 	if !m.NeedsEmbedding {
-		w.Voice, w.Language = voice, language
-		if w.Language == "" {
-			w.Language = m.DefaultLanguage
+		w.Voice = voice
+		if m.Language {
+			w.Language = language
+			if w.Language == "" {
+				w.Language = m.DefaultLanguage
+			}
 		}
 	}
 	if m.Speed {

@@ -31,8 +31,11 @@ func TestExamples(t *testing.T) {
 		example string
 		edit    [2]string
 		walk    *editWalk
+		// live: the example names voices only the live service has.
+		live bool
 	}{
 		{name: "ivr-prompts", adds: 9, outputs: 9},
+		{name: "live-voices", adds: 3, outputs: 4, live: true},
 		{name: "hindi-narration", adds: 2, outputs: 2, walk: &editWalk{
 			rename: [][2]string{{"build/chapter1/opening.wav", "build/chapter1/intro.wav"}}, moves: 1,
 			paid: []string{"build/chapter1/intro.wav", "build/chapter1/market.wav"},
@@ -70,6 +73,10 @@ func TestExamples(t *testing.T) {
 	}
 	ffprobe(t)
 	for _, tc := range tests {
+		if tc.live && profile != "live" {
+			t.Logf("%s is an example for the live service: run with VOXFORM_E2E_PROFILE=live", tc.name)
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := startEmulator(t, emulator.Options{Seed: 7})

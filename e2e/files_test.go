@@ -93,7 +93,7 @@ func checkOutput(t testing.TB, p *project, r *stateResource, o stateOutput) {
 	case ".ulaw", ".alaw":
 		format := map[string]string{".ulaw": "mulaw", ".alaw": "alaw"}[ext]
 		checkAudio(t, o.Path, runProbe(t, file, "-f", format, "-ar", "8000"), "pcm_"+format, 8000)
-	case ".wav", ".mp3", ".ogg":
+	case ".wav", ".mp3", ".ogg", ".opus":
 		checkAudio(t, o.Path, runProbe(t, file), "", want.AudioConfig.SampleRate)
 	case ".json":
 		var v map[string]any

@@ -59,8 +59,19 @@ type emu struct {
 	URL string
 }
 
-// startEmulator starts an emulator with opts; batch jobs run a thousand
-// times faster than the real service unless opts says otherwise.
+// profile is the service profile the whole suite runs against:
+// VOXFORM_E2E_PROFILE (live or documented; default live, as for users).
+// scripts/test.sh runs the suite once with each.
+var profile = func() string {
+	if p := os.Getenv("VOXFORM_E2E_PROFILE"); p != "" {
+		return p
+	}
+	return "live"
+}()
+
+// startEmulator starts an emulator with opts, behaving as the suite's
+// profile's service; batch jobs run a thousand times faster than the real
+// service unless opts says otherwise.
 func startEmulator(t testing.TB, opts emulator.Options) *emu {
 	t.Helper()
 	return startEmulatorBehind(t, opts, nil)
@@ -72,6 +83,9 @@ func startEmulatorBehind(t testing.TB, opts emulator.Options, wrap func(http.Han
 	t.Helper()
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 1000
+	}
+	if opts.Profile == "" && !opts.LiveQuirks {
+		opts.Profile = profile
 	}
 	if opts.Keys == nil {
 		opts.Keys = []string{testKey}
@@ -158,6 +172,7 @@ func newProject(t testing.TB, name string, e *emu) *project {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir,
 		"VOXFORM_API_KEY=" + testKey,
+		"VOXFORM_PROFILE=" + profile,
 	}
 	if e != nil {
 		p.env = append(p.env, "VOXFORM_BASE_URL="+e.URL)

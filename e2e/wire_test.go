@@ -65,6 +65,10 @@ func wireForm(w map[string]any) (route string, want map[string]any) {
 		return "POST /stt/v3/batch/submit", map[string]any{"language_code": str("language_code"), "format": str("format"),
 			"itn_native_numerals": fmt.Sprint(flag("itn_native_numerals")), "is_multi_channel": fmt.Sprint(flag("is_multi_channel"))}
 	case "realtime":
+		if profile == "live" {
+			// The live protocol: handshake headers on /stt/v3/stream.
+			return "GET /stt/v3/stream", map[string]any{"lang_code": str("language_code"), "x-sample-rate": fmt.Sprint(w["sample_rate"])}
+		}
 		return "GET /stt/v3", map[string]any{"language_code": str("language_code"), "sample_rate": fmt.Sprint(w["sample_rate"])}
 	}
 	cfg := map[string]any{"model": str("model"), "language_code": str("language_code"), "mode": str("mode"),
@@ -83,7 +87,11 @@ func wireForm(w map[string]any) (route string, want map[string]any) {
 // vc-v1 one plus its speaker embedding), each recognition call carries the
 // planned request's fields, and every planned request was sent.
 func TestPlannedRequestIsWhatIsSent(t *testing.T) {
-	for _, name := range []string{"ivr-prompts", "hindi-narration", "cloned-voice", "call-transcripts", "short-clips", "url-batch"} {
+	names := []string{"ivr-prompts", "hindi-narration", "cloned-voice", "call-transcripts", "short-clips", "url-batch"}
+	if profile == "live" {
+		names = append(names, "live-voices") // its voices are the live service's
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var got received
@@ -135,7 +143,7 @@ func TestPlannedRequestIsWhatIsSent(t *testing.T) {
 					}
 					sent[i] = true
 				case strings.HasPrefix(r.route, "POST /stt/v3") || strings.HasPrefix(r.route, "GET /stt/v3"):
-					if r.route == "POST /stt/v3/batch/jobs" || r.route == "POST /stt/v3/batch/submit" || r.route == "POST /stt/v3" || r.route == "GET /stt/v3" {
+					if r.route == "POST /stt/v3/batch/jobs" || r.route == "POST /stt/v3/batch/submit" || r.route == "POST /stt/v3" || r.route == "GET /stt/v3" || r.route == "GET /stt/v3/stream" {
 						ok := false
 						for _, w := range recog {
 							if w.route == r.route && reflect.DeepEqual(normalize(w.req), normalize(r.req)) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
@@ -53,6 +54,9 @@ func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *h
 		}
 	}
 	opts.NoEspeak = true
+	if opts.Profile == "" {
+		opts.Profile = string(contract.DefaultProfile) // the service a manifest speaks to by default
+	}
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 1000
 	}
@@ -63,6 +67,7 @@ func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *h
 	t.Cleanup(func() { run.Shutdown(context.Background()) })
 	h := &harness{t: t, dir: dir, emu: run}
 	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key", RetryWaitMin: 1, RetryWaitMax: 10,
+		Profile:    contract.Profile(opts.Profile),
 		HTTPClient: &http.Client{Transport: hookTransport{h}}})
 	if err != nil {
 		t.Fatal(err)

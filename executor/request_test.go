@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 )
@@ -23,7 +25,9 @@ func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
 	body := func(s *manifest.Synthesis) map[string]any {
 		t.Helper()
 		s.Name, s.Address = "s", "synthesis.s"
-		ds, err := planner.Build(&manifest.Manifest{Syntheses: []*manifest.Synthesis{s}}, nil)
+		// The documents' rules: the documented profile.
+		doc := &manifest.Manifest{Service: manifest.Service{Profile: contract.ProfileDocumented}, Syntheses: []*manifest.Synthesis{s}}
+		ds, err := planner.Build(doc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

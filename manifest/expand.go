@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // hashed is one input of Manifest.Hash.
@@ -141,6 +143,9 @@ func (x *expander) service() {
 		sc := x.scope()
 		s.Pos = b.Pos()
 		s.Fields = fieldPositions(fs)
+		if v, _, ok := x.str(fs["profile"], sc); ok {
+			s.Profile = contract.Profile(v)
+		}
 		s.BaseURL, _, _ = x.str(fs["base_url"], sc)
 		s.WSBaseURL, _, _ = x.str(fs["ws_base_url"], sc)
 		if v, _, ok := x.str(fs["api_key_env"], sc); ok {
@@ -168,6 +173,12 @@ func (x *expander) service() {
 		if v, ok := strings.CutPrefix(kv, "VOXFORM_BASE_URL="); ok && v != "" {
 			s.BaseURL = v
 		}
+		if v, ok := strings.CutPrefix(kv, "VOXFORM_PROFILE="); ok && v != "" {
+			s.Profile = contract.Profile(v)
+		}
+	}
+	if s.Profile == "" {
+		s.Profile = contract.DefaultProfile
 	}
 }
 

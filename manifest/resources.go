@@ -50,6 +50,10 @@ func (x *expander) expandVoices() {
 		sc := x.scope()
 		x.failed = false
 		v.Model, _, _ = x.str(fs["model"], sc)
+		// Either spelling of a model (tts-v2.5, timbre-v2.5) is one model:
+		// the rest of voxform, the fingerprint included, sees the
+		// documented name; the profile decides what is sent.
+		v.Model = contract.CanonicalModel(v.Model)
 		v.Voice, _, _ = x.str(fs["voice"], sc)
 		v.Language, _, _ = x.str(fs["language"], sc)
 		v.Speed, _ = x.speed(fs["speed"], sc)

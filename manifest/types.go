@@ -85,6 +85,10 @@ type Manifest struct {
 
 // Service is the manifest's service: block. Zero values mean "not set".
 type Service struct {
+	// Profile is the service spoken to: contract.ProfileLive (the default)
+	// or contract.ProfileDocumented. An unknown value is kept as written
+	// for validation to name.
+	Profile           contract.Profile
 	BaseURL           string
 	WSBaseURL         string
 	APIKeyEnv         string // default VOXFORM_API_KEY

@@ -97,7 +97,7 @@ func InputFiles(m *manifest.Manifest) []string {
 		add(e.ReferenceAudio)
 	}
 	for _, s := range m.Syntheses {
-		if contract.SynthesisModel(s.Model).NeedsEmbedding && s.EmbeddingName == "" {
+		if contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding && s.EmbeddingName == "" {
 			add(s.EmbeddingFile)
 		}
 	}
@@ -114,6 +114,10 @@ func InputFiles(m *manifest.Manifest) []string {
 // the content of input files (see InputFiles); a missing input is an error
 // at the position that names it.
 func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
+	profile, err := contract.ParseProfile(string(m.Service.Profile))
+	if err != nil {
+		return nil, err
+	}
 	var out []*Desired
 	embFP := map[string]string{}
 	for _, e := range m.Embeddings {
@@ -125,7 +129,7 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 		out = append(out, d)
 	}
 	for _, s := range m.Syntheses {
-		d, err := buildSynthesis(s, embFP, m.Embeddings, hash)
+		d, err := buildSynthesis(s, profile, embFP, m.Embeddings, hash)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +176,7 @@ func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
 	return d, d.fingerprint()
 }
 
-func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
+func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
 	d := &Desired{
 		Address:    s.Address,
 		Kind:       manifest.KindSynthesis,
@@ -182,7 +186,7 @@ func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*mani
 		Synthesis:  s,
 	}
 	var emb map[string]any
-	if contract.SynthesisModel(s.Model).NeedsEmbedding {
+	if contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding {
 		switch {
 		case s.EmbeddingName != "":
 			fp, ok := embFP[s.EmbeddingName]
@@ -204,8 +208,11 @@ func buildSynthesis(s *manifest.Synthesis, embFP map[string]string, embs []*mani
 			return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
 		}
 	}
-	d.Wire.Synthesis = synthesisWire(s)
-	d.Request = synthesisRequest(d.Wire.Synthesis, emb)
+	// What is sent depends on the profile; the fingerprint does not: it
+	// covers the request as the documents spell it, so that switching
+	// profile replaces nothing.
+	d.Wire.Synthesis = synthesisWire(s, profile)
+	d.Request = synthesisRequest(synthesisWire(s, contract.ProfileDocumented), emb)
 	return d, d.fingerprint()
 }
 

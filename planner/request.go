@@ -12,16 +12,18 @@ import (
 // audio tags rule 6 and Limits).
 func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(text)) }
 
-// synthesisWire is the synthesis request the executor sends: the manifest's
-// effective values as the model's rules have them sent (contract.Model.Request).
-func synthesisWire(s *manifest.Synthesis) *contract.SynthesisRequest {
+// synthesisWire is the synthesis request the executor sends in profile p:
+// the manifest's effective values as the model's rules in p have them sent
+// (contract.Model.Request).
+func synthesisWire(s *manifest.Synthesis, p contract.Profile) *contract.SynthesisRequest {
 	format, _ := contract.Resolve(s.AudioConfig)
-	return contract.SynthesisModel(s.Model).Request(s.Text, s.VoiceName, s.Language, s.Speed, format)
+	return p.SynthesisModel(s.Model).Request(p, s.Text, s.VoiceName, s.Language, s.Speed, format)
 }
 
 // synthesisRequest is the canonical form of a synthesis request, which
-// the fingerprint covers: the wire request's fields, the audio format in
-// its canonical form, and the voice's embedding identified by content.
+// the fingerprint covers: the fields of the request as the documented
+// profile sends it, the audio format in its canonical form, and the voice's
+// embedding identified by content.
 func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) map[string]any {
 	format, _ := contract.Resolve(w.AudioConfig)
 	req := map[string]any{
@@ -29,7 +31,7 @@ func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) ma
 		"text":         w.Text,
 		"audio_config": format.Canonical(),
 	}
-	model := contract.SynthesisModel(w.Model)
+	model := contract.ProfileDocumented.SynthesisModel(w.Model)
 	if !model.NeedsEmbedding {
 		req["voice"] = w.Voice
 	}

@@ -91,7 +91,7 @@ func TestAliasBombsInEveryYAMLInput(t *testing.T) {
 variables:
   lang: hi-IN
 voices:
-  v: { model: tts-v2.5, voice: Kaveri, language: "${var.lang}" }
+  v: { model: tts-v2.5, voice: Nalini, language: "${var.lang}" }
 syntheses:
   s: { for_each: data/rows.yaml, voice: v, text: "${each.value}", output: "o/${each.key}.wav" }
 `)
@@ -116,7 +116,7 @@ syntheses:
 // is not.
 func TestAliasLimits(t *testing.T) {
 	long := strings.Repeat("12 34 ", 10_000) // 60,000 bytes, one digit run
-	head := "version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n"
+	head := "version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }\n"
 	syntheses := func(n int, text string) string {
 		var b strings.Builder
 		b.WriteString("syntheses:\n")
@@ -222,7 +222,7 @@ func TestDataAndVarFileSizeLimits(t *testing.T) {
 variables:
   lang: hi-IN
 voices:
-  v: { model: tts-v2.5, voice: Kaveri, language: "${var.lang}" }
+  v: { model: tts-v2.5, voice: Nalini, language: "${var.lang}" }
 syntheses:
   s: { for_each: data/big.csv, voice: v, text: "${each.value.text}", output: "o/${each.key}.wav" }
 `)
@@ -315,8 +315,8 @@ x-telephony: &telephony { audio_config: { container: mulaw, sample_rate: 8000 } 
 x-narrator: &narrator { voice: narrator }
 x-prompt: &prompt { <<: [*telephony, *narrator], language: hi-IN }
 voices:
-  narrator: { model: tts-v2.5, voice: Kaveri, language: en-IN }
-  other: { model: tts-v2.5, voice: Girish, language: en-IN }
+  narrator: { model: tts-v2.5, voice: Nalini, language: en-IN }
+  other: { model: tts-v2.5, voice: Deepak, language: en-IN }
 syntheses:
 `)
 	for i := range n {

@@ -9,10 +9,11 @@ import (
 
 // checker applies the semantic rules to an expanded manifest.
 type checker struct {
-	m    *manifest.Manifest
-	cat  *contract.Catalog
-	opts manifest.LoadOptions
-	ds   manifest.Diagnostics
+	m       *manifest.Manifest
+	profile contract.Profile
+	cat     *contract.Catalog
+	opts    manifest.LoadOptions
+	ds      manifest.Diagnostics
 	// forcedAC holds the 8000 Hz copies of shared audio configs.
 	forcedAC map[*manifest.AudioConfig]*manifest.AudioConfig
 	// texts holds the texts checked (see checkedBefore), whose spans are
@@ -44,7 +45,7 @@ func Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics
 // check runs the checks and returns the checker, with what it found and
 // what it remembers.
 func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
-	c := &checker{m: m, cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{},
+	c := &checker{m: m, profile: profileOf(m), cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{},
 		texts: map[textKey]bool{}, seed: maphash.MakeSeed(), done: map[onceKey]bool{}, acDone: map[acKey]acResult{},
 		models: map[string]*contract.Model{}}
 	c.checkService()

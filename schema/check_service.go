@@ -18,6 +18,10 @@ var EndpointNames = []string{"tts_inference", "tts_sse", "tts_realtime", "tts_em
 func (c *checker) checkService() {
 	s := c.m.Service
 	at := func(f string) manifest.Pos { return fieldPos(s.Fields, f, s.Pos) }
+	if _, err := contract.ParseProfile(string(s.Profile)); err != nil {
+		c.ds.Errorf(at("profile"), "service.%v", err).
+			WithHint("live speaks to the live service (the default); documented to a service that follows the documents")
+	}
 	c.checkURL(s.BaseURL, at("base_url"), "base_url", "https")
 	c.checkURL(s.WSBaseURL, at("ws_base_url"), "ws_base_url", "wss")
 	if s.Retries < 0 || s.Retries > 100 {

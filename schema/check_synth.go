@@ -57,6 +57,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 			c.checkSpeed(model, *s.Speed, p)
 		}
 	}
+	c.checkVoiceLanguage(s, model)
 	if s.Language == "" && model.LanguageRequired && c.once(onceKey{what: "needs language", pos: s.Pos, value: s.Name + "\x00" + v.Name, model: model}) {
 		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, model.Name).
 			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, listNames(model.Languages))
@@ -161,6 +162,7 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInf
 		}
 	}
 	format, problems := contract.Resolve(a)
+	problems = append(problems, c.profile.CheckAudio(a)...)
 	ok := true
 	for _, p := range problems {
 		switch {
@@ -211,4 +213,24 @@ func (c *checker) forced(a *manifest.AudioConfig, rate int) *manifest.AudioConfi
 	f.SampleRate = rate
 	c.forcedAC[a] = &f
 	return &f
+}
+
+// checkVoiceLanguage warns when a voice speaks a language it was not made
+// for (where the catalog knows: the live tts-v2.5 voices), naming the voices
+// of that language.
+func (c *checker) checkVoiceLanguage(s *manifest.Synthesis, model *contract.Model) {
+	made, known := model.VoiceLanguages[s.VoiceName]
+	if !known || s.Language == "" || s.Language == made || s.Language == "auto" || !slices.Contains(model.Languages, s.Language) {
+		return // an unknown language is an error of its own
+	}
+	p := at(s.Fields, "language", s.Pos)
+	if !c.once(onceKey{what: "voice language", pos: p, value: s.VoiceName + "\x00" + s.Language, model: model}) {
+		return
+	}
+	d := c.ds.Warnf(p, "voice %s of %s was made for %s, not %s", s.VoiceName, model.Name, made, s.Language)
+	if others := model.VoicesOf(s.Language); len(others) > 0 {
+		d.WithHint("voices made for %s: %s", s.Language, listNames(others))
+	} else {
+		d.WithHint("no %s voice is made for %s", model.Name, s.Language)
+	}
 }

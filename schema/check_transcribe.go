@@ -83,7 +83,7 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 	}
 	if len(api.SampleRates) == 0 {
 		not("sample_rate", "sample_rate")
-	} else if err := contract.ProfileDocumented.CheckRealtimeRate(t.SampleRate); err != nil {
+	} else if err := c.profile.CheckRealtimeRate(t.SampleRate); err != nil {
 		c.ds.Errorf(f("sample_rate"), "%v", err)
 	}
 	if _, set := t.Fields["urls"]; set && !api.URLs {

@@ -26,7 +26,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // NAME=VALUE per line), varfiles.txt (one -var-file per line) and
 // fixtures.txt (lines "PATH RATE SECONDS [SIZE]": WAV files generated
 // before loading, so that the corpus holds no audio; SIZE pads the file to
-// that many bytes with a sparse hole, for size limits).
+// that many bytes with a sparse hole, for size limits) and profile.txt (the
+// service profile; the corpus speaks to the documented one otherwise).
 //
 // conformance: TTS-001, TTS-004, TTS-005, TTS-007, TTS-008, TTS-011, TTS-012, TTS-013, TTS-014,
 // TTS-015, TTS-017, TTS-019, TTS-022, TTS-025, TTS-027, TTS-030, TTS-032, TTS-033, TTS-040,
@@ -100,7 +101,13 @@ func loadCase(t *testing.T, dir string) (*manifest.Manifest, manifest.Diagnostic
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(tmp, "want.golden"))
-	opts := manifest.LoadOptions{Environ: []string{"VOXFORM_VAR_from_env=env-value"}}
+	// The corpus holds the documents' rules: its cases speak to the
+	// documented profile unless profile.txt names another.
+	profile := "documented"
+	if p := readLines(t, filepath.Join(tmp, "profile.txt")); len(p) > 0 {
+		profile = p[0]
+	}
+	opts := manifest.LoadOptions{Environ: []string{"VOXFORM_VAR_from_env=env-value", "VOXFORM_PROFILE=" + profile}}
 	opts.Vars = readLines(t, filepath.Join(tmp, "vars.txt"))
 	opts.VarFiles = readLines(t, filepath.Join(tmp, "varfiles.txt"))
 	for _, line := range readLines(t, filepath.Join(tmp, "fixtures.txt")) {
@@ -119,7 +126,7 @@ func loadCase(t *testing.T, dir string) (*manifest.Manifest, manifest.Diagnostic
 			}
 		}
 	}
-	for _, aux := range []string{"vars.txt", "varfiles.txt", "fixtures.txt"} {
+	for _, aux := range []string{"vars.txt", "varfiles.txt", "fixtures.txt", "profile.txt"} {
 		os.Remove(filepath.Join(tmp, aux))
 	}
 	return schema.Load(tmp, opts)

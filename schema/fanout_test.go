@@ -34,7 +34,7 @@ func longText(n int) string {
 }
 
 // fanOutHead declares the voices of the fan-out cases.
-const fanOutHead = "version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n" +
+const fanOutHead = "version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }\n" +
 	"  v3: { model: tts-v3.0, voice: Shivani, language: hi-IN }\n"
 
 // TestLongVariableUsedManyTimes: a 40 KB variable used as the text of
@@ -301,7 +301,7 @@ func TestFanOutOfUnknownNames(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(fanOutHead)
 	for i := range 5_000 {
-		fmt.Fprintf(&b, "  v%04d: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n", i)
+		fmt.Fprintf(&b, "  v%04d: { model: tts-v2.5, voice: Nalini, language: hi-IN }\n", i)
 	}
 	b.WriteString("variables:\n  lang: hi-IN\nsyntheses:\n  s:\n    for_each: d.csv\n" +
 		"    voice: \"${each.value.voice}\"\n    text: \"${var.lnag}\"\n    output: \"o/${each.key}.wav\"\n")

@@ -36,7 +36,7 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: &a [*a]\n"), []byte(""))
-	f.Add([]byte("syntheses:\n  s: { for_each: data.csv, voice: v, text: \"${each.value.text}\", output: \"o/${each.key}.wav\" }\nvoices:\n  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n"),
+	f.Add([]byte("syntheses:\n  s: { for_each: data.csv, voice: v, text: \"${each.value.text}\", output: \"o/${each.key}.wav\" }\nvoices:\n  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }\n"),
 		[]byte("key,text\nx,\"unterminated\n"))
 	f.Add([]byte("x: &x {a: &y {b: *x}}\n<<: *x\n"), []byte("\xef\xbb\xbfkey\n\n"))
 	// 582 bytes of nested merge keys once took over 30 s to resolve.

@@ -36,12 +36,26 @@ func loadRaw(raw *manifest.Raw, opts manifest.LoadOptions, ds manifest.Diagnosti
 	return m, ds
 }
 
-// CatalogFor returns the built-in catalog extended by a manifest's catalog: block.
+// CatalogFor returns the built-in catalog of the manifest's profile (the
+// default profile's for a nil manifest or an unknown profile, which
+// validation reports) extended by its catalog: block.
 func CatalogFor(m *manifest.Manifest) *contract.Catalog {
-	c := contract.Builtin()
+	c := contract.BuiltinFor(profileOf(m))
 	if m != nil {
 		c.Extend(contract.Extension{Models: m.Catalog.Models, Voices: m.Catalog.Voices,
 			Languages: m.Catalog.Languages, RecognitionLanguages: m.Catalog.RecognitionLanguages})
 	}
 	return c
+}
+
+// profileOf is the manifest's profile, or the default one.
+func profileOf(m *manifest.Manifest) contract.Profile {
+	if m == nil {
+		return contract.DefaultProfile
+	}
+	p, err := contract.ParseProfile(string(m.Service.Profile))
+	if err != nil {
+		return contract.DefaultProfile
+	}
+	return p
 }

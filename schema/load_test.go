@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/schema"
 )
@@ -49,7 +50,7 @@ func TestSpecExampleExpands(t *testing.T) {
 		t.Errorf("transcription settings: %+v", a)
 	}
 	billing := m.Syntheses[0]
-	if billing.Text != "बिल के लिए एक दबाएँ" || billing.Language != "hi-IN" || billing.Model != "tts-v2.5" || billing.VoiceName != "Kaveri" {
+	if billing.Text != "बिल के लिए एक दबाएँ" || billing.Language != "hi-IN" || billing.Model != "tts-v2.5" || billing.VoiceName != "Nalini" {
 		t.Errorf("billing: %+v", billing)
 	}
 	if billing.Speed == nil || *billing.Speed != 1.0 {
@@ -161,7 +162,7 @@ func TestHash(t *testing.T) {
 	writeFile(t, dir, "voxform.yaml", `version: 1
 variables: { lang: hi-IN }
 voices:
-  n: { model: tts-v2.5, voice: Kaveri, language: "${var.lang}" }
+  n: { model: tts-v2.5, voice: Nalini, language: "${var.lang}" }
 syntheses:
   s: { for_each: data/p.csv, voice: n, text: "${each.value.text}", output: "out/${each.key}.wav" }
 `)
@@ -216,7 +217,7 @@ func bigManifest(t testing.TB, n int) string {
 	dir := t.TempDir()
 	writeFile(t, dir, "voxform.yaml", `version: 1
 voices:
-  narrator: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+  narrator: { model: tts-v2.5, voice: Nalini, language: hi-IN }
 defaults:
   synthesis:
     audio_config: { container: mulaw }
@@ -270,5 +271,29 @@ func BenchmarkLoad10k(b *testing.B) {
 		if ds.HasErrors() || len(m.Syntheses) != 10000 {
 			b.Fatalf("load: %v", ds)
 		}
+	}
+}
+
+// TestProfile: service.profile names the service spoken to; live is the
+// default, VOXFORM_PROFILE overrides the manifest, and an unknown profile
+// is an error at its position.
+func TestProfile(t *testing.T) {
+	load := func(yaml string, environ ...string) (*manifest.Manifest, manifest.Diagnostics) {
+		dir := t.TempDir()
+		writeFile(t, dir, "voxform.yaml", yaml)
+		return schema.Load(dir, manifest.LoadOptions{Environ: environ})
+	}
+	if m, ds := load("version: 1\n"); len(ds) != 0 || m.Service.Profile != contract.ProfileLive {
+		t.Errorf("default: %q %v", m.Service.Profile, ds)
+	}
+	if m, ds := load("version: 1\nservice: { profile: documented }\n"); len(ds) != 0 || m.Service.Profile != contract.ProfileDocumented {
+		t.Errorf("documented: %q %v", m.Service.Profile, ds)
+	}
+	if m, _ := load("version: 1\nservice: { profile: documented }\n", "VOXFORM_PROFILE=live"); m.Service.Profile != contract.ProfileLive {
+		t.Errorf("VOXFORM_PROFILE=live over the manifest: %q", m.Service.Profile)
+	}
+	_, ds := load("version: 1\nservice: { profile: staging }\n")
+	if len(ds) != 1 || ds[0].Pos.Line != 2 || ds[0].Pos.Col != 21 || !strings.Contains(ds[0].Message, `profile "staging" is not live or documented`) {
+		t.Errorf("unknown profile: %v", ds)
 	}
 }

@@ -140,7 +140,7 @@ func TestTextCheckedOncePerSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b, csv strings.Builder
-			b.WriteString("version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }\n")
+			b.WriteString("version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }\n")
 			b.WriteString("variables:\n  long: \"" + long + "\"\ndefaults:\n  synthesis: { text: \"${var.long}\" }\nsyntheses:\n")
 			csv.WriteString("key,text\n")
 			for i := range 1_500 {

@@ -5,3 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 go test -race -count=1 -timeout 20m "$@" ./...
+# The end-to-end suite once more, against the documented service (the run
+# above speaks to the live profile, the default).
+VOXFORM_E2E_PROFILE=documented go test -race -count=1 -timeout 20m "$@" ./e2e

@@ -1,13 +1,17 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
 )
 
 // MaxCacheFileSize bounds a file read from .voxform/ (the hash cache and the
@@ -85,4 +89,30 @@ func openCacheFile(dir, name string) (*os.File, error) {
 	}
 	defer d.Close()
 	return openOwn(int(d.Fd()), name, filepath.Join(d.Name(), name), unix.O_RDONLY, 0)
+}
+
+// SchemaFileName is the manifest's JSON Schema kept in .voxform/ for
+// editors: a manifest's "# yaml-language-server: $schema=" line names it.
+const SchemaFileName = "manifest.schema.json"
+
+// SchemaPath is SchemaFileName as a manifest names it.
+const SchemaPath = CacheDirName + "/" + SchemaFileName
+
+// KeepSchema writes content as .voxform/manifest.schema.json in the
+// manifest directory dir unless the file there already holds it, so that
+// editors find the schema of the voxform that runs, offline and kept
+// current across upgrades.
+func KeepSchema(dir string, content []byte) error {
+	if old, err := readCacheFile(dir, SchemaFileName); err == nil && bytes.Equal(old, content) {
+		return nil
+	}
+	d, err := openCacheDir(dir, true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return owned.WriteFileAt(d, SchemaFileName, 0o644, false, func(w io.Writer) error {
+		_, err := w.Write(content)
+		return err
+	})
 }

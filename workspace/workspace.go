@@ -37,8 +37,12 @@ func New(dir string) *Workspace {
 func (w *Workspace) Backend() *state.Local { return w.backend }
 
 // Load loads, expands and validates the manifest. The manifest is nil when
-// any diagnostic is an error.
+// any diagnostic is an error. The JSON Schema editors read (named by the
+// manifest's "# yaml-language-server" line) is kept current in .voxform/.
 func (w *Workspace) Load(opts manifest.LoadOptions) (*manifest.Manifest, manifest.Diagnostics) {
+	if names, err := manifest.ManifestFiles(w.Dir); err == nil && len(names) > 0 {
+		state.KeepSchema(w.Dir, schema.JSON) // for editors only: a failure changes nothing else
+	}
 	m, ds := schema.Load(w.Dir, opts)
 	if ds.HasErrors() {
 		return nil, ds

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
@@ -18,7 +19,7 @@ import (
 
 const hello = `
 voices:
-  v: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }
 syntheses:
   hello:
     voice: v
@@ -40,12 +41,12 @@ func newProject(t *testing.T) *project {
 	if err := os.WriteFile(filepath.Join(dir, "voxform.yaml"), []byte(hello), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run, err := emulator.Start(emulator.Options{NoEspeak: true, TimeScale: 1000}, "127.0.0.1:0")
+	run, err := emulator.Start(emulator.Options{NoEspeak: true, TimeScale: 1000, Profile: string(contract.DefaultProfile)}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { run.Shutdown(context.Background()) })
-	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key"})
+	cl, err := speechapi.New(speechapi.Config{BaseURL: run.URL, APIKey: "test-key", Profile: contract.DefaultProfile})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,38 @@
+package e2e_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+)
+
+// TestLiveNamesAreTheDocumentedOnes: the live-voices example, applied with
+// the live names, is the same work as the same manifest written with the
+// documents' names: it plans no change, and an apply calls nothing.
+func TestLiveNamesAreTheDocumentedOnes(t *testing.T) {
+	t.Parallel()
+	if profile != "live" {
+		t.Skip("the live-voices example names voices only the live service has: run with VOXFORM_E2E_PROFILE=live")
+	}
+	e := startEmulator(t, emulator.Options{Seed: 7})
+	p := newProject(t, "live-voices", e)
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	before := e.stats(t).calls()
+	editFile(t, p.path("main.yaml"), "model: timbre-v2.5, voice: Asmita", "model: tts-v2.5, voice: Asmita")
+	editFile(t, p.path("main.yaml"), "model: timbre-v2.5, voice: Suhana", "model: tts-v2.5, voice: Suhana")
+	p.assertNoChanges()
+	p.assertNoChanges()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if after := e.stats(t).calls(); after != before {
+		t.Errorf("the same work under other names made %d calls", after-before)
+	}
+	if b, err := os.ReadFile(p.path("build/ta/welcome.opus")); err != nil || !strings.HasPrefix(string(b), "OggS") {
+		t.Errorf("build/ta/welcome.opus is not an Ogg file: %v", err)
+	}
+}
