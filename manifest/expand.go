@@ -175,6 +175,10 @@ func (x *expander) service() {
 		}
 		if v, ok := strings.CutPrefix(kv, "VOXFORM_PROFILE="); ok && v != "" {
 			s.Profile = contract.Profile(v)
+			if s.Fields == nil {
+				s.Fields = map[string]Pos{}
+			}
+			s.Fields["profile"] = Pos{File: "VOXFORM_PROFILE"} // what a problem with it points at
 		}
 	}
 	if s.Profile == "" {

@@ -19,7 +19,11 @@ func (c *checker) checkService() {
 	s := c.m.Service
 	at := func(f string) manifest.Pos { return fieldPos(s.Fields, f, s.Pos) }
 	if _, err := contract.ParseProfile(string(s.Profile)); err != nil {
-		c.ds.Errorf(at("profile"), "service.%v", err).
+		p := at("profile")
+		if env := s.Fields["profile"]; env.File == "VOXFORM_PROFILE" {
+			p = env // set by the environment, which wins over the manifest
+		}
+		c.ds.Errorf(p, "service.%v", err).
 			WithHint("live speaks to the live service (the default); documented to a service that follows the documents")
 	}
 	c.checkURL(s.BaseURL, at("base_url"), "base_url", "https")

@@ -292,6 +292,9 @@ func TestProfile(t *testing.T) {
 	if m, _ := load("version: 1\nservice: { profile: documented }\n", "VOXFORM_PROFILE=live"); m.Service.Profile != contract.ProfileLive {
 		t.Errorf("VOXFORM_PROFILE=live over the manifest: %q", m.Service.Profile)
 	}
+	if _, ds := load("version: 1\nservice: { profile: documented }\n", "VOXFORM_PROFILE=bogus"); len(ds) != 1 || ds[0].Pos.File != "VOXFORM_PROFILE" {
+		t.Errorf("VOXFORM_PROFILE=bogus: %v, want an error naming the variable", ds)
+	}
 	_, ds := load("version: 1\nservice: { profile: staging }\n")
 	if len(ds) != 1 || ds[0].Pos.Line != 2 || ds[0].Pos.Col != 21 || !strings.Contains(ds[0].Message, `profile "staging" is not live or documented`) {
 		t.Errorf("unknown profile: %v", ds)
