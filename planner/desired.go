@@ -212,7 +212,11 @@ func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, embFP map[s
 	// covers the request as the documents spell it, so that switching
 	// profile replaces nothing.
 	d.Wire.Synthesis = synthesisWire(s, profile)
-	d.Request = synthesisRequest(synthesisWire(s, contract.ProfileDocumented), emb)
+	canonical := d.Wire.Synthesis
+	if profile != contract.ProfileDocumented {
+		canonical = synthesisWire(s, contract.ProfileDocumented)
+	}
+	d.Request = synthesisRequest(canonical, emb)
 	return d, d.fingerprint()
 }
 

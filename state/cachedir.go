@@ -103,8 +103,19 @@ const SchemaPath = CacheDirName + "/" + SchemaFileName
 // editors find the schema of the voxform that runs, offline and kept
 // current across upgrades.
 func KeepSchema(dir string, content []byte) error {
-	if old, err := readCacheFile(dir, SchemaFileName); err == nil && bytes.Equal(old, content) {
-		return nil
+	if f, err := openCacheFile(dir, SchemaFileName); err == nil {
+		// Read only a file of the schema's size: whatever else is there is
+		// rewritten unread.
+		st, serr := f.Stat()
+		same := false
+		if serr == nil && st.Size() == int64(len(content)) {
+			old, rerr := readAtMost(f, int64(len(content)), "the manifest schema")
+			same = rerr == nil && bytes.Equal(old, content)
+		}
+		f.Close()
+		if same {
+			return nil
+		}
 	}
 	d, err := openCacheDir(dir, true)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/state"
 )
 
@@ -28,7 +29,16 @@ const SourceChanged = "source changed"
 // Verify hashes every output recorded in st, and every local transcription
 // source, trusting nothing from the hash cache. It returns what is missing
 // or differs, by address, and how many files it hashed.
+//
+// A recorded output is read only as the file system resolves it inside the
+// manifest directory (owned.Root.Resolve): a directory replaced by a link
+// to elsewhere since is an error, never a file hashed outside.
 func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, int, error) {
+	root, err := owned.Open(w.Dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer root.Close()
 	var out []Drift
 	checked := 0
 	check := func(addr, rel, want, problem string) error {
@@ -36,6 +46,11 @@ func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, int, e
 			return err
 		}
 		checked++
+		if problem != SourceChanged {
+			if _, err := root.Resolve(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("verify %s: %w", rel, err)
+			}
+		}
 		sum, _, err := state.HashFile(filepath.Join(w.Dir, filepath.FromSlash(rel)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

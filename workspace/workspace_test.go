@@ -227,3 +227,22 @@ func TestVerify(t *testing.T) {
 		t.Errorf("verify after removal: %+v", d)
 	}
 }
+
+// Verify never hashes a file outside the manifest directory: an output
+// directory replaced by a link to elsewhere is an error.
+func TestVerifyRefusesLinkOutside(t *testing.T) {
+	p := newProject(t)
+	plan, s := p.plan(planner.Options{})
+	p.apply(s, plan)
+	st, _ := p.ws.ReadState()
+	outside := t.TempDir()
+	if err := os.Rename(filepath.Join(p.ws.Dir, "out"), filepath.Join(outside, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "out"), filepath.Join(p.ws.Dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err := p.ws.Verify(p.ctx, st); err == nil || !strings.Contains(err.Error(), "out/hello.wav") {
+		t.Errorf("verify through a link outside: %v %v, want an error", d, err)
+	}
+}
