@@ -76,7 +76,7 @@ func TestValidate(t *testing.T) {
 			files:    map[string]string{"voxform.yaml": validManifest},
 			args:     []string{"-var", "language=xx-IN"},
 			wantCode: ExitError,
-			wantStderr: "voxform.yaml:5:58: error: language for tts-v2.5 \"xx-IN\" is not one of auto, hi-IN, en-IN, ta-IN, te-IN, kn-IN, ml-IN, mr-IN, pa-IN, bn-IN, gu-IN, hi-en\n" +
+			wantStderr: "voxform.yaml:5:58: error: language for timbre-v2.5 \"xx-IN\" is not one of auto, hi-IN, en-IN, ta-IN, te-IN, kn-IN, ml-IN, mr-IN, pa-IN, bn-IN, gu-IN, hi-en\n" +
 				"hint: did you mean \"bn-IN\"?\n" +
 				"voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
 				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n" +
@@ -91,7 +91,7 @@ func TestValidate(t *testing.T) {
 			wantCode:   ExitOK,
 			wantStdout: "the manifest is valid: 1 voice, 0 embeddings, 1 synthesis, 0 transcriptions (2 warnings)\n",
 			// The live catalog knows Nalini is a Hindi voice.
-			wantStderr: "voxform.yaml:5:58: warning: voice Nalini of tts-v2.5 was made for hi-IN, not ta-IN\n" +
+			wantStderr: "voxform.yaml:5:58: warning: voice Nalini of timbre-v2.5 was made for hi-IN, not ta-IN\n" +
 				"hint: voices made for ta-IN: Asmita, Trisha, Brinda, Vedika, Noopur\n" +
 				"voxform.yaml:7:41: warning: digits \"100\" in text are mispronounced by the service\n" +
 				"hint: spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")\n",
@@ -159,7 +159,7 @@ voices:
 	}
 	want := []jsonDiagnostic{
 		{File: "voxform.yaml", Line: 3, Col: 32, Severity: "error",
-			Message: `voice name for tts-v2.5 "Kavery" is not one of Nalini, Bhavna, Yashvi, Urmila, Jwala, Chitra, Ambuja, Deepak, Roopesh, Vikrant, Hemraj, Jalaj, Omkar, Kaveri, Trupti, Devika, Pranav, Shlok, Girish, Asmita and 22 more`, Hint: `did you mean "Kaveri"?`},
+			Message: `voice name for timbre-v2.5 "Kavery" is not one of Nalini, Bhavna, Yashvi, Urmila, Jwala, Chitra, Ambuja, Deepak, Roopesh, Vikrant, Hemraj, Jalaj, Omkar, Kaveri, Trupti, Devika, Pranav, Shlok, Girish, Asmita and 22 more`, Hint: `did you mean "Kaveri"?`},
 		{File: "voxform.yaml", Line: 3, Col: 64, Severity: "error",
 			Message: "speed 2 is out of range 0.85 to 1.15", Hint: "or use slow (0.85), medium (1.0) or fast (1.15)"},
 	}

@@ -96,8 +96,8 @@ func BuiltinFor(p Profile) *Catalog {
 		Models: []*Model{
 			{Name: "tts-v2.0", Voices: []string{"Pranav", "Kaveri", "Shubhra", "Deepak"}, Languages: []string{"IND-IN"},
 				DefaultLanguage: "IND-IN", Language: true, VoiceRequired: true, Note: "English and Hindi; announced as to be deprecated"},
-			{Name: "tts-v2.5", Voices: []string{"Nalini", "Kaveri", "Deepak", "Girish", "Poorvi"}, Languages: slices.Clone(tts25Languages),
-				LanguageRequired: true, Language: true, VoiceRequired: true, Speed: true, Note: "recommended; the documents name only these example voices of its 42-44"},
+			{Name: "tts-v2.5", Languages: slices.Clone(tts25Languages),
+				LanguageRequired: true, Language: true, VoiceRequired: true, Speed: true, Note: "recommended; 42 voices, each made for one language"},
 			{Name: "tts-v3.0", Voices: []string{"Shivani", "Avinash"}, Languages: []string{"hi-IN", "en-IN"},
 				Language: true, VoiceRequired: true, Speed: true, RendersTags: true, Note: "the only model that renders audio tags"},
 			{Name: "vc-v1", NeedsEmbedding: true, Note: "speaks in a cloned voice given by a speaker embedding; sends no voice name"},
@@ -119,14 +119,25 @@ func BuiltinFor(p Profile) *Catalog {
 		Recognition: builtinRecognition(),
 	}
 	c.Limits = builtinLimits()
+	v25 := c.Model("tts-v2.5")
+	v25.VoiceLanguages = map[string]string{}
+	for _, l := range tts25Voices {
+		for _, v := range l.voices {
+			v25.Voices = append(v25.Voices, v)
+			v25.VoiceLanguages[v] = l.language
+		}
+	}
 	if p == ProfileLive {
 		live(c)
 	}
 	return c
 }
 
-// liveVoices are the live tts-v2.5 (timbre-v2.5) voices by language.
-var liveVoices = []struct {
+// tts25Voices are tts-v2.5's voices by language, as the service owner's
+// client names them (timbre-v2.5). The documents quote a catalog of 42 or
+// 44 voices and show only five of them (Nalini, Kaveri, Deepak, Girish,
+// Poorvi, all here), so both profiles know the whole list.
+var tts25Voices = []struct {
 	language string
 	voices   []string
 }{
@@ -143,20 +154,14 @@ var liveVoices = []struct {
 	{"hi-en", []string{"Poorvi"}},
 }
 
-// live turns the documented catalog into the live service's: tts-v2.5's
-// 42 voices with their languages; tts-v2.0 takes neither language nor
-// speed (both apply to timbre-v2.5 only).
+// live turns the documented catalog into the live service's: tts-v2.0
+// takes neither language nor speed (both apply to timbre-v2.5 only);
+// realtime recognition takes other sample rates, and ITN.
 func live(c *Catalog) {
-	v25 := c.Model("tts-v2.5")
-	v25.Voices, v25.VoiceLanguages = nil, map[string]string{}
-	for _, l := range liveVoices {
-		for _, v := range l.voices {
-			v25.Voices = append(v25.Voices, v)
-			v25.VoiceLanguages[v] = l.language
-		}
-	}
-	v25.Note = "timbre-v2.5 on the wire; 42 voices, each made for one language"
-	c.Recognition["realtime"].SampleRates = ProfileLive.RealtimeSampleRates()
+	c.Model("tts-v2.5").Note = "timbre-v2.5 on the wire; 42 voices, each made for one language"
+	rt := c.Recognition[APIRealtime]
+	rt.SampleRates = ProfileLive.RealtimeSampleRates()
+	rt.ITN = true // x-format: transcribe and itn_native_numerals headers
 	v20 := c.Model("tts-v2.0")
 	v20.Languages, v20.DefaultLanguage, v20.Language = nil, "", false
 	v20.Note = "timbre-v2.0 on the wire; English and Hindi; takes no language"

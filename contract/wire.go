@@ -32,7 +32,8 @@ type EmbeddingRequest struct {
 type TranscriptionRequest struct {
 	API          string `json:"api"`
 	LanguageCode string `json:"language_code"`
-	// Format and ITNNativeNumerals: rest and batch_legacy.
+	// Format and ITNNativeNumerals: rest and batch_legacy, and realtime
+	// with the live profile (its x-format and itn_native_numerals headers).
 	Format            string `json:"format,omitempty"`
 	ITNNativeNumerals bool   `json:"itn_native_numerals,omitempty"`
 	// Model, Mode, WithDiarization, NumSpeakers, WithDenoise and

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 
 // TestLiveNamesAreTheDocumentedOnes: the live-voices example, applied with
 // the live names, is the same work as the same manifest written with the
-// documents' names: it plans no change, and an apply calls nothing.
+// documents' names, under either profile: it plans no change, and an
+// apply calls nothing.
 func TestLiveNamesAreTheDocumentedOnes(t *testing.T) {
 	t.Parallel()
 	if profile != "live" {
@@ -25,6 +27,14 @@ func TestLiveNamesAreTheDocumentedOnes(t *testing.T) {
 	editFile(t, p.path("main.yaml"), "model: timbre-v2.5, voice: Asmita", "model: tts-v2.5, voice: Asmita")
 	editFile(t, p.path("main.yaml"), "model: timbre-v2.5, voice: Suhana", "model: tts-v2.5, voice: Suhana")
 	p.assertNoChanges()
+	// The documents' profile, and Opus as the documents write it: the same
+	// work again (the voices beyond the documents' five examples are known
+	// to both profiles).
+	editFile(t, p.path("main.yaml"), "audio_config: { container: raw, encoding: oggopus }", "audio_config: { container: ogg, encoding: oggopus }")
+	withProfile := *p
+	withProfile.env = append(slices.Clone(p.env), "VOXFORM_PROFILE=documented")
+	withProfile.assertNoChanges()
+	editFile(t, p.path("main.yaml"), "audio_config: { container: ogg, encoding: oggopus }", "audio_config: { container: raw, encoding: oggopus }")
 	p.assertNoChanges()
 	if r := p.apply(); r.code != 0 {
 		t.Fatalf("%s", r)

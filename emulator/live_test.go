@@ -376,14 +376,15 @@ func TestLiveSynthesisRules(t *testing.T) {
 		{live, "tts-v2.5", `"model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN"`, 400, `model "tts-v2.5" is not supported: use one of timbre-v2.5, timbre-v2.0, tts-v3.0, vc-v1`},
 		{live, "tts-v2.0", `"model": "tts-v2.0", "voice": "Pranav"`, 400, `model "tts-v2.0" is not supported`},
 		{live, "tts-v3.0 stays", `"model": "tts-v3.0", "voice": "Shivani"`, 200, "audio/wav"},
-		{live, "documented-only voice", `"model": "timbre-v2.5", "voice": "Aditi", "language": "en-IN"`, 400, `voice "Aditi" is not supported by timbre-v2.5`},
+		{live, "unknown voice", `"model": "timbre-v2.5", "voice": "Aditi", "language": "en-IN"`, 400, `voice "Aditi" is not supported by timbre-v2.5`},
 		{live, "speed with timbre-v2.0", `"model": "timbre-v2.0", "voice": "Pranav", "speed": 1.1`, 400, "speed is not supported by timbre-v2.0 (timbre-v2.5 only)"},
 		{live, "container ogg", `"model": "timbre-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "ogg"}`, 400, "container raw with encoding oggopus"},
 		{live, "ogg oggopus", `"model": "timbre-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "ogg", "encoding": "oggopus"}`, 400, "container raw with encoding oggopus"},
 		{live, "raw oggopus", `"model": "timbre-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "raw", "encoding": "oggopus"}`, 200, "audio/ogg"},
 		{doc, "documented tts-v2.5", `"model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN"`, 200, "audio/wav"},
+		{doc, "a tts-v2.5 voice beyond the documents' examples", `"model": "tts-v2.5", "voice": "Asmita", "language": "ta-IN"`, 200, "audio/wav"},
+		{doc, "unknown voice", `"model": "tts-v2.5", "voice": "Aditi", "language": "en-IN"`, 400, `voice "Aditi" is not supported by tts-v2.5`},
 		{doc, "documented timbre-v2.5", `"model": "timbre-v2.5", "voice": "Kaveri", "language": "en-IN"`, 400, `model "timbre-v2.5" is not supported: use one of tts-v2.5, tts-v2.0, tts-v3.0, vc-v1`},
-		{doc, "documented live voice", `"model": "tts-v2.5", "voice": "Yashvi", "language": "hi-IN"`, 400, `voice "Yashvi" is not supported by tts-v2.5`},
 		{doc, "documented container ogg", `"model": "tts-v2.5", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "ogg"}`, 200, "audio/ogg"},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, tc.s.url+"/api/v1/tts/inference", strings.NewReader("{"+hello+", "+tc.body+"}"))

@@ -71,7 +71,7 @@ func transcriptionWire(t *manifest.Transcription) *contract.TranscriptionRequest
 		w.Input, w.SignedURL = t.Key, t.Input
 	}
 	switch t.API {
-	case manifest.APIREST, manifest.APIBatchLegacy:
+	case manifest.APIREST, manifest.APIBatchLegacy, manifest.APIRealtime:
 		w.Format = t.Format
 		if w.Format == "" {
 			w.Format = contract.FormatVerbatim
@@ -91,7 +91,8 @@ func transcriptionWire(t *manifest.Transcription) *contract.TranscriptionRequest
 		w.IsMultiChannel = t.IsMultiChannel
 		w.WithDenoise = t.WithDenoise
 		w.CallbackURL = t.CallbackURL
-	case manifest.APIRealtime:
+	}
+	if t.API == manifest.APIRealtime {
 		w.SampleRate = t.SampleRate
 		if w.SampleRate == 0 {
 			w.SampleRate = contract.RealtimeDefaultRate
@@ -134,6 +135,13 @@ func transcriptionRequest(w *contract.TranscriptionRequest, key, srcSHA string) 
 		req["with_denoise"] = w.WithDenoise != nil && *w.WithDenoise
 	case manifest.APIRealtime:
 		req["sample_rate"] = w.SampleRate
+		// ITN is the live service's only (a header); verbatim, the
+		// default, is not written, so a realtime request made before
+		// realtime took a format keeps its fingerprint.
+		if w.Format == contract.FormatTranscribe {
+			req["format"] = w.Format
+			req["itn_native_numerals"] = w.ITNNativeNumerals
+		}
 	}
 	return req
 }

@@ -58,3 +58,8 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 	c.checkPaths()
 	return c
 }
+
+// modelName is a synthesis model's name in diagnostics: as the profile
+// sends it (timbre-v2.5 under live, tts-v2.5 under documented); the
+// manifest may spell it either way.
+func (c *checker) modelName(canonical string) string { return c.profile.WireModel(canonical) }

@@ -59,7 +59,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 	}
 	c.checkVoiceLanguage(s, model)
 	if s.Language == "" && model.LanguageRequired && c.once(onceKey{what: "needs language", pos: s.Pos, value: s.Name + "\x00" + v.Name, model: model}) {
-		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, model.Name).
+		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, c.modelName(model.Name)).
 			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, listNames(model.Languages))
 	}
 	if _, set := s.Fields["text"]; set {
@@ -227,10 +227,10 @@ func (c *checker) checkVoiceLanguage(s *manifest.Synthesis, model *contract.Mode
 	if !c.once(onceKey{what: "voice language", pos: p, value: s.VoiceName + "\x00" + s.Language, model: model}) {
 		return
 	}
-	d := c.ds.Warnf(p, "voice %s of %s was made for %s, not %s", s.VoiceName, model.Name, made, s.Language)
+	d := c.ds.Warnf(p, "voice %s of %s was made for %s, not %s", s.VoiceName, c.modelName(model.Name), made, s.Language)
 	if others := model.VoicesOf(s.Language); len(others) > 0 {
 		d.WithHint("voices made for %s: %s", s.Language, listNames(others))
 	} else {
-		d.WithHint("no %s voice is made for %s", model.Name, s.Language)
+		d.WithHint("no %s voice is made for %s", c.modelName(model.Name), s.Language)
 	}
 }

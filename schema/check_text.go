@@ -122,11 +122,11 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 	first, hasTags, words := c.checkTags(s.Text, model, pos)
 	switch {
 	case hasTags && !model.RendersTags && !words:
-		c.ds.Errorf(pos(first.Offset), "text is made only of audio tags, which %s removes: the service rejects it", model.Name).
+		c.ds.Errorf(pos(first.Offset), "text is made only of audio tags, which %s removes: the service rejects it", c.modelName(model.Name)).
 			WithHint("add words to speak, or use a tts-v3.0 voice to render the tags")
 		return
 	case hasTags && !model.RendersTags:
-		c.ds.Warnf(pos(first.Offset), "audio tag <%s> is removed by %s and not rendered (only tts-v3.0 renders tags)", first.Name, model.Name).
+		c.ds.Warnf(pos(first.Offset), "audio tag <%s> is removed by %s and not rendered (only tts-v3.0 renders tags)", first.Name, c.modelName(model.Name)).
 			WithHint("use a tts-v3.0 voice, or remove the tags")
 	case hasTags && !words:
 		// The documents reject tag-only text for tts-v2.5 and are silent for

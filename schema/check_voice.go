@@ -47,25 +47,34 @@ func (c *checker) checkVoices() {
 		f := func(n string) manifest.Pos { return at(v.Fields, n, v.Pos) }
 		model := c.cat.Model(v.Model)
 		if model == nil {
-			c.unknownName(f("model"), "model", v.Model, c.cat.ModelNames(), "declare new models under catalog.models")
+			var names []string
+			for _, n := range c.cat.ModelNames() {
+				names = append(names, c.modelName(n))
+			}
+			c.unknownName(f("model"), "model", v.Model, names, "declare new models under catalog.models")
 			continue
 		}
 		if model.NeedsEmbedding {
 			c.checkCloneVoice(v, embeddings)
 		} else {
+			name := c.modelName(v.Model)
 			if _, set := v.Fields["embedding"]; set {
-				c.ds.Errorf(f("embedding"), "embedding is only for model vc-v1, not %s", v.Model)
+				c.ds.Errorf(f("embedding"), "embedding is only for model vc-v1, not %s", name)
 			}
 			if _, set := v.Fields["embedding_file"]; set {
-				c.ds.Errorf(f("embedding_file"), "embedding_file is only for model vc-v1, not %s", v.Model)
+				c.ds.Errorf(f("embedding_file"), "embedding_file is only for model vc-v1, not %s", name)
 			}
 			switch {
 			case v.Voice == "" && model.VoiceRequired:
-				c.ds.Errorf(v.Pos, "voice %q needs a voice: name for model %s", v.Name, v.Model).
-					WithHint("voices of %s: %s", v.Model, listNames(model.Voices))
+				d := c.ds.Errorf(v.Pos, "voice %q needs a voice: name for model %s", v.Name, name)
+				if made := model.VoicesOf(v.Language); len(made) > 0 {
+					d.WithHint("voices of %s made for %s: %s", name, v.Language, listNames(made))
+				} else {
+					d.WithHint("voices of %s: %s", name, listNames(model.Voices))
+				}
 			case v.Voice != "" && !slices.Contains(model.Voices, v.Voice):
-				c.unknownName(f("voice"), "voice name for "+v.Model, v.Voice, model.Voices,
-					fmt.Sprintf("if the service has added it, declare it under catalog.voices.%s", v.Model))
+				c.unknownName(f("voice"), "voice name for "+name, v.Voice, model.Voices,
+					fmt.Sprintf("if the service has added it, declare it under catalog.voices.%s", name))
 			}
 		}
 		if v.Language != "" {
@@ -119,20 +128,21 @@ func (c *checker) checkLanguage(model *contract.Model, lang string, pos manifest
 	}
 	if len(model.Languages) == 0 {
 		// Documented as taking none: harmless, so not an error; it is not sent.
-		c.ds.Warnf(pos, "model %s takes no language; language %q is not sent", model.Name, lang).
+		c.ds.Warnf(pos, "model %s takes no language; language %q is not sent", c.modelName(model.Name), lang).
 			WithHint("remove language:")
 		return
 	}
-	c.unknownName(pos, "language for "+model.Name, lang, model.Languages,
-		fmt.Sprintf("to allow another value, declare it under catalog.languages.%s", model.Name))
+	name := c.modelName(model.Name)
+	c.unknownName(pos, "language for "+name, lang, model.Languages,
+		fmt.Sprintf("to allow another value, declare it under catalog.languages.%s", name))
 }
 
 // checkSpeed checks a speed: tts-v2.5 and later, 0.85 to 1.15.
 // conformance: TTS-010, TTS-011, TTS-012, TTS-013, TTS-014
 func (c *checker) checkSpeed(model *contract.Model, speed float64, pos manifest.Pos) {
 	if !model.Speed {
-		c.ds.Errorf(pos, "speed is not accepted by model %s (only tts-v2.5 and later)", model.Name).
-			WithHint("remove speed:, or use tts-v2.5 or tts-v3.0")
+		c.ds.Errorf(pos, "speed is not accepted by model %s (only %s and later)", c.modelName(model.Name), c.modelName("tts-v2.5")).
+			WithHint("remove speed:, or use %s or tts-v3.0", c.modelName("tts-v2.5"))
 		return
 	}
 	if speed < c.cat.SpeedMin || speed > c.cat.SpeedMax {

@@ -351,7 +351,7 @@ syntheses:
 	}
 	want := []string{
 		`voxform.yaml:6:15: warning: digits "98765 43210" in text are mispronounced by the service`,
-		`voxform.yaml:6:27: warning: audio tag <laugh> is removed by tts-v2.5 and not rendered (only tts-v3.0 renders tags)`,
+		`voxform.yaml:6:27: warning: audio tag <laugh> is removed by timbre-v2.5 and not rendered (only tts-v3.0 renders tags)`,
 		`voxform.yaml:9:17: warning: digits "1800 123" in text are mispronounced by the service`,
 		`voxform.yaml:13:41: warning: unknown audio tag <laughs> is stripped by the service and not rendered`,
 		`voxform.yaml:13:50: warning: digits "42" in text are mispronounced by the service`,

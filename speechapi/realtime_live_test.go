@@ -382,10 +382,11 @@ func TestLiveSynthesisModelNames(t *testing.T) {
 		{live, "vachana-voice-v3", "Pranav", true},
 		{live, "tts-v2.5", "Kaveri", false},
 		{live, "tts-v2.0", "Pranav", false},
-		{live, "timbre-v2.5", "Aditi", false}, // not a live voice
+		{live, "timbre-v2.5", "Aditi", false}, // no such voice
 		{doc, "tts-v2.5", "Kaveri", true},
 		{doc, "timbre-v2.5", "Kaveri", false},
-		{doc, "tts-v2.5", "Trupti", false},
+		{doc, "tts-v2.5", "Trupti", true}, // beyond the documents' five examples
+		{doc, "tts-v2.5", "Aditi", false},
 	} {
 		_, err := tc.e.client.Synthesize(context.Background(), req(tc.model, tc.voic), &memFile{})
 		var se *speechapi.Error

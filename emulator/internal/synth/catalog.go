@@ -15,17 +15,7 @@ const (
 // voices lists the voices each named model accepts. vc-v1 takes none.
 var voices = map[string][]string{
 	modelV20: {"Pranav", "Kaveri", "Shubhra", "Deepak"},
-	modelV25: {
-		// The document's example names first, then the emulator's own
-		// plausible catalog.
-		"Nalini", "Kaveri", "Deepak", "Girish", "Poorvi",
-		"Aditi", "Amol", "Anand", "Ananya", "Anushka", "Arvind", "Bhavna",
-		"Chitra", "Divya", "Gopal", "Harish", "Ishita", "Jaya", "Karthik",
-		"Lakshmi", "Madhav", "Meera", "Mohan", "Naveen", "Neha", "Pallavi",
-		"Pavithra", "Prakash", "Rahul", "Ramesh", "Revathi", "Sanjay",
-		"Shreya", "Suresh", "Tara", "Uma", "Varun", "Vidya", "Vikram",
-		"Yamini", "Zoya", "Rohan",
-	},
+	modelV25: voicesV25,
 	modelV30: {"Shivani", "Avinash", "Kaveri", "Deepak", "Nalini", "Girish", "Poorvi", "Meera", "Rahul"},
 }
 
@@ -38,11 +28,13 @@ var liveModels = map[string]string{
 	"vachana-voice-v3": modelV20,
 }
 
-// liveVoicesV25 are the live service's timbre-v2.5 voices, by language:
-// Hindi, English, Tamil, Telugu, Kannada, Malayalam, Marathi, Bengali,
-// Gujarati, Punjabi and Hinglish. Its timbre-v2.0 voices are the four of
-// tts-v2.0.
-var liveVoicesV25 = []string{
+// voicesV25 are tts-v2.5's voices (timbre-v2.5 on the live service), by
+// language: Hindi, English, Tamil, Telugu, Kannada, Malayalam, Marathi,
+// Bengali, Gujarati, Punjabi and Hinglish. The documents show five of
+// them (Nalini, Kaveri, Deepak, Girish, Poorvi) and quote a catalog of 42
+// or 44; these are the 42 the service owner's client names, served under
+// both profiles. The live timbre-v2.0 voices are the four of tts-v2.0.
+var voicesV25 = []string{
 	"Nalini", "Bhavna", "Yashvi", "Urmila", "Jwala", "Chitra", "Ambuja", "Deepak", "Roopesh", "Vikrant", "Hemraj", "Jalaj", "Omkar",
 	"Kaveri", "Trupti", "Devika", "Pranav", "Shlok", "Girish",
 	"Asmita", "Trisha", "Brinda", "Vedika", "Noopur",

@@ -22,9 +22,10 @@
 //   - speed is accepted by tts-v2.5, tts-v3.0 and vc-v1, refused (400) by
 //     tts-v2.0; language is required only by tts-v2.5; tts-v3.0 and vc-v1
 //     accept the tts-v2.5 language set.
-//   - voices: tts-v2.0 its four; tts-v2.5 the five example names plus a
-//     built-in list of 37 more; tts-v3.0 Shivani, Avinash and a few more;
-//     Options.ExtraVoices adds names. vc-v1 with a voice is 400.
+//   - voices: tts-v2.0 its four; tts-v2.5 the 42 the service owner's
+//     client names (the five example names among them); tts-v3.0 Shivani,
+//     Avinash and a few more; Options.ExtraVoices adds names. vc-v1 with a
+//     voice is 400.
 //   - tags: only tts-v3.0 renders them; every <...> is removed for the
 //     other models; text that is empty once tags are removed is 400 for
 //     every model. Delivery tags (<whispers>, <shouting>, <excited>, <slow>)

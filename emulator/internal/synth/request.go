@@ -173,9 +173,6 @@ func (j *job) voice(raw rawRequest) error {
 		return invalid("voice is required for %s", j.Sent)
 	}
 	known := voices[j.Model]
-	if j.live && j.Model == modelV25 {
-		known = liveVoicesV25
-	}
 	v := *raw.Voice
 	if !slices.Contains(known, v) && !slices.Contains(j.extraVoices[j.Model], v) && !slices.Contains(j.extraVoices[j.Sent], v) {
 		return invalid("voice %q is not supported by %s", v, j.Sent)
