@@ -115,15 +115,16 @@ func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *htt
 		retries = -1 // retries: 0 says none; unset is the client's default
 	}
 	client, err := speechapi.New(speechapi.Config{
-		Profile:    t.profile,
-		BaseURL:    base,
-		WSBaseURL:  wsBase,
-		APIKey:     key,
-		Timeout:    svc.Timeout,
-		Retries:    retries,
-		Paths:      svc.Paths,
-		HTTPClient: httpClient,
-		Breaker:    speechapi.NewBreaker(speechapi.DefaultBreakerThreshold),
+		Profile:      t.profile,
+		BaseURL:      base,
+		WSBaseURL:    wsBase,
+		APIKey:       key,
+		Timeout:      svc.Timeout,
+		Retries:      retries,
+		Paths:        svc.Paths,
+		HTTPClient:   httpClient,
+		RealtimePace: svc.RealtimePace,
+		Breaker:      speechapi.NewBreaker(speechapi.DefaultBreakerThreshold),
 	})
 	if err != nil {
 		conn.stop()

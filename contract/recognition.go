@@ -13,6 +13,19 @@ const (
 	RealtimeDefaultRate = 16000
 )
 
+// Realtime pace: how fast realtime audio is sent, as a multiple of real
+// time (service.realtime_pace). The live service detects speech in audio
+// as it is spoken, and its owner's client sends in real time; the
+// documents set no pace.
+const (
+	// PaceUnlimited sends the audio as fast as the connection takes it
+	// (service.realtime_pace: unlimited).
+	PaceUnlimited = -1
+	// MaxPace is the fastest pace a manifest may ask for, short of
+	// unlimited.
+	MaxPace = 100
+)
+
 // joinOr lists v as "a, b or c".
 func joinOr(v []int) string {
 	s := make([]string, len(v))

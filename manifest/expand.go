@@ -135,6 +135,26 @@ func scalarValueOf(b *Block) any {
 	return scalarValue(b.Node)
 }
 
+// pace evaluates service.realtime_pace: a multiple of real time above 0
+// and at most contract.MaxPace, or "unlimited" (contract.PaceUnlimited).
+// A value it cannot take is one error, and 0, the profile's pace.
+func (x *expander) pace(f *field, sc *scope) float64 {
+	v, _, ok := x.eval(f, sc)
+	if !ok {
+		return 0
+	}
+	if s, isString := v.(string); isString && strings.TrimSpace(s) == "unlimited" {
+		return contract.PaceUnlimited
+	}
+	if n, ok := asFloat(v); ok && n > 0 && n <= contract.MaxPace {
+		return n
+	}
+	x.failed = true
+	x.ds.Errorf(f.Pos(), "service.realtime_pace %s is not a multiple of real time above 0 and at most %d, or unlimited", quoteValue(v), contract.MaxPace).
+		WithHint("1 sends audio as it is spoken, as the live service expects")
+	return 0
+}
+
 func (x *expander) service() {
 	b, fs := x.singleton("service")
 	s := &x.m.Service
@@ -159,6 +179,7 @@ func (x *expander) service() {
 		if v, ok := x.integer(fs["parallelism"], sc); ok {
 			s.Parallelism = int(v)
 		}
+		s.RealtimePace = x.pace(fs["realtime_pace"], sc)
 		if f := fs["paths"]; f != nil {
 			s.Paths = map[string]string{}
 			for name, pf := range fieldsOf(f.File, deref(f.Val)) {

@@ -96,6 +96,10 @@ type Service struct {
 	Retries           int
 	RequestsPerSecond float64
 	Parallelism       int
+	// RealtimePace is how fast realtime recognition sends audio, as a
+	// multiple of real time; contract.PaceUnlimited for "unlimited"; 0
+	// (not set) for the profile's pace.
+	RealtimePace float64
 	// Paths overrides endpoint paths by endpoint name (for example
 	// "stt_realtime": "/stt/v3/stream"); the live service has been seen to
 	// differ from the documents (SPEC section 7).

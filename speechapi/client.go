@@ -66,6 +66,9 @@ type Config struct {
 	// protocol at /stt/v3/stream (TranscribeRealtime) and takes the live
 	// sample rates; the REST recognition answer is read either way.
 	Profile contract.Profile
+	// RealtimePace is the pace of TranscribeRealtime when its options name
+	// none (RealtimeOptions.Pace; 0: the profile's).
+	RealtimePace float64
 }
 
 // Client is a typed client of the speech service. It is safe for concurrent use.

@@ -46,9 +46,10 @@ type RealtimeOptions struct {
 	// Pace is how fast the audio is sent, as a multiple of real time: 1
 	// sends each 512-sample frame when its time comes (32 ms apart at
 	// 16 kHz), 4 four times as fast, and PaceUnlimited (any negative
-	// value) as fast as the connection takes them. 0 is the profile's
-	// pace: real time for the live service, whose speech detection
-	// expects audio as it is spoken, unlimited for the documented one.
+	// value) as fast as the connection takes them. 0 is Config.RealtimePace,
+	// or else the profile's pace: real time for the live service, whose
+	// speech detection expects audio as it is spoken, unlimited for the
+	// documented one.
 	Pace float64
 	// IdleTimeout ends the session when no message came for this long
 	// after the last frame was sent. The documented service must have
@@ -62,7 +63,7 @@ type RealtimeOptions struct {
 
 // PaceUnlimited sends realtime audio as fast as the connection takes it
 // (RealtimeOptions.Pace).
-const PaceUnlimited = -1
+const PaceUnlimited = contract.PaceUnlimited
 
 // DefaultLiveIdle is how long the client waits for more messages after
 // its last frame to the live service, as the service owner's client does.
@@ -155,6 +156,9 @@ func (c *Client) realtimeOptions(opts RealtimeOptions) (RealtimeOptions, error) 
 	}
 	if err := c.cfg.Profile.CheckRealtimeRate(opts.SampleRate); err != nil {
 		return opts, err
+	}
+	if opts.Pace == 0 {
+		opts.Pace = c.cfg.RealtimePace
 	}
 	switch {
 	case opts.Pace == 0 && live:
