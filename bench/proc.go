@@ -53,6 +53,8 @@ type runner struct {
 	timeBin string // GNU time
 	logs    string // directory of the processes' output
 	seq     int
+	// env is added to every process's environment (last, so it wins).
+	env []string
 }
 
 // run starts voxform with args in dir against base, waits, and measures it.
@@ -77,7 +79,10 @@ func (r *runner) run(ctx context.Context, dir, base string, args ...string) (mea
 	cmd := exec.CommandContext(ctx, r.timeBin, timeArgs...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), "VOXFORM_API_KEY="+apiKey, "NO_COLOR=1")
+	// The targets measure the service's path: no output cache (one
+	// measurement's restore would stand in for the next one's work), unless
+	// the environment given says otherwise.
+	cmd.Env = append(append(os.Environ(), "VOXFORM_API_KEY="+apiKey, "NO_COLOR=1", "VOXFORM_CACHE=off"), r.env...)
 	if base != "" {
 		cmd.Env = append(cmd.Env, "VOXFORM_BASE_URL="+base)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
-	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -73,6 +72,7 @@ func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) 
 	fs.BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "at most `N` operations calling the service at once; as many more may be writing what they received (default: service.parallelism, else 4)")
 	f.plan.service.register(fs)
+	f.plan.cache.register(env, fs)
 	return fs
 }
 
@@ -157,7 +157,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		pr, err := preparePlan(ctx, env, &f.plan.vars, f.plan.options(), f.op(), human, jsonDiag)
 		return pr, false, err
 	}
-	ws := workspace.New(env.Dir)
+	ws := newWorkspace(env)
 	saved, err := ws.ReadPlan(planFile)
 	if err != nil {
 		return nil, true, err

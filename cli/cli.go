@@ -34,6 +34,9 @@ type Env struct {
 	Environ func() []string
 	// Dir is the working directory, after -chdir.
 	Dir string
+	// CacheDir is the user's output cache directory, the default of
+	// cache.dir ("" when the system names no cache directory).
+	CacheDir string
 	// Interactive reports whether stdin is a terminal: only then may a
 	// command ask a question (apply's 'yes').
 	Interactive bool
@@ -46,7 +49,12 @@ type Env struct {
 // StdEnv returns the process environment.
 func StdEnv() *Env {
 	wd, _ := os.Getwd()
+	cacheDir := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		cacheDir = filepath.Join(d, "voxform")
+	}
 	return &Env{
+		CacheDir:    cacheDir,
 		Stdin:       os.Stdin,
 		Stdout:      os.Stdout,
 		Stderr:      os.Stderr,

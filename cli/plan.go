@@ -21,8 +21,8 @@ const planUsage = `
 Usage: voxform plan [flags]
 
 Compares the manifest with voxform.state.json and shows each resource to
-create (+), replace (-/+), repair (!), move (>), resume (~) or delete (-),
-with its reasons and the billable cost.
+create (+), replace (-/+), repair (!), restore from the output cache (<),
+move (>), resume (~) or delete (-), with its reasons and the billable cost.
 
 Exit status: 0 success, 1 error; with -detailed-exitcode 0 no changes,
 1 error, 2 changes.
@@ -43,11 +43,13 @@ type planFlags struct {
 	jsonOut   bool
 	out       string
 	detailed  bool
+	cache     cacheFlag
 }
 
 // options returns the planner options of the flags.
 func (f *planFlags) options() planner.Options {
-	return planner.Options{Targets: f.targets, Replace: f.replace, Destroy: f.destroy, NoRefresh: !f.refresh, Overwrite: f.overwrite}
+	return planner.Options{Targets: f.targets, Replace: f.replace, Destroy: f.destroy, NoRefresh: !f.refresh, Overwrite: f.overwrite,
+		Cache: f.cache.mode()}
 }
 
 func runPlan(ctx context.Context, env *Env, args []string) error {
@@ -64,6 +66,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.out, "out", "", "save the plan to `FILE` for 'voxform apply FILE'")
 	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
 	f.service.register(fs)
+	f.cache.register(env, fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -169,7 +172,7 @@ func (p *preparedPlan) release() {
 // error the plan is returned with the error. The caller releases the
 // result.
 func preparePlan(ctx context.Context, env *Env, vars *varFlags, opts planner.Options, op string, human, jsonDiag io.Writer) (*preparedPlan, error) {
-	ws := workspace.New(env.Dir)
+	ws := newWorkspace(env)
 	sess, err := ws.Lock(op)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func manifestEnv(t *testing.T, files map[string]string, environ ...string) (*Env
 	}
 	var stdout, stderr bytes.Buffer
 	env := &Env{
-		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Dir: dir,
+		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Dir: dir, CacheDir: t.TempDir(),
 		Getenv:  func(string) string { return "" },
 		Environ: func() []string { return environ },
 	}

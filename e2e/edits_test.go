@@ -24,6 +24,10 @@ type editWalk struct {
 	// make again: audio, embeddings, JSON transcripts, and transcript
 	// formats with no JSON beside them.
 	paid []string
+	// billedWithCache counts the damaged resources the output cache cannot
+	// restore in the same plan: a vc-v1 synthesis whose embedding is
+	// restored in it has no final request until the embedding is back.
+	billedWithCache int
 }
 
 // walk renames, damages and finally destroys an applied example: a rename
@@ -40,6 +44,7 @@ func (w *editWalk) walk(t *testing.T, e *emu, p *project, outputs int) {
 	}
 	if len(w.paid) > 0 {
 		t.Run("repair", func(t *testing.T) { repair(t, e, p, outputs, w.paid, false) })
+		t.Run("restore", func(t *testing.T) { restoreDamaged(t, e, p, w.paid, w.billedWithCache) })
 	}
 	t.Run("destroy", func(t *testing.T) {
 		calls := e.stats(t).calls()
@@ -141,13 +146,19 @@ func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free 
 		}
 		edited[addr] = true
 	}
-	plain, _ := p.plan()
+	// The billed path: without the output cache (which would restore the
+	// damaged outputs for free: see restoreDamaged).
+	var nocache []string
+	if !free {
+		nocache = []string{"-cache=off"}
+	}
+	plain, _ := p.plan(nocache...)
 	for _, c := range plain {
 		if edited[c.Address] != (c.Refused != "") {
 			t.Fatalf("%s: refused %q, want refused only where an output was edited by hand", c.Address, c.Refused)
 		}
 	}
-	changes, sum := p.plan("-overwrite")
+	changes, sum := p.plan(append([]string{"-overwrite"}, nocache...)...)
 	if sum.Repair != len(damaged) || sum.changes() != len(damaged) {
 		t.Fatalf("plan after damaging %v: %+v, want %d repairs and nothing else", paths, sum, len(damaged))
 	}
@@ -163,7 +174,7 @@ func repair(t *testing.T, e *emu, p *project, outputs int, paths []string, free 
 		t.Fatalf("re-rendering transcripts costs %+v, want nothing", sum.Cost)
 	}
 	before := e.stats(t)
-	if r := p.apply("-overwrite"); r.code != 0 {
+	if r := p.apply(append([]string{"-overwrite"}, nocache...)...); r.code != 0 {
 		t.Fatalf("%s", r)
 	}
 	after := e.stats(t)
@@ -212,4 +223,49 @@ func owner(t testing.TB, st *stateFile, path string) (string, *stateResource) {
 	}
 	t.Fatalf("no resource records %s", path)
 	return "", nil
+}
+
+// restoreDamaged deletes the first of paths and edits the others, as
+// repair does, then plans and applies with the output cache: each damaged
+// resource but billed is restored from the local cache for free, with no
+// API call when billed is 0, and every output holds again what the state
+// recorded.
+func restoreDamaged(t *testing.T, e *emu, p *project, paths []string, billed int) {
+	damaged := map[string]bool{}
+	st := p.readState()
+	for i, path := range paths {
+		addr, _ := owner(t, st, path)
+		damaged[addr] = true
+		if i == 0 {
+			if err := os.Remove(p.path(path)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := os.ReadFile(p.path(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x55
+		if err := os.WriteFile(p.path(path), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changes, sum := p.plan("-overwrite")
+	if sum.Restore != len(damaged)-billed || sum.Repair != billed || sum.changes() != len(damaged) || (billed == 0) != (sum.Cost.Characters == 0 && sum.Cost.AudioSeconds == 0) {
+		t.Fatalf("plan after damaging %v: %+v, want %d free restores, %d repairs and nothing else", paths, sum, len(damaged)-billed, billed)
+	}
+	for _, c := range changes {
+		if !damaged[c.Address] || c.Action == "restore" && c.RestoreFrom != "local" {
+			t.Fatalf("%s: %s from %q", c.Address, c.Action, c.RestoreFrom)
+		}
+	}
+	before := e.stats(t).calls()
+	if r := p.apply("-overwrite"); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if n := e.stats(t).calls() - before; billed == 0 && n != 0 {
+		t.Fatalf("restoring %v made %d API calls", paths, n)
+	}
+	p.assertNoChanges() // every output holds what the state recorded
 }

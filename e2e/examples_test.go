@@ -47,7 +47,8 @@ func TestExamples(t *testing.T) {
 			}, moves: 2,
 			// A repaired embedding is the same embedding: the syntheses in
 			// its voice stay.
-			paid: []string{"build/founder/welcome.wav", "build/voices/founder-v1.json"},
+			paid:            []string{"build/founder/welcome.wav", "build/voices/founder-v1.json"},
+			billedWithCache: 1,
 		}},
 		{name: "call-transcripts", adds: 3, outputs: 12, walk: &editWalk{
 			rename: [][2]string{{"output_dir: build/transcripts", "output_dir: build/calls"}}, moves: 3,

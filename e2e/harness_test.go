@@ -171,6 +171,7 @@ func newProject(t testing.TB, name string, e *emu) *project {
 	p.env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir,
+		"XDG_CACHE_HOME=" + t.TempDir(), // the output cache, one per project
 		"VOXFORM_API_KEY=" + testKey,
 		"VOXFORM_PROFILE=" + profile,
 	}
@@ -278,6 +279,9 @@ type plannedChange struct {
 	// RenderFrom names the intact JSON transcript a free repair renders
 	// the other formats from.
 	RenderFrom string `json:"render_from"`
+	// RestoreFrom is where a restore takes its outputs from: "local" or
+	// the remote cache's URL.
+	RestoreFrom string `json:"restore_from"`
 	// Refused says why apply will not run it (a file voxform did not make
 	// is at one of its paths).
 	Refused string `json:"refused"`
@@ -287,16 +291,16 @@ type plannedChange struct {
 }
 
 type changeSummary struct {
-	Add, Replace, Repair, Move, Resume, Destroy int
-	NoOp                                        int `json:"no_op"`
-	Cost                                        struct {
+	Add, Replace, Repair, Restore, Move, Resume, Destroy int
+	NoOp                                                 int `json:"no_op"`
+	Cost                                                 struct {
 		Characters   int64   `json:"characters"`
 		AudioSeconds float64 `json:"audio_seconds"`
 	} `json:"cost"`
 }
 
 func (s changeSummary) changes() int {
-	return s.Add + s.Replace + s.Repair + s.Move + s.Resume + s.Destroy
+	return s.Add + s.Replace + s.Repair + s.Restore + s.Move + s.Resume + s.Destroy
 }
 
 // plan runs 'voxform plan -json' and returns its changes and summary.

@@ -112,11 +112,13 @@ func TestIVREdits(t *testing.T) {
 		if changes, _ := p.plan(); len(changes) != 2 || (changes[0].Refused != "") == (changes[1].Refused != "") {
 			t.Fatalf("plan after deleting one output and editing another: %+v, want the edited one refused", changes)
 		}
-		if _, sum := p.plan("-overwrite"); sum.changes() != 2 || sum.Repair != 2 {
+		// Billed again without the output cache (with it, both would be
+		// free restores).
+		if _, sum := p.plan("-overwrite", "-cache=off"); sum.changes() != 2 || sum.Repair != 2 {
 			t.Fatalf("plan -overwrite after deleting one output and editing another: %+v, want 2 repairs", sum)
 		}
 		calls := e.stats(t).calls()
-		if r := p.apply("-overwrite"); r.code != 0 {
+		if r := p.apply("-overwrite", "-cache=off"); r.code != 0 {
 			t.Fatalf("%s", r)
 		}
 		if n := e.stats(t).calls() - calls; n != 2 {
@@ -144,8 +146,13 @@ func TestIVREdits(t *testing.T) {
 		if st := p.readState(); len(st.Resources) != 0 {
 			t.Fatalf("state still records %d resources", len(st.Resources))
 		}
-		if _, sum := p.plan(); sum.Add != 9 || sum.changes() != 9 {
-			t.Fatalf("plan after destroy: %+v, want 9 to add", sum)
+		if _, sum := p.plan("-cache=off"); sum.Add != 9 || sum.changes() != 9 {
+			t.Fatalf("plan -cache=off after destroy: %+v, want 9 to add", sum)
+		}
+		// The output cache still holds what was destroyed: all of it
+		// comes back for free.
+		if _, sum := p.plan(); sum.Restore != 9 || sum.changes() != 9 || sum.Cost.Characters != 0 {
+			t.Fatalf("plan after destroy: %+v, want 9 free restores", sum)
 		}
 	})
 }

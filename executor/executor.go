@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
@@ -44,9 +45,12 @@ type Options struct {
 	PollInterval time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// Cache, when set, learns the hash of every output written, so that
+	// Hashes, when set, learns the hash of every output written, so that
 	// the next plan need not hash it again.
-	Cache *state.HashCache
+	Hashes *state.HashCache
+	// Cache, when set, keeps every output made by fingerprint (and pushes
+	// it to its remote), and is where Restore actions take theirs from.
+	Cache *cache.Cache
 	// Limiter, when set, is the Limiter whose Transport carries Client's
 	// HTTP requests. WebSocket sessions (synthesis and realtime
 	// recognition), which do not go through that transport, acquire it
@@ -105,7 +109,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, members: map[string][]string{}}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
-	ops := newOperations(opts, root, x.stops, x)
+	ops := newOperations(ctx, opts, root, x.stops, x)
 	units, err := x.units(plan, ops)
 	if err != nil {
 		return nil, err
@@ -116,6 +120,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	x.sweepOrphans(ctx, ops.orphans)
 	err = runGraph(ctx, opts.Stop, x.stops.breaker.Open(), opts.Parallelism, units, x.unitDone)
 	x.sweepOrphans(ctx, ops.orphans)
+	ops.files.kept.wait() // outputs made are pushed before the apply ends
 	s := x.finish(ctx, start)
 	return s, err
 }

@@ -133,6 +133,25 @@ func (o *outputFile) Truncate(size int64) error {
 	return nil
 }
 
+// Fill writes the whole output through fill, which is given the temporary
+// file itself, empty (to clone a cached file into it); Commit reads back
+// what it holds to hash it.
+func (o *outputFile) Fill(fill func(*os.File) error) error {
+	if err := o.wait(); err != nil {
+		return err
+	}
+	o.seeked = true
+	if err := fill(o.f); err != nil {
+		return err
+	}
+	st, err := o.f.Stat()
+	if err != nil {
+		return err
+	}
+	o.size, o.pos = st.Size(), st.Size()
+	return nil
+}
+
 // TempPath is a path to read the temporary file by (for validation before
 // commit), or "" when it could not be created. It reads the file itself,
 // whatever happens to its directory's path meanwhile, until Commit or

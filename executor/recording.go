@@ -18,8 +18,8 @@ import (
 // outputs is the manifest directory an apply works in, as every
 // operation that reads inputs or writes outputs is given it: inputs are
 // read below dir, outputs are written, renamed and removed through root
-// (a checked directory handle for each), recorded through recorder and
-// learned by cache (nil: none). emit reports the warnings of removing
+// (a checked directory handle for each), recorded through recorder,
+// learned by cache and kept by kept (nil: none). emit reports the warnings of removing
 // outputs.
 type outputs struct {
 	dir      string
@@ -27,6 +27,8 @@ type outputs struct {
 	recorder *state.Recorder
 	cache    *state.HashCache
 	emit     func(Event)
+	// kept keeps every recorded output in the output cache (nil: none).
+	kept *keeper
 }
 
 // abs returns the absolute path of a manifest-relative path (for reading
@@ -76,6 +78,7 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 			w.cache.Put(o.Path, o.SHA256)
 		}
 	}
+	w.kept.keep(a, res)
 	w.removeStale(a)
 	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -157,6 +158,9 @@ func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Write
 			f.Abort()
 		}
 	}()
+	if ws.kept != nil && !slices.Contains(formats, "json") {
+		ws.kept.keepDoc(a, writeJSONDoc)
+	}
 	opts := transcript.Options{}
 	for _, format := range formats {
 		f, err := ws.output(a, t.Outputs[format])

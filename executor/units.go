@@ -44,25 +44,31 @@ type operations struct {
 	embedding     *embeddingOp
 	transcription *transcriptionOp
 	render        *renderOp
+	restore       *restoreOp
 	move          *moveOp
 	delete        *deleteOp
 	batch         *batchOp
+	// files is the manifest directory every operation works in.
+	files *outputs
 	// orphans is the batch operation's orphan sweep, which also runs
 	// before and after the graph.
 	orphans *orphans
 }
 
 // newOperations builds the operations of an apply with opts over the
-// manifest directory root: what stops a batch job early is stops, and each
-// resource of a batch unit is accounted for by report.
-func newOperations(opts Options, root *owned.Root, stops stopper, report reporter) *operations {
-	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Cache, emit: report.emit}
+// manifest directory root: what stops a batch job early is stops, each
+// resource of a batch unit is accounted for by report, and pushes to the
+// remote cache run under ctx.
+func newOperations(ctx context.Context, opts Options, root *owned.Root, stops stopper, report reporter) *operations {
+	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
+		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	return &operations{
 		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		render:        &renderOp{files: ws},
+		restore:       &restoreOp{files: ws},
 		move:          &moveOp{files: ws, now: opts.Now},
 		delete:        &deleteOp{client: opts.Client, files: ws},
 		batch: &batchOp{
@@ -76,6 +82,7 @@ func newOperations(opts Options, root *owned.Root, stops stopper, report reporte
 			orphans:      sweep,
 		},
 		orphans: sweep,
+		files:   ws,
 	}
 }
 
@@ -86,6 +93,8 @@ func (ops *operations) of(a *planner.Action) (operation, error) {
 		return ops.delete, nil
 	case planner.Move:
 		return ops.move, nil
+	case planner.Restore:
+		return ops.restore, nil
 	}
 	switch kindOf(a) {
 	case manifest.KindSynthesis:

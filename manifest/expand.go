@@ -86,6 +86,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 	x.varNames = mapKeys(x.vars)
 	x.version()
 	x.service()
+	x.cache()
 	x.catalog()
 	x.budget()
 	x.expandVoices()
@@ -247,6 +248,36 @@ func (x *expander) catalog() {
 	c.Voices = listMap("voices")
 	c.Languages = listMap("languages")
 	c.RecognitionLanguages = listMap("recognition_languages")
+}
+
+// cacheEnv are the environment variables that set cache: fields.
+var cacheEnv = []struct{ name, field string }{
+	{"VOXFORM_CACHE_DIR", "dir"}, {"VOXFORM_CACHE_REMOTE", "remote"},
+	{"VOXFORM_CACHE_ENDPOINT", "endpoint"}, {"VOXFORM_CACHE_REGION", "region"},
+}
+
+func (x *expander) cache() {
+	c := &x.m.Cache
+	c.Fields = map[string]Pos{}
+	b, fs := x.singleton("cache")
+	if b != nil {
+		sc := x.scope()
+		c.Pos = b.Pos()
+		c.Fields = fieldPositions(fs)
+		c.Dir, _, _ = x.str(fs["dir"], sc)
+		c.Remote, _, _ = x.str(fs["remote"], sc)
+		c.Endpoint, _, _ = x.str(fs["endpoint"], sc)
+		c.Region, _, _ = x.str(fs["region"], sc)
+	}
+	fields := map[string]*string{"dir": &c.Dir, "remote": &c.Remote, "endpoint": &c.Endpoint, "region": &c.Region}
+	for _, kv := range x.opts.Environ {
+		for _, e := range cacheEnv {
+			if v, ok := strings.CutPrefix(kv, e.name+"="); ok && v != "" {
+				*fields[e.field] = v
+				c.Fields[e.field] = Pos{File: e.name} // what a problem with it points at
+			}
+		}
+	}
 }
 
 func (x *expander) budget() {

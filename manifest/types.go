@@ -62,6 +62,7 @@ type Manifest struct {
 
 	Version        int
 	Service        Service
+	Cache          Cache
 	Catalog        CatalogExtension
 	Variables      map[string]any
 	Budget         *Budget
@@ -107,6 +108,26 @@ type Service struct {
 	Pos   Pos
 	// Fields holds the position of each field that was set ("paths.NAME"
 	// for a path override).
+	Fields map[string]Pos
+}
+
+// Cache is the manifest's cache: block, where outputs are kept by
+// fingerprint so that no request is paid for twice. The environment
+// (VOXFORM_CACHE_DIR, VOXFORM_CACHE_REMOTE, VOXFORM_CACHE_ENDPOINT,
+// VOXFORM_CACHE_REGION) wins over it. Credentials are never here: they
+// come from the standard AWS environment variables or profile.
+type Cache struct {
+	// Dir is the local cache directory; empty is the user's cache
+	// directory. A relative one is relative to the manifest directory.
+	Dir string
+	// Remote is the shared cache: s3://bucket/prefix, or file:///dir.
+	Remote string
+	// Endpoint is the S3 endpoint (empty: AWS); Region its region.
+	Endpoint string
+	Region   string
+	Pos      Pos
+	// Fields holds the position of each field that was set; a field set by
+	// the environment points at the variable (File is its name).
 	Fields map[string]Pos
 }
 

@@ -85,7 +85,7 @@ func TestWriteJSONMessages(t *testing.T) {
 			"cost": map[string]any{"characters": 0.0, "audio_seconds": 61.5, "unknown_audio_inputs": 0.0}},
 		{"type": "planned_change", "address": `synthesis.menu["sales"]`, "action": "delete", "symbol": "-", "kind": "synthesis",
 			"reasons": []any{"no longer in the manifest"}, "removes": []any{"build/ivr/menu/sales.wav"}, "cost": zero},
-		{"type": "change_summary", "add": 0.0, "replace": 4.0, "repair": 0.0, "move": 0.0, "resume": 0.0, "destroy": 1.0, "no_op": 4.0,
+		{"type": "change_summary", "add": 0.0, "replace": 4.0, "repair": 0.0, "restore": 0.0, "move": 0.0, "resume": 0.0, "destroy": 1.0, "no_op": 4.0,
 			"cost":   map[string]any{"characters": 54.0, "audio_seconds": 61.5, "unknown_audio_inputs": 0.0},
 			"budget": map[string]any{"max_characters": 50.0, "max_audio_seconds": nil}},
 	}
@@ -112,7 +112,7 @@ func TestWriteJSONWithoutBudget(t *testing.T) {
 	if err := planview.WriteJSON(&buf, plan, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := []map[string]any{{"type": "change_summary", "add": 0.0, "replace": 0.0, "repair": 0.0, "move": 0.0,
+	want := []map[string]any{{"type": "change_summary", "add": 0.0, "replace": 0.0, "repair": 0.0, "restore": 0.0, "move": 0.0,
 		"resume": 0.0, "destroy": 0.0, "no_op": 9.0,
 		"cost": map[string]any{"characters": 0.0, "audio_seconds": 0.0, "unknown_audio_inputs": 0.0}}}
 	if diff := cmp.Diff(want, decodeLines(t, buf.Bytes())); diff != "" {

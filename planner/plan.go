@@ -18,6 +18,7 @@ const (
 	Create  ActionType = "create"
 	Replace ActionType = "replace"
 	Repair  ActionType = "repair"
+	Restore ActionType = "restore"
 	Move    ActionType = "move"
 	Resume  ActionType = "resume"
 	Delete  ActionType = "delete"
@@ -25,7 +26,7 @@ const (
 )
 
 // ActionOrder is the display order of action groups.
-var ActionOrder = []ActionType{Create, Replace, Repair, Move, Resume, Delete}
+var ActionOrder = []ActionType{Create, Replace, Repair, Restore, Move, Resume, Delete}
 
 // Symbol is the one-glyph mark of an action type in plan output.
 func (t ActionType) Symbol() string {
@@ -36,6 +37,8 @@ func (t ActionType) Symbol() string {
 		return "-/+"
 	case Repair:
 		return "!"
+	case Restore:
+		return "<"
 	case Move:
 		return ">"
 	case Resume:
@@ -77,6 +80,11 @@ type Action struct {
 	// RenderFrom is set on a free Repair of a transcription: the intact
 	// transcript JSON from which the missing formats are rendered.
 	RenderFrom string `json:"render_from,omitempty"`
+	// RestoreFrom is where a Restore takes the outputs of its fingerprint
+	// from: "local" (the local cache) or the remote cache's URL. A Restore
+	// stands for the create, replace or paid repair it saves (its Reasons
+	// say why that was needed) and bills nothing.
+	RestoreFrom string `json:"restore_from,omitempty"`
 	// Overwrite lists the paths this action writes that hold a file voxform
 	// recorded (or any file, with Options.Overwrite): the executor replaces
 	// them. Every other path it writes must be free when its output is
@@ -132,7 +140,21 @@ type Options struct {
 	// Overwrite lets actions replace files at their output paths that
 	// voxform did not make (-overwrite); without it they are refused.
 	Overwrite bool `json:"overwrite,omitempty"`
+	// Cache is which output caches the plan may restore from: CacheOn,
+	// CacheLocal or CacheOff (see workspace.Session.Plan).
+	Cache string `json:"cache,omitempty"`
 }
+
+// Cache modes (Options.Cache).
+const (
+	// CacheOff restores nothing: every change is billed work. It is the
+	// library's default; the commands' is CacheOn.
+	CacheOff = ""
+	// CacheLocal restores from the local cache only.
+	CacheLocal = "local"
+	// CacheOn restores from the local cache and the manifest's remote.
+	CacheOn = "on"
+)
 
 // Input is everything Compute needs.
 type Input struct {
@@ -147,7 +169,17 @@ type Input struct {
 	Options Options
 	// Budget, when set, refuses a plan that costs more.
 	Budget *manifest.Budget
+	// Cached, when set, tells where the outputs of fingerprints are kept
+	// (see Lookup): an action that would bill for a fingerprint it knows
+	// becomes a free Restore.
+	Cached Lookup
 }
+
+// Lookup reports, for the fingerprints asked (all in one call), where
+// the outputs of each are cached: "local" or a remote's URL; fingerprints
+// it has nowhere are not in the map. An error (an unreachable remote)
+// fails the plan: voxform never pays for work it cannot rule out having.
+type Lookup func(fingerprints []string) (map[string]string, error)
 
 // Plan is the outcome of Compute.
 type Plan struct {
@@ -198,7 +230,7 @@ func (p *Plan) Dependents(addr string) []string {
 
 // Summary counts a plan's actions by type.
 type Summary struct {
-	Add, Replace, Repair, Move, Resume, Destroy, NoOp int
+	Add, Replace, Repair, Restore, Move, Resume, Destroy, NoOp int
 }
 
 // Summary counts the plan's actions.
@@ -212,6 +244,8 @@ func (p *Plan) Summary() Summary {
 			s.Replace++
 		case Repair:
 			s.Repair++
+		case Restore:
+			s.Restore++
 		case Move:
 			s.Move++
 		case Resume:
@@ -240,6 +274,9 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	if err := c.plan(); err != nil {
+		return nil, err
+	}
+	if err := c.restore(); err != nil {
 		return nil, err
 	}
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops}

@@ -124,6 +124,11 @@ func (a *Action) checkShape() error {
 	switch a.Type {
 	case Create:
 		needPrior = false
+	case Restore:
+		needPrior = false // a restore stands for a create or a replace
+		if a.RestoreFrom == "" {
+			return fmt.Errorf("%s: a restore names no cache to restore from", a.Address)
+		}
 	case Delete:
 		needDesired = false
 	case Replace, Repair, Move, Resume:

@@ -49,6 +49,7 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 		texts: map[textKey]bool{}, seed: maphash.MakeSeed(), done: map[onceKey]bool{}, acDone: map[acKey]acResult{},
 		models: map[string]*contract.Model{}}
 	c.checkService()
+	c.checkCache()
 	c.checkCatalog()
 	c.checkBudget()
 	c.checkVoices()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 )
@@ -74,6 +75,26 @@ func (c *checker) checkURL(raw string, pos manifest.Pos, field, scheme string) {
 	default:
 		c.ds.Errorf(pos, "service.%s %q must use %s://", field, raw, scheme).
 			WithHint("the API key travels in a header; only the loopback emulator may use %s://", insecure)
+	}
+}
+
+// checkCache checks the cache: block (and the variables that set its
+// fields) as far as can be told without the network: the remote's URL and
+// endpoint. Reaching the remote is the plan's.
+func (c *checker) checkCache() {
+	cc := c.m.Cache
+	at := func(f string) manifest.Pos { return fieldPos(cc.Fields, f, cc.Pos) }
+	if cc.Remote == "" {
+		for _, f := range []string{"endpoint", "region"} {
+			if _, set := cc.Fields[f]; set {
+				c.ds.Warnf(at(f), "cache.%s has no effect without cache.remote", f)
+			}
+		}
+		return
+	}
+	if _, err := cache.OpenRemote(cache.RemoteConfig{URL: cc.Remote, Endpoint: cc.Endpoint, Region: cc.Region}); err != nil {
+		c.ds.Errorf(at("remote"), "cache: %v", err).
+			WithHint("a remote is s3://bucket/prefix (endpoint: host[:port], http only on loopback) or file:///dir")
 	}
 }
 

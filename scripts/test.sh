@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs voxform's whole test suite with the race detector, after installing
-# the Debian packages the tests need. Extra arguments go to 'go test'.
+# the Debian packages the tests need and building the servers they start
+# (MinIO). Extra arguments go to 'go test'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
+./scripts/servers.sh   # MinIO for the remote cache tests, built once into .tools/bin
 go test -race -count=1 -timeout 20m "$@" ./...
 # The end-to-end suite once more, against the documented service (the run
 # above speaks to the live profile, the default).

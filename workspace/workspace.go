@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
@@ -24,8 +25,11 @@ import (
 // Workspace is a manifest directory and the state beside it.
 type Workspace struct {
 	// Dir is the manifest directory; every path of a plan is relative to it.
-	Dir     string
-	backend *state.Local
+	Dir string
+	// CacheDir is the local output cache's directory when the manifest
+	// names none (the commands set the user's cache directory).
+	CacheDir string
+	backend  *state.Local
 }
 
 // New returns the workspace of the manifest directory dir.
@@ -85,6 +89,8 @@ type Session struct {
 	st     *state.File
 	cache  *state.HashCache
 	err    error
+	// outputs is the output cache the plan opened (nil: none).
+	outputs *cache.Cache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -195,10 +201,17 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 	if err != nil {
 		return nil, err
 	}
-	p, err := planner.Compute(planner.Input{
-		Desired: desired, State: s.st, Hash: hash, Probe: probe(m.Dir),
-		Options: opts, Budget: m.Budget,
-	})
+	in := planner.Input{Desired: desired, State: s.st, Hash: hash, Probe: probe(m.Dir), Options: opts, Budget: m.Budget}
+	if opts.Cache != planner.CacheOff {
+		if s.outputs == nil {
+			var err error
+			if s.outputs, err = s.ws.openCache(ctx, m, opts.Cache); err != nil {
+				return nil, err
+			}
+		}
+		in.Cached = func(fps []string) (map[string]string, error) { return s.outputs.Lookup(ctx, fps) }
+	}
+	p, err := planner.Compute(in)
 	if err == nil {
 		err = s.ws.checkPaths(p)
 	}
@@ -261,7 +274,7 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	opts.Dir, opts.Recorder, opts.Cache = s.ws.Dir, s.rec, s.cache
+	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
 	summary, err := executor.Apply(ctx, p, opts)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ type PlannedChange struct {
 	MovedFrom string           `json:"moved_from,omitempty"`
 	// RenderFrom: a free repair rendering transcript formats from this JSON.
 	RenderFrom string `json:"render_from,omitempty"`
+	// RestoreFrom: a restore takes its outputs from this cache ("local" or
+	// the remote's URL).
+	RestoreFrom string `json:"restore_from,omitempty"`
 	// Refused: apply will fail this action without calling the service
 	// (a file voxform did not make is at one of its paths).
 	Refused     string `json:"refused,omitempty"`
@@ -60,6 +63,7 @@ type ChangeSummary struct {
 	Replace int          `json:"replace"`
 	Repair  int          `json:"repair"`
 	Move    int          `json:"move"`
+	Restore int          `json:"restore"`
 	Resume  int          `json:"resume"`
 	Destroy int          `json:"destroy"`
 	NoOp    int          `json:"no_op"`
@@ -84,7 +88,7 @@ func Change(a *planner.Action) PlannedChange {
 	pc := PlannedChange{
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
 		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
-		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, Refused: a.Refused, Cost: a.Cost,
+		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, RestoreFrom: a.RestoreFrom, Refused: a.Refused, Cost: a.Cost,
 	}
 	switch {
 	case a.Desired != nil:
@@ -101,7 +105,7 @@ func Change(a *planner.Action) PlannedChange {
 // SummaryMessage returns the change_summary message of the plan.
 func SummaryMessage(p *planner.Plan, b *manifest.Budget) ChangeSummary {
 	s := p.Summary()
-	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair,
+	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair, Restore: s.Restore,
 		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost}
 	if b != nil {
 		cs.Budget = &BudgetMsg{MaxCharacters: b.MaxCharacters, MaxAudioSeconds: b.MaxAudioSeconds}

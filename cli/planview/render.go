@@ -34,7 +34,7 @@ func color(t planner.ActionType) string {
 		return ansiGreen
 	case planner.Replace, planner.Repair:
 		return ansiYellow
-	case planner.Move, planner.Resume:
+	case planner.Move, planner.Resume, planner.Restore:
 		return ansiCyan
 	case planner.Delete:
 		return ansiRed
@@ -65,7 +65,7 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		if o.Color {
 			sym = color(a.Type) + sym + ansiReset
 		}
-		if err := table.Append([]string{sym, string(a.Type), a.Address, strings.Join(a.Reasons, "; "), a.Cost.Short()}); err != nil {
+		if err := table.Append([]string{sym, string(a.Type), a.Address, reason(a), a.Cost.Short()}); err != nil {
 			return fmt.Errorf("render plan: %w", err)
 		}
 	}
@@ -80,6 +80,23 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// reason is an action's REASON cell: why it is needed, and for a restore
+// where its outputs come from.
+func reason(a *planner.Action) string {
+	r := strings.Join(a.Reasons, "; ")
+	if a.Type == planner.Restore {
+		from := "from the local cache"
+		if a.RestoreFrom != "local" {
+			from = "from " + a.RestoreFrom
+		}
+		if r == "" {
+			return from
+		}
+		return r + "; " + from
+	}
+	return r
 }
 
 // refused counts the actions apply will refuse.
@@ -112,9 +129,14 @@ func grouped(p *planner.Plan) []*planner.Action {
 
 // summaryLine is the summary line:
 // "Plan: 3 to add, 1 to replace, 1 to repair, 2 to move, 1 to destroy."
-// A resume count appears only when there is something to resume.
+// Restore and resume counts appear only when there is something to
+// restore or resume.
 func summaryLine(s planner.Summary) string {
-	line := fmt.Sprintf("Plan: %d to add, %d to replace, %d to repair, %d to move, ", s.Add, s.Replace, s.Repair, s.Move)
+	line := fmt.Sprintf("Plan: %d to add, %d to replace, %d to repair, ", s.Add, s.Replace, s.Repair)
+	if s.Restore > 0 {
+		line += fmt.Sprintf("%d to restore (free), ", s.Restore)
+	}
+	line += fmt.Sprintf("%d to move, ", s.Move)
 	if s.Resume > 0 {
 		line += fmt.Sprintf("%d to resume, ", s.Resume)
 	}

@@ -1,0 +1,228 @@
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
+
+	"github.com/voxform/voxform/owned"
+)
+
+// blobWorkers is how many blobs of one entry Fetch and Push move at once.
+const blobWorkers = 4
+
+// Cache is the local cache with an optional remote.
+type Cache struct {
+	Local  *Local
+	Remote Remote // nil: local only
+}
+
+// Lookup reports where each fingerprint's entry is: "local" when the
+// local cache has it (Local.Has), else c.Remote.String() when the remote
+// has it, asked once for all those not local. Fingerprints found nowhere,
+// and invalid ones, are not in the map. A remote error is returned, naming
+// the remote.
+func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, error) {
+	out := make(map[string]string)
+	var rest []string
+	for _, fp := range fps {
+		switch {
+		case c.Local.Has(fp):
+			out[fp] = "local"
+		case ValidKey(fp):
+			rest = append(rest, fp)
+		}
+	}
+	if c.Remote == nil || len(rest) == 0 {
+		return out, nil
+	}
+	has, err := c.Remote.HasEntries(ctx, rest)
+	if err != nil {
+		return nil, fmt.Errorf("look up cache entries: %w", err)
+	}
+	for fp, ok := range has {
+		if ok {
+			out[fp] = c.Remote.String()
+		}
+	}
+	return out, nil
+}
+
+// Fetch returns the local entry of fp, downloading it first when only the
+// remote has it: every blob into the local blob store (a temporary file,
+// its SHA-256 and size checked as it streams, then renamed), then the
+// entry. (nil, nil) when neither has it. A local entry that is malformed
+// or lacks a blob is removed and the remote tried; the error wrapping
+// ErrCorrupt is returned only when the remote has nothing either. A
+// remote blob that does not match its entry stores nothing locally and
+// is an error wrapping ErrCorrupt.
+func (c *Cache) Fetch(ctx context.Context, fp string) (*Entry, error) {
+	if err := checkFingerprint(fp); err != nil {
+		return nil, fmt.Errorf("fetch cache entry: %w", err)
+	}
+	e, lerr := c.Local.Entry(fp)
+	if lerr != nil && !errors.Is(lerr, ErrCorrupt) {
+		return nil, lerr
+	}
+	if e != nil {
+		missing := 0
+		for _, f := range e.Files {
+			if !c.Local.hasBlob(f.SHA256, f.Size) {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return e, nil
+		}
+		c.Local.Remove(fp)
+		lerr = fmt.Errorf("read cache entry %s: %w: %d of its blobs missing (removed)", fp, ErrCorrupt, missing)
+	}
+	if c.Remote == nil {
+		return nil, lerr
+	}
+	re, err := c.Remote.Entry(ctx, fp)
+	if err != nil {
+		return nil, fmt.Errorf("fetch cache entry %s: %w", fp, err)
+	}
+	if re == nil {
+		return nil, lerr
+	}
+	if err := c.download(ctx, re); err != nil {
+		return nil, fmt.Errorf("fetch cache entry %s: %w", fp, err)
+	}
+	return re, nil
+}
+
+// download stores the remote entry e locally: its blobs first, the entry
+// last, under the shared lock.
+func (c *Cache) download(ctx context.Context, e *Entry) error {
+	unlock, err := c.Local.lock(unix.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blobWorkers)
+	seen := map[string]bool{}
+	for _, f := range e.Files {
+		if seen[f.SHA256] || c.Local.hasBlob(f.SHA256, f.Size) {
+			continue
+		}
+		seen[f.SHA256] = true
+		g.Go(func() error { return c.getBlob(gctx, f) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return c.Local.writeEntry(e)
+}
+
+// getBlob downloads the blob of f into the local blob store.
+func (c *Cache) getBlob(ctx context.Context, f File) error {
+	d, err := c.Local.shard("blobs", f.SHA256)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return owned.WriteFileAt(d, f.SHA256, 0o600, true, func(w io.Writer) error {
+		hw := &hashingWriter{w: w, h: sha256.New(), max: f.Size}
+		if err := c.Remote.GetBlob(ctx, f.SHA256, hw); err != nil {
+			if errors.Is(err, errTooLong) {
+				return fmt.Errorf("blob %s from %s: %w: more than %d bytes", f.SHA256, c.Remote, ErrCorrupt, f.Size)
+			}
+			return err
+		}
+		if err := mismatch(f, hex.EncodeToString(hw.h.Sum(nil)), hw.n); err != nil {
+			return fmt.Errorf("blob %s from %s: %w", f.SHA256, c.Remote, err)
+		}
+		return nil
+	})
+}
+
+// errTooLong is the error of a hashingWriter given more than its max.
+var errTooLong = errors.New("longer than expected")
+
+// hashingWriter writes to w and hashes what it writes, up to max bytes:
+// a remote serving an endless blob does not fill the disk.
+type hashingWriter struct {
+	w   io.Writer
+	h   hash.Hash
+	n   int64
+	max int64
+}
+
+func (hw *hashingWriter) Write(p []byte) (int, error) {
+	if hw.n+int64(len(p)) > hw.max {
+		hw.n += int64(len(p))
+		return 0, errTooLong
+	}
+	k, err := hw.w.Write(p)
+	hw.h.Write(p[:k])
+	hw.n += int64(k)
+	return k, err
+}
+
+// Push uploads the local entry fp to the remote: the blobs the remote
+// lacks first, then the entry, so that an entry visible in the remote
+// implies its blobs are there. A local blob that does not match its
+// SHA-256 is removed, uploads nothing and is an error wrapping
+// ErrCorrupt. No-op without a remote.
+func (c *Cache) Push(ctx context.Context, fp string) error {
+	if c.Remote == nil {
+		return nil
+	}
+	e, err := c.Local.Entry(fp)
+	if err != nil {
+		return fmt.Errorf("push cache entry: %w", err)
+	}
+	if e == nil {
+		return fmt.Errorf("push cache entry %s: not in the local cache", fp)
+	}
+	var shas []string
+	for _, f := range e.Files {
+		shas = append(shas, f.SHA256)
+	}
+	has, err := c.Remote.HasBlobs(ctx, shas)
+	if err != nil {
+		return fmt.Errorf("push cache entry %s: %w", fp, err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blobWorkers)
+	for _, f := range e.Files {
+		if has[f.SHA256] {
+			continue
+		}
+		has[f.SHA256] = true
+		g.Go(func() error { return c.putBlob(gctx, f) })
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("push cache entry %s: %w", fp, err)
+	}
+	if err := c.Remote.PutEntry(ctx, e); err != nil {
+		return fmt.Errorf("push cache entry %s: %w", fp, err)
+	}
+	return nil
+}
+
+// putBlob uploads the local blob of f.
+func (c *Cache) putBlob(ctx context.Context, f File) error {
+	p := c.Local.path(blobKey(f.SHA256))
+	in, err := openRegular(p)
+	if err != nil {
+		return fmt.Errorf("read blob %s: %w", f.SHA256, err)
+	}
+	defer in.Close()
+	err = c.Remote.PutBlob(ctx, f.SHA256, f.Size, in)
+	if errors.Is(err, ErrCorrupt) {
+		os.Remove(p)
+	}
+	return err
+}

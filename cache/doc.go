@@ -1,0 +1,63 @@
+// Package cache owns voxform's content-addressed cache of outputs: the
+// audio, embedding and transcript files that a request produced, kept
+// under the request's fingerprint (the SHA-256 of the request, 64
+// lowercase hex digits) so that an identical request is never paid for
+// twice. It keeps them on this machine (Local) and optionally in a shared
+// remote (Remote: an S3 bucket, or a directory); Cache joins the two.
+//
+// # Layout
+//
+// Local and remote alike, below the cache directory or the remote's key
+// prefix:
+//
+//	v1/entries/<fp[0:2]>/<fp>.json    an Entry: kind, files, metadata
+//	v1/blobs/<sha[0:2]>/<sha>         one file's content, named by its SHA-256
+//
+// An entry lists its files by role (audio, embedding, json, txt, srt, vtt)
+// with the SHA-256 and size of each; identical content is stored once.
+// Every fingerprint and SHA-256 is checked to be 64 lowercase hex digits
+// before it becomes part of a path or key, so a hostile value (from a
+// state file, say) never reaches outside the cache. An entry file is read
+// up to MaxEntrySize bytes.
+//
+// # Promises
+//
+// An entry is visible only once its blobs are: Store and Fetch write the
+// blobs first and the entry last, Push uploads them in the same order.
+// Every file is written atomically (through package owned locally and in
+// a directory remote: a temporary file, synced, renamed; in S3 a PUT or a
+// multipart upload is visible only once complete), so a process killed at
+// any instant leaves no torn entry or blob, only temporary files, which
+// OpenLocal sweeps when no other process is writing.
+//
+// Nothing is trusted on the way out: CopyBlob hashes what it copies and
+// Fetch hashes what it downloads; a mismatch removes the bad blob, stores
+// nothing and is an error wrapping ErrCorrupt. A malformed entry (bad
+// JSON, another version, a fingerprint not its own, an invalid file) is
+// removed when read locally, and is an error wrapping ErrCorrupt. Push
+// uploads only content that matches its SHA-256: the upload fails before
+// it completes otherwise.
+//
+// A blob is a reflink of the file it came from (FICLONE, on file systems
+// that share extents: Btrfs, XFS) or a copy; never a hard link. A hard
+// link would be the same file as the project's output, and an in-place
+// edit of that output (an editor, a tool normalising audio) would change
+// the cached content under its old SHA-256. A reflink shares blocks only
+// until either side is written. CopyBlob hands blobs out the same way.
+//
+// GC removes entries not kept (see GCOptions) and then the blobs no entry
+// references. A lock file (v1/lock, flock) keeps it from running while a
+// Store or Fetch writes, in this process or another.
+//
+// # Remotes
+//
+// An s3:// remote uses minio-go. Credentials come from the standard AWS
+// chain: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN,
+// then the shared credentials and config files (AWS_PROFILE,
+// AWS_SHARED_CREDENTIALS_FILE), then the instance or container role. They
+// are never kept by voxform nor put in an error's text. An endpoint is
+// https, or http on the loopback interface only. Every request has
+// dial, response-header and idle timeouts. Incomplete multipart uploads
+// of a killed process stay invisible; a bucket lifecycle rule that aborts
+// them after a day reclaims their space.
+package cache

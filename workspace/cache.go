@@ -1,0 +1,60 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+)
+
+// CacheDir is the local cache directory of m: its cache.dir (relative to
+// the manifest directory) or VOXFORM_CACHE_DIR, else defaultDir, which the
+// commands take from the user's cache directory.
+func CacheDir(m *manifest.Manifest, defaultDir string) (string, error) {
+	switch dir := m.Cache.Dir; {
+	case dir != "" && filepath.IsAbs(dir):
+		return dir, nil
+	case dir != "":
+		return filepath.Join(m.Dir, filepath.FromSlash(dir)), nil
+	case defaultDir != "":
+		return defaultDir, nil
+	}
+	return "", advise(errors.New("no cache directory: set cache.dir or VOXFORM_CACHE_DIR"), "or go on without the output cache with -cache=off")
+}
+
+// OpenCache opens the output cache of m in mode (planner.CacheOn,
+// CacheLocal; nil for CacheOff): the local cache in dir and, with CacheOn,
+// the manifest's remote, checked now: an unreachable or misconfigured
+// remote is an error naming it, so that a plan never shows as billed work
+// the team may already have.
+func OpenCache(ctx context.Context, m *manifest.Manifest, mode, dir string) (*cache.Cache, error) {
+	switch mode {
+	case planner.CacheOff:
+		return nil, nil
+	case planner.CacheLocal, planner.CacheOn:
+	default:
+		return nil, fmt.Errorf("unknown cache mode %q: on, local or off", mode)
+	}
+	local, err := cache.OpenLocal(dir)
+	if err != nil {
+		return nil, advise(fmt.Errorf("open the cache: %w", err), "set cache.dir or VOXFORM_CACHE_DIR to a writable directory, or use -cache=off")
+	}
+	c := &cache.Cache{Local: local}
+	if mode == planner.CacheLocal || m.Cache.Remote == "" {
+		return c, nil
+	}
+	remote, err := cache.OpenRemote(cache.RemoteConfig{URL: m.Cache.Remote, Endpoint: m.Cache.Endpoint, Region: m.Cache.Region})
+	if err == nil {
+		err = remote.Check(ctx)
+	}
+	if err != nil {
+		return nil, advise(fmt.Errorf("remote cache: %w", err),
+			"fix cache.remote (or VOXFORM_CACHE_REMOTE) and its credentials, or go on without it with -cache=local (what the team has may then be billed again)")
+	}
+	c.Remote = remote
+	return c, nil
+}

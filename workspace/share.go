@@ -1,0 +1,166 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// Cache is the output cache the session's plan opened (nil: none).
+func (s *Session) Cache() *cache.Cache { return s.outputs }
+
+// Pull materialises from the output cache (in mode: planner.CacheOn or
+// CacheLocal) every output the plan of m can restore, calling no service:
+// on a fresh clone whose state is committed and whose outputs are not,
+// every recorded output. It returns the summary of the restores and the
+// plan of what is left for apply (billed work among it).
+func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, opts executor.Options) (*executor.Summary, *planner.Plan, error) {
+	if mode == planner.CacheOff {
+		return nil, nil, errors.New("pull: the cache is off")
+	}
+	p, err := s.Plan(ctx, m, planner.Options{Cache: mode})
+	if err != nil {
+		return nil, nil, err
+	}
+	restores := p.Subset(func(a *planner.Action) bool { return a.Type == planner.Restore })
+	left := p.Subset(func(a *planner.Action) bool { return a.Type != planner.Restore })
+	opts.Client = nil // nothing here calls the service
+	sum, err := s.Apply(ctx, restores, opts)
+	return sum, left, err
+}
+
+// PushReport is what Push did.
+type PushReport struct {
+	// Pushed entries were sent; Present ones the remote had already.
+	Pushed, Present int
+	// Problems are resources left out, each with why (an output changed
+	// since it was recorded, say).
+	Problems []error
+}
+
+// pushLimit is how many entries Push sends at once.
+const pushLimit = 8
+
+// Push sends to the remote cache of m every recorded output the remote
+// lacks: each complete resource of the state whose outputs still hold
+// what was recorded is kept in the local cache (if it is not already),
+// then pushed. It needs a remote.
+func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport, error) {
+	var rep PushReport
+	if m.Cache.Remote == "" {
+		return rep, advise(errors.New("push: no remote cache"), "set cache.remote in the manifest or VOXFORM_CACHE_REMOTE")
+	}
+	c, err := w.openCache(ctx, m, planner.CacheOn)
+	if err != nil {
+		return rep, err
+	}
+	st, err := w.ReadState()
+	if err != nil {
+		return rep, err
+	}
+	var fps []string
+	for _, addr := range sortedAddrs(st) {
+		r := st.Resources[addr]
+		if r.Status != state.StatusComplete || r.Fingerprint == "" || len(r.Outputs) == 0 {
+			continue
+		}
+		if !c.Local.Has(r.Fingerprint) {
+			e, paths := executor.Entry(manifest.Kind(r.Kind), r.Fingerprint, r, w.Dir)
+			if err := c.Local.Store(e, paths); err != nil {
+				rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", addr, err))
+				continue
+			}
+		}
+		fps = append(fps, r.Fingerprint)
+	}
+	has, err := c.Remote.HasEntries(ctx, fps)
+	if err != nil {
+		return rep, err
+	}
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(pushLimit)
+	for _, fp := range fps {
+		if has[fp] {
+			rep.Present++
+			continue
+		}
+		g.Go(func() error {
+			err := c.Push(ctx, fp)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				rep.Problems = append(rep.Problems, fmt.Errorf("push %s: %w", fp[:12], err))
+			} else {
+				rep.Pushed++
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return rep, ctx.Err()
+}
+
+// GCOptions say what the local cache's garbage collection keeps.
+type GCOptions struct {
+	// Projects are other manifest directories whose states' entries are
+	// kept too (the cache is shared by every project of the user).
+	Projects []string
+	// OlderThan: an entry no state given references is removed only once
+	// unused for this long (0: at once).
+	OlderThan time.Duration
+	DryRun    bool
+}
+
+// GC removes from the local cache of m the entries that neither this
+// project's state nor those of opts.Projects reference (and that have not
+// been used for opts.OlderThan), then the files no entry references. The
+// remote is never touched.
+func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions) (cache.GCReport, error) {
+	c, err := w.openCache(ctx, m, planner.CacheLocal)
+	if err != nil {
+		return cache.GCReport{}, err
+	}
+	keep := map[string]bool{}
+	for _, dir := range append([]string{w.Dir}, opts.Projects...) {
+		st, err := New(dir).ReadState()
+		if err != nil {
+			return cache.GCReport{}, fmt.Errorf("gc: state of %s: %w", dir, err)
+		}
+		for _, r := range st.Resources {
+			keep[r.Fingerprint] = true
+		}
+	}
+	return c.Local.GC(cache.GCOptions{Keep: func(fp string) bool { return keep[fp] },
+		OlderThan: opts.OlderThan, Now: time.Now(), DryRun: opts.DryRun})
+}
+
+// openCache opens the output cache of m in mode, its directory from the
+// manifest or w.CacheDir.
+func (w *Workspace) openCache(ctx context.Context, m *manifest.Manifest, mode string) (*cache.Cache, error) {
+	dir, err := CacheDir(m, w.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenCache(ctx, m, mode, dir)
+}
+
+func sortedAddrs(st *state.File) []string {
+	out := make([]string, 0, len(st.Resources))
+	for a := range st.Resources {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
