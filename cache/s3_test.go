@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -143,15 +146,15 @@ func TestLookupsPooled(t *testing.T) {
 		keys = append(keys, fpOf(fmt.Sprint(i)))
 	}
 	var mu sync.Mutex
-	inFlight, most := 0, 0
+	inFlight, most, filled := 0, 0, false
 	full := make(chan struct{})
-	var fullOnce sync.Once
 	has := func(ctx context.Context, key string) (bool, error) {
 		mu.Lock()
 		inFlight++
 		most = max(most, inFlight)
-		if inFlight == 32 {
-			fullOnce.Do(func() { close(full) })
+		if inFlight == 32 && !filled {
+			filled = true
+			close(full)
 		}
 		mu.Unlock()
 		select {
@@ -173,5 +176,33 @@ func TestLookupsPooled(t *testing.T) {
 	}
 	if len(got) != len(keys) || !got[keys[7]] || got[keys[8]] {
 		t.Errorf("answers wrong: %d of %d, %v %v", len(got), len(keys), got[keys[7]], got[keys[8]])
+	}
+}
+
+// TestServerEchoRedacted: a server whose error messages repeat the
+// credentials it was sent (the access key and session token travel in
+// headers) does not get them into voxform's errors.
+func TestServerEchoRedacted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>denied: %s / %s</Message></Error>`,
+			html.EscapeString(r.Header.Get("Authorization")), html.EscapeString(r.Header.Get("X-Amz-Security-Token")))
+	}))
+	defer srv.Close()
+	s3Env(t, "AKIAECHOEXAMPLE", "sekret-XYZ")
+	t.Setenv("AWS_SESSION_TOKEN", "session-TOKEN-123")
+	r, err := cache.OpenRemote(cache.RemoteConfig{URL: "s3://bucket/p", Endpoint: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Check(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "denied: ") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("Check = %v, want the server's message, redacted", err)
+	}
+	for _, secret := range []string{"AKIAECHOEXAMPLE", "session-TOKEN-123", "sekret-XYZ"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows %s: %v", secret, err)
+		}
 	}
 }

@@ -156,7 +156,7 @@ func (r *s3Remote) redact(err error) error {
 	if r.creds.IsExpired() {
 		return err // none retrieved, none to leak
 	}
-	v, verr := r.creds.GetWithContext(nil)
+	v, verr := r.creds.GetWithContext(r.client.CredContext())
 	if verr != nil {
 		return err
 	}
