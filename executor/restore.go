@@ -152,19 +152,5 @@ func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]st
 			return nil, fmt.Errorf("restore %s: %w", rel, err)
 		}
 	}
-	for i, f := range files {
-		if err := f.Check(transcriptValidator(formats[i], hasText)); err != nil {
-			return nil, err
-		}
-	}
-	outs := make([]state.Output, 0, len(files))
-	for i, f := range files {
-		o, err := f.Commit(nil)
-		if err != nil {
-			return nil, err
-		}
-		o.Format = formats[i]
-		outs = append(outs, o)
-	}
-	return outs, nil
+	return commitTranscripts(files, formats, hasText)
 }

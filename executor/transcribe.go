@@ -182,21 +182,7 @@ func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Write
 	for _, s := range segs {
 		hasText = hasText || strings.TrimSpace(s.Text) != ""
 	}
-	for i, f := range files {
-		if err := f.Check(transcriptValidator(formats[i], hasText)); err != nil {
-			return nil, err
-		}
-	}
-	outs := make([]state.Output, 0, len(files))
-	for i, f := range files {
-		o, err := f.Commit(nil)
-		if err != nil {
-			return nil, err
-		}
-		o.Format = formats[i]
-		outs = append(outs, o)
-	}
-	return outs, nil
+	return commitTranscripts(files, formats, hasText)
 }
 
 // renderOp is the free repair of a transcription: the recorded transcript
@@ -300,4 +286,24 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// commitTranscripts checks every transcript file (files[i] of formats[i])
+// before any is renamed into place, then commits them all.
+func commitTranscripts(files []*outputFile, formats []string, hasText bool) ([]state.Output, error) {
+	for i, f := range files {
+		if err := f.Check(transcriptValidator(formats[i], hasText)); err != nil {
+			return nil, err
+		}
+	}
+	outs := make([]state.Output, 0, len(files))
+	for i, f := range files {
+		o, err := f.Commit(nil)
+		if err != nil {
+			return nil, err
+		}
+		o.Format = formats[i]
+		outs = append(outs, o)
+	}
+	return outs, nil
 }
