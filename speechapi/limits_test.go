@@ -39,6 +39,20 @@ type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
+// limitClient is a client of base with one retry and a timeout of
+// backstop: the limits, not the timeout, are under test here, and reading
+// many MiB under the race detector on a loaded machine may pause longer
+// than timeoutClient's 300 ms (a retry would then count as a request).
+func limitClient(t *testing.T, base string) *speechapi.Client {
+	t.Helper()
+	c, err := speechapi.New(speechapi.Config{BaseURL: base, APIKey: testKey, Timeout: backstop, Retries: 1,
+		RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // checkLimit fails unless err is a *LimitError naming host and limit that
 // Retry will not repeat.
 func checkLimit(t *testing.T, err error, host, limit string) {
@@ -67,7 +81,7 @@ func TestTranscriptDownloadIsCapped(t *testing.T) {
 				sent.Store(endless(w, bytes.Repeat([]byte(`{"text":"ab"},`), 4096)))
 			}))
 			defer srv.Close()
-			c := timeoutClient(t, srv.URL)
+			c := limitClient(t, srv.URL)
 			u := srv.URL + "/storage/t.json?sig=1"
 			rec := speechapi.FileRecord{FileID: "f1", OriginalPath: "a.wav", Status: speechapi.FileCompleted, TranscriptURL: &u}
 			var out countingWriter
@@ -101,7 +115,7 @@ func filesServer(t *testing.T, page func(cursor string, n int) string) (*speecha
 		fmt.Fprint(w, page(r.URL.Query().Get("cursor"), int(n.Add(1))))
 	}))
 	t.Cleanup(srv.Close)
-	return timeoutClient(t, srv.URL), &n, strings.TrimPrefix(srv.URL, "http://")
+	return limitClient(t, srv.URL), &n, strings.TrimPrefix(srv.URL, "http://")
 }
 
 // records is n file records as JSON, ids from first.
@@ -127,7 +141,7 @@ func filesPage(data string, more bool, next string) string {
 // requests.
 // conformance: BJ-094
 func TestFilesListingIsCapped(t *testing.T) {
-	huge := `[{"file_id": "f1", "original_path": "a.wav", "status": "FAILED", "error_message": "` + strings.Repeat("x", 17<<20) + `"}]`
+	huge := filesPage(`[{"file_id": "f1", "original_path": "a.wav", "status": "FAILED", "error_message": "`+strings.Repeat("x", 17<<20)+`"}]`, false, "")
 	cases := []struct {
 		name, limit string
 		page        func(cursor string, n int) string
@@ -140,7 +154,7 @@ func TestFilesListingIsCapped(t *testing.T) {
 			next := map[string]string{"": "c1", "c1": "c2", "c2": "c1"}[cursor]
 			return filesPage(records(n, 1), true, next)
 		}, 3},
-		{"a page too large", "16 MiB", func(string, int) string { return filesPage(huge, false, "") }, 1},
+		{"a page too large", "16 MiB", func(string, int) string { return huge }, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,7 +185,7 @@ func TestSSELineIsCapped(t *testing.T) {
 		endless(w, bytes.Repeat([]byte("QUJD"), 16<<10))
 	}))
 	defer srv.Close()
-	c := timeoutClient(t, srv.URL)
+	c := limitClient(t, srv.URL)
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	ctx, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
@@ -212,7 +226,7 @@ func TestSSEChunksAreNotCopied(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write(stream)
 		}))
-		c := timeoutClient(t, srv.URL)
+		c := limitClient(t, srv.URL)
 		var out countingWriter
 		perRun[chunks] = allocatedBy(func() {
 			if _, err := c.SynthesizeStream(context.Background(), rawReq, &out); err != nil {
@@ -256,7 +270,7 @@ func TestRealtimeMessageIsCapped(t *testing.T) {
 		_, _, _ = conn.ReadMessage()
 	}))
 	defer srv.Close()
-	c := timeoutClient(t, srv.URL)
+	c := limitClient(t, srv.URL)
 	clip := wavBytes(t, 2, 0.5, 16000, kindSpeech)
 	_, err := c.TranscribeRealtime(context.Background(), bytes.NewReader(clip), speechapi.RealtimeOptions{LanguageCode: "hi-IN", IdleTimeout: time.Second})
 	checkLimit(t, err, strings.TrimPrefix(srv.URL, "http://"), "1 MiB")
