@@ -42,6 +42,18 @@ type File struct {
 	// Written are outputs in place whose resource was never recorded (see
 	// Written); absent from the file when there are none.
 	Written []Written `json:"written,omitempty"`
+	// MovedTo is set in a state that "voxform state migrate" copied to
+	// another backend (see Moved): the copy left behind, kept for the
+	// record, which no command reads or changes as the state.
+	MovedTo *Moved `json:"moved_to,omitempty"`
+}
+
+// Moved says where a state was migrated, when and by whom.
+type Moved struct {
+	Backend string    `json:"backend"` // "local" or "pg", with where: see the Describe of the backends
+	Where   string    `json:"where"`
+	At      time.Time `json:"at"`
+	Who     string    `json:"who"`
 }
 
 // Resource is what voxform recorded about one address. The API key is never
@@ -153,6 +165,7 @@ type fileJSON struct {
 	Resources      map[string]*resourceJSON `json:"resources"`
 	JobIntents     []JobIntent              `json:"job_intents"`
 	Written        []Written                `json:"written"`
+	MovedTo        *Moved                   `json:"moved_to"`
 }
 
 // Output is one file a resource wrote.
@@ -248,7 +261,8 @@ func decode(r io.Reader, limit int64) (*File, error) {
 	dec.DisallowUnknownFields()
 	derr := dec.Decode(&fj)
 	f := File{Version: fj.Version, Lineage: fj.Lineage, Serial: fj.Serial, VoxformVersion: fj.VoxformVersion,
-		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents, Written: fj.Written}
+		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents, Written: fj.Written,
+		MovedTo: fj.MovedTo}
 	if derr != nil || f.Version != FormatVersion {
 		if err := checkVersion(data); err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,9 +28,8 @@ const (
 	statePermission = 0o644
 )
 
-// Backend stores the state and its lock. Local (files beside the manifests)
-// is the only implementation; a shared PostgreSQL backend (SPEC section 12)
-// will implement the same methods.
+// Backend stores the state and its lock: Local (files beside the
+// manifests) or PG (rows in PostgreSQL, shared by a team).
 type Backend interface {
 	// Read returns the state with any unfolded journal applied in memory;
 	// it writes nothing and needs no lock. A missing state is an empty File
@@ -43,6 +43,10 @@ type Backend interface {
 	Open(lock Unlocker, now func() time.Time) (*Recorder, error)
 	// ForceUnlock breaks the lock whose holder has the given ID.
 	ForceUnlock(id string) error
+	// Describe names where the state is, for messages (never a password).
+	Describe() string
+	// Close releases the backend's connections.
+	Close() error
 }
 
 // Unlocker is a held lock.
@@ -68,6 +72,9 @@ type Local struct {
 // NewLocal returns the file backend of a manifest directory.
 func NewLocal(dir string) *Local { return &Local{Dir: dir} }
 
+// Close implements Backend: the file backend holds nothing open.
+func (l *Local) Close() error { return nil }
+
 // StatePath is the path of voxform.state.json in the manifest directory,
 // which may be a symbolic link (see RealStatePath).
 func (l *Local) StatePath() string { return filepath.Join(l.Dir, StateFileName) }
@@ -91,7 +98,10 @@ func (l *Local) realOrLink() string {
 // Read implements Backend.
 func (l *Local) Read() (*File, error) {
 	f, _, err := l.read()
-	return f, err
+	if err != nil {
+		return nil, err
+	}
+	return f, f.checkNotMoved(l.Describe())
 }
 
 func (l *Local) read() (*File, journalReplay, error) {
@@ -162,6 +172,9 @@ func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := f.checkNotMoved(l.Describe()); err != nil {
+		return nil, err
+	}
 	switch {
 	case rep.exists && rep.records > 0 && !rep.stale:
 		// A previous process died before folding: fold now.
@@ -176,23 +189,71 @@ func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
 			return nil, err
 		}
 	}
-	return newRecorder(l, f, now), nil
+	return newRecorder(&journalStore{l: l}, f, now), nil
 }
 
-func (l *Local) createJournal(lineage string, serial int64) (*journalWriter, error) {
-	real, err := l.RealStatePath()
+// journalStore is the store of the file backend: records go to the
+// journal beside the state file, created at the first record, and are
+// folded into the state file at the end.
+type journalStore struct {
+	l  *Local
+	mu sync.Mutex // guards j
+	j  *journalWriter
+}
+
+func (s *journalStore) write(rec *record, lineage string, serial int64, apply func()) (func() error, error) {
+	line, err := encodeRecord(rec)
 	if err != nil {
-		return nil, fmt.Errorf("create journal: %w", err)
+		return nil, err
 	}
-	return createJournal(real+JournalSuffix, lineage, serial)
+	j, err := s.journal(lineage, serial)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := j.write(line, apply)
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return j.wait(seq) }, nil
 }
 
-func (l *Local) fold(f *File, j *journalWriter) error {
-	if err := l.writeState(f); err != nil {
+// journal returns the open journal, creating it on the first record.
+func (s *journalStore) journal(lineage string, serial int64) (*journalWriter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.j == nil {
+		real, err := s.l.RealStatePath()
+		if err != nil {
+			return nil, fmt.Errorf("create journal: %w", err)
+		}
+		j, err := createJournal(real+JournalSuffix, lineage, serial)
+		if err != nil {
+			return nil, err
+		}
+		s.j = j
+	}
+	return s.j, nil
+}
+
+func (s *journalStore) commit(f *File, changed bool) error {
+	s.mu.Lock()
+	j := s.j
+	s.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	if !changed {
+		j.close()
+		if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove journal: %w", err)
+		}
+		return nil
+	}
+	if err := s.l.writeState(f); err != nil {
 		return err
 	}
 	j.close()
-	return l.removeJournal()
+	return s.l.removeJournal()
 }
 
 func (l *Local) writeState(f *File) error {

@@ -30,18 +30,41 @@ type LockInfo struct {
 
 // LockedError reports that another process holds the lock.
 type LockedError struct {
+	// Path is the lock file, or the pg backend's Describe.
 	Path string
 	// Info is the holder's information; zero if it could not be read.
 	Info LockInfo
+	// Note adds what is known of the holder's state (pg: its session is
+	// gone and its lease ends at a given time).
+	Note string
 }
 
 func (e *LockedError) Error() string {
 	i := e.Info
-	if i.PID == 0 {
-		return fmt.Sprintf("state is locked by another process (%s)", e.Path)
+	s := fmt.Sprintf("state is locked by another process (%s)", e.Path)
+	if i.PID != 0 {
+		s = fmt.Sprintf("state is locked by pid %d on %s (operation %s, by %s, since %s, lock id %s)",
+			i.PID, i.Host, i.Operation, i.Who, i.Created.UTC().Format(time.RFC3339), i.ID)
 	}
-	return fmt.Sprintf("state is locked by pid %d on %s (operation %s, by %s, since %s, lock id %s)",
-		i.PID, i.Host, i.Operation, i.Who, i.Created.UTC().Format(time.RFC3339), i.ID)
+	if e.Note != "" {
+		s += ": " + e.Note
+	}
+	return s
+}
+
+// LockWithin takes b's lock for op, retrying for up to wait while another
+// process holds it (-lock-timeout); with wait 0 it fails at once. The
+// error after the wait is the holder's *LockedError.
+func LockWithin(b Backend, op string, wait time.Duration) (Unlocker, error) {
+	deadline := time.Now().Add(wait)
+	for delay := 20 * time.Millisecond; ; delay = min(delay*2, time.Second) {
+		lk, err := b.Lock(op)
+		var le *LockedError
+		if !errors.As(err, &le) || !time.Now().Before(deadline) {
+			return lk, err
+		}
+		time.Sleep(min(delay, time.Until(deadline)))
+	}
 }
 
 // FileLock is a held flock on voxform.state.json.lock.

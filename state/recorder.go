@@ -2,33 +2,36 @@ package state
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"time"
 )
 
-// Recorder is the single way the state changes. Every method appends one
-// journal record and returns only once it is durable; the cost of a record
-// does not grow with the number of resources. It is safe for concurrent use
-// by apply's workers. Close folds the journal into the state file.
+// Recorder is the single way the state changes. Every method writes one
+// record (a journal line of the file backend, one transaction of the
+// PostgreSQL backend) and returns only once it is durable; the cost of a
+// record does not grow with the number of resources. It is safe for
+// concurrent use by apply's workers. Close ends the recording (the file
+// backend folds its journal into the state file).
 type Recorder struct {
 	store store
 	now   func() time.Time
 
-	mu      sync.Mutex // guards state and j creation
+	mu      sync.Mutex // guards state, wrote, changed, closed
 	state   *File
-	j       *journalWriter
-	changed bool
+	wrote   bool // a record reached the store
+	changed bool // a record was applied
 	closed  bool
 }
 
-// store is what a Recorder needs from a backend.
+// store is where a Recorder's records go.
 type store interface {
-	// createJournal starts a journal on top of state (lineage, serial).
-	createJournal(lineage string, serial int64) (*journalWriter, error)
-	// fold writes f as the new state and removes the journal.
-	fold(f *File, j *journalWriter) error
+	// write makes rec durable after the records written before it on the
+	// state (lineage, serial), calling apply once rec's place in that
+	// order is fixed; the returned wait returns once rec is durable.
+	write(rec *record, lineage string, serial int64, apply func()) (wait func() error, err error)
+	// commit ends the recording. With changed, f (every record applied,
+	// serial increased) is the new state; otherwise nothing changed.
+	commit(f *File, changed bool) error
 }
 
 // ErrClosed is returned by a Recorder after Close.
@@ -94,53 +97,35 @@ func (r *Recorder) put(entries map[string]*Resource) error {
 
 // append writes rec and applies it in memory, returning once it is durable.
 func (r *Recorder) append(rec *record, apply func()) error {
-	j, seq, err := r.write(rec, apply)
+	wait, err := r.write(rec, apply)
 	if err != nil {
 		return err
 	}
-	return j.wait(seq)
+	return wait()
 }
 
-// write appends rec to the journal and applies it in memory, without
-// waiting for a sync; it returns what wait needs.
-func (r *Recorder) write(rec *record, apply func()) (*journalWriter, uint64, error) {
-	line, err := encodeRecord(rec)
-	if err != nil {
-		return nil, 0, err
+// write hands rec to the store, which applies it in memory in its order,
+// without waiting for it to be durable; it returns the wait.
+func (r *Recorder) write(rec *record, apply func()) (func() error, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
 	}
-	j, err := r.journal()
-	if err != nil {
-		return nil, 0, err
+	// A new state gets its lineage with its first record, so that a plan
+	// of a directory never applied binds to "no state yet".
+	if r.state.Lineage == "" {
+		r.state.Lineage = NewLineage()
 	}
-	seq, err := j.write(line, func() {
+	lineage, serial := r.state.Lineage, r.state.Serial
+	r.wrote = true
+	r.mu.Unlock()
+	return r.store.write(rec, lineage, serial, func() {
 		r.mu.Lock()
 		apply()
 		r.changed = true
 		r.mu.Unlock()
 	})
-	return j, seq, err
-}
-
-// journal returns the open journal, creating it on the first record.
-func (r *Recorder) journal() (*journalWriter, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, ErrClosed
-	}
-	if r.j == nil {
-		// A new state gets its lineage with its first record, so that a
-		// plan of a directory never applied binds to "no state yet".
-		if r.state.Lineage == "" {
-			r.state.Lineage = NewLineage()
-		}
-		j, err := r.store.createJournal(r.state.Lineage, r.state.Serial)
-		if err != nil {
-			return nil, err
-		}
-		r.j = j
-	}
-	return r.j, nil
 }
 
 // Get returns the recorded resource at addr.
@@ -158,9 +143,10 @@ func (r *Recorder) Snapshot() *File {
 	return r.state.Clone()
 }
 
-// Close folds the journal into the state file (serial + 1) and removes the
-// journal. With nothing recorded it writes nothing. Call it once every
-// worker has returned; later calls of the other methods fail with ErrClosed.
+// Close ends the recording: the state's serial increases when something
+// was recorded (the file backend folds its journal into the state file
+// and removes it). Call it once every worker has returned; later calls of
+// the other methods fail with ErrClosed.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -168,23 +154,18 @@ func (r *Recorder) Close() error {
 		return nil
 	}
 	r.closed = true
-	j, changed := r.j, r.changed
+	wrote, changed := r.wrote, r.changed
 	f := r.state.Clone()
 	r.mu.Unlock()
-	if j == nil {
+	if !wrote {
 		return nil
 	}
-	if !changed {
-		j.close()
-		if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("remove journal: %w", err)
-		}
-		return nil
+	if changed {
+		f.Serial++
+		f.Version = FormatVersion
+		f.VoxformVersion = VoxformVersion
 	}
-	f.Serial++
-	f.Version = FormatVersion
-	f.VoxformVersion = VoxformVersion
-	if err := r.store.fold(f, j); err != nil {
+	if err := r.store.commit(f, changed); err != nil {
 		return err
 	}
 	r.mu.Lock()

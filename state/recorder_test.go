@@ -109,7 +109,7 @@ func TestJournalReplayAfterCrash(t *testing.T) {
 		}
 	}
 	// Die without Close, with half a record at the end.
-	rec.j.f.Write([]byte(`1234abcd {"op":"put","resources":{"synthesis.torn"`))
+	rec.store.(*journalStore).j.f.Write([]byte(`1234abcd {"op":"put","resources":{"synthesis.torn"`))
 	lk.Unlock()
 
 	got, err := b.Read()

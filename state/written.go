@@ -40,7 +40,7 @@ func (r *Recorder) NoteWritten(addr, fingerprint string, outs []Output) error {
 		rec.Written = append(rec.Written, Written{Path: o.Path, Address: addr, SHA256: o.SHA256,
 			Size: o.Size, Format: o.Format, Fingerprint: fingerprint})
 	}
-	_, _, err := r.write(rec, func() { rec.apply(r.state) })
+	_, err := r.write(rec, func() { rec.apply(r.state) })
 	return err
 }
 

@@ -53,7 +53,7 @@ func TestJournalWithHostilePathRefused(t *testing.T) {
 		if err := rec.Record("synthesis.ok", sampleResource("ok")); err != nil {
 			t.Fatal(err)
 		}
-		rec.j.f.Write(line)
+		rec.store.(*journalStore).j.f.Write(line)
 		lk.Unlock()
 		if _, err := b.Read(); err == nil || !strings.Contains(err.Error(), "outputs[0].path") {
 			t.Errorf("journal with output %q: %v", bad, err)

@@ -1,0 +1,872 @@
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// PGConfig configures the PostgreSQL backend.
+type PGConfig struct {
+	// ConnString is the connection string (URL or key=value form). It is
+	// read from the environment and never printed: errors name Env.
+	ConnString string
+	// Env is the environment variable ConnString came from.
+	Env string
+	// Schema holds voxform's tables (default DefaultPGSchema).
+	Schema string
+	// Workspace names this state among those of the schema (default
+	// DefaultPGWorkspace): one project, or one of its environments.
+	Workspace string
+	// Lease is how long the lock outlives its holder's last heartbeat
+	// (default DefaultLease): after a holder's death or the loss of its
+	// connection, the lock is free within the lease.
+	Lease time.Duration
+}
+
+// Defaults of PGConfig.
+const (
+	DefaultPGSchema    = "voxform"
+	DefaultPGWorkspace = "default"
+	DefaultLease       = 15 * time.Second
+	// MinLease bounds the lease from below: a heartbeat every third of it
+	// must have time to reach the server.
+	MinLease = time.Second
+	// MaxLease bounds how long a dead holder may keep the lock.
+	MaxLease = time.Hour
+)
+
+// pgTimeout bounds every exchange with the server but the lock's wait.
+const pgTimeout = 30 * time.Second
+
+// maxPGRow bounds one row read back (a resource, an intent, a written
+// entry): like a journal line, far above what voxform writes, so that a
+// hostile or damaged row cannot take the process's memory.
+const maxPGRow = MaxJournalLine
+
+// pgName is what a schema or workspace name may be: short, printable,
+// without quotes or control characters.
+var pgName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_\-.]{0,62}$`)
+
+// PG is the PostgreSQL backend: one row per resource in <schema>.resources,
+// a header row per workspace in <schema>.states, job intents and written
+// entries in their own tables, and the lock as a session advisory lock on
+// a connection of its own plus a holder row in <schema>.locks whose lease
+// a heartbeat renews. Recording one result is one small transaction,
+// whatever the number of resources; readers see every committed result.
+type PG struct {
+	cfg  PGConfig
+	conf *pgxpool.Config
+
+	mu       sync.Mutex // guards pool and migrated
+	pool     *pgxpool.Pool
+	migrated bool
+}
+
+// NewPG checks cfg and returns the backend; it connects on first use.
+func NewPG(cfg PGConfig) (*PG, error) {
+	if cfg.Env == "" {
+		cfg.Env = "the connection string"
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultPGSchema
+	}
+	if cfg.Workspace == "" {
+		cfg.Workspace = DefaultPGWorkspace
+	}
+	if cfg.Lease == 0 {
+		cfg.Lease = DefaultLease
+	}
+	if err := CheckPGConfig(cfg); err != nil {
+		return nil, err
+	}
+	conf, err := pgxpool.ParseConfig(cfg.ConnString)
+	if err != nil {
+		// pgx's message may quote the string: say only where it came from.
+		return nil, fmt.Errorf("backend pg: %s is not a PostgreSQL connection string (postgres://user@host/db or key=value form)", cfg.Env)
+	}
+	conf.MaxConns = 8
+	conf.ConnConfig.ConnectTimeout = 10 * time.Second
+	conf.ConnConfig.RuntimeParams["application_name"] = "voxform"
+	return &PG{cfg: cfg, conf: conf}, nil
+}
+
+// CheckPGConfig checks the names and the lease of cfg (not the connection
+// string), with errors naming the field.
+func CheckPGConfig(cfg PGConfig) error {
+	if cfg.Schema != "" && !pgName.MatchString(cfg.Schema) {
+		return fmt.Errorf("backend pg: schema %q: want letters, digits, '_', '-' or '.', at most 63, not starting with a digit", cfg.Schema)
+	}
+	if cfg.Workspace != "" && !pgName.MatchString(cfg.Workspace) {
+		return fmt.Errorf("backend pg: workspace %q: want letters, digits, '_', '-' or '.', at most 63, not starting with a digit", cfg.Workspace)
+	}
+	if cfg.Lease != 0 && (cfg.Lease < MinLease || cfg.Lease > MaxLease) {
+		return fmt.Errorf("backend pg: lease %v: want between %v and %v", cfg.Lease, MinLease, MaxLease)
+	}
+	return nil
+}
+
+// Describe names the state for messages: database, schema and workspace,
+// never the password.
+func (p *PG) Describe() string {
+	return fmt.Sprintf("pg database %s on %s, schema %s, workspace %s", p.conf.ConnConfig.Database, p.host(), p.cfg.Schema, p.cfg.Workspace)
+}
+
+func (p *PG) host() string {
+	h := p.conf.ConnConfig.Host
+	if strings.HasPrefix(h, "/") {
+		return "socket " + h
+	}
+	return fmt.Sprintf("%s:%d", h, p.conf.ConnConfig.Port)
+}
+
+// Config returns the backend's configuration, defaults filled in.
+func (p *PG) Config() PGConfig { return p.cfg }
+
+// Close closes the backend's connections (a held lock stays held).
+func (p *PG) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pool != nil {
+		p.pool.Close()
+		p.pool = nil
+	}
+	return nil
+}
+
+// redact removes the password from an error's text, and wraps it with
+// what was being done. Text a server sends back goes through it too.
+func (p *PG) redact(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if pw := p.conf.ConnConfig.Password; len(pw) >= 3 {
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	}
+	if len(p.cfg.ConnString) >= 3 {
+		msg = strings.ReplaceAll(msg, p.cfg.ConnString, "$"+p.cfg.Env)
+	}
+	return &PGError{What: what, Where: p.Describe(), Msg: msg, cause: err}
+}
+
+// PGError is an error of the PostgreSQL backend, its text free of the
+// password. It does not unwrap to its cause, whose text may hold it.
+type PGError struct {
+	What, Where, Msg string
+	cause            error
+}
+
+func (e *PGError) Error() string { return fmt.Sprintf("%s (%s): %s", e.What, e.Where, e.Msg) }
+
+// connect returns the pool, creating it and the tables at first use.
+func (p *PG) connect(ctx context.Context) (*pgxpool.Pool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pool == nil {
+		pool, err := pgxpool.NewWithConfig(ctx, p.conf)
+		if err != nil {
+			return nil, p.redact("connect", err)
+		}
+		p.pool = pool
+	}
+	if !p.migrated {
+		if err := p.migrate(ctx, p.pool); err != nil {
+			return nil, err
+		}
+		p.migrated = true
+	}
+	return p.pool, nil
+}
+
+// table is the quoted name of a table of the schema.
+func (p *PG) table(name string) string { return pgx.Identifier{p.cfg.Schema, name}.Sanitize() }
+
+// pgSchemaVersion is the version of the tables below; migrate refuses a
+// schema a newer voxform made.
+const pgSchemaVersion = 1
+
+// migrate creates the schema and tables if they are missing, one process
+// at a time (a transaction-scoped advisory lock per schema).
+func (p *PG) migrate(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+},
+) error {
+	ctx, cancel := context.WithTimeout(ctx, pgTimeout)
+	defer cancel()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return p.redact("create tables", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey("migrate", p.cfg.Schema)); err != nil {
+		return p.redact("create tables", err)
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", p.table("meta")).Scan(&exists); err != nil {
+		return p.redact("create tables", err)
+	}
+	if exists {
+		var version int
+		err := tx.QueryRow(ctx, "SELECT value::int FROM "+p.table("meta")+" WHERE key = 'schema_version'").Scan(&version)
+		switch {
+		case err != nil && !errors.Is(err, pgx.ErrNoRows):
+			return p.redact("create tables", err)
+		case version > pgSchemaVersion:
+			return fmt.Errorf("backend pg (%s): the tables are of version %d, newer than this voxform's %d: upgrade voxform", p.Describe(), version, pgSchemaVersion)
+		case version == pgSchemaVersion:
+			return p.redact("create tables", tx.Commit(ctx))
+		}
+	}
+	// The derived columns of resources are for people querying the
+	// table; resource (the state file's JSON of the resource, kept as
+	// written: type json, not jsonb) is what voxform reads.
+	ddl := []string{
+		"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{p.cfg.Schema}.Sanitize(),
+		`CREATE TABLE IF NOT EXISTS ` + p.table("meta") + ` (key text PRIMARY KEY, value text NOT NULL)`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("states") + ` (
+			workspace text PRIMARY KEY,
+			lineage text NOT NULL,
+			serial bigint NOT NULL,
+			format_version int NOT NULL,
+			voxform_version text NOT NULL,
+			moved_to json,
+			updated_at timestamptz NOT NULL DEFAULT now())`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("resources") + ` (
+			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
+			address text NOT NULL,
+			kind text NOT NULL,
+			status text NOT NULL,
+			fingerprint text NOT NULL,
+			job_id text,
+			file_id text,
+			billed_characters bigint,
+			billed_audio_seconds double precision,
+			created_at timestamptz,
+			updated_at timestamptz,
+			resource json NOT NULL,
+			PRIMARY KEY (workspace, address))`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("job_intents") + ` (
+			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
+			id text NOT NULL,
+			seq bigserial,
+			intent json NOT NULL,
+			PRIMARY KEY (workspace, id))`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("written") + ` (
+			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
+			path text NOT NULL,
+			address text NOT NULL,
+			entry json NOT NULL,
+			PRIMARY KEY (workspace, path))`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("locks") + ` (
+			workspace text PRIMARY KEY,
+			id text NOT NULL,
+			info json NOT NULL,
+			backend_pid int NOT NULL,
+			lease_until timestamptz NOT NULL)`,
+		`INSERT INTO ` + p.table("meta") + ` VALUES ('schema_version', '1') ON CONFLICT (key) DO NOTHING`,
+	}
+	for _, q := range ddl {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return p.redact("create tables", err)
+		}
+	}
+	return p.redact("create tables", tx.Commit(ctx))
+}
+
+// lockKey is the advisory lock key of a (kind, schema, workspace): a hash,
+// so that every schema and workspace has its own (Terraform's pg backend
+// derives one that collides across schemas).
+func lockKey(parts ...string) int64 {
+	h := sha256.Sum256([]byte("voxform\x00" + strings.Join(parts, "\x00")))
+	return int64(binary.BigEndian.Uint64(h[:8]))
+}
+
+// Read implements Backend: the workspace's state, read in one snapshot of
+// the database. A workspace with no state (or tables not made yet) is an
+// empty File.
+func (p *PG) Read() (*File, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	pool, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := p.read(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	return f, f.checkNotMoved(p.Describe())
+}
+
+func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, p.redact("read state", err)
+	}
+	defer tx.Rollback(ctx)
+	f := &File{Resources: map[string]*Resource{}}
+	var moved []byte
+	err = tx.QueryRow(ctx, "SELECT lineage, serial, format_version, voxform_version, moved_to FROM "+p.table("states")+
+		" WHERE workspace = $1", p.cfg.Workspace).Scan(&f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return f, nil
+	case err != nil:
+		return nil, p.redact("read state", err)
+	case f.Version > FormatVersion:
+		return nil, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
+	}
+	if len(moved) > 0 {
+		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
+			return nil, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
+		}
+	}
+	if err := p.readRows(ctx, tx, "SELECT address, resource FROM "+p.table("resources")+" WHERE workspace = $1", func(addr string, b []byte) error {
+		var r Resource
+		if err := r.UnmarshalJSON(b); err != nil {
+			return fmt.Errorf("resource %s: %v", addr, err)
+		}
+		f.Resources[addr] = &r
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", func(id string, b []byte) error {
+		var in JobIntent
+		if err := strictJSON(b, &in); err != nil || in.ID != id {
+			return fmt.Errorf("job intent %s: %v", id, err)
+		}
+		f.JobIntents = append(f.JobIntents, in)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", func(path string, b []byte) error {
+		var w Written
+		if err := strictJSON(b, &w); err != nil || w.Path != path {
+			return fmt.Errorf("written %s: %v", path, err)
+		}
+		f.Written = append(f.Written, w)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := f.checkPaths(); err != nil {
+		return nil, fmt.Errorf("read state (%s): %w", p.Describe(), err)
+	}
+	return f, nil
+}
+
+// readRows calls fn for each (key, json) row of q, refusing a row over
+// maxPGRow.
+func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, fn func(string, []byte) error) error {
+	rows, err := tx.Query(ctx, q, p.cfg.Workspace)
+	if err != nil {
+		return p.redact("read state", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 2 {
+			return fmt.Errorf("read state (%s): %d columns", p.Describe(), len(raw))
+		}
+		if len(raw[1]) > maxPGRow {
+			return fmt.Errorf("read state (%s): a row of %s, more than %s, the limit of a row", p.Describe(), sizeString(int64(len(raw[1]))), sizeString(maxPGRow))
+		}
+		if err := fn(string(raw[0]), raw[1]); err != nil {
+			return fmt.Errorf("read state (%s): %w", p.Describe(), err)
+		}
+	}
+	return p.redact("read state", rows.Err())
+}
+
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// errLockLost is wrapped by the errors of a write whose lock is gone.
+var errLockLost = errors.New("the state lock is no longer held by this process")
+
+// ErrLockLost reports a lost lock: the errors of a Recorder whose lock
+// was taken over or forced open wrap it.
+var ErrLockLost = errLockLost
+
+// pgLock is a held lock of the pg backend: a session advisory lock on a
+// connection of its own, plus the holder row whose lease the heartbeat
+// renews on that connection.
+type pgLock struct {
+	p    *PG
+	conn *pgx.Conn
+	info LockInfo
+
+	stop     chan struct{}
+	stopped  chan struct{}
+	lostOnce sync.Once
+	lost     chan struct{}
+	lostErr  error
+	unlocked bool
+	mu       sync.Mutex // guards unlocked
+}
+
+// Info implements Unlocker.
+func (l *pgLock) Info() LockInfo { return l.info }
+
+// Lost is closed when the lock can no longer be trusted: its connection
+// broke, or its holder row is gone (forced open). Work stops then; what
+// is done may still be recorded while the row names this holder.
+func (l *pgLock) Lost() <-chan struct{} { return l.lost }
+
+// LostErr says why the lock was lost (nil while it is held).
+func (l *pgLock) LostErr() error {
+	select {
+	case <-l.lost:
+		return l.lostErr
+	default:
+		return nil
+	}
+}
+
+func (l *pgLock) markLost(err error) {
+	l.lostOnce.Do(func() {
+		l.lostErr = err
+		close(l.lost)
+	})
+}
+
+// Watched is a lock that may be lost while it is held: the pg backend's,
+// when its connection or its holder row is gone. The workspace stops
+// apply's new work when Lost is closed.
+type Watched interface {
+	Lost() <-chan struct{}
+	LostErr() error
+}
+
+// Lock implements Backend: it fails at once, naming the holder, when the
+// workspace is locked.
+func (p *PG) Lock(op string) (Unlocker, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	if _, err := p.connect(ctx); err != nil {
+		return nil, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, p.conf.ConnConfig)
+	if err != nil {
+		return nil, p.redact("lock state", err)
+	}
+	key := lockKey("state", p.cfg.Schema, p.cfg.Workspace)
+	fail := func(err error) (Unlocker, error) {
+		conn.Close(context.Background())
+		return nil, err
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
+		return fail(p.redact("lock state", err))
+	}
+	if !got {
+		info, _, _ := p.holder(ctx, conn)
+		return fail(&LockedError{Path: p.Describe(), Info: info})
+	}
+	// The advisory lock is ours, so whoever held it before has no session
+	// left; but a holder whose connection was cut may still be finishing
+	// what it had started until its lease ends.
+	info := newLockInfo(op)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fail(p.redact("lock state", err))
+	}
+	defer tx.Rollback(ctx)
+	var old []byte
+	var live bool
+	var until time.Time
+	err = tx.QueryRow(ctx, "SELECT info, lease_until > clock_timestamp(), lease_until FROM "+p.table("locks")+
+		" WHERE workspace = $1 FOR UPDATE", p.cfg.Workspace).Scan(&old, &live, &until)
+	switch {
+	case err == nil && live:
+		var prev LockInfo
+		_ = json.Unmarshal(old, &prev)
+		return fail(&LockedError{Path: p.Describe(), Info: prev,
+			Note: fmt.Sprintf("its session is gone; its lease ends at %s", until.UTC().Format(time.RFC3339))})
+	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+		return fail(p.redact("lock state", err))
+	}
+	b, _ := json.Marshal(info)
+	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("locks")+` (workspace, id, info, backend_pid, lease_until)
+		VALUES ($1, $2, $3, pg_backend_pid(), clock_timestamp() + $4 * interval '1 millisecond')
+		ON CONFLICT (workspace) DO UPDATE SET id = EXCLUDED.id, info = EXCLUDED.info,
+		backend_pid = EXCLUDED.backend_pid, lease_until = EXCLUDED.lease_until`,
+		p.cfg.Workspace, info.ID, string(b), p.cfg.Lease.Milliseconds()); err != nil {
+		return fail(p.redact("lock state", err))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fail(p.redact("lock state", err))
+	}
+	l := &pgLock{p: p, conn: conn, info: info, stop: make(chan struct{}), stopped: make(chan struct{}), lost: make(chan struct{})}
+	go l.heartbeat()
+	return l, nil
+}
+
+// holder reads the holder row.
+func (p *PG) holder(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+},
+) (LockInfo, int32, error) {
+	var b []byte
+	var pid int32
+	var info LockInfo
+	err := q.QueryRow(ctx, "SELECT info, backend_pid FROM "+p.table("locks")+" WHERE workspace = $1", p.cfg.Workspace).Scan(&b, &pid)
+	if err != nil {
+		return info, 0, err
+	}
+	if len(b) <= maxLockInfo {
+		_ = json.Unmarshal(b, &info)
+	}
+	return info, pid, nil
+}
+
+// heartbeat renews the lease every third of it on the lock's connection;
+// a failure (the connection broke, or the row is no longer this
+// holder's) marks the lock lost.
+func (l *pgLock) heartbeat() {
+	defer close(l.stopped)
+	lease := l.p.cfg.Lease
+	t := time.NewTicker(lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), lease/3)
+		tag, err := l.conn.Exec(ctx, "UPDATE "+l.p.table("locks")+
+			" SET lease_until = clock_timestamp() + $3 * interval '1 millisecond' WHERE workspace = $1 AND id = $2",
+			l.p.cfg.Workspace, l.info.ID, lease.Milliseconds())
+		cancel()
+		switch {
+		case err != nil:
+			l.markLost(fmt.Errorf("%w: its connection failed: %v", errLockLost, l.p.redact("renew the lock's lease", err)))
+			return
+		case tag.RowsAffected() == 0:
+			l.markLost(fmt.Errorf("%w: its holder row is gone (force-unlock?)", errLockLost))
+			return
+		}
+	}
+}
+
+// Unlock implements Unlocker: it deletes the holder row and ends the
+// lock's session (which frees the advisory lock). When the connection is
+// gone, the row is deleted through another, so that the next holder need
+// not wait for the lease.
+func (l *pgLock) Unlock() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.unlocked {
+		return nil
+	}
+	l.unlocked = true
+	close(l.stop)
+	<-l.stopped
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	q := "DELETE FROM " + l.p.table("locks") + " WHERE workspace = $1 AND id = $2"
+	_, err := l.conn.Exec(ctx, q, l.p.cfg.Workspace, l.info.ID)
+	if err == nil {
+		// Released here rather than by the end of the session, which the
+		// server sees a moment after the connection closes.
+		_, err = l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lockKey("state", l.p.cfg.Schema, l.p.cfg.Workspace))
+	}
+	l.conn.Close(ctx)
+	if err != nil {
+		pool, perr := l.p.connect(ctx)
+		if perr != nil {
+			return fmt.Errorf("unlock state: %w", perr)
+		}
+		if _, err := pool.Exec(ctx, q, l.p.cfg.Workspace, l.info.ID); err != nil {
+			return fmt.Errorf("unlock state: %w", l.p.redact("delete the lock's row", err))
+		}
+	}
+	return nil
+}
+
+// ForceUnlock implements Backend: it deletes the holder row of the lock
+// whose ID is id and, if the holder's session is still open (a hung
+// process), terminates that session, so that the holder finds its lock
+// lost and stops.
+func (p *PG) ForceUnlock(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	pool, err := p.connect(ctx)
+	if err != nil {
+		return err
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return p.redact("force-unlock", err)
+	}
+	defer tx.Rollback(ctx)
+	info, pid, err := p.holder(ctx, tx)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotLocked
+	}
+	if err != nil {
+		return p.redact("force-unlock", err)
+	}
+	if info.ID != id {
+		return fmt.Errorf("force-unlock: lock id %q does not match the holder's (%s)", id, (&LockedError{Path: p.Describe(), Info: info}).Error())
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2", p.cfg.Workspace, id); err != nil {
+		return p.redact("force-unlock", err)
+	}
+	// Terminate the holder's session only if it still holds this
+	// workspace's advisory lock (a pid may have been reused).
+	key := uint64(lockKey("state", p.cfg.Schema, p.cfg.Workspace))
+	if _, err := tx.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND pid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND classid = $2 AND objid = $3 AND objsubid = 1`, pid, uint32(key>>32), uint32(key)); err != nil {
+		return p.redact("force-unlock", err)
+	}
+	return p.redact("force-unlock", tx.Commit(ctx))
+}
+
+// Open implements Backend. lock must be a held lock taken from p.
+func (p *PG) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
+	l, ok := lock.(*pgLock)
+	if !ok || l.p != p || l.LostErr() != nil {
+		return nil, errors.New("open state: the state is not locked")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	pool, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := p.read(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkNotMoved(p.Describe()); err != nil {
+		return nil, err
+	}
+	return newRecorder(&pgStore{p: p, lock: l, pool: pool}, f, now), nil
+}
+
+// pgStore is the store of the pg backend: each record is one transaction,
+// fenced by the holder row (it fails, recording nothing, once the row no
+// longer names this holder).
+type pgStore struct {
+	p    *PG
+	lock *pgLock
+	pool *pgxpool.Pool
+
+	mu     sync.Mutex // guards header
+	header bool       // the header row is known to exist with this lineage
+}
+
+func (s *pgStore) write(rec *record, lineage string, serial int64, apply func()) (func() error, error) {
+	if err := rec.checkPaths(); err != nil {
+		return nil, err
+	}
+	err := s.p.retry(func() error { return s.writeOnce(rec, lineage, serial) })
+	if err != nil {
+		return nil, err
+	}
+	apply()
+	return func() error { return nil }, nil
+}
+
+// retry runs tx (one transaction) again when it failed for want of a
+// connection (a restarted server, a cut network) rather than for what the
+// server answered: every transaction of the backend can run twice, since
+// one whose commit was lost on the way is repeated to the same effect.
+func (p *PG) retry(tx func() error) error {
+	var err error
+	for i, wait := range []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
+		if i > 0 {
+			time.Sleep(wait)
+		}
+		if err = tx(); err == nil || !connectionLost(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// connectionLost reports whether err says a connection was lost or could
+// not be made, rather than what the server answered about the statement.
+func connectionLost(err error) bool {
+	var pe *PGError
+	if !errors.As(err, &pe) || errors.Is(err, errLockLost) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var se *pgconn.PgError
+	if errors.As(pe.cause, &se) {
+		return strings.HasPrefix(se.Code, "08") || se.Code == "57P01" || se.Code == "57P02" || se.Code == "57P03"
+	}
+	return true
+}
+
+func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	b := &pgx.Batch{}
+	p, ws := s.p, s.p.cfg.Workspace
+	b.Queue("SELECT 1 FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2 FOR KEY SHARE", ws, s.lock.info.ID)
+	s.mu.Lock()
+	header := s.header
+	s.mu.Unlock()
+	if !header {
+		b.Queue(`INSERT INTO `+p.table("states")+` (workspace, lineage, serial, format_version, voxform_version)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (workspace) DO UPDATE SET workspace = EXCLUDED.workspace
+			RETURNING lineage, moved_to IS NOT NULL`, ws, lineage, serial, FormatVersion, VoxformVersion)
+	}
+	if err := s.queue(b, rec); err != nil {
+		return err
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return p.redact("record", err)
+	}
+	defer tx.Rollback(ctx)
+	res := tx.SendBatch(ctx, b)
+	var one int
+	if err := res.QueryRow().Scan(&one); err != nil {
+		res.Close()
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("record (%s): %w: its holder row is gone (the lock was forced open or taken over after its lease ran out)", p.Describe(), errLockLost)
+		}
+		return p.redact("record", err)
+	}
+	if !header {
+		var got string
+		var moved bool
+		if err := res.QueryRow().Scan(&got, &moved); err != nil {
+			res.Close()
+			return p.redact("record", err)
+		}
+		if got != lineage || moved {
+			res.Close()
+			return fmt.Errorf("record (%s): the state there is not the one this apply read (lineage %s, not %s, or moved)", p.Describe(), got, lineage)
+		}
+	}
+	if err := res.Close(); err != nil {
+		return p.redact("record", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return p.redact("record", err)
+	}
+	if !header {
+		s.mu.Lock()
+		s.header = true
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// queue adds the statements of rec to b.
+func (s *pgStore) queue(b *pgx.Batch, rec *record) error {
+	p, ws := s.p, s.p.cfg.Workspace
+	var gone []string
+	switch rec.Op {
+	case opPut, opRemove:
+		for addr, r := range rec.Resources {
+			if err := queueResource(b, p, ws, addr, r); err != nil {
+				return err
+			}
+			gone = append(gone, addr)
+		}
+		if len(rec.Remove) > 0 {
+			b.Queue("DELETE FROM "+p.table("resources")+" WHERE workspace = $1 AND address = ANY($2)", ws, rec.Remove)
+			gone = append(gone, rec.Remove...)
+		}
+		if len(gone) > 0 {
+			b.Queue("DELETE FROM "+p.table("written")+" WHERE workspace = $1 AND address = ANY($2)", ws, gone)
+		}
+	case opWritten:
+		for _, w := range rec.Written {
+			j, err := json.Marshal(w)
+			if err != nil {
+				return err
+			}
+			b.Queue("INSERT INTO "+p.table("written")+` (workspace, path, address, entry) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (workspace, path) DO UPDATE SET address = EXCLUDED.address, entry = EXCLUDED.entry`,
+				ws, w.Path, w.Address, string(j))
+		}
+	case opIntent:
+		j, err := json.Marshal(rec.Intent)
+		if err != nil {
+			return err
+		}
+		b.Queue("INSERT INTO "+p.table("job_intents")+" (workspace, id, intent) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", ws, rec.Intent.ID, string(j))
+	case opIntentClear:
+		b.Queue("DELETE FROM "+p.table("job_intents")+" WHERE workspace = $1 AND id = ANY($2)", ws, rec.ClearIntents)
+	default:
+		return fmt.Errorf("record: unknown operation %q", rec.Op)
+	}
+	return nil
+}
+
+// queueResource adds the upsert of one resource row to b.
+func queueResource(b *pgx.Batch, p *PG, ws, addr string, r *Resource) error {
+	j, err := r.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("record %s: %w", addr, err)
+	}
+	if len(j) > maxPGRow {
+		return fmt.Errorf("record %s: %s, more than %s, the limit of a row", addr, sizeString(int64(len(j))), sizeString(maxPGRow))
+	}
+	b.Queue("INSERT INTO "+p.table("resources")+` (workspace, address, kind, status, fingerprint, job_id, file_id,
+		billed_characters, billed_audio_seconds, created_at, updated_at, resource)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, ''), $8, $9, $10, $11, $12)
+		ON CONFLICT (workspace, address) DO UPDATE SET kind = EXCLUDED.kind, status = EXCLUDED.status,
+		fingerprint = EXCLUDED.fingerprint, job_id = EXCLUDED.job_id, file_id = EXCLUDED.file_id,
+		billed_characters = EXCLUDED.billed_characters, billed_audio_seconds = EXCLUDED.billed_audio_seconds,
+		created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, resource = EXCLUDED.resource`,
+		ws, addr, r.Kind, r.Status, r.Fingerprint, r.JobID, r.FileID, r.BilledCharacters, r.BilledAudioSeconds,
+		r.CreatedAt, r.UpdatedAt, string(j))
+	return nil
+}
+
+func (s *pgStore) commit(f *File, changed bool) error {
+	if !changed {
+		return nil
+	}
+	return s.p.retry(func() error { return s.commitOnce(f) })
+}
+
+func (s *pgStore) commitOnce(f *File) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	p := s.p
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return p.redact("save state", err)
+	}
+	defer tx.Rollback(ctx)
+	var one int
+	err = tx.QueryRow(ctx, "SELECT 1 FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2 FOR KEY SHARE", p.cfg.Workspace, s.lock.info.ID).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("save state (%s): %w", p.Describe(), errLockLost)
+	}
+	if err != nil {
+		return p.redact("save state", err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE "+p.table("states")+" SET serial = $2, format_version = $3, voxform_version = $4, updated_at = now() WHERE workspace = $1",
+		p.cfg.Workspace, f.Serial, f.Version, f.VoxformVersion); err != nil {
+		return p.redact("save state", err)
+	}
+	return p.redact("save state", tx.Commit(ctx))
+}
