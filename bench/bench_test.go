@@ -209,3 +209,55 @@ func TestOpTimes(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestCachedProjectLoads checks the output cache's projects: the cache
+// block loads as the remote and endpoint given, and a project of other
+// prompts asks for other texts under the same keys.
+func TestCachedProjectLoads(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if err := writeCached(a, 0, 20, "s3://bucket/team/speech", "http://127.0.0.1:9000"); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCached(b, 20, 20, "s3://bucket/team/speech", "http://127.0.0.1:9000"); err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{}
+	for _, dir := range []string{a, b} {
+		m, ds := schema.Load(dir, manifest.LoadOptions{})
+		if len(ds) != 0 {
+			t.Fatalf("diagnostics: %v", ds)
+		}
+		if m.Cache.Remote != "s3://bucket/team/speech" || m.Cache.Endpoint != "http://127.0.0.1:9000" || len(m.Syntheses) != 20 {
+			t.Fatalf("cache %+v, %d syntheses", m.Cache, len(m.Syntheses))
+		}
+		for _, s := range m.Syntheses {
+			if other, ok := texts[s.Text]; ok {
+				t.Fatalf("%s and %s both ask for %q", other, s.Address, s.Text)
+			}
+			texts[s.Text] = s.Address
+		}
+	}
+	if err := writeSynthesesFrom(t.TempDir(), 30_000, 3_000, 4); err == nil {
+		t.Error("prompts past the distinct texts were written")
+	}
+}
+
+// TestPlanCounts reads the plan's summary line, with and without restores.
+func TestPlanCounts(t *testing.T) {
+	for _, c := range []struct {
+		line                          string
+		add, replace, repair, restore int
+	}{
+		{"Plan: 2000 to add, 0 to replace, 0 to repair, 0 to move, 0 to destroy.", 2000, 0, 0, 0},
+		{"Plan: 0 to add, 1 to replace, 2 to repair, 10000 to restore (free), 0 to move, 0 to destroy.", 0, 1, 2, 10000},
+	} {
+		p := filepath.Join(t.TempDir(), "log")
+		if err := os.WriteFile(p, []byte("$ voxform plan\n  + synthesis.a\n\n"+c.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		add, replace, repair, restore, err := planCounts(p)
+		if err != nil || add != c.add || replace != c.replace || repair != c.repair || restore != c.restore {
+			t.Errorf("%q: %d %d %d %d, %v", c.line, add, replace, repair, restore, err)
+		}
+	}
+}

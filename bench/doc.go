@@ -5,6 +5,7 @@
 //	go run ./bench           # full sizes: under ten minutes on 2 cores
 //	go run ./bench -quick    # reduced sizes: a couple of minutes
 //	go run ./bench -only P3,P5
+//	go run ./bench -quick -only cache
 //
 // It builds the voxform binary once and runs it as a separate process in
 // projects it generates in a temporary directory (a 10,000-row CSV
@@ -14,6 +15,15 @@
 // waveform, never espeak-ng, so that its own speed does not dominate. Wall
 // time, CPU time and peak RSS are those of the voxform process alone
 // (getrusage of the child); API calls come from GET /_emulator/stats.
+//
+// The output cache's targets (C1 to C3: a plan whose every resource the
+// remote holds, a pull of every output into a fresh clone, the lookup
+// overhead of a plan with nothing to restore) run against a MinIO server
+// it starts on a loopback port (internal/miniotest: $VOXFORM_MINIO,
+// .tools/bin/minio from ./scripts/servers.sh, or minio on PATH; without
+// one that step fails). The remote is named in the manifest's cache block,
+// the credentials are the AWS variables, and it is filled by a real apply
+// with the cache on. Every other measurement runs with VOXFORM_CACHE=off.
 //
 // It then runs the Go micro-benchmarks of the hot paths (planning,
 // fingerprints, manifest loading, the state journal, SSE parsing) with

@@ -56,6 +56,16 @@ syntheses:
 // syntheses read from a CSV (key, group, text): the outputs spread over 100
 // directories, as a large prompt library would be.
 func writeSyntheses(dir string, n, parallelism int) error {
+	return writeSynthesesFrom(dir, 0, n, parallelism)
+}
+
+// writeSynthesesFrom is writeSyntheses with the texts of prompts first to
+// first+n-1: the same keys and paths, other requests (first+n is at most
+// 32,768, the number of distinct texts).
+func writeSynthesesFrom(dir string, first, n, parallelism int) error {
+	if first+n > 32*32*32 {
+		return fmt.Errorf("prompts %d to %d: only %d distinct texts", first, first+n-1, 32*32*32)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -69,7 +79,7 @@ func writeSyntheses(dir string, n, parallelism int) error {
 	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "key,group,text")
 	for i := range n {
-		fmt.Fprintf(w, "p%05d,g%02d,%s\n", i, i%100, promptText(i))
+		fmt.Fprintf(w, "p%05d,g%02d,%s\n", i, i%100, promptText(first+i))
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

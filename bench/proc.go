@@ -171,9 +171,14 @@ type emu struct {
 
 // startEmulator serves an emulator on a loopback port. It always uses the
 // synthetic waveform (NoEspeak): espeak-ng would make the emulator, not
-// voxform, the bottleneck.
+// voxform, the bottleneck. It behaves as the live service unless opts says
+// otherwise: voxform's default profile is live, and the generated
+// manifests name none.
 func startEmulator(opts emulator.Options) (*emu, error) {
 	opts.NoEspeak = true
+	if opts.Profile == "" {
+		opts.Profile = emulator.ProfileLive
+	}
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}

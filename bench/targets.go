@@ -77,6 +77,11 @@ func (h *harness) verdict(ok, sizeDependent bool) string {
 // timed runs voxform h.sz.runs times (before each, prepare, if set) and
 // returns the median run.
 func (h *harness) timed(ctx context.Context, want int, dir string, prepare func() error, args ...string) (measured, []time.Duration, error) {
+	return h.timedAt(ctx, want, dir, "", prepare, args...)
+}
+
+// timedAt is timed with voxform pointed at the service at base.
+func (h *harness) timedAt(ctx context.Context, want int, dir, base string, prepare func() error, args ...string) (measured, []time.Duration, error) {
 	var all []measured
 	var walls []time.Duration
 	for range h.sz.runs {
@@ -85,7 +90,7 @@ func (h *harness) timed(ctx context.Context, want int, dir string, prepare func(
 				return measured{}, nil, err
 			}
 		}
-		m, err := h.r.mustExit(ctx, want, dir, "", args...)
+		m, err := h.r.mustExit(ctx, want, dir, base, args...)
 		if err != nil {
 			return m, nil, err
 		}

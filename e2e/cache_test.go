@@ -3,10 +3,20 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/internal/miniotest"
@@ -197,4 +207,188 @@ func cloneWithoutOutputs(t *testing.T, p *project, e *emu, outputs []string) *pr
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestKill9DuringRestore kills 'voxform apply' with SIGKILL while it
+// restores a second repository's outputs from the team's remote cache, then
+// applies again, round after round. The kills are aimed, as in
+// TestKill9Converges: a proxy in front of MinIO kills voxform at the nth
+// request of one kind (restorePoints: an entry read, a blob cut mid-body, a
+// blob fully downloaded while other restores are copying their files into
+// place). Each round opens with a kill at its own point, then kills at
+// random points until an apply finishes, and must converge with nothing
+// billed (the emulator sees no call at all), every output byte for byte the
+// one the first repository made and pushed, the state recording every
+// resource as complete and paid for by nobody here, and no temporary file
+// left in the project or in its local cache.
+func TestKill9DuringRestore(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rnd := rand.New(rand.NewPCG(seed, 14))
+	s := miniotest.Start(t)
+	url := s.URL(s.Bucket(t), "team/speech")
+	e := startEmulator(t, emulator.Options{Seed: 7, NoEspeak: true})
+	a := newProject(t, "", e)
+	writeRestorePrompts(a, restorePrompts)
+	withRemote(a, s, url)
+	if r := a.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	want := a.readState()
+	blobs := map[string]bool{}
+	for _, r := range want.Resources {
+		for _, o := range r.Outputs {
+			blobs[o.SHA256] = true
+		}
+	}
+	// Each restore then downloads a blob of its own: a fresh apply makes
+	// restorePrompts blob requests, as restorePoints counts on.
+	if len(want.Resources) != restorePrompts || len(blobs) != restorePrompts {
+		t.Fatalf("the first repository recorded %d resources with %d distinct outputs, want %d", len(want.Resources), len(blobs), restorePrompts)
+	}
+	k := &killer{}
+	proxy := startProxy(t, s.Endpoint, k.wrap)
+	billed := e.stats(t)
+
+	points := restorePoints()
+	hits := map[string]int{}
+	for round, first := range points {
+		b := newProject(t, "", e)
+		writeRestorePrompts(b, restorePrompts)
+		withRemote(b, s, url)
+		b.env = append(b.env, "VOXFORM_CACHE_ENDPOINT=http://"+proxy) // the last one counts
+		kills := 0
+		for attempt := range killsPerRound {
+			point := first
+			if attempt > 0 {
+				point = points[rnd.IntN(len(points))]
+			}
+			killed, _ := b.applyKilledAt(k, point, 1+rnd.IntN(point.most))
+			if !killed {
+				if attempt == 0 {
+					t.Fatalf("round %d: a fresh apply finished without reaching %s", round, point.phase)
+				}
+				break // it finished first
+			}
+			kills++
+			hits[point.phase]++
+			if attempt == 0 {
+				t.Logf("round %d: killed at %s, %d files in build", round, point.phase, len(b.filesUnder("build")))
+			}
+		}
+		converge(t, b, 3)
+		t.Logf("round %d (%s): %d kills", round, first.phase, kills)
+		assertNoTempsIn(t, b.dir, envValue(b, "XDG_CACHE_HOME"))
+		st := checkSomeOutputs(t, b, len(want.outputs()), func() bool { return false })
+		for addr, r := range st.Resources {
+			w := want.Resources[addr]
+			switch {
+			case w == nil:
+				t.Fatalf("round %d: %s is not a resource of the first repository", round, addr)
+			case r.BilledCharacters != 0:
+				t.Errorf("round %d: %s records %d billed characters, want 0 (restored)", round, addr, r.BilledCharacters)
+			case len(r.Outputs) != 1 || len(w.Outputs) != 1 || r.Outputs[0] != w.Outputs[0]:
+				t.Fatalf("round %d: %s records %+v, want %+v", round, addr, r.Outputs, w.Outputs)
+			}
+		}
+		if len(st.Resources) != len(want.Resources) {
+			t.Fatalf("round %d: the state records %d resources, want %d", round, len(st.Resources), len(want.Resources))
+		}
+		sameOutputs(t, a, b, want.outputs())
+		b.verify()
+	}
+	if now := e.stats(t); now.calls() != billed.calls() || now.Syntheses != billed.Syntheses || now.BilledCharacters != billed.BilledCharacters {
+		t.Errorf("the restores called the service: %d calls, %d syntheses, %d characters billed",
+			now.calls()-billed.calls(), now.Syntheses-billed.Syntheses, now.BilledCharacters-billed.BilledCharacters)
+	}
+	t.Logf("kills per point %v", hits)
+	for _, p := range points {
+		if hits[p.phase] == 0 {
+			t.Errorf("no kill landed at %s", p.phase)
+		}
+	}
+}
+
+// assertNoTempsIn proves no temporary file is left below dirs. (Not
+// assertNoTemps: the test's directory holds MinIO's data too, which MinIO
+// changes as it runs.)
+func assertNoTempsIn(t testing.TB, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if strings.Contains(d.Name(), ".voxform-tmp-") {
+				return fmt.Errorf("temporary file left behind: %s", path)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// envValue is the value of the variable name in p's environment (the
+// last, as a process sees it).
+func envValue(p *project, name string) string {
+	v := ""
+	for _, kv := range p.env {
+		if s, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = s
+		}
+	}
+	return v
+}
+
+// restorePrompts is how many syntheses TestKill9DuringRestore restores.
+const restorePrompts = 40
+
+// writeRestorePrompts writes a manifest of n syntheses from a CSV, each of
+// another text.
+func writeRestorePrompts(p *project, n int) {
+	p.t.Helper()
+	words := []string{"amber", "basil", "cedar", "delta", "ember", "fable", "gamma", "haven"}
+	var csv strings.Builder
+	csv.WriteString("key,text\n")
+	for i := range n {
+		fmt.Fprintf(&csv, "p%02d,Please hold for %s %s.\n", i, words[i%8], words[i/8%8])
+	}
+	p.writeFile("prompts.csv", csv.String())
+	p.writeFile("voxform.yaml", `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  prompt:
+    for_each: prompts.csv
+    voice: n
+    text: "${each.value.text}"
+    output: "build/${each.key}.wav"
+`)
+}
+
+// restorePoints are the moments of a restore from the remote that
+// TestKill9DuringRestore aims at, each at least once: MinIO's requests as
+// the proxy sees them (path-style: /bucket/team/speech/v1/...).
+func restorePoints() []*killPoint {
+	path := regexp.MustCompile
+	return []*killPoint{
+		{"an entry read", "GET", path(`/v1/entries/[0-9a-f]{2}/[0-9a-f]{64}\.json$`), answered, restorePrompts},
+		{"a blob download mid-body", "GET", path(`/v1/blobs/[0-9a-f]{2}/[0-9a-f]{64}$`), midResponse, restorePrompts},
+		{"a blob downloaded, restores copying", "GET", path(`/v1/blobs/[0-9a-f]{2}/[0-9a-f]{64}$`), answered, restorePrompts},
+	}
+}
+
+// startProxy serves a reverse proxy to the S3 server at endpoint behind
+// wrap, and returns its address. The Host header goes through unchanged, so
+// that the client's signatures hold.
+func startProxy(t testing.TB, endpoint string, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	rp := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: "http", Host: endpoint})
+	rp.ErrorLog = log.New(io.Discard, "", 0) // a killed client cuts the copy short
+	srv := httptest.NewServer(wrap(rp))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
 }

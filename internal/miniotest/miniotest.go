@@ -26,7 +26,7 @@ import (
 // startTimeout bounds the wait for a server to answer its health check.
 const startTimeout = 30 * time.Second
 
-// Server is a MinIO server running for one test.
+// Server is a running MinIO server.
 type Server struct {
 	Endpoint  string // 127.0.0.1:PORT, plain HTTP
 	AccessKey string
@@ -49,27 +49,60 @@ func (s *Server) Client() *minio.Client { return s.client }
 
 var bucketSeq atomic.Int64
 
-// Bucket creates a new empty bucket and returns its name.
+// NewBucket creates a new empty bucket and returns its name.
+func (s *Server) NewBucket(ctx context.Context) (string, error) {
+	name := fmt.Sprintf("test-%d-%s", bucketSeq.Add(1), randomHex(4))
+	if err := s.client.MakeBucket(ctx, name, minio.MakeBucketOptions{}); err != nil {
+		return "", fmt.Errorf("make bucket %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// Bucket is NewBucket for a test, which fails if it cannot.
 func (s *Server) Bucket(t testing.TB) string {
 	t.Helper()
-	name := fmt.Sprintf("test-%d-%s", bucketSeq.Add(1), randomHex(4))
-	if err := s.client.MakeBucket(context.Background(), name, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("make bucket %s: %v", name, err)
+	name, err := s.NewBucket(context.Background())
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 	return name
 }
 
-// Start starts a MinIO server on free loopback ports, with its data in a
-// temporary directory, and stops it when the test ends.
+// Start starts a MinIO server (Run) with its data in a temporary
+// directory, and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary(t)
-	dir := t.TempDir()
-	s := &Server{AccessKey: "voxform-" + randomHex(4), SecretKey: "secret-" + randomHex(12)}
-	s.Endpoint = freeAddr(t)
+	s, stop, err := Run(t.TempDir())
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(stop)
+	return s
+}
+
+// Run starts a MinIO server on free loopback ports, with new root
+// credentials and its data below dir, and returns once it answers. stop
+// ends it (SIGTERM, then SIGKILL if it lingers); it may be called more
+// than once. The binary is found as Binary does.
+func Run(dir string) (s *Server, stop func(), err error) {
+	bin, err := FindBinary()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("start minio: %w", err)
+	}
+	s = &Server{AccessKey: "voxform-" + randomHex(4), SecretKey: "secret-" + randomHex(12)}
+	if s.Endpoint, err = freeAddr(); err != nil {
+		return nil, nil, err
+	}
+	console, err := freeAddr()
+	if err != nil {
+		return nil, nil, err
+	}
 	var out syncBuffer
 	cmd := exec.Command(bin, "server", filepath.Join(dir, "data"),
-		"--address", s.Endpoint, "--console-address", freeAddr(t),
+		"--address", s.Endpoint, "--console-address", console,
 		"--certs-dir", filepath.Join(dir, "certs"), "--quiet")
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+s.AccessKey,
@@ -80,45 +113,58 @@ func Start(t testing.TB) *Server {
 	)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start minio: %v", err)
+		return nil, nil, fmt.Errorf("start minio: %w", err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { stop(cmd, exited) })
+	var once sync.Once
+	stop = func() { once.Do(func() { terminate(cmd, exited) }) }
 	if err := waitLive(s.Endpoint, exited); err != nil {
-		t.Fatalf("start minio %s: %v\n%s", bin, err, out.String())
+		stop()
+		return nil, nil, fmt.Errorf("start minio %s: %w\n%s", bin, err, out.String())
 	}
-	client, err := minio.New(s.Endpoint, &minio.Options{
+	s.client, err = minio.New(s.Endpoint, &minio.Options{
 		Creds:  credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""),
 		Region: "us-east-1",
 	})
 	if err != nil {
-		t.Fatalf("minio client: %v", err)
+		stop()
+		return nil, nil, fmt.Errorf("minio client: %w", err)
 	}
-	s.client = client
-	return s
+	return s, stop, nil
 }
 
-// Binary finds the minio binary, or fails the test saying how to build it.
+// Binary finds the minio binary (FindBinary), or fails the test saying how
+// to build it.
 func Binary(t testing.TB) string {
 	t.Helper()
+	p, err := FindBinary()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return p
+}
+
+// FindBinary finds the minio binary: $VOXFORM_MINIO, then
+// <repo>/.tools/bin/minio, then minio on PATH. Without one, the error
+// says how to build it.
+func FindBinary() (string, error) {
 	if p := os.Getenv("VOXFORM_MINIO"); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("VOXFORM_MINIO: %v", err)
+			return "", fmt.Errorf("VOXFORM_MINIO: %w", err)
 		}
-		return p
+		return p, nil
 	}
 	if root, ok := repoRoot(); ok {
 		p := filepath.Join(root, ".tools", "bin", "minio")
 		if _, err := os.Stat(p); err == nil {
-			return p
+			return p, nil
 		}
 	}
 	if p, err := exec.LookPath("minio"); err == nil {
-		return p
+		return p, nil
 	}
-	t.Fatalf("the minio server binary is missing: run ./scripts/servers.sh (builds .tools/bin/minio, about 4 minutes), or set VOXFORM_MINIO to a minio binary")
-	return ""
+	return "", errors.New("the minio server binary is missing: run ./scripts/servers.sh (builds .tools/bin/minio, about 4 minutes), or set VOXFORM_MINIO to a minio binary")
 }
 
 // repoRoot is the nearest directory up from the working directory whose
@@ -142,14 +188,13 @@ func repoRoot() (string, bool) {
 }
 
 // freeAddr is a loopback address with a port free a moment ago.
-func freeAddr(t testing.TB) string {
-	t.Helper()
+func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+		return "", fmt.Errorf("find a free port: %w", err)
 	}
 	defer l.Close()
-	return l.Addr().String()
+	return l.Addr().String(), nil
 }
 
 // waitLive polls the server's liveness endpoint until it answers 200.
@@ -178,8 +223,8 @@ func waitLive(endpoint string, exited <-chan struct{}) error {
 	return fmt.Errorf("not live after %v", startTimeout)
 }
 
-// stop ends the server: SIGTERM, then SIGKILL if it lingers.
-func stop(cmd *exec.Cmd, exited <-chan struct{}) {
+// terminate ends the server: SIGTERM, then SIGKILL if it lingers.
+func terminate(cmd *exec.Cmd, exited <-chan struct{}) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:

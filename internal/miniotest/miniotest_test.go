@@ -38,6 +38,29 @@ func TestStart(t *testing.T) {
 	}
 }
 
+// TestRun: a server Run starts, outside any test's cleanup, answers until
+// stopped; stop may be called again.
+func TestRun(t *testing.T) {
+	srv, stop, err := miniotest.Run(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	bucket, err := srv.NewBucket(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := srv.Client().BucketExists(t.Context(), bucket); !ok || err != nil {
+		t.Errorf("bucket %s: %v, %v", bucket, ok, err)
+	}
+	stop()
+	if resp, err := http.Get("http://" + srv.Endpoint + "/minio/health/live"); err == nil {
+		resp.Body.Close()
+		t.Errorf("server still answering after stop: %s", resp.Status)
+	}
+	stop()
+}
+
 // fatalTB records Fatalf and ends the goroutine, as testing.T does.
 type fatalTB struct {
 	testing.TB
@@ -65,5 +88,9 @@ func TestBinaryMissing(t *testing.T) {
 	}()
 	if msg := <-done; !strings.Contains(msg, "./scripts/servers.sh") || !strings.Contains(msg, "VOXFORM_MINIO") {
 		t.Errorf("Fatalf(%q), want how to build minio", msg)
+	}
+	// The benchmark harness's way in fails the same way.
+	if _, _, err := miniotest.Run(t.TempDir()); err == nil || !strings.Contains(err.Error(), "./scripts/servers.sh") {
+		t.Errorf("Run: %v, want how to build minio", err)
 	}
 }
