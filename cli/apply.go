@@ -73,6 +73,7 @@ func newApplyFlagSet(env *Env, name, usage string, f *applyFlags, destroy bool) 
 	fs.IntVar(&f.parallelism, "parallelism", 0, "at most `N` operations calling the service at once; as many more may be writing what they received (default: service.parallelism, else 4)")
 	f.plan.service.register(fs)
 	f.plan.cache.register(env, fs)
+	lockTimeoutFlag(fs, &f.plan.lockTimeout)
 	return fs
 }
 
@@ -154,13 +155,17 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		if f.plan.jsonOut {
 			jsonDiag = env.Stdout
 		}
-		pr, err := preparePlan(ctx, env, &f.plan.vars, f.plan.options(), f.op(), human, jsonDiag)
+		pr, err := preparePlan(ctx, env, &f.plan, f.op(), human, jsonDiag)
 		return pr, false, err
 	}
-	ws := newWorkspace(env)
-	saved, err := ws.ReadPlan(planFile)
+	ws, err := openWorkspace(env, &f.plan.vars, f.plan.lockTimeout)
 	if err != nil {
 		return nil, true, err
+	}
+	pr := &preparedPlan{ws: ws}
+	saved, err := ws.ReadPlan(planFile)
+	if err != nil {
+		return pr, true, err
 	}
 	if saved.Emulate && !f.plan.service.emulate {
 		f.plan.service.emulate = true
@@ -169,15 +174,13 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
 		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, flags)
 	}
-	sess, err := ws.Lock(f.op())
-	if err != nil {
-		return nil, true, err
+	if pr.session, err = ws.Lock(f.op()); err != nil {
+		return pr, true, err
 	}
-	pr := &preparedPlan{session: sess}
 	if pr.manifest, err = loadSavedManifest(env, saved); err != nil {
 		return pr, true, err
 	}
-	pr.plan, err = sess.Replan(ctx, planFile, saved, pr.manifest)
+	pr.plan, err = pr.session.Replan(ctx, planFile, saved, pr.manifest)
 	return pr, true, err
 }
 

@@ -3,8 +3,11 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"time"
 
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -39,10 +42,36 @@ func (c *cacheFlag) register(env *Env, fs *flag.FlagSet) {
 // mode is the planner cache mode of the flag.
 func (c *cacheFlag) mode() string { return cacheModes[c.value] }
 
-// newWorkspace is the workspace of env.Dir, its default cache directory
-// the user's.
-func newWorkspace(env *Env) *workspace.Workspace {
-	ws := workspace.New(env.Dir)
+// openWorkspace is the workspace of env.Dir on the state backend that the
+// manifest's backend: block and the environment name (the local file when
+// there is no manifest), its default cache directory the user's and its
+// wait for a held lock lockTimeout. The caller closes it. Only the
+// backend: block is read here (errors in it, or a manifest that cannot be
+// parsed, are printed); the commands load the whole manifest later.
+func openWorkspace(env *Env, vars *varFlags, lockTimeout time.Duration) (*workspace.Workspace, error) {
+	b := manifest.Backend{Type: manifest.BackendLocal}
+	if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
+		var ds manifest.Diagnostics
+		b, ds = schema.LoadBackend(env.Dir, vars.options(env))
+		if ds.HasErrors() {
+			writeDiagnostics(env.Stderr, ds)
+			return nil, diagnosticsError(ds)
+		}
+	} else if t := env.Getenv("VOXFORM_BACKEND"); t != "" {
+		b.Type, b.ConnStrEnv, b.Workspace = t, "VOXFORM_PG", env.Getenv("VOXFORM_WORKSPACE")
+	}
+	be, err := workspace.NewBackend(env.Dir, b, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	ws := workspace.On(env.Dir, be)
 	ws.CacheDir = env.CacheDir
-	return ws
+	ws.LockTimeout = lockTimeout
+	ws.Notify = func(s string) { fmt.Fprintf(env.Stderr, "voxform: %s\n", s) }
+	return ws, nil
+}
+
+// lockTimeoutFlag adds -lock-timeout to fs.
+func lockTimeoutFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "lock-timeout", 0, "wait up to `DURATION` for a state lock another process holds (default: fail at once, naming the holder)")
 }

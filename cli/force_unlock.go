@@ -46,7 +46,12 @@ func runForceUnlock(ctx context.Context, env *Env, args []string) error {
 			return errors.New("force-unlock: cancelled")
 		}
 	}
-	err := state.NewLocal(env.Dir).ForceUnlock(id)
+	ws, err := openWorkspace(env, nil, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	err = ws.Backend().ForceUnlock(id)
 	if errors.Is(err, state.ErrNotLocked) {
 		fmt.Fprintln(env.Stdout, "The state is not locked.")
 		return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/manifest"
@@ -44,6 +45,8 @@ type planFlags struct {
 	out       string
 	detailed  bool
 	cache     cacheFlag
+	// lockTimeout is -lock-timeout.
+	lockTimeout time.Duration
 }
 
 // options returns the planner options of the flags.
@@ -67,6 +70,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
 	f.service.register(fs)
 	f.cache.register(env, fs)
+	lockTimeoutFlag(fs, &f.lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -85,7 +89,7 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 	if f.jsonOut {
 		jsonDiag = env.Stdout
 	}
-	pr, err := preparePlan(ctx, env, &f.vars, f.options(), "plan", diags, jsonDiag)
+	pr, err := preparePlan(ctx, env, f, "plan", diags, jsonDiag)
 	if pr != nil {
 		defer pr.release()
 	}
@@ -155,14 +159,19 @@ func useColor(env *Env, noColor bool) bool {
 // The apply command uses the same steps.
 type preparedPlan struct {
 	manifest *manifest.Manifest
+	ws       *workspace.Workspace
 	session  *workspace.Session
 	plan     *planner.Plan
 }
 
-// release saves what was recorded and unlocks the state.
+// release saves what was recorded, unlocks the state and closes the
+// backend.
 func (p *preparedPlan) release() {
 	if p.session != nil {
 		p.session.Close()
+	}
+	if p.ws != nil {
+		p.ws.Close()
 	}
 }
 
@@ -171,18 +180,20 @@ func (p *preparedPlan) release() {
 // JSON messages to jsonDiag when set) and computes the plan. On a budget
 // error the plan is returned with the error. The caller releases the
 // result.
-func preparePlan(ctx context.Context, env *Env, vars *varFlags, opts planner.Options, op string, human, jsonDiag io.Writer) (*preparedPlan, error) {
-	ws := newWorkspace(env)
-	sess, err := ws.Lock(op)
+func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, jsonDiag io.Writer) (*preparedPlan, error) {
+	ws, err := openWorkspace(env, &f.vars, f.lockTimeout)
 	if err != nil {
 		return nil, err
 	}
-	pr := &preparedPlan{session: sess}
-	if pr.manifest, err = loadForPlan(env, vars, human, jsonDiag); err != nil {
+	pr := &preparedPlan{ws: ws}
+	if pr.session, err = ws.Lock(op); err != nil {
 		return pr, err
 	}
-	pr.plan, err = sess.Plan(ctx, pr.manifest, opts)
-	if serr := sess.SaveHashes(); serr != nil && err == nil {
+	if pr.manifest, err = loadForPlan(env, &f.vars, human, jsonDiag); err != nil {
+		return pr, err
+	}
+	pr.plan, err = pr.session.Plan(ctx, pr.manifest, f.options())
+	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
 	}
 	return pr, err

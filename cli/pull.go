@@ -32,9 +32,11 @@ Flags:
 func runPull(ctx context.Context, env *Env, args []string) error {
 	var vars varFlags
 	var c cacheFlag
+	var lockTimeout time.Duration
 	fs := newFlagSet(env, "pull", pullUsage)
 	vars.register(fs)
 	c.register(env, fs)
+	lockTimeoutFlag(fs, &lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -48,7 +50,12 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sess, err := newWorkspace(env).Lock("pull")
+	ws, err := openWorkspace(env, &vars, lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	sess, err := ws.Lock("pull")
 	if err != nil {
 		return err
 	}
@@ -104,7 +111,12 @@ func runPush(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newWorkspace(env).Push(ctx, m)
+	ws, err := openWorkspace(env, &vars, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rep, err := ws.Push(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -158,7 +170,12 @@ func runCache(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newWorkspace(env).GC(ctx, m, opts)
+	ws, err := openWorkspace(env, &vars, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rep, err := ws.GC(ctx, m, opts)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
-	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -45,7 +44,12 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 }
 
 func showState(env *Env, jsonOut bool) error {
-	st, err := workspace.New(env.Dir).ReadState()
+	ws, err := openWorkspace(env, nil, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	st, err := ws.ReadState()
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,11 @@ func pluralS(n int) string {
 }
 
 func showPlan(env *Env, name string, jsonOut, noColor bool) error {
-	ws := workspace.New(env.Dir)
+	ws, err := openWorkspace(env, nil, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
 	st, err := ws.ReadState()
 	if err != nil {
 		return err

@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
 )
@@ -16,27 +19,58 @@ const stateUsage = `
 Usage: voxform state list [ADDR...]
        voxform state show ADDR
        voxform state rm ADDR...
+       voxform state pull
+       voxform state migrate -to pg|local
 
-list  prints the recorded addresses (only those matching ADDR, which may
-      name a whole block such as synthesis.menu).
-show  prints everything recorded about one address, as JSON.
-rm    forgets addresses: voxform no longer manages them. Their output files
-      are left in place.
+list     prints the recorded addresses (only those matching ADDR, which may
+         name a whole block such as synthesis.menu).
+show     prints everything recorded about one address, as JSON.
+rm       forgets addresses: voxform no longer manages them. Their output
+         files are left in place.
+pull     prints the whole state as the local file's JSON, wherever it is
+         kept (for audit and review).
+migrate  copies the state, exactly, from the local file to the PostgreSQL
+         backend (-to pg, configured by the manifest's backend: block and
+         the environment) or back (-to local), refused while either is
+         locked; the copy left behind is marked as moved, and commands
+         refuse to use it. Then set backend.type (or VOXFORM_BACKEND).
 
 Flags:
 `
 
 func runState(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "state", stateUsage)
+	lockTimeout := new(time.Duration)
+	lockTimeoutFlag(fs, lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return usageErrorf("state: missing subcommand (list, show or rm)")
+		return usageErrorf("state: missing subcommand (list, show, rm, pull or migrate)")
 	}
-	ws := workspace.New(env.Dir)
 	switch rest[0] {
+	case "migrate":
+		return stateMigrate(env, rest[1:])
+	case "pull", "list", "show", "rm":
+	default:
+		return usageErrorf("state: unknown subcommand %q (list, show, rm, pull or migrate)", rest[0])
+	}
+	ws, err := openWorkspace(env, nil, *lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	switch rest[0] {
+	case "pull":
+		if len(rest) != 1 {
+			return usageErrorf("state pull takes no arguments")
+		}
+		st, err := ws.ReadState()
+		if err != nil {
+			return err
+		}
+		return st.Encode(env.Stdout)
 	case "list":
 		return stateList(env, ws, rest[1:])
 	case "show":
@@ -50,7 +84,50 @@ func runState(ctx context.Context, env *Env, args []string) error {
 		}
 		return stateRemove(env, ws, rest[1:])
 	}
-	return usageErrorf("state: unknown subcommand %q (list, show or rm)", rest[0])
+	return nil
+}
+
+// stateMigrate is "state migrate -to pg|local": between the local file of
+// the manifest directory and the PostgreSQL backend that the backend:
+// block and the environment configure (whatever backend.type says).
+func stateMigrate(env *Env, args []string) error {
+	fs := newFlagSet(env, "state migrate", stateUsage)
+	to := fs.String("to", "", "where the state goes: `BACKEND` pg or local")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || (*to != manifest.BackendPG && *to != manifest.BackendLocal) {
+		return usageErrorf("state migrate: want -to pg or -to local")
+	}
+	b := manifest.Backend{ConnStrEnv: "VOXFORM_PG", Workspace: env.Getenv("VOXFORM_WORKSPACE")}
+	if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
+		var ds manifest.Diagnostics
+		if b, ds = schema.LoadBackend(env.Dir, (*varFlags)(nil).options(env)); ds.HasErrors() {
+			writeDiagnostics(env.Stderr, ds)
+			return diagnosticsError(ds)
+		}
+	}
+	configured := b.Type
+	b.Type = manifest.BackendPG
+	pg, err := workspace.NewBackend(env.Dir, b, env.Getenv)
+	if err != nil {
+		return err
+	}
+	defer pg.Close()
+	var from, dest state.Backend = state.NewLocal(env.Dir), pg
+	if *to == manifest.BackendLocal {
+		from, dest = dest, from
+	}
+	f, err := state.Migrate(from, dest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Migrated the state (lineage %s, serial %d, %d resource%s) from %s to %s; the copy left behind is marked as moved.\n",
+		f.Lineage, f.Serial, len(f.Resources), pluralS(len(f.Resources)), from.Describe(), dest.Describe())
+	if configured != *to {
+		fmt.Fprintf(env.Stdout, "Set backend.type: %s in the manifest (or VOXFORM_BACKEND=%s) to use it.\n", *to, *to)
+	}
+	return nil
 }
 
 func stateList(env *Env, ws *workspace.Workspace, patterns []string) error {

@@ -31,7 +31,11 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("verify takes no arguments")
 	}
-	ws := workspace.New(env.Dir)
+	ws, err := openWorkspace(env, nil, 0)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
 	st, err := ws.ReadState()
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/pgtest"
 )
 
 // voxformBin is the voxform binary under test, built once by TestMain;
@@ -46,7 +47,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server the pg tests started
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -157,6 +158,9 @@ type project struct {
 	// from, when set, is the working directory voxform runs in, with
 	// -chdir naming the project (as the README's first command does).
 	from string
+	// pg, when set, is the connection string of the PostgreSQL database
+	// holding the project's state (see usePG).
+	pg string
 }
 
 // newProject copies examples/manifests/NAME (or nothing when name is "")
@@ -380,10 +384,17 @@ type stateFile struct {
 }
 
 // readState reads the state file (not the journal: call it after an apply
-// that ended normally).
+// that ended normally), or with the pg backend what 'voxform state pull'
+// prints.
 func (p *project) readState() *stateFile {
 	p.t.Helper()
-	b, err := os.ReadFile(p.path("voxform.state.json"))
+	var b []byte
+	var err error
+	if p.pg != "" {
+		b = []byte(p.mustRun("state", "pull").stdout)
+	} else {
+		b, err = os.ReadFile(p.path("voxform.state.json"))
+	}
 	if err != nil {
 		p.t.Fatalf("read state: %v", err)
 	}

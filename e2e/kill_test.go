@@ -38,7 +38,16 @@ import (
 //     finished call does not hold its slot while its output is synced).
 //
 // conformance: BJ-056, BJ-071, BJ-074, BJ-085, BJ-087, OB-021, OB-031, VC-014
-func TestKill9Converges(t *testing.T) {
+func TestKill9Converges(t *testing.T) { kill9Converges(t, false) }
+
+// TestKill9ConvergesPG is TestKill9Converges with the state in PostgreSQL
+// (each round's project in a database of its own): the same guarantees,
+// the lock of each killed apply free within its lease.
+//
+// conformance: BJ-056, BJ-071, BJ-074, BJ-085, BJ-087, OB-021, OB-031, VC-014
+func TestKill9ConvergesPG(t *testing.T) { kill9Converges(t, true) }
+
+func kill9Converges(t *testing.T, pg bool) {
 	t.Parallel()
 	ffprobe(t)
 	seed := uint64(time.Now().UnixNano())
@@ -50,6 +59,9 @@ func TestKill9Converges(t *testing.T) {
 	newKillProject := func(e *emu) *bigProject {
 		bp := newBigProject(t, e, killPerBlock, killBatchFiles, killLegacyFiles)
 		bp.addCloneAndClips(killCloned, killClips)
+		if pg {
+			bp.usePG()
+		}
 		return bp
 	}
 

@@ -63,6 +63,7 @@ type Manifest struct {
 	Version        int
 	Service        Service
 	Cache          Cache
+	Backend        Backend
 	Catalog        CatalogExtension
 	Variables      map[string]any
 	Budget         *Budget
@@ -130,6 +131,36 @@ type Cache struct {
 	// the environment points at the variable (File is its name).
 	Fields map[string]Pos
 }
+
+// Backend is the manifest's backend: block, where the state is kept: the
+// local file beside the manifests (the default) or a PostgreSQL database
+// shared by a team. The environment (VOXFORM_BACKEND, VOXFORM_WORKSPACE)
+// wins over it. The connection string is never here: it is read from
+// the environment variable ConnStrEnv names.
+type Backend struct {
+	// Type is BackendLocal or BackendPG; an unknown value is kept as
+	// written for validation to name.
+	Type string
+	// ConnStrEnv names the variable holding the connection string
+	// (default VOXFORM_PG).
+	ConnStrEnv string
+	// Schema and Workspace say where in the database (defaults: voxform,
+	// default); Lease is how long the lock outlives a holder that died
+	// (0: the default).
+	Schema    string
+	Workspace string
+	Lease     time.Duration
+	Pos       Pos
+	// Fields holds the position of each field that was set; a field set by
+	// the environment points at the variable (File is its name).
+	Fields map[string]Pos
+}
+
+// Backend types.
+const (
+	BackendLocal = "local"
+	BackendPG    = "pg"
+)
 
 // CatalogExtension is the manifest's catalog: block, which extends the
 // built-in catalog of the schema package.

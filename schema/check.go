@@ -50,6 +50,7 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 		models: map[string]*contract.Model{}}
 	c.checkService()
 	c.checkCache()
+	c.checkBackend()
 	c.checkCatalog()
 	c.checkBudget()
 	c.checkVoices()

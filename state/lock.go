@@ -37,6 +37,10 @@ type LockedError struct {
 	// Note adds what is known of the holder's state (pg: its session is
 	// gone and its lease ends at a given time).
 	Note string
+	// Gone says the holder's session is gone (pg): the lock is free at
+	// Until, when its lease ends, unless the holder comes back.
+	Gone  bool
+	Until time.Time
 }
 
 func (e *LockedError) Error() string {
@@ -53,17 +57,32 @@ func (e *LockedError) Error() string {
 }
 
 // LockWithin takes b's lock for op, retrying for up to wait while another
-// process holds it (-lock-timeout); with wait 0 it fails at once. The
-// error after the wait is the holder's *LockedError.
-func LockWithin(b Backend, op string, wait time.Duration) (Unlocker, error) {
+// process holds it (-lock-timeout); with wait 0 it fails at once. A lock
+// whose holder is gone (its lease not yet over) is waited for in any
+// case, since it is free within the lease: notify, when set, is told so
+// once. The error after the wait is the holder's *LockedError.
+func LockWithin(b Backend, op string, wait time.Duration, notify func(string)) (Unlocker, error) {
 	deadline := time.Now().Add(wait)
+	told := false
 	for delay := 20 * time.Millisecond; ; delay = min(delay*2, time.Second) {
 		lk, err := b.Lock(op)
 		var le *LockedError
-		if !errors.As(err, &le) || !time.Now().Before(deadline) {
+		if !errors.As(err, &le) {
 			return lk, err
 		}
-		time.Sleep(min(delay, time.Until(deadline)))
+		until := deadline
+		if le.Gone && le.Until.Add(time.Second).After(until) {
+			until = le.Until.Add(time.Second)
+			if notify != nil && !told {
+				notify(fmt.Sprintf("the state lock's holder (pid %d on %s, %s) is gone; waiting for its lease to end at %s",
+					le.Info.PID, le.Info.Host, le.Info.Operation, le.Until.UTC().Format(time.RFC3339)))
+				told = true
+			}
+		}
+		if !time.Now().Before(until) {
+			return lk, err
+		}
+		time.Sleep(min(delay, time.Until(until)))
 	}
 }
 

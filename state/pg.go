@@ -498,7 +498,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	case err == nil && live:
 		var prev LockInfo
 		_ = json.Unmarshal(old, &prev)
-		return fail(&LockedError{Path: p.Describe(), Info: prev,
+		return fail(&LockedError{Path: p.Describe(), Info: prev, Gone: true, Until: until,
 			Note: fmt.Sprintf("its session is gone; its lease ends at %s", until.UTC().Format(time.RFC3339))})
 	case err != nil && !errors.Is(err, pgx.ErrNoRows):
 		return fail(p.redact("lock state", err))

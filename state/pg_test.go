@@ -164,7 +164,7 @@ func TestPGLockScopedToWorkspace(t *testing.T) {
 	}
 	// With a wait, the second locker gets the lock once the first lets go.
 	go func() { time.Sleep(300 * time.Millisecond); lk.Unlock() }()
-	l3, err := LockWithin(newPG(t, url, "ivr", 0), "apply", 10*time.Second)
+	l3, err := LockWithin(newPG(t, url, "ivr", 0), "apply", 10*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +194,13 @@ func TestPGLockFreeWithinLease(t *testing.T) {
 	if !errors.As(err, &le) || le.Info.ID != lk.Info().ID || !strings.Contains(err.Error(), "lease ends") {
 		t.Fatalf("lock within the lease: %v", err)
 	}
-	l2, err := LockWithin(q, "apply", 10*time.Second)
+	var told []string
+	l2, err := LockWithin(q, "apply", 0, func(s string) { told = append(told, s) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "is gone") {
+		t.Errorf("told %q", told)
 	}
 	defer l2.Unlock()
 	if d := time.Since(died); d > lease+2*time.Second {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/cache"
@@ -29,16 +30,49 @@ type Workspace struct {
 	// CacheDir is the local output cache's directory when the manifest
 	// names none (the commands set the user's cache directory).
 	CacheDir string
-	backend  *state.Local
+	// LockTimeout is how long Lock waits for a lock another process
+	// holds (0: it fails at once, naming the holder).
+	LockTimeout time.Duration
+	// Notify, when set, is told what the workspace is waiting for.
+	Notify  func(string)
+	backend state.Backend
 }
 
-// New returns the workspace of the manifest directory dir.
+// New returns the workspace of the manifest directory dir, its state in
+// the local file beside the manifests.
 func New(dir string) *Workspace {
 	return &Workspace{Dir: dir, backend: state.NewLocal(dir)}
 }
 
+// On returns the workspace of the manifest directory dir, its state in be.
+func On(dir string, be state.Backend) *Workspace {
+	return &Workspace{Dir: dir, backend: be}
+}
+
+// NewBackend is the state backend b names: the local file of dir, or a
+// PostgreSQL database whose connection string is the value of the
+// variable b.ConnStrEnv (read through getenv, never printed).
+func NewBackend(dir string, b manifest.Backend, getenv func(string) string) (state.Backend, error) {
+	switch b.Type {
+	case "", manifest.BackendLocal:
+		return state.NewLocal(dir), nil
+	case manifest.BackendPG:
+		conn := getenv(b.ConnStrEnv)
+		if conn == "" {
+			return nil, advise(fmt.Errorf("backend pg: %s is not set", b.ConnStrEnv),
+				fmt.Sprintf("set %s to the PostgreSQL connection string (postgres://user:password@host/db), or VOXFORM_BACKEND=local", b.ConnStrEnv))
+		}
+		return state.NewPG(state.PGConfig{ConnString: conn, Env: b.ConnStrEnv, Schema: b.Schema, Workspace: b.Workspace, Lease: b.Lease})
+	default:
+		return nil, fmt.Errorf("backend.type %q: want local or pg", b.Type)
+	}
+}
+
 // Backend is where the workspace keeps its state.
-func (w *Workspace) Backend() *state.Local { return w.backend }
+func (w *Workspace) Backend() state.Backend { return w.backend }
+
+// Close releases the backend's connections.
+func (w *Workspace) Close() error { return w.backend.Close() }
 
 // Load loads, expands and validates the manifest. The manifest is nil when
 // any diagnostic is an error. The JSON Schema editors read (named by the
@@ -101,10 +135,10 @@ type Session struct {
 // journal left by a process that died) and the hash cache. The caller
 // closes the session.
 func (w *Workspace) Lock(op string) (*Session, error) {
-	lk, err := w.backend.Lock(op)
+	lk, err := state.LockWithin(w.backend, op, w.LockTimeout, w.Notify)
 	var le *state.LockedError
 	if errors.As(err, &le) {
-		advice := "wait for it to finish"
+		advice := "wait for it to finish (or wait for the lock with -lock-timeout)"
 		if le.Info.ID != "" {
 			advice += fmt.Sprintf("; if it is stuck, stop it, then run 'voxform force-unlock %s'", le.Info.ID)
 		}
@@ -275,12 +309,44 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
+	lost, stopWatch := s.watchLock(&opts)
 	summary, err := executor.Apply(ctx, p, opts)
+	stopWatch()
 	if err != nil {
 		return nil, err
 	}
 	if err := s.rec.Close(); err != nil {
 		return summary, fmt.Errorf("save state: %w", err)
 	}
+	if err := lost(); err != nil {
+		return summary, advise(fmt.Errorf("apply stopped: %w", err),
+			"what was done is recorded; run apply again once the state's database is reachable")
+	}
 	return summary, nil
+}
+
+// watchLock makes opts.Stop also close when the session's lock is lost
+// (a pg backend's connection or lease gone), so that apply starts nothing
+// new and records what is in flight while the lease lets it. lost reports
+// the loss, if any; stop ends the watch.
+func (s *Session) watchLock(opts *executor.Options) (lost func() error, stop func()) {
+	w, ok := s.lock.(state.Watched)
+	if !ok {
+		return func() error { return nil }, func() {}
+	}
+	merged := make(chan struct{})
+	done := make(chan struct{})
+	orig := opts.Stop
+	go func() {
+		select {
+		case <-orig:
+		case <-w.Lost():
+		case <-done:
+			return
+		}
+		close(merged)
+	}()
+	opts.Stop = merged
+	var once sync.Once
+	return w.LostErr, func() { once.Do(func() { close(done) }) }
 }
