@@ -51,11 +51,11 @@ func TestGeneratedProjectsLoad(t *testing.T) {
 	}
 }
 
-// TestPromptTextsDistinct checks that the 10,000 prompts have distinct
+// TestPromptTextsDistinct checks that the first 100,000 prompts have distinct
 // texts, so that each has its own fingerprint and audio.
 func TestPromptTextsDistinct(t *testing.T) {
 	seen := map[string]int{}
-	for i := range 10_000 {
+	for i := range 100_000 {
 		s := promptText(i)
 		if j, ok := seen[s]; ok {
 			t.Fatalf("prompts %d and %d are both %q", j, i, s)
@@ -237,7 +237,7 @@ func TestCachedProjectLoads(t *testing.T) {
 			texts[s.Text] = s.Address
 		}
 	}
-	if err := writeSynthesesFrom(t.TempDir(), 30_000, 3_000, 4); err == nil {
+	if err := writeSynthesesFrom(t.TempDir(), 1_048_000, 1_000, 4); err == nil {
 		t.Error("prompts past the distinct texts were written")
 	}
 }

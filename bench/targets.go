@@ -35,13 +35,14 @@ type sizes struct {
 	audioSecs   float64       // P5
 	recordings  int           // P6
 	runs        int           // repetitions of each timed plan/validate
+	pgResources int           // G1, G2
 }
 
 var fullSizes = sizes{syntheses: 10_000, applied: 1_000, latency: 50 * time.Millisecond, parallelism: 16,
-	audioSecs: 3600, recordings: 1_000, runs: 3}
+	audioSecs: 3600, recordings: 1_000, runs: 3, pgResources: 100_000}
 
 var quickSizes = sizes{quick: true, syntheses: 2_000, applied: 400, latency: 50 * time.Millisecond, parallelism: 16,
-	audioSecs: 600, recordings: 200, runs: 1}
+	audioSecs: 600, recordings: 200, runs: 1, pgResources: 10_000}
 
 // harness runs the measurements and collects their results.
 type harness struct {
