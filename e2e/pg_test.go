@@ -145,6 +145,16 @@ func TestPGMigrateByCommand(t *testing.T) {
 		t.Fatalf("state pull from pg:\n%s\nwant:\n%s", pulled, original)
 	}
 	p.assertNoChanges()
+	// A saved plan made and applied against the pg state.
+	addr := strings.Fields(p.mustRun("state", "list").stdout)[0]
+	before := e.stats(t).BilledCharacters
+	p.mustRun("plan", "-replace", addr, "-out", "replace.plan")
+	p.mustRun("apply", "replace.plan")
+	if e.stats(t).BilledCharacters == before {
+		t.Fatalf("the saved plan replacing %s billed nothing", addr)
+	}
+	p.assertNoChanges()
+	original = p.mustRun("state", "pull").stdout
 	p.mustRun("state", "migrate", "-to", "local")
 	if back := p.readFile("voxform.state.json"); back != original {
 		t.Fatalf("round trip:\n%s\nwant:\n%s", back, original)
