@@ -482,13 +482,22 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	}
 	// The advisory lock is ours, so whoever held it before has no session
 	// left; but a holder whose connection was cut may still be finishing
-	// what it had started until its lease ends.
+	// what it had started until its lease ends. A failure from here
+	// releases the advisory lock before closing: the server ends a closed
+	// connection's session a moment later, and a retry must not find its
+	// own lock held.
+	fail = func(err error) (Unlocker, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
+		conn.Close(ctx)
+		return nil, err
+	}
 	info := newLockInfo(op)
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return fail(p.redact("lock state", err))
 	}
-	defer tx.Rollback(ctx)
 	var old []byte
 	var live bool
 	var until time.Time
@@ -496,11 +505,13 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 		" WHERE workspace = $1 FOR UPDATE", p.cfg.Workspace).Scan(&old, &live, &until)
 	switch {
 	case err == nil && live:
+		tx.Rollback(ctx) // before the advisory unlock of fail
 		var prev LockInfo
 		_ = json.Unmarshal(old, &prev)
 		return fail(&LockedError{Path: p.Describe(), Info: prev, Gone: true, Until: until,
 			Note: fmt.Sprintf("its session is gone; its lease ends at %s", until.UTC().Format(time.RFC3339))})
 	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+		tx.Rollback(ctx)
 		return fail(p.redact("lock state", err))
 	}
 	b, _ := json.Marshal(info)
@@ -509,6 +520,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 		ON CONFLICT (workspace) DO UPDATE SET id = EXCLUDED.id, info = EXCLUDED.info,
 		backend_pid = EXCLUDED.backend_pid, lease_until = EXCLUDED.lease_until`,
 		p.cfg.Workspace, info.ID, string(b), p.cfg.Lease.Milliseconds()); err != nil {
+		tx.Rollback(ctx)
 		return fail(p.redact("lock state", err))
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -194,6 +194,14 @@ func TestPGLockFreeWithinLease(t *testing.T) {
 	if !errors.As(err, &le) || le.Info.ID != lk.Info().ID || !strings.Contains(err.Error(), "lease ends") {
 		t.Fatalf("lock within the lease: %v", err)
 	}
+	// Asked again at once, the answer is the same: the advisory lock the
+	// first try took is released with it, not left to the end of its
+	// session (the server ends a closed connection's a moment later).
+	for range 5 {
+		if _, err := q.Lock("apply"); !errors.As(err, &le) || !le.Gone {
+			t.Fatalf("lock asked again within the lease: %v", err)
+		}
+	}
 	var told []string
 	l2, err := LockWithin(q, "apply", 0, func(s string) { told = append(told, s) })
 	if err != nil {
