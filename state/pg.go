@@ -50,6 +50,10 @@ const (
 // pgTimeout bounds every exchange with the server but the lock's wait.
 const pgTimeout = 30 * time.Second
 
+// heldGrace is how long a held lock is asked for again before Lock
+// reports its holder (see Lock).
+const heldGrace = time.Second
+
 // maxPGRow bounds one row read back (a resource, an intent, a written
 // entry): like a journal line, far above what voxform writes, so that a
 // hostile or damaged row cannot take the process's memory.
@@ -472,9 +476,19 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 		conn.Close(context.Background())
 		return nil, err
 	}
+	// A holder killed a moment ago still holds the lock until the server
+	// reads the end of its connection, which takes it a few milliseconds
+	// (longer on a loaded machine): a held lock is asked for again for up
+	// to heldGrace before it is reported.
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
-		return fail(p.redact("lock state", err))
+	for deadline := time.Now().Add(heldGrace); ; {
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
+			return fail(p.redact("lock state", err))
+		}
+		if got || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if !got {
 		info, _, _ := p.holder(ctx, conn)
