@@ -1,0 +1,117 @@
+package audio
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// NoDecoderError says the loudness of audio voxform recognises cannot be
+// measured because voxform has no decoder for it.
+type NoDecoderError struct {
+	Container Container
+	Codec     string // "opus", "MPEG 2.5 layer III", ...; "" when the container says it all
+}
+
+func (e *NoDecoderError) Error() string {
+	if e.Codec == "" {
+		return fmt.Sprintf("cannot measure %s audio: no decoder", e.Container)
+	}
+	return fmt.Sprintf("cannot measure %s audio (%s): no decoder", e.Container, e.Codec)
+}
+
+// Unwrap makes the error match ErrUnsupported.
+func (e *NoDecoderError) Unwrap() error { return ErrUnsupported }
+
+// measureFrames is how many frames are read and measured at a time.
+const measureFrames = 4096
+
+// MeasureLoudnessSamples measures the loudness of src, audio at rate Hz,
+// reading it to the end (or until ctx is done).
+func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Loudness, error) {
+	m, err := NewLoudnessMeter(rate, src.Channels())
+	if err != nil {
+		return Loudness{}, err
+	}
+	buf := make([]float64, measureFrames*src.Channels())
+	for {
+		if err := ctx.Err(); err != nil {
+			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		}
+		n, err := src.ReadSamples(buf)
+		m.Write(buf[:n])
+		if err == io.EOF {
+			return m.Loudness(), nil
+		}
+		if err != nil {
+			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		}
+	}
+}
+
+// MeasureLoudness measures headerless audio in format f read from r: raw
+// PCM, float, mu-law or A-law as NewSampleReader reads it. A partial frame
+// at the end is ignored.
+func MeasureLoudness(ctx context.Context, r io.Reader, f Format) (Loudness, error) {
+	s, err := NewSampleReader(bufio.NewReaderSize(r, 32<<10), f)
+	if err != nil {
+		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+	}
+	return MeasureLoudnessSamples(ctx, s, f.SampleRate)
+}
+
+// MeasureLoudnessFile measures the audio file at path. With raw nil the
+// container is recognised from the file (WAV, MP3, Ogg Opus, see
+// MeasureLoudnessReader); otherwise the file is headerless audio in
+// format *raw (voxform's raw, mulaw and alaw containers).
+func MeasureLoudnessFile(ctx context.Context, path string, raw *Format) (Loudness, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+	}
+	defer f.Close()
+	var l Loudness
+	if raw != nil {
+		l, err = MeasureLoudness(ctx, f, *raw)
+	} else {
+		l, err = MeasureLoudnessReader(ctx, f)
+	}
+	if err != nil {
+		return Loudness{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// MeasureLoudnessReader measures the audio file in rs, recognising its
+// container: WAV in every encoding ReadWAVHeader accepts, MP3 (MPEG-1 and
+// MPEG-2 layer III, as Decode) and Ogg Opus. It reads the file once, a
+// buffer at a time. Audio it recognises but cannot decode (MPEG 2.5 MP3,
+// Ogg Vorbis, FLAC, ...) gives a *NoDecoderError.
+func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
+	head := make([]byte, SniffLen)
+	n, err := io.ReadFull(rs, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+	}
+	if _, err := rs.Seek(0, io.SeekStart); err != nil {
+		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+	}
+	switch c := Sniff(head[:n]); c {
+	case ContainerWAV:
+		d, err := decodeWAV(rs)
+		if err != nil {
+			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		}
+		return MeasureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
+	case ContainerMP3:
+		return measureMP3(ctx, rs)
+	case ContainerOgg:
+		return measureOgg(ctx, rs)
+	case ContainerUnknown:
+		return Loudness{}, fmt.Errorf("measure loudness: %w: unrecognised audio (voxform measures wav, mp3 and ogg opus)", ErrUnsupported)
+	default:
+		return Loudness{}, &NoDecoderError{Container: c}
+	}
+}
