@@ -9,6 +9,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/minio/minio-go/v7 v7.0.100
 	github.com/olekukonko/tablewriter v1.1.5
+	github.com/pion/opus v0.1.0
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/audio"
 )
@@ -144,7 +147,13 @@ type container struct {
 	// speechOnly limits the container to speech: raw s16 holds the same
 	// samples as wav s16, so other signals would only repeat those.
 	speechOnly bool
+	// opus is set for Opus, which has rates of its own: for others the
+	// encoder picks one, as it does when voxform's service makes the file.
+	opus bool
 }
+
+// opusRates are the rates an Opus encoder takes.
+var opusRates = []int{8000, 12000, 16000, 24000, 48000}
 
 var loudnessContainers = []container{
 	{name: "wav s16", ext: "wav", args: []string{"-c:a", "pcm_s16le"}},
@@ -161,6 +170,7 @@ var loudnessContainers = []container{
 		return audio.Format{SampleRate: rate, Channels: ch, BitsPerSample: 8, Encoding: audio.ALaw}
 	}},
 	{name: "mp3", ext: "mp3", args: []string{"-c:a", "libmp3lame", "-b:a", "128k"}, rates: []int{16000, 22050, 24000, 44100, 48000}},
+	{name: "ogg opus", ext: "ogg", args: []string{"-c:a", "libopus"}, opus: true},
 }
 
 // rawInput is ffmpeg's input options for a headerless file in f.
@@ -205,7 +215,10 @@ func TestLoudnessMatchesFFmpeg(t *testing.T) {
 				for _, c := range loudnessContainers {
 					if (c.rates == nil || slices.Contains(c.rates, rate)) && (!c.speechOnly || sig.lavfi == "") {
 						paths = append(paths, filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-")+"."+c.ext))
-						args = append(append(append(args, "-ar", strconv.Itoa(rate)), c.args...), paths[len(paths)-1])
+						if !c.opus || slices.Contains(opusRates, rate) {
+							args = append(args, "-ar", strconv.Itoa(rate))
+						}
+						args = append(append(args, c.args...), paths[len(paths)-1])
 						cs = append(cs, c)
 					}
 				}
@@ -312,7 +325,8 @@ func TestLoudnessNoDecoder(t *testing.T) {
 		args  []string
 		codec string
 	}{
-		{"ogg opus", []string{"-c:a", "libopus", "-f", "ogg"}, "opus"},
+		{"ogg opus 6 channels", []string{"-ac", "6", "-c:a", "libopus", "-f", "ogg"}, "opus, 6 channels in mapping family 1"},
+		{"ogg vorbis", []string{"-c:a", "libvorbis", "-f", "ogg"}, "vorbis"},
 		{"mp3 8 kHz", []string{"-ar", "8000", "-c:a", "libmp3lame", "-f", "mp3"}, "MPEG 2.5 layer III"},
 	}
 	for _, tt := range tests {
@@ -326,4 +340,85 @@ func TestLoudnessNoDecoder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoudnessKeepsDuration checks that decoding cuts exactly the
+// encoder's delay and padding: MP3 (the LAME tag) and Ogg Opus (pre-skip
+// and the last granule position) measure as long as the audio encoded.
+func TestLoudnessKeepsDuration(t *testing.T) {
+	tests := []struct {
+		name string
+		rate int
+		args []string
+	}{
+		{"mp3 44.1 kHz", 44100, []string{"-c:a", "libmp3lame", "-f", "mp3"}},
+		{"mp3 16 kHz stereo", 16000, []string{"-ac", "2", "-c:a", "libmp3lame", "-f", "mp3"}},
+		{"mp3 bitexact", 24000, []string{"-c:a", "libmp3lame", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "mp3"}},
+		{"ogg opus 48 kHz", 48000, []string{"-c:a", "libopus", "-f", "ogg"}},
+		{"ogg opus 16 kHz stereo", 16000, []string{"-ac", "2", "-c:a", "libopus", "-f", "ogg"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := ffmpegMake(t, t.TempDir(), "tone", append([]string{"-f", "lavfi", "-i",
+				fmt.Sprintf("sine=frequency=440:sample_rate=%d:duration=1.5", tt.rate)}, tt.args...)...)
+			l, err := audio.MeasureLoudnessFile(context.Background(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Duration != 1500*time.Millisecond {
+				t.Errorf("measured %v of audio, encoded 1.5s", l.Duration)
+			}
+		})
+	}
+}
+
+// TestLoudnessOpusOutputGain sets the output gain of an Ogg Opus file's
+// header to +6 dB and checks that both ffmpeg and this package apply it.
+func TestLoudnessOpusOutputGain(t *testing.T) {
+	dir := t.TempDir()
+	path := ffmpegMake(t, dir, "a.ogg", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libopus")
+	before, err := audio.MeasureLoudnessFile(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first page holds only OpusHead: 27 header bytes, 1 lacing value.
+	head := b[28:]
+	if !bytes.HasPrefix(head, []byte("OpusHead")) {
+		t.Fatalf("first page does not start with OpusHead: %q", b[:40])
+	}
+	binary.LittleEndian.PutUint16(head[16:], 6*256) // Q7.8 dB
+	setOggCRC(b[:28+int(b[27])])
+	louder := writeFile(t, "louder.ogg", b)
+	want := ffmpegR128(t, louder)
+	got, err := audio.MeasureLoudnessFile(context.Background(), louder, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareR128(t, "ogg opus +6 dB", got, want)
+	if d := got.Integrated - before.Integrated; math.Abs(d-6) > 0.01 {
+		t.Errorf("+6 dB output gain raised the loudness by %.3f LU", d)
+	}
+}
+
+// setOggCRC recomputes the checksum of the Ogg page in p (RFC 3533: CRC-32,
+// polynomial 0x04c11db7, unreflected, computed with the field zeroed).
+func setOggCRC(p []byte) {
+	binary.LittleEndian.PutUint32(p[22:], 0)
+	var crc uint32
+	for _, c := range p {
+		crc ^= uint32(c) << 24
+		for range 8 {
+			if crc&0x80000000 != 0 {
+				crc = crc<<1 ^ 0x04c11db7
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	binary.LittleEndian.PutUint32(p[22:], crc)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"testing"
 
@@ -238,10 +239,24 @@ func TestLoudnessErrors(t *testing.T) {
 }
 
 // FuzzMeasureLoudness checks that no input makes measurement panic or
-// return NaN, whether it is read as a file (WAV, MP3, Ogg) or as raw
+// return NaN, whether it is read as a file (WAV, MP3, Ogg Opus) or as raw
 // audio in a format picked by the first byte.
 func FuzzMeasureLoudness(f *testing.F) {
 	probeSeeds(f)
+	// Short real files, so that mutations reach the decoders.
+	dir := f.TempDir()
+	for i, args := range [][]string{
+		{"-c:a", "libopus", "-f", "ogg"},
+		{"-ac", "2", "-ar", "16000", "-c:a", "libopus", "-f", "ogg"},
+		{"-ar", "22050", "-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3"},
+	} {
+		path := ffmpegMake(f, dir, fmt.Sprint(i), append([]string{"-f", "lavfi", "-i", "sine=d=0.1"}, args...)...)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ctx := context.Background()
 		check := func(l audio.Loudness, err error) {
