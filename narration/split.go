@@ -64,8 +64,8 @@ type Chunk struct {
 //
 // Tags. With opts.RendersTags, a chunk that does not begin with an audio
 // tag begins with a copy of the last tag before it (a tag applies until
-// the next one, speech-synthesis.md, Audio tags rule 1, and a request
-// starts neutral, rule 2): that tag, known or not, is the chunk's Prefix,
+// the next one and text before the first is neutral, speech-synthesis.md,
+// Audio tags rule 1, so a new request starts neutral): that tag, known or not, is the chunk's Prefix,
 // and counts towards max and Characters (rule 6). Every tag is repeated
 // so, <laugh> and <pauses> included, as rule 1 says of all of them.
 //
@@ -76,8 +76,8 @@ type Chunk struct {
 //
 // Split takes time linear in the text and is deterministic.
 func Split(text string, max int, opts Options) []Chunk {
-	if max <= 0 || utf8.RuneCountInString(text) <= max {
-		return []Chunk{{End: len(text), TextEnd: len(text), Text: text, Characters: utf8.RuneCountInString(text)}}
+	if n := utf8.RuneCountInString(text); max <= 0 || n <= max {
+		return []Chunk{{End: len(text), TextEnd: len(text), Text: text, Characters: n}}
 	}
 	p := packer{text: text, max: max, opts: opts, s: newScanner(text, max, !opts.noAnchors)}
 	return p.run()
