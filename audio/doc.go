@@ -1,8 +1,10 @@
 // Package audio sniffs containers, probes durations, reads and writes WAV,
 // converts between PCM, mu-law and A-law, resamples, decodes WAV and MP3
-// to samples, and joins WAV pieces RIFF-aware. Everything works on
-// streams; nothing reads a whole file into memory unless the caller hands
-// it a buffer (ParseWAV and WAVJoiner.Add take one piece at a time).
+// to samples, and joins whole files into one: WAV RIFF-aware, raw audio
+// byte for byte, MP3 by frames, Ogg Opus as one logical stream (Joiner).
+// Everything works on streams; nothing reads a whole file into memory
+// unless the caller hands it a buffer (ParseWAV and WAVJoiner.Add take one
+// piece at a time).
 //
 // Conventions and choices:
 //

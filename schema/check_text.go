@@ -9,6 +9,7 @@ import (
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/narration"
 )
 
 // MaxTextWarn is the text length above which a warning is given: the
@@ -25,22 +26,6 @@ const MaxTextWarnings = 10_000
 // maxQuotedDigits is the longest run of digits a warning quotes whole, in
 // characters; a longer one is quoted by its start and its length.
 const maxQuotedDigits = 32
-
-// Tag is an audio tag found in a text.
-type Tag struct {
-	Name   string
-	Offset int // byte offset of '<'
-	End    int
-}
-
-// FindTags returns the audio tags of text, known or not.
-func FindTags(text string) []Tag {
-	var out []Tag
-	for t, ok := nextTag(text, 0); ok; t, ok = nextTag(text, t.End) {
-		out = append(out, t)
-	}
-	return out
-}
 
 // textKey identifies what checkText's findings depend on: the text, where
 // each part of it came from (a hash of its spans), the model and the text
@@ -142,9 +127,9 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 // checkTags reads the audio tags of a text: the first, whether there is
 // any, and whether there are words outside them. With a model that renders
 // tags, an unknown tag is a warning.
-func (c *checker) checkTags(text string, model *contract.Model, pos func(int) manifest.Pos) (first Tag, hasTags, words bool) {
+func (c *checker) checkTags(text string, model *contract.Model, pos func(int) manifest.Pos) (first narration.Tag, hasTags, words bool) {
 	end := 0 // end of the previous tag
-	for t, ok := nextTag(text, 0); ok; t, ok = nextTag(text, t.End) {
+	for t, ok := narration.NextTag(text, 0); ok; t, ok = narration.NextTag(text, t.End) {
 		if !hasTags {
 			first, hasTags = t, true
 		}
@@ -168,13 +153,13 @@ func (c *checker) checkTags(text string, model *contract.Model, pos func(int) ma
 // service mispronounces (speech-synthesis.md, "What the service does",
 // item 5).
 func (c *checker) checkDigits(text string, pos func(int) manifest.Pos) {
-	tag, inTags := nextTag(text, 0)
-	for start, end, ok := nextDigits(text, 0); ok; start, end, ok = nextDigits(text, end) {
+	tag, inTags := narration.NextTag(text, 0)
+	for start, end, ok := narration.NextDigits(text, 0); ok; start, end, ok = narration.NextDigits(text, end) {
 		if c.textWarnings > MaxTextWarnings {
 			return
 		}
 		for inTags && tag.End <= start {
-			tag, inTags = nextTag(text, tag.End)
+			tag, inTags = narration.NextTag(text, tag.End)
 		}
 		if inTags && tag.Offset <= start {
 			continue // a run that starts in a tag ends in it

@@ -5,21 +5,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/voxform/voxform/manifest"
-)
-
-// The regular expressions the scanners replace: they define what a tag and
-// a run of digits are, at some 50 ns a byte.
-var (
-	tagRE   = regexp.MustCompile(`<([^<>\n]{1,40})>`)
-	digitRE = regexp.MustCompile(`\p{Nd}+(?:[ .,:/-]?\p{Nd}+)*`)
 )
 
 // randomText builds texts from pieces that meet the scanners' edge cases:
@@ -34,33 +24,6 @@ func randomText(r *rand.Rand) string {
 		b.WriteString(pieces[r.Intn(len(pieces))])
 	}
 	return b.String()
-}
-
-// TestScannersMatchTheExpressions: nextTag and nextDigits find exactly what
-// the regular expressions find, in the same order.
-func TestScannersMatchTheExpressions(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
-	for range 20_000 {
-		text := randomText(r)
-		var wantTags, gotTags []Tag
-		for _, m := range tagRE.FindAllStringSubmatchIndex(text, -1) {
-			wantTags = append(wantTags, Tag{Name: text[m[2]:m[3]], Offset: m[0], End: m[1]})
-		}
-		gotTags = FindTags(text)
-		if diff := cmp.Diff(wantTags, gotTags); diff != "" {
-			t.Fatalf("tags of %q (-want +got):\n%s", text, diff)
-		}
-		var wantRuns, gotRuns [][]int
-		for _, m := range digitRE.FindAllStringIndex(text, -1) {
-			wantRuns = append(wantRuns, m)
-		}
-		for start, end, ok := nextDigits(text, 0); ok; start, end, ok = nextDigits(text, end) {
-			gotRuns = append(gotRuns, []int{start, end})
-		}
-		if diff := cmp.Diff(wantRuns, gotRuns); diff != "" {
-			t.Fatalf("digit runs of %q (-want +got):\n%s", text, diff)
-		}
-	}
 }
 
 // TestTextPosMatchesPosAt: textPos gives manifest.PosAt's answers (or the

@@ -1,0 +1,408 @@
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// OpusJoiner joins whole Ogg Opus files into one Ogg Opus file of one
+// logical stream (RFC 7845): the first piece's ID header (OpusHead) and
+// comment header (OpusTags) are kept and the others' dropped, after
+// checking that their channel count, input sample rate, output gain and
+// channel mapping are the first's; every page gets the first piece's
+// serial number, the next sequence number and a new CRC; only the first
+// page is BOS and only the last is EOS.
+//
+// Granule positions are rewritten to count the samples of the joined
+// stream, at 48 kHz, from its start: a page of a later piece is at the
+// samples of every packet before that piece plus its own position. A
+// stream trims only at its start (the first piece's pre-skip) and its end
+// (the last page's granule position, RFC 7845 section 4.4), so the
+// samples that the pieces' own pre-skips and end trims would drop are
+// kept: each later piece's priming samples (its pre-skip, some 6.5 ms)
+// and each earlier piece's end padding (less than one packet, at most 20
+// ms for the usual packets) are played, between sentences. The joined
+// duration is thus the pieces' durations plus, at each join, that
+// padding and pre-skip; Duration says where each piece starts.
+//
+// Pieces are read page by page; the joiner holds one page (the last,
+// whose EOS flag waits for Close).
+type OpusJoiner struct {
+	w      *bufio.Writer
+	head   []byte // the first piece's OpusHead
+	serial uint32
+	seq    uint32
+	base   int64 // samples of the pieces appended, all packets counted
+	// held is the last page read, written when the next one comes (or at
+	// Close, with EOS and its end trim).
+	held        []byte
+	heldFull    int64 // held's granule position, every packet counted
+	heldTrimmed int64 // held's granule position with its piece's end trim
+	final       int64 // after Close: the last granule position
+	pieces      int
+	err         error
+}
+
+// NewOpusJoiner returns a joiner writing to w.
+func NewOpusJoiner(w io.Writer) *OpusJoiner {
+	return &OpusJoiner{w: bufio.NewWriterSize(w, 64<<10), final: -1}
+}
+
+// Duration is where the next piece starts in the decoded audio (after
+// Close: the decoded duration of the whole).
+func (j *OpusJoiner) Duration() time.Duration {
+	if j.head == nil {
+		return 0
+	}
+	end := j.base
+	if j.final >= 0 {
+		end = j.final
+	}
+	return FramesDuration(max(end-opusPreSkip(j.head), 0), 48000)
+}
+
+func opusPreSkip(head []byte) int64 { return int64(binary.LittleEndian.Uint16(head[10:12])) }
+
+// Append adds one Ogg Opus file read from r. An error leaves the output
+// incomplete; the joiner refuses further pieces.
+func (j *OpusJoiner) Append(r io.Reader) error {
+	if j.err != nil {
+		return j.err
+	}
+	j.pieces++
+	if err := j.append(bufio.NewReaderSize(r, 64<<10)); err != nil {
+		j.err = fmt.Errorf("join Ogg Opus piece %d: %w", j.pieces, err)
+	}
+	return j.err
+}
+
+// opusPiece is what Append knows of the piece it reads.
+type opusPiece struct {
+	serial   uint32
+	seq      uint32  // the next page's expected sequence number
+	packets  int     // packets completed
+	samples  int64   // samples of the audio packets completed
+	open     bool    // a packet continues on the next page
+	openLen  int     // its bytes so far
+	openHead [8]byte // its first bytes
+}
+
+func (j *OpusJoiner) append(br *bufio.Reader) error {
+	var p opusPiece
+	for n := 0; ; n++ {
+		page, err := readPage(br)
+		if errors.Is(err, io.EOF) {
+			if n == 0 {
+				return errors.New("empty: no Ogg page")
+			}
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+		if err := j.page(&p, page, n); err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+	}
+	switch {
+	case p.packets < 2:
+		return errors.New("the stream ends before its headers")
+	case p.open:
+		return errors.New("the stream ends inside a packet")
+	}
+	j.base += p.samples
+	return nil
+}
+
+// page takes the n-th page of a piece.
+func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
+	flags := page[5]
+	granule := int64(binary.LittleEndian.Uint64(page[6:14]))
+	serial := binary.LittleEndian.Uint32(page[14:18])
+	seq := binary.LittleEndian.Uint32(page[18:22])
+	switch {
+	case n == 0 && flags&oggBOS == 0:
+		return errors.New("the first page is not the start of a stream")
+	case n == 0:
+		p.serial, p.seq = serial, seq
+	case flags&oggBOS != 0:
+		return errors.New("a second stream starts (chained or multiplexed Ogg is not supported)")
+	case serial != p.serial:
+		return fmt.Errorf("a page of stream %08x inside stream %08x (multiplexed Ogg is not supported)", serial, p.serial)
+	case seq != p.seq:
+		return fmt.Errorf("page sequence number %d, want %d: a page is missing", seq, p.seq)
+	}
+	p.seq++
+	headers := p.packets < 2
+	completed, err := j.packets(p, page)
+	if err != nil {
+		return err
+	}
+	if headers {
+		// Header pages hold no audio (RFC 7845 section 3: the first audio
+		// page starts a new packet); the first piece's are kept.
+		if p.packets > 2 || p.packets == 2 && p.open {
+			return errors.New("an audio packet shares a page with the headers")
+		}
+		if j.pieces > 1 {
+			return nil
+		}
+		if n == 0 {
+			j.serial = serial
+		}
+		return j.hold(page, 0, 0)
+	}
+	if granule == oggNoGranule {
+		return j.hold(page, oggNoGranule, oggNoGranule)
+	}
+	full := j.base + p.samples
+	trimmed := full
+	// The piece's own granule position is less than its samples only on
+	// its last page, by its end trim (at most that page's packets).
+	if trim := p.samples - granule; trim > 0 && trim <= completed {
+		trimmed = full - trim
+	}
+	return j.hold(page, full, trimmed)
+}
+
+// packets reads the lacing of a page: it checks the continuation flag,
+// checks the headers (OpusHead against the first piece's) and counts the
+// samples of the audio packets that end on the page, which it returns.
+func (j *OpusJoiner) packets(p *opusPiece, page []byte) (int64, error) {
+	nseg := int(page[26])
+	lacing := page[oggHeaderLen : oggHeaderLen+nseg]
+	body := page[oggHeaderLen+nseg:]
+	if continued := page[5]&oggContinued != 0; continued != p.open {
+		return 0, fmt.Errorf("continuation flag %v, but a packet is open: %v", continued, p.open)
+	}
+	var completed int64
+	at, start := 0, 0 // start: of the current packet's part on this page
+	for _, l := range lacing {
+		at += int(l)
+		if l == 255 {
+			continue
+		}
+		split := p.open // the packet began on an earlier page
+		if !split {
+			p.openHead = [8]byte{}
+			copy(p.openHead[:], body[start:at])
+		}
+		switch p.packets {
+		case 0:
+			if err := j.checkHead(body[start:at], split); err != nil {
+				return 0, err
+			}
+		case 1:
+			if !bytes.HasPrefix(p.openHead[:], []byte("OpusTags")) {
+				return 0, errors.New("the second packet is not OpusTags")
+			}
+		default:
+			s, err := opusPacketSamples(p.openHead, p.openLen+at-start)
+			if err != nil {
+				return 0, fmt.Errorf("packet %d: %w", p.packets, err)
+			}
+			completed += s
+		}
+		p.packets++
+		p.open, p.openLen = false, 0
+		start = at
+	}
+	if nseg > 0 && lacing[nseg-1] == 255 { // a packet continues on the next page
+		if !p.open {
+			p.openHead = [8]byte{}
+			copy(p.openHead[:], body[start:])
+		}
+		p.open = true
+		p.openLen += len(body) - start
+	}
+	p.samples += completed
+	return completed, nil
+}
+
+// checkHead checks an OpusHead packet: the first piece's is kept, a
+// later piece's must match it where the joined stream depends on it.
+func (j *OpusJoiner) checkHead(pkt []byte, split bool) error {
+	if split || len(pkt) < 19 || !bytes.HasPrefix(pkt, []byte("OpusHead")) {
+		return errors.New("the first packet is not an OpusHead")
+	}
+	if pkt[8]>>4 != 0 {
+		return fmt.Errorf("%w: Ogg Opus version %d", ErrUnsupported, pkt[8])
+	}
+	if j.head == nil {
+		j.head = bytes.Clone(pkt)
+		return nil
+	}
+	f, h := j.head, pkt
+	le := binary.LittleEndian
+	switch {
+	case h[9] != f[9]:
+		return fmt.Errorf("%w: %d channels, the first piece has %d", ErrFormat, h[9], f[9])
+	case le.Uint32(h[12:16]) != le.Uint32(f[12:16]):
+		return fmt.Errorf("%w: input sample rate %d Hz, the first piece's is %d Hz", ErrFormat, le.Uint32(h[12:16]), le.Uint32(f[12:16]))
+	case le.Uint16(h[16:18]) != le.Uint16(f[16:18]):
+		return fmt.Errorf("%w: output gain %d, the first piece's is %d", ErrFormat, int16(le.Uint16(h[16:18])), int16(le.Uint16(f[16:18])))
+	case !bytes.Equal(h[18:], f[18:]):
+		return fmt.Errorf("%w: channel mapping differs from the first piece's", ErrFormat)
+	}
+	return nil
+}
+
+// opusFrameSamples are the samples at 48 kHz of one frame by TOC
+// configuration (RFC 6716 section 3.1): SILK 10, 20, 40, 60 ms; hybrid
+// 10, 20 ms; CELT 2.5, 5, 10, 20 ms.
+var opusFrameSamples = [32]int64{
+	480, 960, 1920, 2880, 480, 960, 1920, 2880, 480, 960, 1920, 2880,
+	480, 960, 480, 960,
+	120, 240, 480, 960, 120, 240, 480, 960, 120, 240, 480, 960, 120, 240, 480, 960,
+}
+
+// opusPacketSamples returns the samples at 48 kHz of a packet of n bytes
+// whose first two bytes are toc (RFC 6716 section 3.2).
+func opusPacketSamples(toc [8]byte, n int) (int64, error) {
+	if n == 0 {
+		return 0, nil // a lost or DTX packet (RFC 7845 section 5.1 allows none; decoders treat it as lost)
+	}
+	fs := opusFrameSamples[toc[0]>>3]
+	switch toc[0] & 3 {
+	case 0:
+		return fs, nil
+	case 1, 2:
+		return 2 * fs, nil
+	}
+	if n < 2 || toc[1]&0x3F == 0 {
+		return 0, errors.New("code 3 packet without a frame count")
+	}
+	s := int64(toc[1]&0x3F) * fs
+	if s > 5760 { // 120 ms
+		return 0, fmt.Errorf("packet of %d samples, over 120 ms", s)
+	}
+	return s, nil
+}
+
+// hold writes the page held so far and holds page, with its granule
+// positions (every packet counted, and with the end trim of its piece).
+func (j *OpusJoiner) hold(page []byte, full, trimmed int64) error {
+	if j.held != nil {
+		if err := j.writeHeld(j.heldFull, false); err != nil {
+			return err
+		}
+	}
+	j.held = append(j.held[:0], page...)
+	j.heldFull, j.heldTrimmed = full, trimmed
+	return nil
+}
+
+// writeHeld writes the held page as a page of the joined stream.
+func (j *OpusJoiner) writeHeld(granule int64, last bool) error {
+	pg := j.held
+	flags := pg[5] &^ (oggBOS | oggEOS)
+	if j.seq == 0 {
+		flags |= oggBOS
+	}
+	if last {
+		flags |= oggEOS
+	}
+	pg[5] = flags
+	binary.LittleEndian.PutUint64(pg[6:14], uint64(granule))
+	binary.LittleEndian.PutUint32(pg[14:18], j.serial)
+	binary.LittleEndian.PutUint32(pg[18:22], j.seq)
+	binary.LittleEndian.PutUint32(pg[22:26], 0)
+	binary.LittleEndian.PutUint32(pg[22:26], oggCRC(pg))
+	j.seq++
+	_, err := j.w.Write(pg)
+	return err
+}
+
+// Close writes the last page, with EOS and the last piece's end trim,
+// and flushes the output. It does not close the writer.
+func (j *OpusJoiner) Close() error {
+	if j.err != nil {
+		return j.err
+	}
+	if j.held == nil {
+		return errors.New("join Ogg Opus: no pieces")
+	}
+	j.final = j.heldTrimmed
+	if j.final == oggNoGranule {
+		j.final = j.base
+	}
+	if err := j.writeHeld(j.heldTrimmed, true); err != nil {
+		return fmt.Errorf("join Ogg Opus: %w", err)
+	}
+	j.held = nil
+	if err := j.w.Flush(); err != nil {
+		return fmt.Errorf("join Ogg Opus: %w", err)
+	}
+	return nil
+}
+
+// Ogg page header flags (RFC 3533 section 6).
+const (
+	oggContinued = 0x01
+	oggBOS       = 0x02
+	oggEOS       = 0x04
+)
+
+// readPage reads one whole Ogg page and checks its CRC; io.EOF when r
+// ends before a page starts.
+func readPage(br *bufio.Reader) ([]byte, error) {
+	head, err := br.Peek(oggHeaderLen)
+	if len(head) == 0 && errors.Is(err, io.EOF) {
+		return nil, io.EOF
+	}
+	if len(head) < oggHeaderLen || string(head[:4]) != "OggS" || head[4] != 0 {
+		return nil, fmt.Errorf("not an Ogg page (starts with %q)", printable(head[:min(len(head), 4)]))
+	}
+	nseg := int(head[26])
+	seg, err := br.Peek(oggHeaderLen + nseg)
+	if err != nil {
+		return nil, errors.New("truncated Ogg page")
+	}
+	size := oggHeaderLen + nseg
+	for _, l := range seg[oggHeaderLen:] {
+		size += int(l)
+	}
+	page := make([]byte, size)
+	if _, err := io.ReadFull(br, page); err != nil {
+		return nil, errors.New("truncated Ogg page")
+	}
+	want := binary.LittleEndian.Uint32(page[22:26])
+	binary.LittleEndian.PutUint32(page[22:26], 0)
+	if got := oggCRC(page); got != want {
+		return nil, fmt.Errorf("Ogg page CRC %08x, the page says %08x: the page is damaged", got, want)
+	}
+	binary.LittleEndian.PutUint32(page[22:26], want)
+	return page, nil
+}
+
+// oggCRCTable is the table of the Ogg CRC-32: polynomial 0x04C11DB7,
+// most significant bit first, no reflection, initial value 0, no final
+// XOR (RFC 3533 section 6).
+var oggCRCTable = func() (t [256]uint32) {
+	for i := range t {
+		r := uint32(i) << 24
+		for range 8 {
+			if r&0x80000000 != 0 {
+				r = r<<1 ^ 0x04C11DB7
+			} else {
+				r <<= 1
+			}
+		}
+		t[i] = r
+	}
+	return t
+}()
+
+// oggCRC is the CRC of a page whose CRC field is zero.
+func oggCRC(b []byte) uint32 {
+	var crc uint32
+	for _, c := range b {
+		crc = crc<<8 ^ oggCRCTable[byte(crc>>24)^c]
+	}
+	return crc
+}
