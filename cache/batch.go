@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -338,7 +337,7 @@ func (l *Local) publishEach(ents []*Entry, shas map[string]bool) (map[string]boo
 	for _, e := range ents {
 		if !lost(e, missing) {
 			fps = append(fps, e.Fingerprint)
-			g.Go(func() error { return l.writeEntryFile(e) })
+			g.Go(func() error { return l.writeEntry(e, false) })
 		}
 	}
 	if err := g.Wait(); err != nil {
@@ -385,30 +384,6 @@ func (l *Local) syncDirs(kind string, keys []string) error {
 		g.Go(func() error { return owned.SyncDir(filepath.Join(l.dir, "v1", kind, s)) })
 	}
 	return g.Wait()
-}
-
-// writeEntryFile writes ent's file atomically, synced, leaving its
-// directory to be synced by the caller.
-func (l *Local) writeEntryFile(ent *Entry) error {
-	data, err := ent.encode()
-	if err != nil {
-		return err
-	}
-	d, err := l.shard("entries", ent.Fingerprint)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return owned.WriteFileAt(d, ent.Fingerprint+".json", 0o600, false, func(w io.Writer) error {
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
-		f, ok := w.(interface{ Sync() error })
-		if !ok {
-			return errors.New("the temporary file cannot be synced")
-		}
-		return f.Sync()
-	})
 }
 
 // checkPaths checks that paths has a path for each file of ent, and none

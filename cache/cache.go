@@ -156,7 +156,7 @@ func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
 		b.hold(e)
 		return nil
 	}
-	return c.Local.writeEntry(e)
+	return c.Local.writeEntry(e, true)
 }
 
 // getBlob downloads the blob of f into the local blob store; durable

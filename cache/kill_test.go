@@ -228,14 +228,7 @@ func TestKillDuringPush(t *testing.T) {
 // entry and no blob, and OpenLocal sweeps its temporary file.
 func TestKillDuringStore(t *testing.T) {
 	const size = 40 << 20
-	base := t.TempDir()
-	dir, src := filepath.Join(base, "cache"), filepath.Join(base, "big.wav")
-	f, err := os.Create(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(f, io.LimitReader(&pattern{}, size))
-	f.Close()
+	dir, src := killFiles(t, size)
 	killMidway(t, helperEnv+"=store", "VOXFORM_KILL_DIR="+dir, "VOXFORM_KILL_SRC="+src, fmt.Sprintf("VOXFORM_KILL_SIZE=%d", size))
 
 	sha := patternSHA(size)
@@ -267,14 +260,7 @@ func TestKillDuringStore(t *testing.T) {
 // leaves its blob in place but no entry; GC removes the blob.
 func TestKillDuringBatch(t *testing.T) {
 	const size = 1 << 20
-	base := t.TempDir()
-	dir, src := filepath.Join(base, "cache"), filepath.Join(base, "big.wav")
-	f, err := os.Create(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(f, io.LimitReader(&pattern{}, size))
-	f.Close()
+	dir, src := killFiles(t, size)
 	killMidway(t, helperEnv+"=batch", "VOXFORM_KILL_DIR="+dir, "VOXFORM_KILL_SRC="+src, fmt.Sprintf("VOXFORM_KILL_SIZE=%d", size))
 
 	l, err := cache.OpenLocal(dir)
@@ -300,4 +286,21 @@ func TestKillDuringBatch(t *testing.T) {
 	if rep.Blobs != 1 {
 		t.Errorf("GC removed %d blobs, want the one no entry references", rep.Blobs)
 	}
+}
+
+// killFiles returns the directory of a local cache to make and a file of
+// size bytes of pattern to store in it.
+func killFiles(t *testing.T, size int64) (dir, src string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, src = filepath.Join(base, "cache"), filepath.Join(base, "big.wav")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, io.LimitReader(&pattern{}, size)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, src
 }

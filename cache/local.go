@@ -182,14 +182,15 @@ func (l *Local) Store(e *Entry, paths map[string]string) error {
 			return fmt.Errorf("store cache entry %s: %s file: %w", ent.Fingerprint, f.Role, err)
 		}
 	}
-	if err := l.writeEntry(ent); err != nil {
+	if err := l.writeEntry(ent, true); err != nil {
 		return fmt.Errorf("store cache entry %s: %w", ent.Fingerprint, err)
 	}
 	return nil
 }
 
-// writeEntry writes ent's file atomically.
-func (l *Local) writeEntry(ent *Entry) error {
+// writeEntry writes ent's file atomically, synced, and syncs its
+// directory if syncDir (a flush of a Batch syncs each directory once).
+func (l *Local) writeEntry(ent *Entry, syncDir bool) error {
 	data, err := ent.encode()
 	if err != nil {
 		return err
@@ -199,9 +200,15 @@ func (l *Local) writeEntry(ent *Entry) error {
 		return err
 	}
 	defer d.Close()
-	return owned.WriteFileAt(d, ent.Fingerprint+".json", 0o600, true, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
+	return owned.WriteFileAt(d, ent.Fingerprint+".json", 0o600, syncDir, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil || syncDir {
+			return err // synced by WriteFileAt if syncDir
+		}
+		f, ok := w.(interface{ Sync() error })
+		if !ok {
+			return errors.New("the temporary file cannot be synced")
+		}
+		return f.Sync()
 	})
 }
 
