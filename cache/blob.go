@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/voxform/voxform/owned"
 )
@@ -18,11 +19,18 @@ const copyBuffer = 256 << 10
 // after each chunk that copyHashing moves, with the bytes moved so far.
 var testHookCopied func(n int64)
 
+// buffers holds the copy buffers of copyHashing and GetBlob: an apply
+// copies thousands of blobs, and a new buffer for each would keep the
+// garbage collector busy.
+var buffers = sync.Pool{New: func() any { return new([copyBuffer]byte) }}
+
 // copyHashing copies src to dst (nil: only reads src), and returns the
 // SHA-256 of what it read, in lowercase hex, and its size.
 func copyHashing(dst io.Writer, src io.Reader) (sum string, n int64, err error) {
 	h := sha256.New()
-	buf := make([]byte, copyBuffer)
+	b := buffers.Get().(*[copyBuffer]byte)
+	defer buffers.Put(b)
+	buf := b[:]
 	for {
 		k, rerr := src.Read(buf)
 		if k > 0 {
@@ -56,9 +64,9 @@ func mismatch(f File, sum string, n int64) error {
 }
 
 // storeBlob puts the content of the file src into the blob store as f,
-// unless a blob of f's SHA-256 and size is there. The caller holds the
-// shared lock.
-func (l *Local) storeBlob(f File, src string) error {
+// unless a blob of f's SHA-256 and size is there; durable syncs it and
+// its directory. The caller holds the shared lock.
+func (l *Local) storeBlob(f File, src string, durable bool) error {
 	if l.hasBlob(f.SHA256, f.Size) {
 		return nil
 	}
@@ -82,7 +90,7 @@ func (l *Local) storeBlob(f File, src string) error {
 		return err
 	}
 	defer d.Close()
-	return owned.WriteFileAt(d, f.SHA256, 0o600, true, func(w io.Writer) error {
+	return owned.WriteFileAt(d, f.SHA256, 0o600, durable, func(w io.Writer) error {
 		sum, n, err := fill(w, in)
 		if err != nil {
 			return err

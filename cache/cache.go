@@ -26,16 +26,17 @@ type Cache struct {
 }
 
 // Lookup reports where each fingerprint's entry is: "local" when the
-// local cache has it (Local.Has), else c.Remote.String() when the remote
-// has it, asked once for all those not local. Fingerprints found nowhere,
-// and invalid ones, are not in the map. A remote error is returned, naming
-// the remote.
+// local cache has it (Local.HasEntries), else c.Remote.String() when the
+// remote has it, asked once for all those not local. Fingerprints found
+// nowhere, and invalid ones, are not in the map. A remote error is
+// returned, naming the remote.
 func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, error) {
 	out := make(map[string]string)
+	local := c.Local.HasEntries(fps)
 	var rest []string
 	for _, fp := range fps {
 		switch {
-		case c.Local.Has(fp):
+		case local[fp]:
 			out[fp] = "local"
 		case ValidKey(fp):
 			rest = append(rest, fp)
@@ -65,20 +66,32 @@ func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, er
 // remote blob that does not match its entry stores nothing locally and
 // is an error wrapping ErrCorrupt.
 func (c *Cache) Fetch(ctx context.Context, fp string) (*Entry, error) {
+	return c.fetch(ctx, nil, fp)
+}
+
+// FetchInto is Fetch writing what it downloads through the batch b: the
+// blobs are in place when it returns, the entry once b has flushed. An
+// entry b holds is returned as it is.
+func (c *Cache) FetchInto(ctx context.Context, b *Batch, fp string) (*Entry, error) {
+	return c.fetch(ctx, b, fp)
+}
+
+// fetch is Fetch, through b when it is not nil.
+func (c *Cache) fetch(ctx context.Context, b *Batch, fp string) (*Entry, error) {
 	if err := checkFingerprint(fp); err != nil {
 		return nil, fmt.Errorf("fetch cache entry: %w", err)
+	}
+	if b != nil {
+		if e := b.Held(fp); e != nil && c.Local.missingBlobs(e) == 0 {
+			return e, nil
+		}
 	}
 	e, lerr := c.Local.Entry(fp)
 	if lerr != nil && !errors.Is(lerr, ErrCorrupt) {
 		return nil, lerr
 	}
 	if e != nil {
-		missing := 0
-		for _, f := range e.Files {
-			if !c.Local.hasBlob(f.SHA256, f.Size) {
-				missing++
-			}
-		}
+		missing := c.Local.missingBlobs(e)
 		if missing == 0 {
 			return e, nil
 		}
@@ -95,20 +108,37 @@ func (c *Cache) Fetch(ctx context.Context, fp string) (*Entry, error) {
 	if re == nil {
 		return nil, lerr
 	}
-	if err := c.download(ctx, re); err != nil {
+	if err := c.download(ctx, b, re); err != nil {
 		return nil, fmt.Errorf("fetch cache entry %s: %w", fp, err)
 	}
 	return re, nil
 }
 
+// missingBlobs counts the files of e whose blob is not in place.
+func (l *Local) missingBlobs(e *Entry) int {
+	missing := 0
+	for _, f := range e.Files {
+		if !l.hasBlob(f.SHA256, f.Size) {
+			missing++
+		}
+	}
+	return missing
+}
+
 // download stores the remote entry e locally: its blobs first, the entry
-// last, under the shared lock.
-func (c *Cache) download(ctx context.Context, e *Entry) error {
-	unlock, err := c.Local.lock(unix.LOCK_SH)
-	if err != nil {
+// last, under the shared lock; through b (blobs unsynced, the entry held
+// for b's flush) when it is not nil.
+func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
+	durable := b == nil
+	if durable {
+		unlock, err := c.Local.lock(unix.LOCK_SH)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	} else if err := b.begin(); err != nil {
 		return err
 	}
-	defer unlock()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(blobWorkers)
 	seen := map[string]bool{}
@@ -117,22 +147,27 @@ func (c *Cache) download(ctx context.Context, e *Entry) error {
 			continue
 		}
 		seen[f.SHA256] = true
-		g.Go(func() error { return c.getBlob(gctx, f) })
+		g.Go(func() error { return c.getBlob(gctx, f, durable) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return c.Local.writeEntry(e)
+	if !durable {
+		b.hold(e)
+		return nil
+	}
+	return c.Local.writeEntry(e, true)
 }
 
-// getBlob downloads the blob of f into the local blob store.
-func (c *Cache) getBlob(ctx context.Context, f File) error {
+// getBlob downloads the blob of f into the local blob store; durable
+// syncs it and its directory.
+func (c *Cache) getBlob(ctx context.Context, f File, durable bool) error {
 	d, err := c.Local.shard("blobs", f.SHA256)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	return owned.WriteFileAt(d, f.SHA256, 0o600, true, func(w io.Writer) error {
+	return owned.WriteFileAt(d, f.SHA256, 0o600, durable, func(w io.Writer) error {
 		hw := &hashingWriter{w: w, h: sha256.New(), max: f.Size}
 		if err := c.Remote.GetBlob(ctx, f.SHA256, hw); err != nil {
 			if errors.Is(err, errTooLong) {
@@ -170,11 +205,8 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 	return k, err
 }
 
-// Push uploads the local entry fp to the remote: the blobs the remote
-// lacks first, then the entry, so that an entry visible in the remote
-// implies its blobs are there. A local blob that does not match its
-// SHA-256 is removed, uploads nothing and is an error wrapping
-// ErrCorrupt. No-op without a remote.
+// Push uploads the local entry fp to the remote, as PushEntry does. No-op
+// without a remote.
 func (c *Cache) Push(ctx context.Context, fp string) error {
 	if c.Remote == nil {
 		return nil
@@ -186,17 +218,43 @@ func (c *Cache) Push(ctx context.Context, fp string) error {
 	if e == nil {
 		return fmt.Errorf("push cache entry %s: not in the local cache", fp)
 	}
-	var shas []string
-	for _, f := range e.Files {
-		shas = append(shas, f.SHA256)
+	return c.PushEntry(ctx, e)
+}
+
+// headMin is the size from which PushEntry asks whether the remote has a
+// blob before uploading it: below it, asking costs about as much as
+// uploading again content that the remote would store unchanged.
+const headMin = 1 << 20
+
+// PushEntry uploads e, whose blobs the local cache has (an entry of the
+// local cache, or one a Batch holds), to the remote: the blobs first
+// (those of headMin bytes or more only if the remote lacks them), then
+// the entry, so that an entry visible in the remote implies its blobs are
+// there. A local blob that does not match its SHA-256 is removed, uploads
+// nothing and is an error wrapping ErrCorrupt. No-op without a remote.
+func (c *Cache) PushEntry(ctx context.Context, e *Entry) error {
+	if c.Remote == nil {
+		return nil
 	}
-	has, err := c.Remote.HasBlobs(ctx, shas)
+	ent, err := prepare(e)
 	if err != nil {
-		return fmt.Errorf("push cache entry %s: %w", fp, err)
+		return fmt.Errorf("push cache entry: %w", err)
+	}
+	var large []string
+	for _, f := range ent.Files {
+		if f.Size >= headMin {
+			large = append(large, f.SHA256)
+		}
+	}
+	has := map[string]bool{}
+	if len(large) > 0 {
+		if has, err = c.Remote.HasBlobs(ctx, large); err != nil {
+			return fmt.Errorf("push cache entry %s: %w", ent.Fingerprint, err)
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(blobWorkers)
-	for _, f := range e.Files {
+	for _, f := range ent.Files {
 		if has[f.SHA256] {
 			continue
 		}
@@ -204,10 +262,10 @@ func (c *Cache) Push(ctx context.Context, fp string) error {
 		g.Go(func() error { return c.putBlob(gctx, f) })
 	}
 	if err := g.Wait(); err != nil {
-		return fmt.Errorf("push cache entry %s: %w", fp, err)
+		return fmt.Errorf("push cache entry %s: %w", ent.Fingerprint, err)
 	}
-	if err := c.Remote.PutEntry(ctx, e); err != nil {
-		return fmt.Errorf("push cache entry %s: %w", fp, err)
+	if err := c.Remote.PutEntry(ctx, ent); err != nil {
+		return fmt.Errorf("push cache entry %s: %w", ent.Fingerprint, err)
 	}
 	return nil
 }

@@ -28,7 +28,10 @@
 // a directory remote: a temporary file, synced, renamed; in S3 a PUT or a
 // multipart upload is visible only once complete), so a process killed at
 // any instant leaves no torn entry or blob, only temporary files, which
-// OpenLocal sweeps when no other process is writing.
+// OpenLocal sweeps when no other process is writing. Store and Fetch sync
+// each file and directory as they go; an apply writes through a Batch,
+// which shares those syncs between thousands of entries and still writes
+// an entry only once its blobs are durable.
 //
 // Nothing is trusted on the way out: CopyBlob hashes what it copies and
 // Fetch hashes what it downloads; a mismatch removes the bad blob, stores
@@ -60,4 +63,11 @@
 // dial, response-header and idle timeouts. Incomplete multipart uploads
 // of a killed process stay invisible; a bucket lifecycle rule that aborts
 // them after a day reclaims their space.
+//
+// A plan looks up every fingerprint it could restore at once: the S3
+// remote lists the shards where several are looked up (a LIST request
+// answers for up to 1,000 keys, where a HEAD request answers for one)
+// and asks by HEAD for the others. An upload is signed with the SHA-256
+// of its content, which the server checks; a blob under 1 MiB is
+// uploaded without asking first whether the remote has it.
 package cache

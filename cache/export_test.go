@@ -1,5 +1,10 @@
 package cache
 
+import (
+	"testing"
+	"time"
+)
+
 // SetCopyHook makes every blob copy call hook after each chunk, with the
 // bytes copied so far (nil: no hook). Only for a process that copies
 // nothing concurrently, such as the kill helper.
@@ -13,3 +18,34 @@ func SetGCHook(hook func()) { testHookGCWaits = hook }
 
 // NewVerifier is newVerifier, the reader PutBlob uploads through.
 var NewVerifier = newVerifier
+
+// SetFlushes sets when a Batch flushes (see flushAt and flushAfter) and
+// the hook called after each flush, until the test ends.
+func SetFlushes(t testing.TB, at int, after time.Duration, flushed func(written int, err error)) {
+	oldAt, oldAfter := flushAt, flushAfter
+	flushAt, flushAfter, testHookFlushed = at, after, flushed
+	t.Cleanup(func() { flushAt, flushAfter, testHookFlushed = oldAt, oldAfter, nil })
+}
+
+// SetListing sets when the S3 remote lists a shard rather than asking by
+// HEAD (see listMin, listRatio and listPage), until the test ends.
+func SetListing(t testing.TB, minKeys, ratio, page int) {
+	oldMin, oldRatio, oldPage := listMin, listRatio, listPage
+	listMin, listRatio, listPage = minKeys, ratio, page
+	t.Cleanup(func() { listMin, listRatio, listPage = oldMin, oldRatio, oldPage })
+}
+
+// HeadMin is the size from which PushEntry asks whether the remote has a
+// blob before uploading it.
+const HeadMin = headMin
+
+// Before is before, where a listing for a key starts.
+var Before = before
+
+// SetSyncEach makes Batch flushes sync each file and directory, as they
+// do where the system cannot sync a whole file system, until the test
+// ends.
+func SetSyncEach(t testing.TB) {
+	testSyncEach = true
+	t.Cleanup(func() { testSyncEach = false })
+}

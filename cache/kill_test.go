@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 // killHelper runs a write that stalls midway: "put" uploads a blob of
 // VOXFORM_KILL_SIZE bytes to the remote VOXFORM_KILL_URL and stalls before
 // its last byte; "store" stores a file into the local cache
-// VOXFORM_KILL_DIR and stalls 8 MiB into the copy.
+// VOXFORM_KILL_DIR and stalls 8 MiB into the copy; "batch" stores it
+// through a Batch and stalls before the batch flushes.
 func killHelper(mode string) int {
 	size, _ := strconv.ParseInt(os.Getenv("VOXFORM_KILL_SIZE"), 10, 64)
 	stall := func() {
@@ -65,6 +66,15 @@ func killHelper(mode string) int {
 			})
 			e := &cache.Entry{Fingerprint: fpOf("big"), Kind: "synthesis", Files: []cache.File{{Role: "audio", SHA256: patternSHA(size), Size: size}}}
 			err = l.Store(e, map[string]string{"audio": os.Getenv("VOXFORM_KILL_SRC")})
+		}
+	case "batch":
+		var l *cache.Local
+		l, err = cache.OpenLocal(os.Getenv("VOXFORM_KILL_DIR"))
+		if err == nil {
+			e := &cache.Entry{Fingerprint: fpOf("big"), Kind: "synthesis", Files: []cache.File{{Role: "audio", SHA256: patternSHA(size), Size: size}}}
+			if err = l.Batch().Store(e, map[string]string{"audio": os.Getenv("VOXFORM_KILL_SRC")}); err == nil {
+				stall() // the blob in place, the entry held
+			}
 		}
 	}
 	fmt.Printf("the write ended without being killed: %v\n", err)
@@ -218,14 +228,7 @@ func TestKillDuringPush(t *testing.T) {
 // entry and no blob, and OpenLocal sweeps its temporary file.
 func TestKillDuringStore(t *testing.T) {
 	const size = 40 << 20
-	base := t.TempDir()
-	dir, src := filepath.Join(base, "cache"), filepath.Join(base, "big.wav")
-	f, err := os.Create(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(f, io.LimitReader(&pattern{}, size))
-	f.Close()
+	dir, src := killFiles(t, size)
 	killMidway(t, helperEnv+"=store", "VOXFORM_KILL_DIR="+dir, "VOXFORM_KILL_SRC="+src, fmt.Sprintf("VOXFORM_KILL_SIZE=%d", size))
 
 	sha := patternSHA(size)
@@ -251,4 +254,53 @@ func TestKillDuringStore(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, temp)); !os.IsNotExist(err) {
 		t.Errorf("temporary blob not swept: %v", err)
 	}
+}
+
+// TestKillDuringBatch: a process killed while a Batch holds an entry
+// leaves its blob in place but no entry; GC removes the blob.
+func TestKillDuringBatch(t *testing.T) {
+	const size = 1 << 20
+	dir, src := killFiles(t, size)
+	killMidway(t, helperEnv+"=batch", "VOXFORM_KILL_DIR="+dir, "VOXFORM_KILL_SRC="+src, fmt.Sprintf("VOXFORM_KILL_SIZE=%d", size))
+
+	l, err := cache.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Has(fpOf("big")) {
+		t.Error("an entry is visible")
+	}
+	sha := patternSHA(size)
+	if _, err := os.Stat(blobPath(l, sha)); err != nil {
+		t.Fatalf("the blob is not in place: %v", err)
+	}
+	for _, f := range files(t, dir) {
+		if strings.Contains(f, ".voxform-tmp-") {
+			t.Errorf("temporary file left: %s", f)
+		}
+	}
+	rep, err := l.GC(cache.GCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Blobs != 1 {
+		t.Errorf("GC removed %d blobs, want the one no entry references", rep.Blobs)
+	}
+}
+
+// killFiles returns the directory of a local cache to make and a file of
+// size bytes of pattern to store in it.
+func killFiles(t *testing.T, size int64) (dir, src string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, src = filepath.Join(base, "cache"), filepath.Join(base, "big.wav")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, io.LimitReader(&pattern{}, size)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, src
 }

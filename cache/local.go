@@ -74,6 +74,34 @@ func (l *Local) Has(fp string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// HasEntries reports which of fps have an entry file, as Has does, with
+// one open of each shard directory and a stat relative to it for each
+// fingerprint: a shard never written costs one failed open for all its
+// lookups. Invalid fingerprints have none.
+func (l *Local) HasEntries(fps []string) map[string]bool {
+	out := make(map[string]bool, len(fps))
+	shards := map[string][]string{}
+	for _, fp := range fps {
+		if ValidKey(fp) {
+			shards[fp[:2]] = append(shards[fp[:2]], fp)
+		}
+	}
+	for shard, keys := range shards {
+		d, err := unix.Open(filepath.Join(l.dir, "v1", "entries", shard), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // none there, or none this process may read
+		}
+		for _, fp := range keys {
+			var st unix.Stat_t
+			if unix.Fstatat(d, fp+".json", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+				out[fp] = true
+			}
+		}
+		unix.Close(d)
+	}
+	return out
+}
+
 // Entry reads the entry of fp: (nil, nil) when there is none. A malformed
 // entry is removed and an error wrapping ErrCorrupt returned.
 func (l *Local) Entry(fp string) (*Entry, error) {
@@ -141,10 +169,8 @@ func (l *Local) Store(e *Entry, paths map[string]string) error {
 	if err != nil {
 		return fmt.Errorf("store cache entry: %w", err)
 	}
-	for role := range paths {
-		if _, ok := ent.File(role); !ok {
-			return fmt.Errorf("store cache entry %s: a path for %s, a role the entry has no file of", ent.Fingerprint, role)
-		}
+	if err := checkPaths(ent, paths); err != nil {
+		return err
 	}
 	unlock, err := l.lock(unix.LOCK_SH)
 	if err != nil {
@@ -152,22 +178,19 @@ func (l *Local) Store(e *Entry, paths map[string]string) error {
 	}
 	defer unlock()
 	for _, f := range ent.Files {
-		p, ok := paths[f.Role]
-		if !ok {
-			return fmt.Errorf("store cache entry %s: no path for its %s file", ent.Fingerprint, f.Role)
-		}
-		if err := l.storeBlob(f, p); err != nil {
+		if err := l.storeBlob(f, paths[f.Role], true); err != nil {
 			return fmt.Errorf("store cache entry %s: %s file: %w", ent.Fingerprint, f.Role, err)
 		}
 	}
-	if err := l.writeEntry(ent); err != nil {
+	if err := l.writeEntry(ent, true); err != nil {
 		return fmt.Errorf("store cache entry %s: %w", ent.Fingerprint, err)
 	}
 	return nil
 }
 
-// writeEntry writes ent's file atomically.
-func (l *Local) writeEntry(ent *Entry) error {
+// writeEntry writes ent's file atomically, synced, and syncs its
+// directory if syncDir (a flush of a Batch syncs each directory once).
+func (l *Local) writeEntry(ent *Entry, syncDir bool) error {
 	data, err := ent.encode()
 	if err != nil {
 		return err
@@ -177,9 +200,15 @@ func (l *Local) writeEntry(ent *Entry) error {
 		return err
 	}
 	defer d.Close()
-	return owned.WriteFileAt(d, ent.Fingerprint+".json", 0o600, true, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
+	return owned.WriteFileAt(d, ent.Fingerprint+".json", 0o600, syncDir, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil || syncDir {
+			return err // synced by WriteFileAt if syncDir
+		}
+		f, ok := w.(interface{ Sync() error })
+		if !ok {
+			return errors.New("the temporary file cannot be synced")
+		}
+		return f.Sync()
 	})
 }
 

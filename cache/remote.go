@@ -29,13 +29,13 @@ type Remote interface {
 	// Check reports whether the remote can be used: reachable, the bucket
 	// or directory there, the credentials accepted.
 	Check(ctx context.Context) error
-	// HasEntries reports which fingerprints have an entry, asking for up
-	// to 32 at once.
+	// HasEntries reports which fingerprints have an entry, with up to 32
+	// requests in flight (a request may answer for many).
 	HasEntries(ctx context.Context, fps []string) (map[string]bool, error)
 	// Entry reads fp's entry: (nil, nil) when absent, an error wrapping
 	// ErrCorrupt when malformed.
 	Entry(ctx context.Context, fp string) (*Entry, error)
-	// HasBlobs reports which blobs are there, asking for up to 32 at once.
+	// HasBlobs reports which blobs are there, as HasEntries does.
 	HasBlobs(ctx context.Context, shas []string) (map[string]bool, error)
 	// GetBlob streams the blob sha into w; the caller verifies it. A
 	// missing blob is an error wrapping fs.ErrNotExist.
@@ -168,18 +168,13 @@ func region(configured string) string {
 // hasAll asks has about every key (each valid, checked first), up to
 // remoteWorkers at once, and returns the answers. The first error ends it.
 func hasAll(ctx context.Context, keys []string, what string, has func(ctx context.Context, key string) (bool, error)) (map[string]bool, error) {
-	for _, k := range keys {
-		if !ValidKey(k) {
-			return nil, fmt.Errorf("invalid %s %.80q: want 64 lowercase hexadecimal digits", what, k)
-		}
+	out, err := checkKeys(keys, what)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[string]bool, len(keys))
-	var unique []string
-	for _, k := range keys {
-		if _, dup := out[k]; !dup {
-			out[k] = false
-			unique = append(unique, k)
-		}
+	unique := make([]string, 0, len(out))
+	for k := range out {
+		unique = append(unique, k)
 	}
 	var mu sync.Mutex
 	g, ctx := errgroup.WithContext(ctx)
@@ -203,6 +198,11 @@ func hasAll(ctx context.Context, keys []string, what string, has func(ctx contex
 		return nil, err
 	}
 	return out, nil
+}
+
+// invalidKey is the error of a key that cannot name an entry or a blob.
+func invalidKey(what, key string) error {
+	return fmt.Errorf("invalid %s %.80q: want 64 lowercase hexadecimal digits", what, key)
 }
 
 // verifier passes a blob through, hashing it. It delivers at most size

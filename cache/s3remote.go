@@ -3,6 +3,8 @@ package cache
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,11 +30,15 @@ const (
 	// partSize is the size of the parts of a multipart upload, which is
 	// used above it; minio-go holds one part in memory.
 	partSize = 16 << 20
+	// maxIdleConns is how many idle connections to the server are kept
+	// for the next requests.
+	maxIdleConns = 64
 )
 
 // s3Remote is a remote cache in an S3 bucket, below a key prefix.
 type s3Remote struct {
 	client *minio.Client
+	core   minio.Core               // client's, for requests of one round trip
 	creds  *credentials.Credentials // for redact only
 	bucket string
 	prefix string // no leading or trailing slash; "" for none
@@ -64,6 +70,10 @@ func openS3(cfg RemoteConfig, u *url.URL, shown string) (Remote, error) {
 		return idleConn{c}, nil
 	}
 	tr.ResponseHeaderTimeout = responseHeaderTimeout
+	// Lookups, pulls and pushes keep dozens of requests in flight:
+	// minio-go's default of 16 idle connections would close and open
+	// connections all along.
+	tr.MaxIdleConnsPerHost = maxIdleConns
 	// The standard AWS chain: the environment, the shared credentials
 	// and config files (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE), then
 	// the instance or container role.
@@ -82,7 +92,7 @@ func openS3(cfg RemoteConfig, u *url.URL, shown string) (Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote cache %s: %w", shown, err)
 	}
-	return &s3Remote{client: client, creds: creds, bucket: u.Host, prefix: prefix}, nil
+	return &s3Remote{client: client, core: minio.Core{Client: client}, creds: creds, bucket: u.Host, prefix: prefix}, nil
 }
 
 // parseEndpoint reads an S3 endpoint: empty for AWS, host[:port] (https),
@@ -228,9 +238,7 @@ func (r *s3Remote) has(ctx context.Context, key string) (bool, error) {
 }
 
 func (r *s3Remote) HasEntries(ctx context.Context, fps []string) (map[string]bool, error) {
-	out, err := hasAll(ctx, fps, "fingerprint", func(ctx context.Context, fp string) (bool, error) {
-		return r.has(ctx, entryKey(fp))
-	})
+	out, err := r.hasKeys(ctx, "entries", fps, "fingerprint")
 	if err != nil {
 		return nil, r.fail("look up entries", err)
 	}
@@ -238,9 +246,7 @@ func (r *s3Remote) HasEntries(ctx context.Context, fps []string) (map[string]boo
 }
 
 func (r *s3Remote) HasBlobs(ctx context.Context, shas []string) (map[string]bool, error) {
-	out, err := hasAll(ctx, shas, "sha256", func(ctx context.Context, sha string) (bool, error) {
-		return r.has(ctx, blobKey(sha))
-	})
+	out, err := r.hasKeys(ctx, "blobs", shas, "sha256")
 	if err != nil {
 		return nil, r.fail("look up blobs", err)
 	}
@@ -251,15 +257,15 @@ func (r *s3Remote) Entry(ctx context.Context, fp string) (*Entry, error) {
 	if err := checkFingerprint(fp); err != nil {
 		return nil, r.fail("read entry", err)
 	}
-	obj, err := r.client.GetObject(ctx, r.bucket, r.key(entryKey(fp)), minio.GetObjectOptions{})
-	if err != nil {
-		return nil, r.fail("read entry "+fp, err)
-	}
-	defer obj.Close()
-	e, err := decodeEntry(obj, fp)
+	body, err := r.get(ctx, entryKey(fp))
 	if notFound(err) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, r.fail("read entry "+fp, err)
+	}
+	defer body.Close()
+	e, err := decodeEntry(body, fp)
 	if err != nil {
 		return nil, r.fail("read entry "+fp, err)
 	}
@@ -270,19 +276,28 @@ func (r *s3Remote) GetBlob(ctx context.Context, sha string, w io.Writer) error {
 	if err := checkSHA(sha); err != nil {
 		return r.fail("get blob", err)
 	}
-	obj, err := r.client.GetObject(ctx, r.bucket, r.key(blobKey(sha)), minio.GetObjectOptions{})
-	if err != nil {
-		return r.fail("get blob "+sha, err)
-	}
-	defer obj.Close()
-	_, err = io.Copy(w, struct{ io.Reader }{obj})
+	body, err := r.get(ctx, blobKey(sha))
 	if notFound(err) {
 		err = missingError{"blob"}
 	}
 	if err != nil {
 		return r.fail("get blob "+sha, err)
 	}
+	defer body.Close()
+	b := buffers.Get().(*[copyBuffer]byte)
+	defer buffers.Put(b)
+	if _, err := io.CopyBuffer(w, struct{ io.Reader }{body}, b[:]); err != nil {
+		return r.fail("get blob "+sha, err)
+	}
 	return nil
+}
+
+// get starts reading the object of key: one GET request, its body
+// streamed as it comes (minio-go's Object runs a goroutine and passes
+// each read through channels).
+func (r *s3Remote) get(ctx context.Context, key string) (io.ReadCloser, error) {
+	body, _, _, err := r.core.GetObject(ctx, r.bucket, r.key(key), minio.GetObjectOptions{})
+	return body, err
 }
 
 func (r *s3Remote) PutBlob(ctx context.Context, sha string, size int64, src io.Reader) error {
@@ -292,8 +307,14 @@ func (r *s3Remote) PutBlob(ctx context.Context, sha string, size int64, src io.R
 	// A PUT is visible only once complete, a multipart upload only once
 	// completed: the verifier fails either before its end when the
 	// content is not sha's.
-	_, err := r.client.PutObject(ctx, r.bucket, r.key(blobKey(sha)), newVerifier(src, sha, size), size,
-		minio.PutObjectOptions{ContentType: "application/octet-stream", PartSize: partSize})
+	body := newVerifier(src, sha, size)
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", PartSize: partSize}
+	var err error
+	if size < partSize {
+		err = r.put(ctx, blobKey(sha), body, size, sha, opts)
+	} else {
+		_, err = r.client.PutObject(ctx, r.bucket, r.key(blobKey(sha)), body, size, opts)
+	}
 	if err != nil {
 		return r.fail("put blob "+sha, err)
 	}
@@ -307,13 +328,24 @@ func (r *s3Remote) PutEntry(ctx context.Context, e *Entry) error {
 	}
 	data, err := ent.encode()
 	if err == nil {
-		_, err = r.client.PutObject(ctx, r.bucket, r.key(entryKey(ent.Fingerprint)), bytes.NewReader(data), int64(len(data)),
+		sum := sha256.Sum256(data)
+		err = r.put(ctx, entryKey(ent.Fingerprint), bytes.NewReader(data), int64(len(data)), hex.EncodeToString(sum[:]),
 			minio.PutObjectOptions{ContentType: "application/json"})
 	}
 	if err != nil {
 		return r.fail("put entry "+ent.Fingerprint, err)
 	}
 	return nil
+}
+
+// put stores body, size bytes whose SHA-256 is sha, as the object of key
+// in one PUT request signed with that SHA-256: the server checks the
+// content against it, and the client need not hash it again (minio-go
+// signs each chunk of a body it does not know the hash of).
+func (r *s3Remote) put(ctx context.Context, key string, body io.Reader, size int64, sha string, opts minio.PutObjectOptions) error {
+	opts.DisableContentSha256 = true // sign with sha, not chunk by chunk
+	_, err := r.core.PutObject(ctx, r.bucket, r.key(key), body, size, "", sha, opts)
+	return err
 }
 
 func (r *s3Remote) ListEntries(ctx context.Context, fn func(fp string, modified time.Time) error) error {

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
@@ -27,23 +25,31 @@ const (
 )
 
 // keeper keeps every output an apply makes in the cache under its
-// fingerprint, then pushes it to the remote in the background. Neither
-// ever fails the paid work: a failure is a warning, and 'voxform push'
-// sends later what the remote lacks.
+// fingerprint, then pushes it to the remote, in the background: the
+// apply's workers hand their outputs over and go on. Neither ever fails
+// the paid work: a failure is a warning, and 'voxform push' sends later
+// what the remote lacks. The local cache is written through one batch,
+// which shares its syncs between outputs (see cache.Batch); restores
+// fetch through it too.
 type keeper struct {
 	cache *cache.Cache
+	batch *cache.Batch
 	dir   string // the manifest directory, where outputs are read from
 	ctx   context.Context
 	emit  func(Event)
 	// docs holds, by address, the transcript JSON of a transcription whose
 	// json output was not asked for (a scratch file the entry keeps, so
 	// that a later restore can render any format).
-	docs   sync.Map
-	pushes errgroup.Group
+	docs sync.Map
+	work *queue
 }
 
-// pushLimit is how many pushes to the remote run at once.
+// pushLimit is how many outputs are kept and pushed to a remote at once.
 const pushLimit = 8
+
+// keepLimit is how many outputs are kept at once without a remote: a
+// copy into the local cache waits on nothing but the CPU and the disk.
+const keepLimit = 2
 
 // newKeeper returns the keeper of c (nil without a cache) for the outputs
 // of the manifest directory dir; its pushes run under ctx.
@@ -51,9 +57,11 @@ func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event)
 	if c == nil {
 		return nil
 	}
-	k := &keeper{cache: c, dir: dir, ctx: ctx, emit: emit}
-	k.pushes.SetLimit(pushLimit)
-	return k
+	workers := keepLimit
+	if c.Remote != nil {
+		workers = pushLimit
+	}
+	return &keeper{cache: c, batch: c.Local.Batch(), dir: dir, ctx: ctx, emit: emit, work: newQueue(workers)}
 }
 
 // docFile is a scratch transcript JSON with its hash.
@@ -87,33 +95,48 @@ func (k *keeper) keepDoc(a *planner.Action, write func(io.Writer) error) {
 }
 
 // keep stores the outputs a recorded (res) under its fingerprint, then
-// pushes them. A restore from the local cache is only pushed (the remote
-// may lack it); one from the remote needs neither.
+// pushes them, in the background. A restore from the local cache is only
+// pushed (the remote may lack it); one from the remote needs neither.
 func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 	if k == nil || a.Desired == nil || res.Status == state.StatusPending || len(res.Outputs) == 0 {
 		return
 	}
 	fp := a.Desired.Fingerprint
 	if a.Type == planner.Restore {
-		if a.RestoreFrom == "local" {
-			k.push(a, fp)
+		if a.RestoreFrom == "local" && k.cache.Remote != nil {
+			k.work.add(func() {
+				if err := k.cache.Push(k.ctx, fp); err != nil {
+					k.warnPush(a, err)
+				}
+			})
 		}
 		return
 	}
 	e, paths := Entry(a.Desired.Kind, fp, res, k.dir)
+	var scratch string
 	if d, ok := k.docs.LoadAndDelete(a.Address); ok {
 		doc := d.(docFile)
-		defer os.Remove(doc.path)
+		scratch = doc.path
 		if _, has := paths["json"]; !has {
 			e.Files = append(e.Files, cache.File{Role: "json", SHA256: doc.sha, Size: doc.size})
 			paths["json"] = doc.path
 		}
 	}
-	if err := k.cache.Local.Store(e, paths); err != nil {
-		k.warn(a, fmt.Errorf("keep %s in the cache: %w", a.Address, err))
-		return
-	}
-	k.push(a, fp)
+	k.work.add(func() {
+		if scratch != "" {
+			defer os.Remove(scratch)
+		}
+		if err := k.batch.Store(e, paths); err != nil {
+			k.warn(a, fmt.Errorf("keep %s in the cache: %w", a.Address, err))
+			return
+		}
+		if k.cache.Remote == nil {
+			return
+		}
+		if err := k.cache.PushEntry(k.ctx, e); err != nil {
+			k.warnPush(a, err)
+		}
+	})
 }
 
 // Entry is the cache entry of the outputs res recorded for fingerprint fp
@@ -138,30 +161,25 @@ func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cac
 	return e, paths
 }
 
-// push sends the entry fp to the remote in the background.
-func (k *keeper) push(a *planner.Action, fp string) {
-	if k.cache.Remote == nil {
-		return
-	}
-	k.pushes.Go(func() error {
-		if err := k.cache.Push(k.ctx, fp); err != nil {
-			k.warn(a, fmt.Errorf("push %s to %s: %w; 'voxform push' sends it later", a.Address, k.cache.Remote, err))
-		}
-		return nil
-	})
-}
-
-// wait returns once every push has ended.
+// wait returns once every output handed over is kept and pushed, and the
+// local cache's batch is flushed.
 func (k *keeper) wait() {
 	if k == nil {
 		return
 	}
-	k.pushes.Wait()
+	k.work.wait()
+	if err := k.batch.Close(); err != nil {
+		k.emit(Event{Kind: EventWarning, Err: fmt.Errorf("keep outputs in the cache %s: %w", k.cache.Local.Dir(), err)})
+	}
 	k.docs.Range(func(addr, d any) bool { // of transcriptions that failed
 		os.Remove(d.(docFile).path)
 		k.docs.Delete(addr)
 		return true
 	})
+}
+
+func (k *keeper) warnPush(a *planner.Action, err error) {
+	k.warn(a, fmt.Errorf("push %s to %s: %w; 'voxform push' sends it later", a.Address, k.cache.Remote, err))
 }
 
 func (k *keeper) warn(a *planner.Action, err error) {
@@ -179,3 +197,47 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// queue runs the tasks added to it on up to a fixed number of goroutines,
+// started as tasks come; add never blocks.
+type queue struct {
+	mu      sync.Mutex
+	tasks   []func()
+	idle    int // goroutines not started yet
+	running sync.WaitGroup
+}
+
+func newQueue(workers int) *queue { return &queue{idle: workers} }
+
+// add queues task, starting a goroutine for it if one may start.
+func (q *queue) add(task func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.tasks = append(q.tasks, task)
+	if q.idle > 0 {
+		q.idle--
+		q.running.Add(1)
+		go q.run()
+	}
+}
+
+// run runs tasks until none is queued.
+func (q *queue) run() {
+	defer q.running.Done()
+	for {
+		q.mu.Lock()
+		if len(q.tasks) == 0 {
+			q.idle++
+			q.mu.Unlock()
+			return
+		}
+		task := q.tasks[0]
+		q.tasks[0] = nil
+		q.tasks = q.tasks[1:]
+		q.mu.Unlock()
+		task()
+	}
+}
+
+// wait returns once every task added has run.
+func (q *queue) wait() { q.running.Wait() }

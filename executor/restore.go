@@ -32,7 +32,7 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 		return result{}, errors.New("restore: the cache is off; plan again to see what the work costs")
 	}
 	fp := a.Desired.Fingerprint
-	e, err := k.cache.Fetch(ctx, fp)
+	e, err := k.cache.FetchInto(ctx, k.batch, fp)
 	if err != nil {
 		return result{}, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.RestoreFrom, err)
 	}
@@ -72,7 +72,9 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 	default:
 		return result{}, fmt.Errorf("restore: a %s has no outputs to restore", a.Desired.Kind)
 	}
-	k.cache.Local.Touch(fp)
+	if a.RestoreFrom == "local" {
+		k.cache.Local.Touch(fp) // an entry fetched from the remote is new
+	}
 	return op.files.record(a, rec, 0, 0)
 }
 

@@ -36,9 +36,17 @@ func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, o
 	restores := p.Subset(func(a *planner.Action) bool { return a.Type == planner.Restore })
 	left := p.Subset(func(a *planner.Action) bool { return a.Type != planner.Restore })
 	opts.Client = nil // nothing here calls the service
+	if opts.Parallelism == 0 {
+		opts.Parallelism = pullParallelism
+	}
 	sum, err := s.Apply(ctx, restores, opts)
 	return sum, left, err
 }
+
+// pullParallelism is how many restores Pull starts at once unless told
+// (the executor lets as many more finish their files meanwhile): each
+// waits on the remote, then on the disk, not on the service.
+const pullParallelism = 16
 
 // PushReport is what Push did.
 type PushReport struct {
@@ -69,24 +77,44 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 	if err != nil {
 		return rep, err
 	}
-	var fps []string
+	var addrs, fps []string
 	for _, addr := range sortedAddrs(st) {
 		r := st.Resources[addr]
-		if r.Status != state.StatusComplete || r.Fingerprint == "" || len(r.Outputs) == 0 {
-			continue
+		if r.Status == state.StatusComplete && r.Fingerprint != "" && len(r.Outputs) > 0 {
+			addrs, fps = append(addrs, addr), append(fps, r.Fingerprint)
 		}
-		if !c.Local.Has(r.Fingerprint) {
+	}
+	// What the local cache lacks is kept first, through one batch (its
+	// entries written at its close), and pushed from memory.
+	local := c.Local.HasEntries(fps)
+	batch := c.Local.Batch()
+	held := map[string]*cache.Entry{}
+	fps = fps[:0]
+	for _, addr := range addrs {
+		r := st.Resources[addr]
+		if !local[r.Fingerprint] && held[r.Fingerprint] == nil {
 			e, paths := executor.Entry(manifest.Kind(r.Kind), r.Fingerprint, r, w.Dir)
-			if err := c.Local.Store(e, paths); err != nil {
+			if err := batch.Store(e, paths); err != nil {
 				rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", addr, err))
 				continue
 			}
+			held[r.Fingerprint] = e
 		}
 		fps = append(fps, r.Fingerprint)
 	}
+	err = pushMissing(ctx, c, fps, held, &rep)
+	if cerr := batch.Close(); cerr != nil {
+		rep.Problems = append(rep.Problems, cerr)
+	}
+	return rep, err
+}
+
+// pushMissing sends the entries fps that the remote of c lacks: those of held
+// from memory, the others from the local cache.
+func pushMissing(ctx context.Context, c *cache.Cache, fps []string, held map[string]*cache.Entry, rep *PushReport) error {
 	has, err := c.Remote.HasEntries(ctx, fps)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	var mu sync.Mutex
 	var g errgroup.Group
@@ -97,7 +125,12 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 			continue
 		}
 		g.Go(func() error {
-			err := c.Push(ctx, fp)
+			var err error
+			if e := held[fp]; e != nil {
+				err = c.PushEntry(ctx, e)
+			} else {
+				err = c.Push(ctx, fp)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -109,7 +142,7 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 		})
 	}
 	g.Wait()
-	return rep, ctx.Err()
+	return ctx.Err()
 }
 
 // GCOptions say what the local cache's garbage collection keeps.
