@@ -162,7 +162,7 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 	defer tx.Rollback(ctx)
 	ws := p.cfg.Workspace
 	var one int
-	if err := tx.QueryRow(ctx, "SELECT 1 FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2 FOR KEY SHARE", ws, l.info.ID).Scan(&one); err != nil {
+	if err := tx.QueryRow(ctx, p.fence(), ws, l.info.ID).Scan(&one); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("replace state (%s): %w", p.Describe(), errLockLost)
 		}

@@ -194,6 +194,14 @@ func (p *PG) connect(ctx context.Context) (*pgxpool.Pool, error) {
 	return p.pool, nil
 }
 
+// fence is the query every write of a holder starts its transaction
+// with ($1 workspace, $2 lock id): it returns no row once the holder row
+// is no longer this holder's, and keeps the row from being taken over
+// until the transaction ends.
+func (p *PG) fence() string {
+	return "SELECT 1 FROM " + p.table("locks") + " WHERE workspace = $1 AND id = $2 FOR KEY SHARE"
+}
+
 // table is the quoted name of a table of the schema.
 func (p *PG) table(name string) string { return pgx.Identifier{p.cfg.Schema, name}.Sanitize() }
 
@@ -349,8 +357,11 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}
 	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", func(id string, b []byte) error {
 		var in JobIntent
-		if err := strictJSON(b, &in); err != nil || in.ID != id {
+		if err := strictJSON(b, &in); err != nil {
 			return fmt.Errorf("job intent %s: %v", id, err)
+		}
+		if in.ID != id {
+			return fmt.Errorf("job intent %s: its row's id is %q", in.ID, id)
 		}
 		f.JobIntents = append(f.JobIntents, in)
 		return nil
@@ -359,8 +370,11 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}
 	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", func(path string, b []byte) error {
 		var w Written
-		if err := strictJSON(b, &w); err != nil || w.Path != path {
+		if err := strictJSON(b, &w); err != nil {
 			return fmt.Errorf("written %s: %v", path, err)
+		}
+		if w.Path != path {
+			return fmt.Errorf("written %s: its row's path is %q", w.Path, path)
 		}
 		f.Written = append(f.Written, w)
 		return nil
@@ -522,7 +536,11 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 		tx.Rollback(ctx) // before the advisory unlock of fail
 		var prev LockInfo
 		_ = json.Unmarshal(old, &prev)
-		return fail(&LockedError{Path: p.Describe(), Info: prev, Gone: true, Until: until,
+		// The holder's lease is waited for only up to this backend's own:
+		// a row claiming a longer one (another configuration, or a
+		// damaged row) is reported, not waited on.
+		gone := time.Until(until) <= p.cfg.Lease+time.Second
+		return fail(&LockedError{Path: p.Describe(), Info: prev, Gone: gone, Until: until,
 			Note: fmt.Sprintf("its session is gone; its lease ends at %s", until.UTC().Format(time.RFC3339))})
 	case err != nil && !errors.Is(err, pgx.ErrNoRows):
 		tx.Rollback(ctx)
@@ -750,7 +768,7 @@ func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
 	defer cancel()
 	b := &pgx.Batch{}
 	p, ws := s.p, s.p.cfg.Workspace
-	b.Queue("SELECT 1 FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2 FOR KEY SHARE", ws, s.lock.info.ID)
+	b.Queue(p.fence(), ws, s.lock.info.ID)
 	s.mu.Lock()
 	header := s.header
 	s.mu.Unlock()
@@ -883,7 +901,7 @@ func (s *pgStore) commitOnce(f *File) error {
 	}
 	defer tx.Rollback(ctx)
 	var one int
-	err = tx.QueryRow(ctx, "SELECT 1 FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2 FOR KEY SHARE", p.cfg.Workspace, s.lock.info.ID).Scan(&one)
+	err = tx.QueryRow(ctx, p.fence(), p.cfg.Workspace, s.lock.info.ID).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("save state (%s): %w", p.Describe(), errLockLost)
 	}

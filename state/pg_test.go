@@ -493,3 +493,31 @@ func TestPGHostileRow(t *testing.T) {
 		t.Fatalf("unknown field: %v", err)
 	}
 }
+
+// A holder row whose lease runs far past this backend's own (a damaged
+// row, or another configuration) is reported at once, not waited on.
+func TestPGLongLeaseNotWaitedOn(t *testing.T) {
+	url := pgtest.Database(t)
+	p := newPG(t, url, "", 2*time.Second)
+	lk, err := p.Lock("apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := lk.(*pgLock)
+	close(pl.stop)
+	<-pl.stopped
+	ctx := context.Background()
+	if _, err := pl.conn.Exec(ctx, "UPDATE voxform.locks SET lease_until = now() + interval '1 year'"); err != nil {
+		t.Fatal(err)
+	}
+	pl.conn.Close(ctx)
+	start := time.Now()
+	_, err = LockWithin(p, "apply", 0, func(string) { t.Error("told it waits") })
+	var le *LockedError
+	if !errors.As(err, &le) || le.Gone || !strings.Contains(err.Error(), "lease ends") {
+		t.Fatalf("lock: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("reported after %v", d)
+	}
+}
