@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/workspace"
@@ -49,16 +48,10 @@ func (c *cacheFlag) mode() string { return cacheModes[c.value] }
 // backend: block is read here (errors in it, or a manifest that cannot be
 // parsed, are printed); the commands load the whole manifest later.
 func openWorkspace(env *Env, vars *varFlags, lockTimeout time.Duration) (*workspace.Workspace, error) {
-	b := manifest.Backend{Type: manifest.BackendLocal}
-	if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
-		var ds manifest.Diagnostics
-		b, ds = schema.LoadBackend(env.Dir, vars.options(env))
-		if ds.HasErrors() {
-			writeDiagnostics(env.Stderr, ds)
-			return nil, diagnosticsError(ds)
-		}
-	} else if t := env.Getenv("VOXFORM_BACKEND"); t != "" {
-		b.Type, b.ConnStrEnv, b.Workspace = t, "VOXFORM_PG", env.Getenv("VOXFORM_WORKSPACE")
+	b, ds := schema.LoadBackend(env.Dir, vars.options(env))
+	if ds.HasErrors() {
+		writeDiagnostics(env.Stderr, ds)
+		return nil, diagnosticsError(ds)
 	}
 	be, err := workspace.NewBackend(env.Dir, b, env.Getenv)
 	if err != nil {

@@ -99,13 +99,10 @@ func stateMigrate(env *Env, args []string) error {
 	if fs.NArg() > 0 || (*to != manifest.BackendPG && *to != manifest.BackendLocal) {
 		return usageErrorf("state migrate: want -to pg or -to local")
 	}
-	b := manifest.Backend{ConnStrEnv: "VOXFORM_PG", Workspace: env.Getenv("VOXFORM_WORKSPACE")}
-	if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
-		var ds manifest.Diagnostics
-		if b, ds = schema.LoadBackend(env.Dir, (*varFlags)(nil).options(env)); ds.HasErrors() {
-			writeDiagnostics(env.Stderr, ds)
-			return diagnosticsError(ds)
-		}
+	b, ds := schema.LoadBackend(env.Dir, (*varFlags)(nil).options(env))
+	if ds.HasErrors() {
+		writeDiagnostics(env.Stderr, ds)
+		return diagnosticsError(ds)
 	}
 	configured := b.Type
 	b.Type = manifest.BackendPG

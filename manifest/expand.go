@@ -251,10 +251,26 @@ func (x *expander) catalog() {
 	c.RecognitionLanguages = listMap("recognition_languages")
 }
 
+// envField is an environment variable that sets a field of a block.
+type envField struct{ name, field string }
+
 // cacheEnv are the environment variables that set cache: fields.
-var cacheEnv = []struct{ name, field string }{
+var cacheEnv = []envField{
 	{"VOXFORM_CACHE_DIR", "dir"}, {"VOXFORM_CACHE_REMOTE", "remote"},
 	{"VOXFORM_CACHE_ENDPOINT", "endpoint"}, {"VOXFORM_CACHE_REGION", "region"},
+}
+
+// fromEnv sets the fields (by name) that a non-empty variable of vars
+// names, recording the variable as where the value came from.
+func (x *expander) fromEnv(vars []envField, fields map[string]*string, pos map[string]Pos) {
+	for _, kv := range x.opts.Environ {
+		for _, e := range vars {
+			if v, ok := strings.CutPrefix(kv, e.name+"="); ok && v != "" {
+				*fields[e.field] = v
+				pos[e.field] = Pos{File: e.name} // what a problem with it points at
+			}
+		}
+	}
 }
 
 func (x *expander) cache() {
@@ -270,19 +286,11 @@ func (x *expander) cache() {
 		c.Endpoint, _, _ = x.str(fs["endpoint"], sc)
 		c.Region, _, _ = x.str(fs["region"], sc)
 	}
-	fields := map[string]*string{"dir": &c.Dir, "remote": &c.Remote, "endpoint": &c.Endpoint, "region": &c.Region}
-	for _, kv := range x.opts.Environ {
-		for _, e := range cacheEnv {
-			if v, ok := strings.CutPrefix(kv, e.name+"="); ok && v != "" {
-				*fields[e.field] = v
-				c.Fields[e.field] = Pos{File: e.name} // what a problem with it points at
-			}
-		}
-	}
+	x.fromEnv(cacheEnv, map[string]*string{"dir": &c.Dir, "remote": &c.Remote, "endpoint": &c.Endpoint, "region": &c.Region}, c.Fields)
 }
 
 // backendEnv are the environment variables that set backend: fields.
-var backendEnv = []struct{ name, field string }{
+var backendEnv = []envField{
 	{"VOXFORM_BACKEND", "type"}, {"VOXFORM_WORKSPACE", "workspace"},
 }
 
@@ -300,15 +308,7 @@ func (x *expander) backend() {
 		bk.Workspace, _, _ = x.str(fs["workspace"], sc)
 		bk.Lease, _ = x.duration(fs["lease"], sc)
 	}
-	fields := map[string]*string{"type": &bk.Type, "workspace": &bk.Workspace}
-	for _, kv := range x.opts.Environ {
-		for _, e := range backendEnv {
-			if v, ok := strings.CutPrefix(kv, e.name+"="); ok && v != "" {
-				*fields[e.field] = v
-				bk.Fields[e.field] = Pos{File: e.name} // what a problem with it points at
-			}
-		}
-	}
+	x.fromEnv(backendEnv, map[string]*string{"type": &bk.Type, "workspace": &bk.Workspace}, bk.Fields)
 	if bk.Type == "" {
 		bk.Type = BackendLocal
 	}

@@ -140,13 +140,18 @@ func CheckBackend(b manifest.Backend, ds *manifest.Diagnostics) {
 	}
 }
 
-// LoadBackend reads the backend: block of the manifests of dir, with the
-// variables it may use, for the commands that must know where the state
+// LoadBackend reads the backend: block of the manifests of dir (and the
+// variables that override it), with the variables it may use, for the commands that must know where the state
 // is before they load the manifest in full (which validates the block
 // again, with the rest).
 func LoadBackend(dir string, opts manifest.LoadOptions) (manifest.Backend, manifest.Diagnostics) {
-	raw, ds := manifest.Parse(dir, opts)
-	if raw == nil {
+	var raw *manifest.Raw
+	var ds manifest.Diagnostics
+	if names, err := manifest.ManifestFiles(dir); err == nil && len(names) == 0 {
+		// No manifest (show or state pull in a bare directory): the
+		// environment and the defaults decide.
+		raw = &manifest.Raw{Dir: dir}
+	} else if raw, ds = manifest.Parse(dir, opts); raw == nil {
 		return manifest.Backend{}, ds
 	}
 	b, eds := manifest.ExpandBackend(raw, opts)
