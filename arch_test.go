@@ -16,7 +16,8 @@ import (
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
 	{"audio", "transcript", "owned", "narration", "internal/miniotest", "internal/pgtest"},
-	{"contract", "state", "cache", "emulator/internal/emu"},
+	{"contract"},
+	{"state", "cache", "emulator/internal/emu"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},
 	{"executor", "cli/planview"},

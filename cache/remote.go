@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -137,21 +136,6 @@ func cleanPrefix(p string) (string, error) {
 		}
 	}
 	return p, nil
-}
-
-// isLoopback reports whether host (a name or address, with or without
-// port and brackets) is the loopback interface: localhost, 127.0.0.0/8 or
-// ::1. Only there may an endpoint be http://.
-func isLoopback(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // region is the S3 region: the configured one, AWS_REGION, us-east-1.

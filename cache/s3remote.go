@@ -17,6 +17,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // Timeouts of the S3 remote's connections: a request never waits forever
@@ -117,7 +119,7 @@ func parseEndpoint(ep string) (host string, secure bool, err error) {
 	case "https":
 		return u.Host, true, nil
 	case "http":
-		if !isLoopback(u.Host) {
+		if !contract.IsLoopback(u.Host) {
 			return "", false, errors.New("http:// is allowed on the loopback interface only; use https://")
 		}
 		return u.Host, false, nil
