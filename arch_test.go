@@ -15,8 +15,8 @@ import (
 // aside). The emulator is a second implementation of the service on
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
-	{"audio", "transcript", "owned", "narration", "internal/miniotest", "internal/pgtest"},
-	{"contract"},
+	{"audio", "transcript", "owned", "narration", "internal/servers"},
+	{"contract", "internal/miniotest", "internal/pgtest"},
 	{"state", "cache", "emulator/internal/emu"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},

@@ -3,11 +3,8 @@ package miniotest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +18,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/voxform/voxform/internal/servers"
 )
 
 // startTimeout bounds the wait for a server to answer its health check.
@@ -51,7 +50,7 @@ var bucketSeq atomic.Int64
 
 // NewBucket creates a new empty bucket and returns its name.
 func (s *Server) NewBucket(ctx context.Context) (string, error) {
-	name := fmt.Sprintf("test-%d-%s", bucketSeq.Add(1), randomHex(4))
+	name := fmt.Sprintf("test-%d-%s", bucketSeq.Add(1), servers.RandomHex(4))
 	if err := s.client.MakeBucket(ctx, name, minio.MakeBucketOptions{}); err != nil {
 		return "", fmt.Errorf("make bucket %s: %w", name, err)
 	}
@@ -92,7 +91,7 @@ func Run(dir string) (s *Server, stop func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("start minio: %w", err)
 	}
-	s = &Server{AccessKey: "voxform-" + randomHex(4), SecretKey: "secret-" + randomHex(12)}
+	s = &Server{AccessKey: "voxform-" + servers.RandomHex(4), SecretKey: "secret-" + servers.RandomHex(12)}
 	if s.Endpoint, err = freeAddr(); err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +99,7 @@ func Run(dir string) (s *Server, stop func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var out syncBuffer
+	var out servers.Log
 	cmd := exec.Command(bin, "server", filepath.Join(dir, "data"),
 		"--address", s.Endpoint, "--console-address", console,
 		"--certs-dir", filepath.Join(dir, "certs"), "--quiet")
@@ -189,12 +188,11 @@ func repoRoot() (string, bool) {
 
 // freeAddr is a loopback address with a port free a moment ago.
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	a, err := servers.FreeAddr()
 	if err != nil {
 		return "", fmt.Errorf("find a free port: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return a.String(), nil
 }
 
 // waitLive polls the server's liveness endpoint until it answers 200.
@@ -232,28 +230,4 @@ func terminate(cmd *exec.Cmd, exited <-chan struct{}) {
 		cmd.Process.Kill()
 		<-exited
 	}
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// syncBuffer collects the server's output for a failure message.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

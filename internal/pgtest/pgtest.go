@@ -13,10 +13,7 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -33,6 +30,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/voxform/voxform/internal/servers"
 )
 
 // startTimeout bounds the wait for a server to accept connections.
@@ -54,7 +53,7 @@ type Server struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{}
-	log    syncBuffer
+	log    servers.Log
 	dbSeq  int
 }
 
@@ -73,7 +72,7 @@ func Run(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin, opts: opts, Password: "pw-" + randomHex(12)}
+	s := &Server{bin: bin, opts: opts, Password: "pw-" + servers.RandomHex(12)}
 	s.Dir, err = os.MkdirTemp("", "voxform-pg-")
 	if err != nil {
 		return nil, err
@@ -92,10 +91,12 @@ func Run(opts Options) (*Server, error) {
 		os.RemoveAll(s.Dir)
 		return nil, err
 	}
-	if s.Port, err = freePort(); err != nil {
+	addr, err := servers.FreeAddr()
+	if err != nil {
 		os.RemoveAll(s.Dir)
 		return nil, err
 	}
+	s.Port = addr.Port
 	if err := s.Start(); err != nil {
 		os.RemoveAll(s.Dir)
 		return nil, err
@@ -277,7 +278,7 @@ func (s *Server) URL(db string) string {
 func (s *Server) CreateDatabase(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	s.dbSeq++
-	name := fmt.Sprintf("test_%d_%s", s.dbSeq, randomHex(3))
+	name := fmt.Sprintf("test_%d_%s", s.dbSeq, servers.RandomHex(3))
 	s.mu.Unlock()
 	conn, err := pgx.Connect(ctx, s.SocketURL("postgres"))
 	if err != nil {
@@ -328,37 +329,4 @@ func Database(t testing.TB) string {
 		t.Fatalf("create database: %v\n%s", err, s.Log())
 	}
 	return s.URL(name)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// syncBuffer collects the server's output for a failure message.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
