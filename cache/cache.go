@@ -23,6 +23,8 @@ const blobWorkers = 4
 type Cache struct {
 	Local  *Local
 	Remote Remote // nil: local only
+
+	index index // what this process knows of the remote's index
 }
 
 // Lookup reports where each fingerprint's entry is: "local" when the
@@ -45,7 +47,7 @@ func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, er
 	if c.Remote == nil || len(rest) == 0 {
 		return out, nil
 	}
-	has, err := c.Remote.HasEntries(ctx, rest)
+	has, err := c.RemoteHas(ctx, rest)
 	if err != nil {
 		return nil, fmt.Errorf("look up cache entries: %w", err)
 	}
@@ -227,10 +229,11 @@ func (c *Cache) Push(ctx context.Context, fp string) error {
 const headMin = 1 << 20
 
 // PushEntry uploads e, whose blobs the local cache has (an entry of the
-// local cache, or one a Batch holds), to the remote: the blobs first
-// (those of headMin bytes or more only if the remote lacks them), then
-// the entry, so that an entry visible in the remote implies its blobs are
-// there. A local blob that does not match its SHA-256 is removed, uploads
+// local cache, or one a Batch holds), to the remote: its fingerprint is
+// announced in the remote's index unless it was (see Announce), then the
+// blobs go (those of headMin bytes or more only if the remote lacks
+// them), then the entry, so that an entry visible in the remote implies
+// its blobs are there and its fingerprint in the index. A local blob that does not match its SHA-256 is removed, uploads
 // nothing and is an error wrapping ErrCorrupt. No-op without a remote.
 func (c *Cache) PushEntry(ctx context.Context, e *Entry) error {
 	if c.Remote == nil {
@@ -239,6 +242,9 @@ func (c *Cache) PushEntry(ctx context.Context, e *Entry) error {
 	ent, err := prepare(e)
 	if err != nil {
 		return fmt.Errorf("push cache entry: %w", err)
+	}
+	if err := c.Announce(ctx, []string{ent.Fingerprint}); err != nil {
+		return fmt.Errorf("push cache entry %s: %w", ent.Fingerprint, err)
 	}
 	var large []string
 	for _, f := range ent.Files {

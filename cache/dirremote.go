@@ -199,6 +199,64 @@ func (r *dirRemote) DeleteEntry(ctx context.Context, fp string) error {
 	return nil
 }
 
+func (r *dirRemote) ListIndex(ctx context.Context) ([]string, error) {
+	files, err := os.ReadDir(r.path(indexPrefix))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, r.fail("list the index", err)
+	}
+	var names []string
+	for _, f := range files {
+		if ValidKey(f.Name()) && f.Type().IsRegular() {
+			if names = append(names, f.Name()); len(names) > maxIndexSegments {
+				break // more than a lookup reads
+			}
+		}
+	}
+	return names, nil
+}
+
+func (r *dirRemote) GetIndex(ctx context.Context, name string, w io.Writer) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("get index segment", err)
+	}
+	f, err := openRegular(r.path(indexKey(name)))
+	if err != nil {
+		return r.fail("get index segment "+name, err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, readerWithContext(ctx, f)); err != nil {
+		return r.fail("get index segment "+name, err)
+	}
+	return nil
+}
+
+func (r *dirRemote) PutIndex(ctx context.Context, name string, size int64, src io.Reader) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("put index segment", err)
+	}
+	err := r.write(indexKey(name), func(w io.Writer) error {
+		_, err := io.Copy(w, readerWithContext(ctx, newVerifier(src, name, size)))
+		return err
+	})
+	if err != nil {
+		return r.fail("put index segment "+name, err)
+	}
+	return nil
+}
+
+func (r *dirRemote) DeleteIndex(ctx context.Context, name string) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("delete index segment", err)
+	}
+	if err := os.Remove(r.path(indexKey(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r.fail("delete index segment "+name, err)
+	}
+	return nil
+}
+
 // readerWithContext stops reading r once ctx is done.
 func readerWithContext(ctx context.Context, r io.Reader) io.Reader {
 	return ctxReader{ctx, r}

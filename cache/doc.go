@@ -12,6 +12,11 @@
 //
 //	v1/entries/<fp[0:2]>/<fp>.json    an Entry: kind, files, metadata
 //	v1/blobs/<sha[0:2]>/<sha>         one file's content, named by its SHA-256
+//	v1/index/<sha>                    a remote's index segment: fingerprints, sorted
+//
+// The local cache keeps a copy of each remote's index segments below
+// v1/index/<remote>/, where <remote> is the first 16 hexadecimal digits of
+// the SHA-256 of the remote's name.
 //
 // An entry lists its files by role (audio, embedding, json, txt, srt, vtt)
 // with the SHA-256 and size of each; identical content is stored once.
@@ -64,8 +69,13 @@
 // of a killed process stay invisible; a bucket lifecycle rule that aborts
 // them after a day reclaims their space.
 //
-// A plan looks up every fingerprint it could restore at once: the S3
-// remote lists the shards where several are looked up (a LIST request
+// A remote keeps an index of its fingerprints (see Cache.Announce): a
+// fingerprint is in an index segment before its entry is uploaded, so
+// once the index is complete, a fingerprint it does not list is in no
+// entry, and a plan of new texts costs one LIST request whatever their
+// number. The fingerprints the index lists are asked about: a plan looks
+// up every fingerprint it could restore at once: the S3 remote lists the
+// shards where several are looked up (a LIST request
 // answers for up to 1,000 keys, where a HEAD request answers for one)
 // and asks by HEAD for the others. An upload is signed with the SHA-256
 // of its content, which the server checks; a blob under 1 MiB is

@@ -104,6 +104,15 @@ func blobKey(sha string) string {
 	return path.Join("v1", "blobs", sha[:2], sha)
 }
 
+// indexKey is the slash-separated path of the index segment name below
+// the cache root.
+func indexKey(name string) string {
+	return path.Join("v1", "index", name)
+}
+
+// indexPrefix is the slash-separated path of the index's segments.
+const indexPrefix = "v1/index/"
+
 // entryFromName returns the fingerprint that the entry file name in the
 // directory dir (the two-digit shard) stands for, if it is one.
 func entryFromName(dir, name string) (string, bool) {

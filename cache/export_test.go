@@ -49,3 +49,11 @@ func SetSyncEach(t testing.TB) {
 	testSyncEach = true
 	t.Cleanup(func() { testSyncEach = false })
 }
+
+// SetIndexLimits sets the largest index segment and the number of
+// segments above which a writer merges them, until the test ends.
+func SetIndexLimits(t testing.TB, size int64, merge int) {
+	oldSize, oldMerge := maxIndexSize, indexMerge
+	maxIndexSize, indexMerge = size, merge
+	t.Cleanup(func() { maxIndexSize, indexMerge = oldSize, oldMerge })
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -281,6 +282,16 @@ func (l *Local) tryLock() (unlock func(), ok bool, err error) {
 // sweep removes the temporary files of interrupted writes. The caller
 // holds the exclusive lock: no write is in progress.
 func (l *Local) sweep() {
+	remotes, _ := os.ReadDir(filepath.Join(l.dir, "v1", "index"))
+	for _, r := range remotes {
+		dir := filepath.Join(l.dir, "v1", "index", r.Name())
+		names, _ := os.ReadDir(dir)
+		for _, n := range names {
+			if (owned.IsTemp(n.Name()) || strings.HasPrefix(n.Name(), segmentTemp)) && n.Type().IsRegular() {
+				os.Remove(filepath.Join(dir, n.Name()))
+			}
+		}
+	}
 	for _, kind := range []string{"entries", "blobs"} {
 		root := filepath.Join(l.dir, "v1", kind)
 		shards, _ := os.ReadDir(root)

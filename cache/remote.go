@@ -50,6 +50,23 @@ type Remote interface {
 	ListEntries(ctx context.Context, fn func(fp string, modified time.Time) error) error
 	// DeleteEntry removes fp's entry; an absent one is no error.
 	DeleteEntry(ctx context.Context, fp string) error
+
+	// The index's segments (see Cache.Announce), each named by the
+	// SHA-256 of its content.
+
+	// ListIndex returns the names of the segments: every object of
+	// v1/index/ named by 64 lowercase hexadecimal digits, up to one more
+	// than a lookup reads (maxIndexSegments).
+	ListIndex(ctx context.Context) ([]string, error)
+	// GetIndex streams the segment name into w; a missing one is an error
+	// wrapping fs.ErrNotExist.
+	GetIndex(ctx context.Context, name string, w io.Writer) error
+	// PutIndex stores r as the segment name, atomically: it fails, and
+	// nothing becomes visible, unless r delivers size bytes whose SHA-256
+	// is name.
+	PutIndex(ctx context.Context, name string, size int64, r io.Reader) error
+	// DeleteIndex removes the segment name; an absent one is no error.
+	DeleteIndex(ctx context.Context, name string) error
 }
 
 // RemoteConfig says where a remote cache is.

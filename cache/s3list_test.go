@@ -18,7 +18,7 @@ import (
 )
 
 // requests counts the requests an S3 server is sent, by kind: LIST, HEAD,
-// GET, PUT.
+// GET, PUT, DELETE, each with " index" when it is about the index.
 type requests struct {
 	mu sync.Mutex
 	n  map[string]int
@@ -43,6 +43,9 @@ func countingProxy(t *testing.T, endpoint string) (string, *requests) {
 		kind := r.Method
 		if r.Method == http.MethodGet && r.URL.Query().Has("list-type") {
 			kind = "LIST"
+		}
+		if strings.Contains(r.URL.Path, "/v1/index/") || strings.Contains(r.URL.Query().Get("prefix"), "/v1/index/") {
+			kind += " index"
 		}
 		c.mu.Lock()
 		c.n[kind]++

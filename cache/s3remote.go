@@ -385,3 +385,64 @@ func (r *s3Remote) DeleteEntry(ctx context.Context, fp string) error {
 	}
 	return nil
 }
+
+func (r *s3Remote) ListIndex(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prefix := r.key(indexPrefix)
+	var names []string
+	for obj := range r.client.ListObjects(ctx, r.bucket, minio.ListObjectsOptions{Prefix: prefix}) {
+		if obj.Err != nil {
+			return nil, r.fail("list the index", obj.Err)
+		}
+		if name := strings.TrimPrefix(obj.Key, prefix); ValidKey(name) {
+			if names = append(names, name); len(names) > maxIndexSegments {
+				break // more than a lookup reads
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, r.fail("list the index", err)
+	}
+	return names, nil
+}
+
+func (r *s3Remote) GetIndex(ctx context.Context, name string, w io.Writer) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("get index segment", err)
+	}
+	body, err := r.get(ctx, indexKey(name))
+	if notFound(err) {
+		err = missingError{"index segment"}
+	}
+	if err != nil {
+		return r.fail("get index segment "+name, err)
+	}
+	defer body.Close()
+	if _, err := io.Copy(w, struct{ io.Reader }{body}); err != nil {
+		return r.fail("get index segment "+name, err)
+	}
+	return nil
+}
+
+func (r *s3Remote) PutIndex(ctx context.Context, name string, size int64, src io.Reader) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("put index segment", err)
+	}
+	err := r.put(ctx, indexKey(name), newVerifier(src, name, size), size, name,
+		minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return r.fail("put index segment "+name, err)
+	}
+	return nil
+}
+
+func (r *s3Remote) DeleteIndex(ctx context.Context, name string) error {
+	if err := checkSHA(name); err != nil {
+		return r.fail("delete index segment", err)
+	}
+	if err := r.client.RemoveObject(ctx, r.bucket, r.key(indexKey(name)), minio.RemoveObjectOptions{}); err != nil && !notFound(err) {
+		return r.fail("delete index segment "+name, err)
+	}
+	return nil
+}

@@ -114,6 +114,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if err != nil {
 		return nil, err
 	}
+	ops.files.kept.announce(plan)
 	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
 	// Orphans of a process that died are cancelled before anything else;
 	// this run's own, once every create call has returned.

@@ -42,6 +42,9 @@ type keeper struct {
 	// that a later restore can render any format).
 	docs sync.Map
 	work *queue
+	// announced is closed once the fingerprints this apply may push are
+	// announced in the remote's index (see announce).
+	announced chan struct{}
 }
 
 // pushLimit is how many outputs are kept and pushed to a remote at once.
@@ -61,7 +64,55 @@ func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event)
 	if c.Remote != nil {
 		workers = pushLimit
 	}
-	return &keeper{cache: c, batch: c.Local.Batch(), dir: dir, ctx: ctx, emit: emit, work: newQueue(workers)}
+	return &keeper{cache: c, batch: c.Local.Batch(), dir: dir, ctx: ctx, emit: emit, work: newQueue(workers), announced: make(chan struct{})}
+}
+
+// announce adds to the remote's index, in one segment and in the
+// background, the fingerprint of every action of plan whose outputs may
+// be pushed (all but those restored from the remote), so that the pushes
+// need not announce each their own (see cache.Announce). Pushes wait for
+// it; the apply's work does not. A failure is a warning: each push then
+// announces its own fingerprint.
+func (k *keeper) announce(plan *planner.Plan) {
+	if k == nil {
+		return
+	}
+	if k.cache.Remote == nil {
+		close(k.announced)
+		return
+	}
+	var fps []string
+	for _, a := range plan.Actions {
+		if a.Desired == nil || a.Type == planner.Delete || a.Type == planner.Move ||
+			a.Type == planner.Restore && a.RestoreFrom != "local" || !cache.ValidKey(a.Desired.Fingerprint) {
+			continue
+		}
+		fps = append(fps, a.Desired.Fingerprint)
+	}
+	go func() {
+		defer close(k.announced)
+		if err := k.cache.Announce(k.ctx, fps); err != nil {
+			k.emit(Event{Kind: EventWarning, Err: fmt.Errorf("announce this apply's outputs in %s: %w", k.cache.Remote, err)})
+		}
+	}()
+}
+
+// push pushes the entry fp (e, when it is held in memory) once the
+// apply's fingerprints are announced.
+func (k *keeper) push(a *planner.Action, fp string, e *cache.Entry) {
+	select {
+	case <-k.announced:
+	case <-k.ctx.Done():
+	}
+	var err error
+	if e != nil {
+		err = k.cache.PushEntry(k.ctx, e)
+	} else {
+		err = k.cache.Push(k.ctx, fp)
+	}
+	if err != nil {
+		k.warnPush(a, err)
+	}
 }
 
 // docFile is a scratch transcript JSON with its hash.
@@ -104,11 +155,7 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 	fp := a.Desired.Fingerprint
 	if a.Type == planner.Restore {
 		if a.RestoreFrom == "local" && k.cache.Remote != nil {
-			k.work.add(func() {
-				if err := k.cache.Push(k.ctx, fp); err != nil {
-					k.warnPush(a, err)
-				}
-			})
+			k.work.add(func() { k.push(a, fp, nil) })
 		}
 		return
 	}
@@ -133,9 +180,7 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 		if k.cache.Remote == nil {
 			return
 		}
-		if err := k.cache.PushEntry(k.ctx, e); err != nil {
-			k.warnPush(a, err)
-		}
+		k.push(a, fp, e)
 	})
 }
 

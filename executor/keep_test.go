@@ -62,6 +62,15 @@ func (r *stalledRemote) ListEntries(ctx context.Context, fn func(string, time.Ti
 	return nil
 }
 func (r *stalledRemote) DeleteEntry(ctx context.Context, fp string) error { return nil }
+func (r *stalledRemote) ListIndex(ctx context.Context) ([]string, error)  { return nil, nil }
+func (r *stalledRemote) GetIndex(ctx context.Context, name string, w io.Writer) error {
+	return errors.New("no index here")
+}
+func (r *stalledRemote) PutIndex(ctx context.Context, name string, size int64, src io.Reader) error {
+	_, err := io.Copy(io.Discard, src)
+	return err
+}
+func (r *stalledRemote) DeleteIndex(ctx context.Context, name string) error { return nil }
 
 // promptsManifest is a manifest of n syntheses of other texts.
 func promptsManifest(n int) string {

@@ -112,8 +112,17 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 // pushMissing sends the entries fps that the remote of c lacks: those of held
 // from memory, the others from the local cache.
 func pushMissing(ctx context.Context, c *cache.Cache, fps []string, held map[string]*cache.Entry, rep *PushReport) error {
-	has, err := c.Remote.HasEntries(ctx, fps)
+	has, err := c.RemoteHas(ctx, fps)
 	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, fp := range fps {
+		if !has[fp] {
+			missing = append(missing, fp)
+		}
+	}
+	if err := c.Announce(ctx, missing); err != nil {
 		return err
 	}
 	var mu sync.Mutex
