@@ -109,12 +109,11 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, members: map[string][]string{}}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
-	ops := newOperations(ctx, opts, root, x.stops, x)
+	ops := newOperations(ctx, opts, plan, root, x.stops, x)
 	units, err := x.units(plan, ops)
 	if err != nil {
 		return nil, err
 	}
-	ops.files.kept.announce(plan)
 	x.emit(Event{Kind: EventApplyStart, Total: len(plan.Actions)})
 	// Orphans of a process that died are cancelled before anything else;
 	// this run's own, once every create call has returned.

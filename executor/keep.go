@@ -55,8 +55,9 @@ const pushLimit = 8
 const keepLimit = 2
 
 // newKeeper returns the keeper of c (nil without a cache) for the outputs
-// of the manifest directory dir; its pushes run under ctx.
-func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event)) *keeper {
+// of the manifest directory dir that an apply of plan makes; its pushes
+// run under ctx, once plan's fingerprints are announced (see announce).
+func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event), plan *planner.Plan) *keeper {
 	if c == nil {
 		return nil
 	}
@@ -64,7 +65,9 @@ func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event)
 	if c.Remote != nil {
 		workers = pushLimit
 	}
-	return &keeper{cache: c, batch: c.Local.Batch(), dir: dir, ctx: ctx, emit: emit, work: newQueue(workers), announced: make(chan struct{})}
+	k := &keeper{cache: c, batch: c.Local.Batch(), dir: dir, ctx: ctx, emit: emit, work: newQueue(workers), announced: make(chan struct{})}
+	k.announce(plan)
+	return k
 }
 
 // announce adds to the remote's index, in one segment and in the
@@ -74,9 +77,6 @@ func newKeeper(ctx context.Context, c *cache.Cache, dir string, emit func(Event)
 // it; the apply's work does not. A failure is a warning: each push then
 // announces its own fingerprint.
 func (k *keeper) announce(plan *planner.Plan) {
-	if k == nil {
-		return
-	}
 	if k.cache.Remote == nil {
 		close(k.announced)
 		return

@@ -150,3 +150,46 @@ func TestKeepingNeverHoldsTheWork(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyAnnouncesOnce: an apply adds every fingerprint it may push to
+// the remote's index in one segment before its pushes, so that another
+// machine's lookup finds each output through the index.
+func TestApplyAnnouncesOnce(t *testing.T) {
+	const n = 12
+	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": promptsManifest(n)})
+	local, err := cache.OpenLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := cache.OpenRemote(cache.RemoteConfig{URL: "file://" + t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.applyWith(func(o *executor.Options) {
+		o.Cache, o.Parallelism = &cache.Cache{Local: local, Remote: remote}, 4
+	})
+	if s.Done != n || s.Failed != 0 {
+		t.Fatalf("summary %+v, want %d done", s, n)
+	}
+	names, err := remote.ListIndex(t.Context())
+	if err != nil || len(names) != 1 {
+		t.Errorf("index segments after the apply: %v, %v; want one", names, err)
+	}
+	var fps []string
+	for _, r := range h.state().Resources {
+		fps = append(fps, r.Fingerprint)
+	}
+	other, err := cache.OpenLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	has, err := (&cache.Cache{Local: other, Remote: remote}).RemoteHas(t.Context(), fps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fp := range fps {
+		if !has[fp] {
+			t.Errorf("%s pushed but not found by another machine", fp[:12])
+		}
+	}
+}

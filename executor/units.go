@@ -55,13 +55,13 @@ type operations struct {
 	orphans *orphans
 }
 
-// newOperations builds the operations of an apply with opts over the
-// manifest directory root: what stops a batch job early is stops, each
+// newOperations builds the operations of an apply of plan with opts over
+// the manifest directory root: what stops a batch job early is stops, each
 // resource of a batch unit is accounted for by report, and pushes to the
 // remote cache run under ctx.
-func newOperations(ctx context.Context, opts Options, root *owned.Root, stops stopper, report reporter) *operations {
+func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *owned.Root, stops stopper, report reporter) *operations {
 	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
-		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit)}
+		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	return &operations{
 		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws},
