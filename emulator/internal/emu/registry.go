@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"math"
 	"slices"
 	"sync"
@@ -66,24 +68,39 @@ type entry struct {
 type Registry struct {
 	mu    sync.Mutex
 	byLen map[int][]entry
+	// known holds the hash of every envelope remembered, so that a second
+	// rendering of the same audio is recognised at once rather than by
+	// comparing it with every envelope of its length (which made
+	// remembering n syntheses cost n² comparisons).
+	known map[[sha256.Size]byte]bool
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{byLen: map[int][]entry{}} }
+func NewRegistry() *Registry {
+	return &Registry{byLen: map[int][]entry{}, known: map[[sha256.Size]byte]bool{}}
+}
 
-// Remember records audio's envelope and what it says.
+// Remember records audio's envelope and what it says. An envelope
+// remembered already keeps what it first said.
 func (r *Registry) Remember(env []float32, s Spoken) {
 	if len(env) < 5 {
 		return
 	}
 	norm := normalize(env)
+	h := sha256.New()
+	var b [4]byte
+	for _, v := range norm {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		h.Write(b[:])
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range r.byLen[len(norm)] {
-		if distance(e.env, norm) < 1e-6 {
-			return // already known
-		}
+	if r.known[key] {
+		return
 	}
+	r.known[key] = true
 	r.byLen[len(norm)] = append(r.byLen[len(norm)], entry{env: norm, spoken: s})
 }
 
