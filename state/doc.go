@@ -27,7 +27,7 @@
 // The lock (voxform.state.json.lock) is an flock on a file holding JSON
 // holder information, so a second plan or apply fails at once naming the
 // holder. Taking it removes the state's temporary files that a killed
-// process left. The hash cache (.voxform/hashes.json) maps path, size,
+// process left. The hash cache (.voxform/hashes.bin) maps path, size,
 // mtime, ctime and inode to a SHA-256 so that an unchanged tree is not
 // re-hashed, and .voxform/state.snapshot keeps the last decoded state (gob,
 // keyed by the SHA-256 of the state file and by that file's device, inode,

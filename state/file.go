@@ -256,6 +256,11 @@ func decode(r io.Reader, limit int64) (*File, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("read state: more than %s, the limit of a state file", sizeString(limit))
 	}
+	return decodeBytes(data)
+}
+
+// decodeBytes is Decode of data, read whole already.
+func decodeBytes(data []byte) (*File, error) {
 	var fj fileJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -85,7 +85,7 @@ func readAtMost(f *os.File, limit int64, what string) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, &sizeError{path: f.Name(), limit: limit, what: what}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	b, err := readSized(io.LimitReader(f, limit+1), fi.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,26 @@ func readAtMost(f *os.File, limit int64, what string) ([]byte, error) {
 		return nil, &sizeError{path: f.Name(), limit: limit, what: what}
 	}
 	return b, nil
+}
+
+// readSized reads r to its end into a buffer made for size bytes (what
+// its file's size says), growing it only if there is more: io.ReadAll
+// would allocate about twice a large file's size on its way there.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1) // +1: the read that finds the end
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // sizeError reports a file over its size limit.

@@ -1,10 +1,10 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -89,12 +89,13 @@ func TestHashCacheUsesEntry(t *testing.T) {
 // plantedCache writes, in dir, a hash cache holding an entry for a.wav.
 func plantedCache(t *testing.T, dir string) string {
 	t.Helper()
-	b, err := json.Marshal(cacheFile{Version: 1, Entries: map[string]cacheEntry{"a.wav": {Size: 5, SHA256: "planted"}}})
+	var b bytes.Buffer
+	err := encodeHashes(&b, map[string]cacheEntry{"a.wav": {Size: 5, SHA256: strings.Repeat("ab", 32)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, hashCacheName), string(b))
-	return string(b)
+	writeFile(t, filepath.Join(dir, hashCacheName), b.String())
+	return b.String()
 }
 
 // TestCacheDirLinkNotUsed: a .voxform that is a symbolic link (a repository

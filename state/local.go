@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -20,12 +19,15 @@ import (
 
 // File names beside the manifests (owned keeps outputs away from them).
 const (
-	StateFileName   = owned.StateFile
-	JournalSuffix   = ".journal"
-	LockSuffix      = ".lock"
-	CacheDirName    = owned.CacheDir
-	hashCacheName   = "hashes.json"
-	statePermission = 0o644
+	StateFileName = owned.StateFile
+	JournalSuffix = ".journal"
+	LockSuffix    = ".lock"
+	CacheDirName  = owned.CacheDir
+	hashCacheName = "hashes.bin"
+	// legacyHashCacheName is the hash cache of earlier versions, read when
+	// there is no other.
+	legacyHashCacheName = "hashes.json"
+	statePermission     = 0o644
 )
 
 // Backend stores the state and its lock: Local (files beside the
@@ -149,7 +151,7 @@ func (l *Local) readStateFile(real string) (*File, bool, error) {
 	if f, ok := l.loadSnapshot(key); ok {
 		return f, true, nil
 	}
-	f, err := Decode(bytes.NewReader(data))
+	f, err := decodeBytes(data) // read within MaxStateSize
 	if err != nil {
 		return nil, true, fmt.Errorf("%s: %w", StateFileName, err)
 	}

@@ -71,15 +71,17 @@ func (l *Local) loadSnapshot(key [32]byte) (*File, bool) {
 	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
 		return nil, false
 	}
-	body, err := readAtMost(fh, MaxCacheFileSize, "a cache file")
-	if err != nil {
-		return nil, false
-	}
-	if bs := sha256.Sum256(body); !bytes.Equal(bs[:], head[32:64]) {
-		return nil, false
-	}
+	// Decoded as it is read, and used only once the whole body is found
+	// to match its checksum: the body is never held as well as its
+	// decoded state.
+	h := sha256.New()
+	body := &countingReader{r: io.TeeReader(io.LimitReader(fh, MaxCacheFileSize+1), h)}
+	br := bufio.NewReaderSize(body, 256<<10)
 	var sb snapshotBody
-	if gob.NewDecoder(bytes.NewReader(body)).Decode(&sb) != nil || sb.Version != FormatVersion {
+	if gob.NewDecoder(br).Decode(&sb) != nil || sb.Version != FormatVersion {
+		return nil, false
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil || body.n > MaxCacheFileSize || !bytes.Equal(h.Sum(nil), head[32:64]) {
 		return nil, false
 	}
 	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
@@ -135,4 +137,16 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 		}
 		return bw.Flush()
 	})
+}
+
+// countingReader counts what it reads.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
