@@ -16,8 +16,8 @@ import (
 // a file cut anywhere, or of another form, is an empty cache.
 func TestHashCacheFormat(t *testing.T) {
 	entries := map[string]cacheEntry{
-		"build/a.wav":      {Size: 5, MtimeNS: 1_700_000_000_123_456_789, CtimeNS: 1_700_000_000_223_456_789, Inode: 1 << 40, SHA256: strings.Repeat("ab", 32), HashedNS: 1_700_000_001_000_000_000},
-		"build/ü/b c.mp3":  {Size: 0, MtimeNS: -1, SHA256: strings.Repeat("01", 32)},
+		"build/a.wav":     {Size: 5, MtimeNS: 1_700_000_000_123_456_789, CtimeNS: 1_700_000_000_223_456_789, Inode: 1 << 40, SHA256: strings.Repeat("ab", 32), HashedNS: 1_700_000_001_000_000_000},
+		"build/ü/b c.mp3": {Size: 0, MtimeNS: -1, SHA256: strings.Repeat("01", 32)},
 		"कैश/प्रॉम्प्ट.wav": {Size: 1 << 33, SHA256: strings.Repeat("fe", 32)},
 	}
 	var b bytes.Buffer
