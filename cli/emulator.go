@@ -30,6 +30,13 @@ timbre-v2.5), voices and Opus rule, WAV-per-chunk SSE, JSON WebSocket
 frames, the live REST recognition answer and realtime recognition at
 /stt/v3/stream with the live protocol. -live-quirks is -profile live.
 
+-rps R gives the service a rate limit of its own: a token bucket of R
+API requests a second (every API route, WebSocket upgrades and batch
+status polls included; not presigned downloads or /_emulator). A request
+past it is answered 429 RATE_LIMIT_ERROR with a Retry-After in whole
+seconds, at least 1; the stats count these as rate_limited, apart from
+the 429s -rate-limit injects.
+
 Flags:
 `
 
@@ -40,6 +47,8 @@ type emulatorFlags struct {
 	failRate   float64
 	rateLimit  float64
 	retryAfter time.Duration
+	rps        float64
+	rpsBurst   int
 	dropRate   float64
 	seed       uint64
 	profile    string
@@ -56,6 +65,8 @@ func (f *emulatorFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.failRate, "fail-rate", 0, "fraction of API requests answered 500 or 503")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "fraction of API requests answered 429 with Retry-After")
 	fs.DurationVar(&f.retryAfter, "retry-after", time.Second, "Retry-After sent with injected 429s")
+	fs.Float64Var(&f.rps, "rps", 0, "the service's rate limit in API requests per `second`: a token bucket answering 429 with Retry-After past it (0: none)")
+	fs.IntVar(&f.rpsBurst, "rps-burst", 0, "requests the -rps bucket admits at once (0: a tenth of a second's worth, at least 2)")
 	fs.Float64Var(&f.dropRate, "drop-rate", 0, "fraction of successful responses cut mid-body")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
 	fs.StringVar(&f.profile, "profile", "", "service to behave as: documented (the default) or live")
@@ -75,6 +86,12 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 	}
 	if f.failRate+f.rateLimit > 1 {
 		return emulator.Options{}, usageErrorf("-fail-rate plus -rate-limit must not exceed 1")
+	}
+	if f.rps != 0 && !(f.rps >= emulator.MinRPS && f.rps <= emulator.MaxRPS) {
+		return emulator.Options{}, usageErrorf("-rps %v: must be 0 (no limit) or between %v and %v requests per second", f.rps, emulator.MinRPS, float64(emulator.MaxRPS))
+	}
+	if f.rpsBurst < 0 || f.rpsBurst > emulator.MaxBurst {
+		return emulator.Options{}, usageErrorf("-rps-burst %d: must be between 0 (the default) and %d", f.rpsBurst, emulator.MaxBurst)
 	}
 	if f.timeScale <= 0 {
 		return emulator.Options{}, usageErrorf("-time-scale %v: must be positive", f.timeScale)
@@ -98,6 +115,8 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 		FailRate:         f.failRate,
 		RateLimit:        f.rateLimit,
 		RetryAfter:       f.retryAfter,
+		RPS:              f.rps,
+		Burst:            f.rpsBurst,
 		DropRate:         f.dropRate,
 		Seed:             f.seed,
 		Profile:          f.profile,

@@ -24,7 +24,7 @@ func TestEmulatorFlagsReachOptions(t *testing.T) {
 	ef.register(fs)
 	err := parseFlags(fs, []string{"-latency", "50ms", "-fail-rate", "0.1", "-rate-limit", "0.2", "-retry-after", "3s",
 		"-drop-rate", "0.05", "-seed", "42", "-live-quirks", "-transcript-url-ttl", "2m", "-keys", " k1 ,k2,, ",
-		"-time-scale", "60", "-max-text", "300", "-no-espeak"})
+		"-time-scale", "60", "-max-text", "300", "-no-espeak", "-rps", "20", "-rps-burst", "4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestEmulatorFlagsReachOptions(t *testing.T) {
 	}
 	want := emulator.Options{Latency: 50 * time.Millisecond, FailRate: 0.1, RateLimit: 0.2, RetryAfter: 3 * time.Second,
 		DropRate: 0.05, Seed: 42, LiveQuirks: true, TranscriptURLTTL: 2 * time.Minute, Keys: []string{"k1", "k2"},
-		TimeScale: 60, MaxText: 300, NoEspeak: true}
+		TimeScale: 60, MaxText: 300, NoEspeak: true, RPS: 20, Burst: 4}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -48,6 +48,9 @@ func TestEmulatorBadFlags(t *testing.T) {
 		{[]string{"-fail-rate", "2"}, "voxform: -fail-rate 2: must be between 0 and 1\nhint: run with -h for usage\n"},
 		{[]string{"-drop-rate", "-0.5"}, "voxform: -drop-rate -0.5: must be between 0 and 1\nhint: run with -h for usage\n"},
 		{[]string{"-fail-rate", "0.6", "-rate-limit", "0.6"}, "voxform: -fail-rate plus -rate-limit must not exceed 1\nhint: run with -h for usage\n"},
+		{[]string{"-rps", "-1"}, "voxform: -rps -1: must be 0 (no limit) or between 0.01 and 100000 requests per second\nhint: run with -h for usage\n"},
+		{[]string{"-rps", "1e12"}, "voxform: -rps 1e+12: must be 0 (no limit) or between 0.01 and 100000 requests per second\nhint: run with -h for usage\n"},
+		{[]string{"-rps", "5", "-rps-burst", "-1"}, "voxform: -rps-burst -1: must be between 0 (the default) and 1000000\nhint: run with -h for usage\n"},
 		{[]string{"-time-scale", "0"}, "voxform: -time-scale 0: must be positive\nhint: run with -h for usage\n"},
 		{[]string{"-latency", "fast"}, "voxform: emulator: invalid value \"fast\" for flag -latency: parse error\nhint: run with -h for usage\n"},
 		{[]string{"extra"}, "voxform: emulator takes no arguments\nhint: run with -h for usage\n"},

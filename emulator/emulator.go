@@ -25,6 +25,13 @@ const (
 	ProfileLive = emu.ProfileLive
 )
 
+// Bounds of Options.RPS and Options.Burst.
+const (
+	MinRPS   = emu.MinRPS
+	MaxRPS   = emu.MaxRPS
+	MaxBurst = emu.MaxBurst
+)
+
 // Server is the emulated service.
 type Server struct {
 	env     *emu.Env
@@ -33,7 +40,8 @@ type Server struct {
 }
 
 // New returns an emulator with the given options. A Profile other than
-// ProfileLive is served as documented; Start refuses one it does not know.
+// ProfileLive is served as documented; Start refuses one it does not know,
+// and an RPS or Burst out of bounds (New serves those without a limit).
 func New(opts Options) *Server {
 	env := emu.NewEnv(opts)
 	s := &Server{env: env, mux: emu.NewMux(env)}
@@ -87,6 +95,9 @@ type Running struct {
 // Start serves a new emulator on addr ("127.0.0.1:0" picks a free port).
 func Start(opts Options, addr string) (*Running, error) {
 	if err := opts.CheckProfile(); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	if err := opts.CheckRate(); err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)

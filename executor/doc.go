@@ -5,7 +5,9 @@
 //
 // One Limiter bounds every request of an apply: its Transport decorates the
 // client's HTTP transport, and WebSocket sessions acquire it around each
-// session. Before each batch job create a state.JobIntent is journaled; at
+// session. It paces requests at the rate the service admits, learned from
+// its 429s (pace.go), and halves its concurrency on 429s; it never retries:
+// speechapi's retry is the one retry layer. Before each batch job create a state.JobIntent is journaled; at
 // the start of an apply (intents of a process that died) and at its end
 // (this run's), jobs in CREATED that an intent accounts for and that are
 // recorded nowhere are cancelled as orphans: they were never started, so

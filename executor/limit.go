@@ -6,8 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
-
-	"golang.org/x/time/rate"
+	"time"
 
 	"github.com/voxform/voxform/speechapi"
 )
@@ -84,24 +83,22 @@ func (a *adaptiveLimit) release(status int) {
 	a.cond.Broadcast()
 }
 
-// Limiter is the client-side rate limit (requests_per_second) and the
+// Limiter is the client-side pace (the rate the service admits, learned
+// from its 429s, never above requests_per_second: see pacer) and the
 // adaptive concurrency limit (-parallelism, halved on every 429) of one
 // apply. One Limiter governs both the HTTP transport (Transport) and the
 // WebSocket sessions the executor opens (Acquire), so that every request
 // to the service, whatever its protocol, counts against the same limits.
 type Limiter struct {
-	rate  *rate.Limiter // nil: no rate limit
+	pace  *pacer
 	limit *adaptiveLimit
 }
 
-// NewLimiter returns a limit of rps requests per second (0: none), spaced
-// evenly (no burst), and at most maxInFlight requests in flight.
+// NewLimiter returns a limit of at most rps requests per second (0: no
+// ceiling), spaced evenly (no burst) at the pace the service admits, and
+// at most maxInFlight requests in flight.
 func NewLimiter(rps float64, maxInFlight int) *Limiter {
-	l := &Limiter{limit: newAdaptiveLimit(maxInFlight)}
-	if rps > 0 {
-		l.rate = rate.NewLimiter(rate.Limit(rps), 1)
-	}
-	return l
+	return &Limiter{pace: newPacer(rps), limit: newAdaptiveLimit(maxInFlight)}
 }
 
 // Acquire waits for the rate limit and a free slot, for one request or one
@@ -109,16 +106,22 @@ func NewLimiter(rps float64, maxInFlight int) *Limiter {
 // the outcome (nil, or the error whose service status, a 429 above all,
 // adapts the limit).
 func (l *Limiter) Acquire(ctx context.Context) (release func(error), err error) {
-	if l.rate != nil {
-		if err := l.rate.Wait(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if err := l.limit.acquire(ctx); err != nil {
 		return nil, err
 	}
+	sent, err := l.pace.wait(ctx)
+	if err != nil {
+		l.limit.release(0)
+		return nil, err
+	}
 	var once sync.Once
-	return func(err error) { once.Do(func() { l.limit.release(statusOf(err)) }) }, nil
+	return func(err error) {
+		once.Do(func() {
+			status := statusOf(err)
+			l.pace.outcome(time.Now(), sent, status)
+			l.limit.release(status)
+		})
+	}, nil
 }
 
 // session runs one WebSocket session under the limits (a session does not
@@ -180,12 +183,12 @@ type limitedTransport struct {
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if t.lim.rate != nil {
-		if err := t.lim.rate.Wait(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if err := t.lim.limit.acquire(ctx); err != nil {
+		return nil, err
+	}
+	sent, err := t.lim.pace.wait(ctx)
+	if err != nil {
+		t.lim.limit.release(0)
 		return nil, err
 	}
 	resp, err := t.next.RoundTrip(req)
@@ -194,6 +197,9 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	status := resp.StatusCode
+	// The pace learns from the status at once; the slot is held until
+	// the body is done with.
+	t.lim.pace.outcome(time.Now(), sent, status)
 	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { t.lim.limit.release(status) }}
 	return resp, nil
 }

@@ -75,6 +75,9 @@ func (m *Mux) Handle(rt Route) {
 		if !rt.NoAuth && !rt.OwnAuth && !rt.Storage && !m.authorize(w, r, rt.Shape) {
 			return
 		}
+		if !rt.Storage && !m.admit(w, rt.Pattern, rt.Shape) {
+			return
+		}
 		if !rt.NoFaults {
 			if !rt.Storage && m.injectFault(w, rt.Pattern, rt.Shape) {
 				return
@@ -117,6 +120,20 @@ func (e *Env) KeyRefusal(key string) string {
 		return "the API key is not valid for this organization"
 	}
 	return ""
+}
+
+// admit takes a token of the service's rate limit (Options.RPS), or
+// answers 429 RATE_LIMIT_ERROR with the documented body of the route's
+// shape and a Retry-After from the bucket (service documents, Errors).
+func (m *Mux) admit(w http.ResponseWriter, route string, shape Shape) bool {
+	ok, secs := m.env.Admit()
+	if ok {
+		return true
+	}
+	m.env.Stats.RateLimit(route)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeFault(w, shape, http.StatusTooManyRequests, RateLimitError, "rate limit exceeded; try again later")
+	return false
 }
 
 // injectFault answers with an injected 500/503/429 according to the knobs.

@@ -3,9 +3,12 @@ package emu
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Options are the emulator's knobs (SPEC section 8). The zero value is a
@@ -21,6 +24,19 @@ type Options struct {
 	// RetryAfter is the Retry-After sent with injected 429s (whole seconds
 	// on the wire; 0 sends "0").
 	RetryAfter time.Duration
+	// RPS is the service's own rate limit, in API requests per second
+	// (0: none): a token bucket refilled at RPS a second and holding Burst
+	// tokens. A request that finds it empty is answered 429
+	// RATE_LIMIT_ERROR with a Retry-After of the whole seconds until a
+	// token is there again (at least 1), and does no work. Every API route
+	// takes a token, realtime WebSocket upgrades and batch status polls
+	// included; presigned storage downloads and the emulator's own
+	// /_emulator routes do not. Stats count these answers apart from the
+	// injected ones (rate_limited).
+	RPS float64
+	// Burst is how many requests the bucket of RPS admits at once (0: a
+	// tenth of a second's worth, at least 2).
+	Burst int
 	// DropRate is the fraction of successful responses whose connection is
 	// cut mid-body (after the work was done: a dropped create still created).
 	DropRate float64
@@ -70,6 +86,32 @@ const (
 	ProfileLive       = "live"
 )
 
+// Bounds of Options.RPS and Options.Burst.
+const (
+	MinRPS   = 0.01
+	MaxRPS   = 100_000
+	MaxBurst = 1_000_000
+)
+
+// CheckRate refuses an RPS or Burst outside its bounds.
+func (o Options) CheckRate() error {
+	switch {
+	case o.RPS != 0 && !(o.RPS >= MinRPS && o.RPS <= MaxRPS): // NaN too
+		return fmt.Errorf("rate limit %v requests per second: must be 0 (none) or between %v and %v", o.RPS, MinRPS, float64(MaxRPS))
+	case o.Burst < 0 || o.Burst > MaxBurst:
+		return fmt.Errorf("rate limit burst %d: must be between 0 (the default) and %d", o.Burst, MaxBurst)
+	}
+	return nil
+}
+
+// burst is the size of the rate limit's bucket.
+func (o Options) burst() int {
+	if o.Burst > 0 {
+		return o.Burst
+	}
+	return max(2, int(math.Ceil(o.RPS/10)))
+}
+
 // Live reports whether the options ask for the live service's behaviour.
 func (o Options) Live() bool { return o.Profile == ProfileLive || o.LiveQuirks }
 
@@ -109,6 +151,9 @@ type Env struct {
 	Stats    *Stats
 	Registry *Registry
 
+	// bucket is the rate limit (Opts.RPS); nil for none.
+	bucket *rate.Limiter
+
 	mu  sync.Mutex
 	rnd *rand.Rand
 	// now is the clock; tests may replace it with SetClock.
@@ -126,7 +171,12 @@ func NewEnv(opts Options) *Env {
 	if opts.MaxText == 0 {
 		opts.MaxText = 5000
 	}
+	var bucket *rate.Limiter
+	if opts.RPS > 0 && opts.CheckRate() == nil {
+		bucket = rate.NewLimiter(rate.Limit(opts.RPS), opts.burst())
+	}
 	return &Env{
+		bucket:   bucket,
 		Opts:     opts,
 		Stats:    NewStats(),
 		Registry: NewRegistry(),
@@ -161,6 +211,22 @@ func (e *Env) Uint64() uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.rnd.Uint64()
+}
+
+// Admit takes a token of the rate limit (Opts.RPS) for one API request.
+// When the bucket is empty it returns false and the Retry-After to send:
+// the whole seconds until a token is there again, rounded up (HTTP's
+// Retry-After counts whole seconds), at least 1.
+func (e *Env) Admit() (ok bool, retryAfter int) {
+	if e.bucket == nil {
+		return true, 0
+	}
+	now := e.Now()
+	if e.bucket.AllowN(now, 1) {
+		return true, 0
+	}
+	wait := (1 - e.bucket.TokensAt(now)) / e.Opts.RPS
+	return false, max(1, int(math.Ceil(wait)))
 }
 
 // Scaled converts a duration of service time into emulator wall time,

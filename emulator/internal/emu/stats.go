@@ -17,19 +17,23 @@ type statsJSON struct {
 	Requests       map[string]int64 `json:"requests"`
 	FaultsInjected map[string]int64 `json:"faults_injected"`
 	// FaultsByRoute counts the injected faults of each route by kind.
-	FaultsByRoute                map[string]map[string]int64 `json:"faults_by_route"`
-	BilledCharacters             int64                       `json:"billed_characters"`
-	BilledAudioSeconds           float64                     `json:"billed_audio_seconds"`
-	EmbeddingsCreated            int64                       `json:"embeddings_created"`
-	BatchJobsCreated             int64                       `json:"batch_jobs_created"`
-	BatchJobsStarted             int64                       `json:"batch_jobs_started"`
-	BatchJobsCancelled           int64                       `json:"batch_jobs_cancelled"`
-	LegacyJobsSubmitted          int64                       `json:"legacy_jobs_submitted"`
-	FilesTranscribed             int64                       `json:"files_transcribed"`
-	PresignedDownloads           int64                       `json:"presigned_downloads"`
-	PresignedDownloadsWithAPIKey int64                       `json:"presigned_downloads_with_api_key"`
-	WebhooksSent                 int64                       `json:"webhooks_sent"`
-	Syntheses                    int64                       `json:"syntheses"`
+	FaultsByRoute map[string]map[string]int64 `json:"faults_by_route"`
+	// RateLimited counts the requests the rate limit (Options.RPS)
+	// answered 429, apart from injected 429s; RateLimitedByRoute by route.
+	RateLimited                  int64            `json:"rate_limited"`
+	RateLimitedByRoute           map[string]int64 `json:"rate_limited_by_route"`
+	BilledCharacters             int64            `json:"billed_characters"`
+	BilledAudioSeconds           float64          `json:"billed_audio_seconds"`
+	EmbeddingsCreated            int64            `json:"embeddings_created"`
+	BatchJobsCreated             int64            `json:"batch_jobs_created"`
+	BatchJobsStarted             int64            `json:"batch_jobs_started"`
+	BatchJobsCancelled           int64            `json:"batch_jobs_cancelled"`
+	LegacyJobsSubmitted          int64            `json:"legacy_jobs_submitted"`
+	FilesTranscribed             int64            `json:"files_transcribed"`
+	PresignedDownloads           int64            `json:"presigned_downloads"`
+	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
+	WebhooksSent                 int64            `json:"webhooks_sent"`
+	Syntheses                    int64            `json:"syntheses"`
 }
 
 // Counter names accepted by Inc.
@@ -75,6 +79,14 @@ func (s *Stats) RouteFault(route, kind string) {
 		s.s.FaultsByRoute[route] = map[string]int64{}
 	}
 	s.s.FaultsByRoute[route][kind]++
+}
+
+// RateLimit counts one request of a route that the rate limit refused.
+func (s *Stats) RateLimit(route string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.RateLimited++
+	s.s.RateLimitedByRoute[route]++
 }
 
 // BillCharacters adds billed synthesis characters.
@@ -136,5 +148,6 @@ func (s *Stats) Reset() {
 }
 
 func emptyStats() statsJSON {
-	return statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}, FaultsByRoute: map[string]map[string]int64{}}
+	return statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}, FaultsByRoute: map[string]map[string]int64{},
+		RateLimitedByRoute: map[string]int64{}}
 }
