@@ -1,13 +1,16 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
 )
 
 // PGConfig configures the PostgreSQL backend.
@@ -345,14 +349,7 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 			return nil, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
 		}
 	}
-	if err := p.readRows(ctx, tx, "SELECT address, resource FROM "+p.table("resources")+" WHERE workspace = $1", func(addr string, b []byte) error {
-		var r Resource
-		if err := r.UnmarshalJSON(b); err != nil {
-			return fmt.Errorf("resource %s: %v", addr, err)
-		}
-		f.Resources[addr] = &r
-		return nil
-	}); err != nil {
+	if err := p.readResources(ctx, tx, f.Resources); err != nil {
 		return nil, err
 	}
 	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", func(id string, b []byte) error {
@@ -408,6 +405,52 @@ func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, fn func(string, 
 		}
 	}
 	return p.redact("read state", rows.Err())
+}
+
+// readResources reads the workspace's resource rows into into, decoding
+// them on every CPU as they arrive: a plan of 100,000 resources waited
+// 2.2 s for one goroutine to decode them.
+func (p *PG) readResources(ctx context.Context, tx pgx.Tx, into map[string]*Resource) error {
+	type row struct {
+		addr string
+		json []byte
+	}
+	rows := make(chan row, 1024)
+	workers := runtime.GOMAXPROCS(0)
+	decoded := make([]map[string]*Resource, workers)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range workers {
+		decoded[i] = map[string]*Resource{}
+		g.Go(func() error {
+			for rw := range rows {
+				var r Resource
+				if err := r.UnmarshalJSON(rw.json); err != nil {
+					return fmt.Errorf("read state (%s): resource %s: %v", p.Describe(), rw.addr, err)
+				}
+				decoded[i][rw.addr] = &r
+			}
+			return nil
+		})
+	}
+	err := p.readRows(gctx, tx, "SELECT address, resource FROM "+p.table("resources")+" WHERE workspace = $1", func(addr string, b []byte) error {
+		select {
+		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
+			return nil
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+	})
+	close(rows)
+	if werr := g.Wait(); werr != nil {
+		return werr // a row that did not decode, rather than the reading it stopped
+	}
+	if err != nil {
+		return err
+	}
+	for _, m := range decoded {
+		maps.Copy(into, m)
+	}
+	return nil
 }
 
 func strictJSON(b []byte, v any) error {
