@@ -19,7 +19,7 @@ import (
 // at a time, whose rate adapts:
 //
 //   - Start: the pace begins at startPace and every success raises it by
-//     a quarter, so that a service with no limit in reach is no longer
+//     startGrowth, so that a service with no limit in reach is no longer
 //     paced after a fraction of a second (the first 429 ends this).
 //   - A 429 is a refusal of a pace the service does not admit. The pace it
 //     was sent at, or the rate requests actually went out at if that was
@@ -76,10 +76,12 @@ type pacer struct {
 
 const (
 	// startPace is the first pace, in requests a second.
-	startPace = 20
+	startPace = 40
 	// startGrowth is how much each success raises the pace before the first
-	// 429: the pace doubles in a few successes.
-	startGrowth = 0.25
+	// 429: the pace doubles in a few successes, and an apply that meets no
+	// limit is paced for about 0.1 s (a faster growth overshoots a service
+	// of 100 requests a second into a run of 429s).
+	startGrowth = 0.35
 	// climbGrowth is how much each success raises a halved pace.
 	climbGrowth = 0.02
 	// plateauFactor places the plateau this far below the refused pace.
