@@ -176,8 +176,8 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 	if _, err := tx.Exec(ctx, "DELETE FROM "+p.table("states")+" WHERE workspace = $1", ws); err != nil {
 		return p.redact("replace state", err)
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("states")+` (workspace, lineage, serial, format_version, voxform_version, moved_to)
-		VALUES ($1, $2, $3, $4, $5, $6)`, ws, f.Lineage, f.Serial, f.Version, f.VoxformVersion, moved); err != nil {
+	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("states")+` (workspace, lineage, serial, format_version, voxform_version, moved_to, epoch)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, ws, f.Lineage, f.Serial, f.Version, f.VoxformVersion, moved, newEpoch()); err != nil {
 		return p.redact("replace state", err)
 	}
 	rows := make([][]any, 0, len(f.Resources))

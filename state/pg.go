@@ -37,6 +37,10 @@ type PGConfig struct {
 	// (default DefaultLease): after a holder's death or the loss of its
 	// connection, the lock is free within the lease.
 	Lease time.Duration
+	// Dir is the manifest directory, whose .voxform/ keeps a snapshot of
+	// the state last read, so that a read fetches only the rows changed
+	// since (see pgsnapshot.go); empty: none.
+	Dir string
 }
 
 // Defaults of PGConfig.
@@ -211,7 +215,7 @@ func (p *PG) table(name string) string { return pgx.Identifier{p.cfg.Schema, nam
 
 // pgSchemaVersion is the version of the tables below; migrate refuses a
 // schema a newer voxform made.
-const pgSchemaVersion = 1
+const pgSchemaVersion = 2
 
 // migrate creates the schema and tables if they are missing, one process
 // at a time (a transaction-scoped advisory lock per schema).
@@ -291,7 +295,44 @@ func (p *PG) migrate(ctx context.Context, db interface {
 			info json NOT NULL,
 			backend_pid int NOT NULL,
 			lease_until timestamptz NOT NULL)`,
-		`INSERT INTO ` + p.table("meta") + ` VALUES ('schema_version', '1') ON CONFLICT (key) DO NOTHING`,
+		// Version 2: every resource row has the transaction that wrote it
+		// last, every removal a row of its own, and every state an epoch
+		// that changes when its rows are replaced whole, so that a reader
+		// holding a snapshot reads only what changed since (pgsnapshot.go).
+		`ALTER TABLE ` + p.table("resources") + ` ADD COLUMN IF NOT EXISTS tx xid8 NOT NULL DEFAULT pg_current_xact_id()`,
+		`CREATE INDEX IF NOT EXISTS resources_tx ON ` + p.table("resources") + ` (workspace, tx)`,
+		`CREATE TABLE IF NOT EXISTS ` + p.table("removed") + ` (
+			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
+			address text NOT NULL,
+			tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+			at timestamptz NOT NULL DEFAULT now(),
+			PRIMARY KEY (workspace, address))`,
+		`CREATE INDEX IF NOT EXISTS removed_tx ON ` + p.table("removed") + ` (workspace, tx)`,
+		`ALTER TABLE ` + p.table("states") + ` ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0`,
+		// Triggers keep tx and removed right whoever writes the rows (a
+		// row edited by hand too). A row deleted with its state (a state
+		// replaced whole, which changes the epoch) leaves no removal.
+		`CREATE OR REPLACE FUNCTION ` + p.table("stamp") + `() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				NEW.tx := pg_current_xact_id();
+				IF TG_OP = 'INSERT' THEN
+					DELETE FROM ` + p.table("removed") + ` WHERE workspace = NEW.workspace AND address = NEW.address;
+				END IF;
+				RETURN NEW;
+			END $$`,
+		`DROP TRIGGER IF EXISTS stamp ON ` + p.table("resources"),
+		`CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("stamp") + `()`,
+		`CREATE OR REPLACE FUNCTION ` + p.table("note_removed") + `() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF EXISTS (SELECT 1 FROM ` + p.table("states") + ` WHERE workspace = OLD.workspace) THEN
+					INSERT INTO ` + p.table("removed") + ` (workspace, address) VALUES (OLD.workspace, OLD.address)
+					ON CONFLICT (workspace, address) DO UPDATE SET tx = pg_current_xact_id(), at = now();
+				END IF;
+				RETURN OLD;
+			END $$`,
+		`DROP TRIGGER IF EXISTS note_removed ON ` + p.table("resources"),
+		`CREATE TRIGGER note_removed AFTER DELETE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("note_removed") + `()`,
+		`INSERT INTO ` + p.table("meta") + ` VALUES ('schema_version', '2') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
 	}
 	for _, q := range ddl {
 		if _, err := tx.Exec(ctx, q); err != nil {
@@ -334,8 +375,9 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	defer tx.Rollback(ctx)
 	f := &File{Resources: map[string]*Resource{}}
 	var moved []byte
-	err = tx.QueryRow(ctx, "SELECT lineage, serial, format_version, voxform_version, moved_to FROM "+p.table("states")+
-		" WHERE workspace = $1", p.cfg.Workspace).Scan(&f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved)
+	var at pgPoint
+	err = tx.QueryRow(ctx, "SELECT lineage, serial, format_version, voxform_version, moved_to, epoch, pg_snapshot_xmin(pg_current_snapshot())::text FROM "+p.table("states")+
+		" WHERE workspace = $1", p.cfg.Workspace).Scan(&f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved, &at.Epoch, &at.Xmin)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return f, nil
@@ -349,10 +391,11 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 			return nil, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
 		}
 	}
-	if err := p.readResources(ctx, tx, f.Resources); err != nil {
+	if err := p.readResourcesSince(ctx, tx, f, at); err != nil {
 		return nil, err
 	}
-	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", func(id string, b []byte) error {
+	ws := []any{p.cfg.Workspace}
+	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", ws, func(id string, b []byte) error {
 		var in JobIntent
 		if err := strictJSON(b, &in); err != nil {
 			return fmt.Errorf("job intent %s: %v", id, err)
@@ -365,7 +408,7 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", func(path string, b []byte) error {
+	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", ws, func(path string, b []byte) error {
 		var w Written
 		if err := strictJSON(b, &w); err != nil {
 			return fmt.Errorf("written %s: %v", path, err)
@@ -386,8 +429,8 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 
 // readRows calls fn for each (key, json) row of q, refusing a row over
 // maxPGRow.
-func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, fn func(string, []byte) error) error {
-	rows, err := tx.Query(ctx, q, p.cfg.Workspace)
+func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, args []any, fn func(string, []byte) error) error {
+	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return p.redact("read state", err)
 	}
@@ -410,7 +453,7 @@ func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, fn func(string, 
 // readResources reads the workspace's resource rows into into, decoding
 // them on every CPU as they arrive: a plan of 100,000 resources waited
 // 2.2 s for one goroutine to decode them.
-func (p *PG) readResources(ctx context.Context, tx pgx.Tx, into map[string]*Resource) error {
+func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any, into map[string]*Resource) (int, error) {
 	type row struct {
 		addr string
 		json []byte
@@ -432,7 +475,9 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, into map[string]*Reso
 			return nil
 		})
 	}
-	err := p.readRows(gctx, tx, "SELECT address, resource FROM "+p.table("resources")+" WHERE workspace = $1", func(addr string, b []byte) error {
+	n := 0
+	err := p.readRows(gctx, tx, q, args, func(addr string, b []byte) error {
+		n++
 		select {
 		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
 			return nil
@@ -442,15 +487,15 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, into map[string]*Reso
 	})
 	close(rows)
 	if werr := g.Wait(); werr != nil {
-		return werr // a row that did not decode, rather than the reading it stopped
+		return 0, werr // a row that did not decode, rather than the reading it stopped
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, m := range decoded {
 		maps.Copy(into, m)
 	}
-	return nil
+	return n, nil
 }
 
 func strictJSON(b []byte, v any) error {
@@ -954,6 +999,19 @@ func (s *pgStore) commitOnce(f *File) error {
 	if _, err := tx.Exec(ctx, "UPDATE "+p.table("states")+" SET serial = $2, format_version = $3, voxform_version = $4, updated_at = now() WHERE workspace = $1",
 		p.cfg.Workspace, f.Serial, f.Version, f.VoxformVersion); err != nil {
 		return p.redact("save state", err)
+	}
+	// Removals are kept for readers' snapshots (pgsnapshot.go) for
+	// keepRemoved; a snapshot older than the removals pruned is read anew,
+	// the epoch telling it.
+	pruned, err := tx.Exec(ctx, "DELETE FROM "+p.table("removed")+" WHERE workspace = $1 AND at < now() - $2::interval",
+		p.cfg.Workspace, fmt.Sprintf("%d seconds", int64(keepRemoved.Seconds())))
+	if err != nil {
+		return p.redact("save state", err)
+	}
+	if pruned.RowsAffected() > 0 {
+		if _, err := tx.Exec(ctx, "UPDATE "+p.table("states")+" SET epoch = $2 WHERE workspace = $1", p.cfg.Workspace, newEpoch()); err != nil {
+			return p.redact("save state", err)
+		}
 	}
 	return p.redact("save state", tx.Commit(ctx))
 }

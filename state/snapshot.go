@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"io"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -67,40 +69,23 @@ func (l *Local) loadSnapshot(key [32]byte) (*File, bool) {
 		return nil, false
 	}
 	defer fh.Close()
-	var head [64]byte
-	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
-		return nil, false
-	}
-	// Decoded as it is read, and used only once the whole body is found
-	// to match its checksum: the body is never held as well as its
-	// decoded state.
-	h := sha256.New()
-	body := &countingReader{r: io.TeeReader(io.LimitReader(fh, MaxCacheFileSize+1), h)}
-	br := bufio.NewReaderSize(body, 256<<10)
 	var sb snapshotBody
-	if gob.NewDecoder(br).Decode(&sb) != nil || sb.Version != FormatVersion {
+	if !readSnapshot(fh, key, &sb) {
 		return nil, false
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil || body.n > MaxCacheFileSize || !bytes.Equal(h.Sum(nil), head[32:64]) {
-		return nil, false
-	}
-	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written}
-	for a, sr := range sb.Resources {
-		r := Resource(sr.R)
-		r.rawRequest = sr.Request
-		f.Resources[a] = &r
-	}
-	if f.checkPaths() != nil { // a snapshot is never trusted further than the file
-		return nil, false
-	}
-	return f, true
+	return sb.file()
 }
 
 // saveSnapshot stores f under key (see snapshotKey). Failures are ignored:
 // it is a cache, and none is kept when .voxform/ is not a real directory.
 // It is not fsynced; a torn snapshot fails its checksum and is ignored.
 func (l *Local) saveSnapshot(key [32]byte, f *File) {
+	sb := snapshotOf(f)
+	writeSnapshot(l.Dir, snapshotName, func(*unix.Stat_t) [32]byte { return key }, &sb)
+}
+
+// snapshotOf is f as a snapshot holds it.
+func snapshotOf(f *File) snapshotBody {
 	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
 		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written}
 	for a, r := range f.Resources {
@@ -118,24 +103,85 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 		plain.Request = nil // kept as raw JSON
 		sb.Resources[a] = snapshotResource{R: plain, Request: raw}
 	}
-	var body bytes.Buffer
-	if gob.NewEncoder(&body).Encode(&sb) != nil {
-		return
+	return sb
+}
+
+// file is the state sb holds, checked as a decoded file is.
+func (sb *snapshotBody) file() (*File, bool) {
+	if sb.Version != FormatVersion {
+		return nil, false
 	}
-	d, err := openCacheDir(l.Dir, true)
+	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
+		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written}
+	for a, sr := range sb.Resources {
+		r := Resource(sr.R)
+		r.rawRequest = sr.Request
+		f.Resources[a] = &r
+	}
+	if f.checkPaths() != nil { // a snapshot is never trusted further than the file
+		return nil, false
+	}
+	return f, true
+}
+
+// A snapshot file is its key (32 bytes), the SHA-256 of its body (32
+// bytes), then the body, in gob.
+
+// readSnapshot decodes into v the body of the snapshot file fh, if it has
+// key and its body matches its checksum. The body is decoded as it is
+// read, and used only once the whole of it is found to match: it is never
+// held as well as what it decodes to.
+func readSnapshot(fh *os.File, key [32]byte, v any) bool {
+	var head [64]byte
+	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
+		return false
+	}
+	h := sha256.New()
+	body := &countingReader{r: io.TeeReader(io.LimitReader(fh, MaxCacheFileSize+1), h)}
+	br := bufio.NewReaderSize(body, 256<<10)
+	if gob.NewDecoder(br).Decode(v) != nil {
+		return false
+	}
+	_, err := io.Copy(io.Discard, br)
+	return err == nil && body.n <= MaxCacheFileSize && bytes.Equal(h.Sum(nil), head[32:64])
+}
+
+// writeSnapshot writes v as the snapshot name of dir's .voxform/, under
+// the key keyOf gives for the stat of the file written (which a snapshot
+// keyed to its own file's inode needs). Failures are ignored: it is a
+// cache. It is not fsynced; a torn snapshot fails its checksum.
+func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v any) {
+	d, err := openCacheDir(dir, true)
 	if err != nil {
 		return
 	}
 	defer d.Close()
-	bs := sha256.Sum256(body.Bytes())
-	owned.WriteFileAt(d, snapshotName, 0o644, false, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		bw.Write(key[:])
-		bw.Write(bs[:])
-		if _, err := io.Copy(bw, &body); err != nil {
+	owned.WriteFileAt(d, name, 0o644, false, func(w io.Writer) error {
+		f, ok := w.(*os.File)
+		if !ok {
+			return errors.New("not a file")
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 			return err
 		}
-		return bw.Flush()
+		var head [64]byte
+		if _, err := f.Write(head[:]); err != nil {
+			return err
+		}
+		h := sha256.New()
+		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
+		if err := gob.NewEncoder(bw).Encode(v); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		key := keyOf(&st)
+		copy(head[:32], key[:])
+		h.Sum(head[32:32])
+		_, err := f.WriteAt(head[:], 0)
+		return err
 	})
 }
 

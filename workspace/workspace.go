@@ -62,7 +62,7 @@ func NewBackend(dir string, b manifest.Backend, getenv func(string) string) (sta
 			return nil, advise(fmt.Errorf("backend pg: %s is not set", b.ConnStrEnv),
 				fmt.Sprintf("set %s to the PostgreSQL connection string (postgres://user:password@host/db), or VOXFORM_BACKEND=local", b.ConnStrEnv))
 		}
-		return state.NewPG(state.PGConfig{ConnString: conn, Env: b.ConnStrEnv, Schema: b.Schema, Workspace: b.Workspace, Lease: b.Lease})
+		return state.NewPG(state.PGConfig{ConnString: conn, Env: b.ConnStrEnv, Schema: b.Schema, Workspace: b.Workspace, Lease: b.Lease, Dir: dir})
 	default:
 		return nil, fmt.Errorf("backend.type %q: want local or pg", b.Type)
 	}
