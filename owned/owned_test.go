@@ -2,6 +2,7 @@ package owned_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,6 +247,46 @@ func TestTempNames(t *testing.T) {
 		}
 		if got := owned.IsTempOf(c.entry, c.of); got != c.isTempOf {
 			t.Errorf("IsTempOf(%q, %q) = %v, want %v", c.entry, c.of, got, c.isTempOf)
+		}
+	}
+}
+
+// TestCheckManyFilesOfADirectory: past a few files of one directory, Check
+// lists the directory once instead of asking about each file; a symbolic
+// link among them is refused all the same, and a file of a directory not
+// made yet is fine.
+func TestCheckManyFilesOfADirectory(t *testing.T) {
+	dir, outside := tree(t)
+	build := filepath.Join(dir, "build")
+	if err := os.Mkdir(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	for i := range n {
+		if i == 30 {
+			if err := os.Symlink(filepath.Join(outside, "victim.txt"), filepath.Join(build, "p30.wav")); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(build, fmt.Sprintf("p%02d.wav", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, dir)
+	for i := range n + 5 { // the last five do not exist
+		err := r.Check(fmt.Sprintf("build/p%02d.wav", i))
+		if i == 30 {
+			if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("build/p30.wav, a link: %v", err)
+			}
+		} else if err != nil {
+			t.Errorf("build/p%02d.wav: %v", i, err)
+		}
+	}
+	for i := range 10 {
+		if err := r.Check(fmt.Sprintf("new/p%02d.wav", i)); err != nil {
+			t.Errorf("new/p%02d.wav: %v", i, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package owned
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -26,8 +27,9 @@ type Root struct {
 	// symbolic link places it elsewhere inside the tree ("" otherwise).
 	stateRel string
 
-	mu   sync.Mutex
-	dirs map[string]resolved // Check's answers, by directory
+	mu    sync.Mutex
+	dirs  map[string]resolved  // Check's answers, by directory
+	links map[string]*dirLinks // by resolved directory ("a/b/")
 }
 
 // resolved is a directory as Check resolved it.
@@ -163,11 +165,82 @@ func (r *Root) resolveDirUncached(given, dir string) (string, error) {
 
 // checkNotLink refuses a symbolic link at resolved (relative to the root).
 func (r *Root) checkNotLink(resolved, given string) error {
-	st, err := os.Lstat(filepath.Join(r.real, filepath.FromSlash(resolved)))
-	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if r.isLink(resolved) {
 		return &Error{Path: given, Reason: "is a symbolic link; voxform only writes files it makes"}
 	}
 	return nil
+}
+
+// listFrom is how many files of one directory are checked one by one
+// before the directory is listed once instead: a check of 100,000 outputs
+// in a few directories made 100,000 lstat calls.
+const listFrom = 8
+
+// dirLinks is what Check knows of the symbolic links of a directory.
+type dirLinks struct {
+	asked  int
+	listed bool
+	links  map[string]bool // when listed: the names that are symbolic links
+}
+
+// isLink reports whether rel is a symbolic link now: by lstat, or from a
+// listing of its directory once several of its files were asked about.
+func (r *Root) isLink(rel string) bool {
+	dir, name := path.Split(rel)
+	r.mu.Lock()
+	if r.links == nil {
+		r.links = map[string]*dirLinks{}
+	}
+	dl := r.links[dir]
+	if dl == nil {
+		dl = &dirLinks{}
+		r.links[dir] = dl
+	}
+	if !dl.listed {
+		if dl.asked++; dl.asked == listFrom {
+			dl.links, dl.listed = r.listLinks(dir) // not again when it cannot be listed
+		}
+	}
+	listed, link := dl.listed, dl.links[name]
+	r.mu.Unlock()
+	if listed {
+		return link
+	}
+	st, err := os.Lstat(filepath.Join(r.real, filepath.FromSlash(rel)))
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
+}
+
+// listLinks lists the directory dir (relative to the real root, "" for
+// itself) and returns the names of its symbolic links; ok is false when it
+// cannot be listed (a directory not made yet holds no link).
+func (r *Root) listLinks(dir string) (map[string]bool, bool) {
+	d := strings.TrimSuffix(dir, "/")
+	if d == "" {
+		d = "."
+	}
+	f, err := r.root.Open(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	links := map[string]bool{}
+	for {
+		ents, err := f.ReadDir(4096)
+		for _, e := range ents {
+			if e.Type()&fs.ModeSymlink != 0 {
+				links[e.Name()] = true
+			}
+		}
+		if err == io.EOF {
+			return links, true
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
 }
 
 // OpenDir opens the directory that holds rel, creating it first when
