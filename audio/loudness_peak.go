@@ -34,7 +34,7 @@ type truePeak struct {
 	coefs []float64 // phases 1..l-1, peakTaps each
 	bound float64   // the largest sum of |coefficients| of any phase
 	hmax  []float64 // per tap, the largest |coefficient| of any phase
-	abs   []float64 // scratch: |samples| of the block being scanned
+	gmax  float64   // the largest |sum of coefficients| (DC gain) of any phase
 	buf   []float64 // the last peakTaps-1 samples, then the piece being measured
 	max   float64
 }
@@ -49,10 +49,9 @@ func newTruePeak(rate int) *truePeak {
 	half := float64(peakTaps / 2)
 	p.coefs = make([]float64, (l-1)*peakTaps)
 	p.hmax = make([]float64, peakTaps)
-	p.abs = make([]float64, peakBlock+peakTaps-1)
 	for ph := 1; ph < l; ph++ {
 		h := p.coefs[(ph-1)*peakTaps : ph*peakTaps]
-		sum := 0.0
+		sum, dc := 0.0, 0.0
 		for k := range h {
 			// Distance from input sample k of the window to the output
 			// instant, which lies ph/l past sample peakTaps/2-1.
@@ -61,9 +60,11 @@ func newTruePeak(rate int) *truePeak {
 			w := besselI0(peakBeta*math.Sqrt(max(0, 1-r*r))) / i0b
 			h[k] = math.Sin(math.Pi*d) / (math.Pi * d) * w
 			sum += math.Abs(h[k])
+			dc += h[k]
 			p.hmax[k] = max(p.hmax[k], math.Abs(h[k]))
 		}
 		p.bound = max(p.bound, sum)
+		p.gmax = max(p.gmax, math.Abs(dc))
 	}
 	return p
 }
@@ -75,9 +76,7 @@ const reach = peakTaps/2 - 1
 
 // write measures the next samples of the channel.
 func (p *truePeak) write(x []float64) {
-	for _, v := range x {
-		p.max = max(p.max, math.Abs(v))
-	}
+	p.max = absMax(x, p.max)
 	if p.l == 1 {
 		return
 	}
@@ -92,41 +91,41 @@ func (p *truePeak) write(x []float64) {
 
 // scan interpolates the n windows of buf (len(buf) == n+peakTaps-1) and
 // returns the largest magnitude found, at least p.max. It skips what
-// cannot beat that: first runs of windows whose samples are all too small
-// (no interpolated value exceeds the largest magnitude in its window times
-// bound), then single windows whose sum of |sample| times the largest
-// |coefficient| of each tap is no more than it (no phase can exceed that
-// sum). A skip never changes the result; in steady loud audio, where the
-// first test passes almost every block, the second spares each phase's
-// interpolation for about half of the windows, at the cost of one.
+// cannot beat that, without changing the result:
+//
+//   - runs of windows whose samples are all too small: no interpolated
+//     value exceeds the largest magnitude in its window times bound;
+//   - single windows whose value c midway between the two samples every
+//     phase lies between bounds every phase: with each sample written
+//     c + d_k, a phase's value is c times its DC gain plus the sum of
+//     h_k d_k, so it is at most |c| gmax + sum hmax_k |d_k|. Audio varies
+//     slowly against the sample rate (the peaks voxform measures are of
+//     speech), so the d_k are small where the coefficients are large,
+//     and the bound is close to the value: in speech at 24 kHz it spares
+//     the interpolation of about nine windows in ten, at the cost of one
+//     phase.
 func (p *truePeak) scan(n int) float64 {
 	buf, l, coefs, peak := p.buf, p.l, p.coefs, p.max
 	hm := (*[peakTaps]float64)(p.hmax)
 	for j0 := 0; j0 < n; j0 += peakBlock {
 		j1 := min(j0+peakBlock, n)
-		abs := p.abs[:j1-j0+peakTaps-1]
-		m := 0.0
-		for i, v := range buf[j0 : j1+peakTaps-1] {
-			a := math.Abs(v)
-			abs[i] = a
-			m = max(m, a)
-		}
-		if m*p.bound <= peak {
+		if absMax(buf[j0:j1+peakTaps-1], 0)*p.bound <= peak {
 			continue
 		}
 		for j := j0; j < j1; j++ {
-			a := (*[peakTaps]float64)(abs[j-j0 : j-j0+peakTaps])
+			w := (*[peakTaps]float64)(buf[j : j+peakTaps])
+			c := (w[peakTaps/2-1] + w[peakTaps/2]) / 2
 			var b0, b1, b2, b3 float64
 			for k := 0; k < peakTaps; k += 4 {
-				b0 += a[k] * hm[k]
-				b1 += a[k+1] * hm[k+1]
-				b2 += a[k+2] * hm[k+2]
-				b3 += a[k+3] * hm[k+3]
+				b0 += hm[k] * math.Abs(w[k]-c)
+				b1 += hm[k+1] * math.Abs(w[k+1]-c)
+				b2 += hm[k+2] * math.Abs(w[k+2]-c)
+				b3 += hm[k+3] * math.Abs(w[k+3]-c)
 			}
-			if (b0+b1)+(b2+b3) <= peak {
+			// The margin covers the rounding of both sums.
+			if (math.Abs(c)*p.gmax+(b0+b1)+(b2+b3))*(1+1e-9) <= peak {
 				continue
 			}
-			w := (*[peakTaps]float64)(buf[j : j+peakTaps])
 			for ph := 0; ph < l-1; ph++ {
 				h := (*[peakTaps]float64)(coefs[ph*peakTaps : (ph+1)*peakTaps])
 				var y0, y1, y2, y3 float64
@@ -143,6 +142,19 @@ func (p *truePeak) scan(n int) float64 {
 		}
 	}
 	return peak
+}
+
+// absMax returns the largest magnitude in x, at least m. The samples are
+// finite (the meter writes non-finite ones as 0), so a plain comparison
+// does what the max builtin does, without its NaN and signed-zero cases,
+// which cost more than the rest of the loop.
+func absMax(x []float64, m float64) float64 {
+	for _, v := range x {
+		if a := math.Abs(v); a > m {
+			m = a
+		}
+	}
+	return m
 }
 
 // peak returns the true peak (linear) of everything written so far.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // LoudnessWriter measures the loudness of an audio file from its bytes as
@@ -38,6 +39,10 @@ var errDropped = errors.New("measure loudness: abandoned")
 // seeks back (sniffing the container, then reading its header).
 const lookBack = 64 << 10
 
+// heads are buffers of lookBack bytes for lookBackReader, reused from one
+// measurement to the next.
+var heads = sync.Pool{New: func() any { return make([]byte, 0, lookBack) }}
+
 // NewLoudnessWriter starts measuring a file of headerless audio in format
 // *raw, or, with raw nil, a file in a container MeasureLoudnessReader
 // recognises. The measurement stops when ctx is done.
@@ -49,7 +54,9 @@ func NewLoudnessWriter(ctx context.Context, raw *Format) *LoudnessWriter {
 		if raw != nil {
 			w.res, w.err = MeasureLoudness(ctx, pr, *raw)
 		} else {
-			w.res, w.err = MeasureLoudnessReader(ctx, &lookBackReader{r: pr})
+			lb := &lookBackReader{r: pr, head: heads.Get().([]byte)[:0]}
+			w.res, w.err = MeasureLoudnessReader(ctx, lb)
+			heads.Put(lb.head[:0])
 		}
 		pr.CloseWithError(errMeasured)
 	}()

@@ -29,11 +29,16 @@ func LoudnessOf(l audio.Loudness) *Loudness {
 	}
 }
 
-// finite is v rounded to 0.01, or nil when v is not a finite number.
+// finite is v rounded as the state keeps it, or nil when v is not a
+// finite number.
 func finite(v float64) *float64 {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return nil
 	}
-	r := math.Round(v*100) / 100
+	r := RoundLoudness(v)
 	return &r
 }
+
+// RoundLoudness rounds a figure in LUFS, LU or dB to the 0.01 the state
+// keeps.
+func RoundLoudness(v float64) float64 { return math.Round(v*100) / 100 }
