@@ -60,17 +60,7 @@ func TestPlanMarkdownGolden(t *testing.T) {
 					t.Fatalf("no scenario %s", mc.scenario)
 				}
 			}
-			p := baseProject()
-			if sc.setup != nil {
-				sc.setup(p)
-			}
-			var st *state.File
-			if !sc.fresh {
-				st = p.apply(t)
-			}
-			if sc.edit != nil {
-				sc.edit(p, st)
-			}
+			p, st := sc.prepare(t)
 			in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Options: sc.opts, Budget: p.m.Budget}
 			if mc.cached != nil {
 				in.Options.Cache = planner.CacheOn
