@@ -1,6 +1,9 @@
 package audio
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // True peak follows BS.1770-4 Annex 2: oversample, then take the largest
 // magnitude. The Annex oversamples 48 kHz audio 4 times (192 kHz); here
@@ -31,19 +34,37 @@ const (
 
 // truePeak tracks the largest oversampled magnitude of one channel.
 type truePeak struct {
+	*peakFilter
+	buf []float64 // the last peakTaps-1 samples, then the piece being measured
+	max float64
+}
+
+// peakFilter is the interpolator of one oversampling factor, shared by
+// every meter of a rate (read only once made).
+type peakFilter struct {
 	l     int       // oversampling factor
 	coefs []float64 // phases 1..l-1, peakTaps each
 	bound float64   // the largest sum of |coefficients| of any phase
 	hmax  []float64 // per tap, the largest |coefficient| of any phase
 	gmax  float64   // the largest |sum of coefficients| (DC gain) of any phase
 	outer float64   // the sum of hmax over the peakOuter taps at each end
-	buf   []float64 // the last peakTaps-1 samples, then the piece being measured
-	max   float64
 }
+
+// peakFilters holds the filters made so far, by oversampling factor: a
+// meter per output of an apply would otherwise design its filter anew.
+var peakFilters sync.Map
 
 func newTruePeak(rate int) *truePeak {
 	l := (peakRate + rate - 1) / rate
-	p := &truePeak{l: l, buf: make([]float64, 0, peakTaps-1+maxPiece)}
+	f, ok := peakFilters.Load(l)
+	if !ok {
+		f, _ = peakFilters.LoadOrStore(l, newPeakFilter(l))
+	}
+	return &truePeak{peakFilter: f.(*peakFilter), buf: make([]float64, 0, peakTaps-1+maxPiece)}
+}
+
+func newPeakFilter(l int) *peakFilter {
+	p := &peakFilter{l: l}
 	if l == 1 {
 		return p
 	}
