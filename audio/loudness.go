@@ -3,6 +3,7 @@ package audio
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -304,9 +305,31 @@ const (
 	histGrain = 100 // bins per LU
 )
 
+// histograms holds the bins of meters released (see release), emptied:
+// a measurement per output of an apply would otherwise allocate 160 KB
+// for each, which the garbage collector then has to reclaim.
+var histograms sync.Pool
+
 func newBlockHistogram() blockHistogram {
+	if h, ok := histograms.Get().(*blockHistogram); ok {
+		return *h
+	}
 	n := int((histHigh-histLow)*histGrain) + 1
 	return blockHistogram{count: make([]int64, n), energy: make([]float64, n)}
+}
+
+// release gives the meter's histogram back for another meter; the meter
+// must not be used after it.
+func (m *LoudnessMeter) release() {
+	h := m.hist
+	m.hist = blockHistogram{}
+	if h.count == nil {
+		return
+	}
+	clear(h.count)
+	clear(h.energy)
+	h.total, h.n = 0, 0
+	histograms.Put(&h)
 }
 
 // blockLoudness converts a weighted mean square to LUFS.

@@ -35,6 +35,7 @@ func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Lo
 	if err != nil {
 		return Loudness{}, err
 	}
+	defer m.release()
 	buf := make([]float64, measureFrames*src.Channels())
 	for {
 		if err := ctx.Err(); err != nil {

@@ -184,6 +184,7 @@ func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
 	if err != nil {
 		return Loudness{}, err
 	}
+	defer m.release()
 	if err := decodeOpus(ctx, o, h, m); err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}

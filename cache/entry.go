@@ -45,6 +45,13 @@ type Meta struct {
 	DurationSeconds  float64 `json:"duration_seconds,omitempty"`
 	DetectedLanguage string  `json:"detected_language,omitempty"`
 	Model            string  `json:"model,omitempty"`
+	// The loudness of a synthesis's audio as measured when it was made
+	// (state.Loudness), absent from entries of older voxforms: a field an
+	// older voxform does not know is ignored, so the format version is
+	// unchanged.
+	IntegratedLUFS *float64 `json:"integrated_lufs,omitempty"`
+	TruePeakDBTP   *float64 `json:"true_peak_dbtp,omitempty"`
+	Silent         bool     `json:"silent,omitempty"`
 }
 
 // File returns the file of the role.

@@ -134,7 +134,7 @@ func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) erro
 			return jsonError(env, f.plan.jsonOut, terr)
 		}
 	}
-	if werr := writePlan(env, p, pr.manifest, f.plan.jsonOut, f.plan.noColor); werr != nil {
+	if werr := writePlan(env, p, pr.manifest, planOutput{json: f.plan.jsonOut, noColor: f.plan.noColor}); werr != nil {
 		return werr
 	}
 	if err != nil || !p.HasChanges() {

@@ -42,6 +42,7 @@ type planFlags struct {
 	destroy   bool
 	noColor   bool
 	jsonOut   bool
+	markdown  bool
 	out       string
 	detailed  bool
 	cache     cacheFlag
@@ -66,6 +67,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours in the output")
 	fs.BoolVar(&f.jsonOut, "json", false, "newline-delimited JSON messages instead of the table")
+	fs.BoolVar(&f.markdown, "markdown", false, "a Markdown summary instead of the table (for a pull request comment or a CI job summary)")
 	fs.StringVar(&f.out, "out", "", "save the plan to `FILE` for 'voxform apply FILE'")
 	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
 	f.service.register(fs)
@@ -76,6 +78,9 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("plan: unexpected argument %q", fs.Arg(0))
+	}
+	if f.jsonOut && f.markdown {
+		return usageErrorf("plan: -json and -markdown cannot be used together")
 	}
 	return doPlan(ctx, env, &f)
 }
@@ -102,7 +107,7 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 		// diagnostic comes first, as everywhere.
 		err = jsonError(env, f.jsonOut, withHint(err, "raise the budget in the manifest, or plan less at once with -target"))
 	}
-	if werr := writePlan(env, p, pr.manifest, f.jsonOut, f.noColor); werr != nil {
+	if werr := writePlan(env, p, pr.manifest, f.output()); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -114,7 +119,7 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 		if err := workspace.New(env.Dir).WritePlan(f.out, saved); err != nil {
 			return err
 		}
-		if !f.jsonOut {
+		if f.output().table() {
 			fmt.Fprintf(env.Stdout, "\nSaved the plan to %s. To perform exactly these actions, run: voxform apply %s\n", f.out, f.out)
 			if saved.Emulate {
 				fmt.Fprintln(env.Stdout, "It was made with -emulate: applying it runs against the built-in emulator, not the speech service.")
@@ -127,12 +132,27 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 	return nil
 }
 
-// writePlan shows the plan: the table, or its -json messages.
-func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, jsonOut, noColor bool) error {
-	if jsonOut {
+// planOutput is how a plan is shown: the table (coloured on a terminal
+// unless noColor), its -json messages or its -markdown summary.
+type planOutput struct{ json, markdown, noColor bool }
+
+// output is the plan output the flags ask for.
+func (f *planFlags) output() planOutput {
+	return planOutput{json: f.jsonOut, markdown: f.markdown, noColor: f.noColor}
+}
+
+// table reports whether the plan is shown as the table, for people.
+func (o planOutput) table() bool { return !o.json && !o.markdown }
+
+// writePlan shows the plan as o says.
+func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, o planOutput) error {
+	switch {
+	case o.json:
 		return planview.WriteJSON(env.Stdout, p, m.Budget)
+	case o.markdown:
+		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{})
 	}
-	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, noColor)})
+	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, o.noColor)})
 }
 
 // jsonError reports err also as a diagnostic message, with its hint, in

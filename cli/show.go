@@ -31,14 +31,21 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "show", showUsage)
 	jsonOut := fs.Bool("json", false, "JSON output")
 	noColor := fs.Bool("no-color", false, "no colours in the output")
+	markdown := fs.Bool("markdown", false, "a saved plan as a Markdown summary (for a pull request comment or a CI job summary)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *jsonOut && *markdown {
+		return usageErrorf("show: -json and -markdown cannot be used together")
+	}
 	switch fs.NArg() {
 	case 0:
+		if *markdown {
+			return usageErrorf("show: -markdown shows a saved plan: voxform show -markdown PLANFILE")
+		}
 		return showState(env, *jsonOut)
 	case 1:
-		return showPlan(env, fs.Arg(0), *jsonOut, *noColor)
+		return showPlan(env, fs.Arg(0), planOutput{json: *jsonOut, markdown: *markdown, noColor: *noColor})
 	}
 	return usageErrorf("show: too many arguments")
 }
@@ -111,7 +118,7 @@ func pluralS(n int) string {
 	return "s"
 }
 
-func showPlan(env *Env, name string, jsonOut, noColor bool) error {
+func showPlan(env *Env, name string, o planOutput) error {
 	ws, err := openWorkspace(env, nil, 0)
 	if err != nil {
 		return err
@@ -132,10 +139,10 @@ func showPlan(env *Env, name string, jsonOut, noColor bool) error {
 	if err := s.Check(st, m); err != nil {
 		return withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
 	}
-	if err := writePlan(env, s.Plan, m, jsonOut, noColor); err != nil {
+	if err := writePlan(env, s.Plan, m, o); err != nil {
 		return err
 	}
-	if s.Emulate && !jsonOut {
+	if s.Emulate && o.table() {
 		fmt.Fprintln(env.Stdout, "\nIt was made with -emulate: applying it runs against the built-in emulator, not the speech service.")
 	}
 	return nil

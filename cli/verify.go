@@ -2,8 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"strings"
 
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -19,23 +24,66 @@ transcription source, and reports each that is missing or differs from what
 was recorded. Nothing is trusted from the hash cache and nothing is
 changed. Exit status 1 when any output drifted.
 
+With -loudness, also compares the integrated loudness of every synthesis
+output with the median of them all, and its true peak with a limit, and
+reports each beyond them (exit status 1 too). The figures recorded in the
+state are used; an output without them, or whose file changed, is
+measured now. The limits come from the flags, else the manifest's
+loudness: block, else 3 LU and -1 dBTP.
+
 Flags:
 `
 
+// verifyOptions are the flags of verify.
+type verifyOptions struct {
+	json     bool
+	loudness bool
+	// limits are -max-deviation and -max-true-peak; set says which of
+	// them were given (the manifest gives the others).
+	limits workspace.LoudnessLimits
+	set    map[string]bool
+}
+
 func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "verify", verifyUsage)
-	jsonOut := fs.Bool("json", false, "one JSON object per finding")
+	var o verifyOptions
+	fs.BoolVar(&o.json, "json", false, "one JSON object per finding")
+	fs.BoolVar(&o.loudness, "loudness", false, "also flag audio outputs whose loudness is far from the median or whose true peak is too high")
+	fs.Float64Var(&o.limits.MaxDeviation, "max-deviation", workspace.DefaultMaxDeviation, "with -loudness: the `LU` an output's integrated loudness may lie from the median (above 0, at most 100)")
+	fs.Float64Var(&o.limits.MaxTruePeak, "max-true-peak", workspace.DefaultMaxTruePeak, "with -loudness: the highest true peak allowed, in `dBTP` (-100 to 20)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("verify takes no arguments")
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	if (o.set["max-deviation"] || o.set["max-true-peak"]) && !o.loudness {
+		return usageErrorf("verify: -max-deviation and -max-true-peak go with -loudness")
+	}
+	if d := o.limits.MaxDeviation; !(d > 0 && d <= 100) {
+		return usageErrorf("verify: -max-deviation %g must be above 0 and at most 100", d)
+	}
+	if p := o.limits.MaxTruePeak; !(p >= -100 && p <= 20) {
+		return usageErrorf("verify: -max-true-peak %g must be within -100..20", p)
+	}
+	return doVerify(ctx, env, &o)
+}
+
+func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	ws, err := openWorkspace(env, nil, 0)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
+	if o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"]) {
+		m, err := loadManifest(env, nil)
+		if err != nil {
+			return err
+		}
+		o.limits = limitsWith(o, m)
+	}
 	st, err := ws.ReadState()
 	if err != nil {
 		return err
@@ -45,22 +93,113 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	outputsDrifted := 0
+	changed := map[string]bool{}
 	for _, d := range found {
 		if d.Problem != workspace.SourceChanged {
 			outputsDrifted++
+			changed[d.Path] = true
 		}
-		if *jsonOut {
+		if o.json {
 			writeJSONLine(env.Stdout, d)
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s: %s\n", d.Address, d.Path, d.Problem)
 	}
-	if !*jsonOut {
+	if !o.json {
 		fmt.Fprintf(env.Stdout, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", checked, len(st.Resources), outputsDrifted)
 	}
+	var problems, hints []string
 	if outputsDrifted > 0 {
-		return exitCode(ExitError, withHint(fmt.Errorf("%d recorded output(s) are missing or modified", outputsDrifted),
-			"'voxform plan' shows them as repairs; 'voxform apply' restores them"))
+		problems = append(problems, fmt.Sprintf("%d recorded output(s) are missing or modified", outputsDrifted))
+		hints = append(hints, "'voxform plan' shows them as repairs; 'voxform apply' restores them")
 	}
-	return nil
+	if o.loudness {
+		rep, err := ws.CheckLoudness(ctx, st, o.limits, changed)
+		if err != nil {
+			return err
+		}
+		if n := writeLoudness(env.Stdout, rep, o.json); n > 0 {
+			problems = append(problems, fmt.Sprintf("%d audio output(s) are outside the loudness limits", n))
+			hints = append(hints, "normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return exitCode(ExitError, withHint(errors.New(strings.Join(problems, "; ")), strings.Join(hints, "; ")))
+}
+
+// limitsWith is the limits of the flags given, the manifest's loudness:
+// block for the others.
+func limitsWith(o *verifyOptions, m *manifest.Manifest) workspace.LoudnessLimits {
+	l := workspace.LimitsOf(m)
+	if o.set["max-deviation"] {
+		l.MaxDeviation = o.limits.MaxDeviation
+	}
+	if o.set["max-true-peak"] {
+		l.MaxTruePeak = o.limits.MaxTruePeak
+	}
+	return l
+}
+
+// writeLoudness reports the outputs beyond the limits, one line (or JSON
+// object) each, and a summary line; it returns how many there are.
+func writeLoudness(w io.Writer, rep *workspace.LoudnessReport, jsonOut bool) int {
+	flagged, measured, unmeasured := 0, 0, 0
+	for i := range rep.Outputs {
+		c := &rep.Outputs[i]
+		if c.Measured {
+			measured++
+		}
+		if c.Unmeasured != "" {
+			unmeasured++
+			if !jsonOut {
+				fmt.Fprintf(w, "%s: %s: loudness not measured: %s\n", c.Address, c.Path, c.Unmeasured)
+			}
+		}
+		if !c.Flagged() {
+			continue
+		}
+		flagged++
+		if jsonOut {
+			writeJSONLine(w, c)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", c.Address, c.Path, loudnessProblems(c, rep.Limits))
+	}
+	if jsonOut {
+		return flagged
+	}
+	median := "none (no output has an integrated loudness)"
+	if rep.MedianLUFS != nil {
+		median = fmt.Sprintf("%.1f LUFS", *rep.MedianLUFS)
+	}
+	fmt.Fprintf(w, "Loudness of %d audio output(s): median %s; %d beyond %g LU from it or above %g dBTP true peak",
+		len(rep.Outputs), median, flagged, rep.Limits.MaxDeviation, rep.Limits.MaxTruePeak)
+	if measured > 0 {
+		fmt.Fprintf(w, "; %d measured now (no figures in the state, or the file changed)", measured)
+	}
+	if unmeasured > 0 {
+		fmt.Fprintf(w, "; %d not measured", unmeasured)
+	}
+	fmt.Fprintln(w, ".")
+	return flagged
+}
+
+// loudnessProblems says how c breaks the limits:
+// "-14.2 LUFS, 8.9 LU louder than the median -23.1 LUFS (limit 3 LU); true peak 0.4 dBTP, above -1 dBTP".
+func loudnessProblems(c *workspace.LoudnessCheck, lim workspace.LoudnessLimits) string {
+	var ps []string
+	if c.Loudness {
+		dir, d := "louder", *c.DeviationLU
+		if d < 0 {
+			dir, d = "quieter", -d
+		}
+		ps = append(ps, fmt.Sprintf("%.1f LUFS, %.1f LU %s than the median %.1f LUFS (limit %g LU)",
+			*c.IntegratedLUFS, d, dir, *c.MedianLUFS, lim.MaxDeviation))
+	}
+	if c.Peak {
+		ps = append(ps, fmt.Sprintf("true peak %.1f dBTP, above %g dBTP", *c.TruePeakDBTP, lim.MaxTruePeak))
+	}
+	return strings.Join(ps, "; ")
 }

@@ -80,6 +80,12 @@ func newHarness(t *testing.T, opts emulator.Options, files map[string]string) *h
 // state, through the workflow the commands use. done saves and unlocks.
 func (h *harness) plan() (*planner.Plan, *state.Recorder, func()) {
 	h.t.Helper()
+	return h.planWith(planner.Options{})
+}
+
+// planWith is plan with options.
+func (h *harness) planWith(opts planner.Options) (*planner.Plan, *state.Recorder, func()) {
+	h.t.Helper()
 	ws := workspace.New(h.dir)
 	m, ds := ws.Load(manifest.LoadOptions{})
 	if m == nil {
@@ -89,7 +95,7 @@ func (h *harness) plan() (*planner.Plan, *state.Recorder, func()) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	p, err := sess.Plan(context.Background(), m, planner.Options{})
+	p, err := sess.Plan(context.Background(), m, opts)
 	if err != nil {
 		sess.Close()
 		h.t.Fatal(err)

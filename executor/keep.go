@@ -202,6 +202,9 @@ func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cac
 		}
 		e.Files = append(e.Files, cache.File{Role: role, SHA256: o.SHA256, Size: o.Size})
 		paths[role] = filepath.Join(dir, filepath.FromSlash(o.Path))
+		if role == roleAudio {
+			metaLoudness(&e.Meta, o.Loudness)
+		}
 	}
 	return e, paths
 }

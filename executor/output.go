@@ -37,6 +37,9 @@ type outputFile struct {
 	pos     int64 // the write offset (kept here: no lseek per write)
 	seeked  bool  // the running hash is void once the writer seeks back
 	done    bool
+	// loud measures the loudness of an audio output from the bytes
+	// appended to it (nil: not measured; see measure).
+	loud *loudness
 }
 
 // owner is what an output needs to know of the action that writes it.
@@ -95,6 +98,7 @@ func (o *outputFile) Write(p []byte) (int, error) {
 	if !o.seeked {
 		o.h.Write(p[:n])
 	}
+	o.loud.wrote(p[:n], o.pos, o.size)
 	o.pos += int64(n)
 	o.size = max(o.size, o.pos)
 	return n, err
@@ -130,6 +134,7 @@ func (o *outputFile) Truncate(size int64) error {
 	}
 	o.h.Reset()
 	o.size, o.pos, o.seeked = 0, 0, false
+	o.loud.restart()
 	return nil
 }
 
@@ -141,6 +146,7 @@ func (o *outputFile) Fill(fill func(*os.File) error) error {
 		return err
 	}
 	o.seeked = true
+	o.loud.drop() // what fill writes does not pass through Write
 	if err := fill(o.f); err != nil {
 		return err
 	}
@@ -178,6 +184,7 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	defer o.dir.Close()
 	tmp := filepath.Base(o.f.Name())
 	fail := func(err error) (state.Output, error) {
+		o.loud.drop()
 		o.f.Close()
 		o.dir.Remove(tmp)
 		return state.Output{}, err
@@ -203,7 +210,7 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	if err := o.f.Close(); err != nil {
 		return fail(fmt.Errorf("close %s: %w", o.rel, err))
 	}
-	out := state.Output{Path: o.rel, SHA256: sum, Size: size}
+	out := state.Output{Path: o.rel, SHA256: sum, Size: size, Loudness: o.loud.result()}
 	if o.own.note != nil {
 		if err := o.own.note(out); err != nil {
 			return fail(err)
@@ -296,6 +303,7 @@ func (o *outputFile) Abort() {
 	}
 	o.done = true
 	defer o.dir.Close()
+	o.loud.drop()
 	if o.wait() != nil {
 		return
 	}

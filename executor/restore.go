@@ -50,6 +50,7 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 		if err != nil {
 			return result{}, err
 		}
+		o.Loudness = loudnessOfMeta(e.Meta) // measured when the entry's audio was made
 		rec = &state.Resource{Outputs: []state.Output{o}}
 	case manifest.KindEmbedding:
 		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Embedding.Output,

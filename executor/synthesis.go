@@ -34,6 +34,8 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return result{}, err
 	}
 	defer out.Abort()
+	format, _ := contract.Resolve(req.AudioConfig)
+	out.measure(ctx, format)
 	call := op.client.Synthesize
 	switch s.Transport {
 	case manifest.TransportSSE:
@@ -50,7 +52,6 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
 	sl.Release() // the audio is here: the next call need not wait for the disk
-	format, _ := contract.Resolve(req.AudioConfig)
 	o, err := out.Commit(audioValidator(format))
 	if err != nil {
 		return result{}, err

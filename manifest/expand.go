@@ -90,6 +90,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 	x.backend()
 	x.catalog()
 	x.budget()
+	x.loudness()
 	x.expandVoices()
 	x.voiceNames = mapKeys(x.voices)
 	x.expandEmbeddings()
@@ -349,6 +350,22 @@ func (x *expander) budget() {
 		bu.MaxAudioSeconds = &v
 	}
 	x.m.Budget = bu
+}
+
+func (x *expander) loudness() {
+	b, fs := x.singleton("loudness")
+	if b == nil {
+		return
+	}
+	sc := x.scope()
+	l := &Loudness{Pos: b.Pos(), Fields: fieldPositions(fs)}
+	if v, ok := x.number(fs["max_deviation"], sc); ok {
+		l.MaxDeviation = &v
+	}
+	if v, ok := x.number(fs["max_true_peak"], sc); ok {
+		l.MaxTruePeak = &v
+	}
+	x.m.Loudness = l
 }
 
 // fieldPositions records where each present field's value is.

@@ -18,7 +18,7 @@ import (
 var errNotIndex = errors.New("not an index")
 
 // Sections are the top-level keys of a manifest, in documented order.
-var Sections = []string{"version", "service", "cache", "backend", "catalog", "variables", "defaults", "budget",
+var Sections = []string{"version", "service", "cache", "backend", "catalog", "variables", "defaults", "budget", "loudness",
 	"voices", "embeddings", "syntheses", "transcriptions"}
 
 // namedSections hold named blocks that are merged across files by name.

@@ -67,6 +67,7 @@ type Manifest struct {
 	Catalog        CatalogExtension
 	Variables      map[string]any
 	Budget         *Budget
+	Loudness       *Loudness
 	Voices         []*Voice
 	Embeddings     []*Embedding
 	Syntheses      []*Synthesis
@@ -186,6 +187,18 @@ type Budget struct {
 	MaxAudioSeconds *float64
 	Pos             Pos
 	Fields          map[string]Pos
+}
+
+// Loudness is what 'voxform verify -loudness' holds the audio outputs to.
+// Nil fields take the command's defaults (its flags override both).
+type Loudness struct {
+	// MaxDeviation is how far, in LU, an output's integrated loudness may
+	// lie from the project's median.
+	MaxDeviation *float64
+	// MaxTruePeak is the highest true peak allowed, in dBTP.
+	MaxTruePeak *float64
+	Pos         Pos
+	Fields      map[string]Pos
 }
 
 // AudioConfig is the service's audio_config object, as the manifest sets it.

@@ -177,20 +177,28 @@ func removeSynthesis(list []*manifest.Synthesis, addr string) []*manifest.Synthe
 	return out
 }
 
+// prepare makes the scenario's project and its state (nil when fresh),
+// then edits them.
+func (sc scenario) prepare(t *testing.T) (*project, *state.File) {
+	t.Helper()
+	p := baseProject()
+	if sc.setup != nil {
+		sc.setup(p)
+	}
+	var st *state.File
+	if !sc.fresh {
+		st = p.apply(t)
+	}
+	if sc.edit != nil {
+		sc.edit(p, st)
+	}
+	return p, st
+}
+
 func TestPlanGolden(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			p := baseProject()
-			if sc.setup != nil {
-				sc.setup(p)
-			}
-			var st *state.File
-			if !sc.fresh {
-				st = p.apply(t)
-			}
-			if sc.edit != nil {
-				sc.edit(p, st)
-			}
+			p, st := sc.prepare(t)
 			plan, err := p.plan(t, st, sc.opts)
 			var out bytes.Buffer
 			if plan != nil {

@@ -53,6 +53,7 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 	c.checkBackend()
 	c.checkCatalog()
 	c.checkBudget()
+	c.checkLoudness()
 	c.checkVoices()
 	c.checkEmbeddings()
 	c.checkSyntheses()

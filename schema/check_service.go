@@ -194,6 +194,19 @@ func (c *checker) checkBudget() {
 	}
 }
 
+func (c *checker) checkLoudness() {
+	l := c.m.Loudness
+	if l == nil {
+		return
+	}
+	if v := l.MaxDeviation; v != nil && !(*v > 0 && *v <= 100) {
+		c.ds.Errorf(fieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %g must be above 0 and at most 100 (LU)", *v)
+	}
+	if v := l.MaxTruePeak; v != nil && !(*v >= -100 && *v <= 20) {
+		c.ds.Errorf(fieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %g must be within -100..20 (dBTP)", *v)
+	}
+}
+
 // fieldPos returns the position of a field, or def when it is unknown.
 func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
 	if p, ok := fields[name]; ok && p.Line > 0 {

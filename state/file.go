@@ -176,6 +176,10 @@ type Output struct {
 	// Format is the transcript format (json, txt, srt, vtt) of a
 	// transcription output; empty for other kinds.
 	Format string `json:"format,omitempty"`
+	// Loudness is what an audio output measured as it was written; nil
+	// for other outputs, for audio voxform cannot decode, and in states
+	// written before voxform measured it.
+	Loudness *Loudness `json:"loudness,omitempty"`
 }
 
 // Source is the input of a transcription: a local file with its content hash,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/owned"
 )
 
@@ -21,10 +23,11 @@ func sampleResource(text string) *Resource {
 		Status:      StatusComplete,
 		Fingerprint: "ab12",
 		Request:     map[string]any{"text": text, "model": "tts-v3.0", "speed": 1.15, "audio_config": map[string]any{"sample_rate": 48000}},
-		Outputs:     []Output{{Path: "build/a.wav", SHA256: "ff", Size: 10}},
-		RequestIDs:  []string{"req-1"},
-		CreatedAt:   time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
-		UpdatedAt:   time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+		Outputs: []Output{{Path: "build/a.wav", SHA256: "ff", Size: 10,
+			Loudness: LoudnessOf(audio.Loudness{Integrated: -19.5, TruePeak: math.Inf(-1)})}},
+		RequestIDs: []string{"req-1"},
+		CreatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+		UpdatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package planview shows a plan: Render writes the table people read,
-// WriteJSON the -json messages machines read. The planner computes plans
-// and knows nothing of how they are shown.
+// WriteJSON the -json messages machines read, Markdown the summary a pull
+// request comment or a CI job summary shows (the table's reasons and
+// costs, the budget as planner.CheckBudget judges it). The planner
+// computes plans and knows nothing of how they are shown.
 //
 // # JSON messages
 //

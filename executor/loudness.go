@@ -1,0 +1,102 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/state"
+)
+
+// loudness measures an audio output in the pass that writes it: the bytes
+// appended to the temporary file are passed to a meter as they are written
+// (see audio.LoudnessWriter), on the operation's own goroutine and the
+// meter's, so measuring adds no pass over the file and no wait for other
+// operations. A write that rewrites bytes already written (a WAV header
+// patched at the end) is not audio the meter lacks and is skipped; one
+// that rewrites the end of the file ends the measurement (nothing is
+// recorded). A nil *loudness measures nothing.
+type loudness struct {
+	ctx context.Context
+	raw *audio.Format // headerless audio: its format; nil: a container
+	w   *audio.LoudnessWriter
+}
+
+// measure starts measuring o, a synthesis output in format cfg.
+func (o *outputFile) measure(ctx context.Context, cfg contract.Format) {
+	l := &loudness{ctx: ctx}
+	if !cfg.Headered() {
+		f, err := cfg.Audio()
+		if err != nil {
+			return
+		}
+		l.raw = &f
+	}
+	l.restart()
+	o.loud = l
+}
+
+// wrote passes p, written at pos of a file of size bytes, to the meter.
+func (l *loudness) wrote(p []byte, pos, size int64) {
+	if l == nil || l.w == nil {
+		return
+	}
+	switch {
+	case pos == size:
+		l.w.Write(p)
+	case pos+int64(len(p)) > size:
+		l.drop()
+	}
+}
+
+// restart measures from the start again (the file was emptied).
+func (l *loudness) restart() {
+	if l == nil {
+		return
+	}
+	l.drop()
+	l.w = audio.NewLoudnessWriter(l.ctx, l.raw)
+}
+
+// drop ends the measurement without a result.
+func (l *loudness) drop() {
+	if l == nil || l.w == nil {
+		return
+	}
+	l.w.Abort()
+	l.w = nil
+}
+
+// result ends the measurement and returns its record, or nil when the
+// file could not be measured: a format voxform has no decoder for is
+// not an error, only a figure the state does not have.
+func (l *loudness) result() *state.Loudness {
+	if l == nil || l.w == nil {
+		return nil
+	}
+	res, err := l.w.Result()
+	l.w = nil
+	if err != nil {
+		return nil
+	}
+	return state.LoudnessOf(res)
+}
+
+// metaLoudness is the cache entry's copy of an output's loudness record.
+func metaLoudness(m *cache.Meta, l *state.Loudness) {
+	if l == nil {
+		return
+	}
+	m.IntegratedLUFS, m.TruePeakDBTP, m.Silent = l.Integrated, l.TruePeak, l.Silent
+}
+
+// loudnessOfMeta is the loudness record a cache entry carries, or nil for
+// an entry kept without one (by an older voxform, or of audio voxform
+// could not measure).
+func loudnessOfMeta(m cache.Meta) *state.Loudness {
+	if m.IntegratedLUFS == nil && m.TruePeakDBTP == nil && !m.Silent {
+		return nil
+	}
+	return &state.Loudness{Integrated: m.IntegratedLUFS, TruePeak: m.TruePeakDBTP, Silent: m.Silent}
+}
