@@ -82,7 +82,8 @@ func (p *PG) snapshotKey(st *unix.Stat_t, lineage string, epoch int64) [32]byte 
 }
 
 // loadSnapshot returns the snapshot of the state of lineage at epoch, if
-// .voxform/ holds it.
+// .voxform/ holds it; its resources are checked with the rest of the state
+// read (see PG.read).
 func (p *PG) loadSnapshot(lineage string, epoch int64) (*File, string, bool) {
 	if p.cfg.Dir == "" {
 		return nil, "", false

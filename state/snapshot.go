@@ -73,7 +73,11 @@ func (l *Local) loadSnapshot(key [32]byte) (*File, bool) {
 	if !readSnapshot(fh, key, &sb) {
 		return nil, false
 	}
-	return sb.file()
+	f, ok := sb.file()
+	if !ok || f.checkPaths() != nil { // a snapshot is never trusted further than the file
+		return nil, false
+	}
+	return f, true
 }
 
 // saveSnapshot stores f under key (see snapshotKey). Failures are ignored:
@@ -106,7 +110,7 @@ func snapshotOf(f *File) snapshotBody {
 	return sb
 }
 
-// file is the state sb holds, checked as a decoded file is.
+// file is the state sb holds, not checked yet (see File.checkPaths).
 func (sb *snapshotBody) file() (*File, bool) {
 	if sb.Version != FormatVersion {
 		return nil, false
@@ -117,9 +121,6 @@ func (sb *snapshotBody) file() (*File, bool) {
 		r := Resource(sr.R)
 		r.rawRequest = sr.Request
 		f.Resources[a] = &r
-	}
-	if f.checkPaths() != nil { // a snapshot is never trusted further than the file
-		return nil, false
 	}
 	return f, true
 }
