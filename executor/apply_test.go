@@ -3,10 +3,13 @@ package executor_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/voxform/voxform/contract"
@@ -219,5 +222,46 @@ func TestSecondApplyMakesNoCalls(t *testing.T) {
 	b2, _ := json.Marshal(after)
 	if string(b1) != string(b2) {
 		t.Errorf("second apply made calls:\nbefore %s\nafter  %s", b1, b2)
+	}
+}
+
+// TestBatchJobsInFlight: a block of more files than one job takes is split
+// into jobs of at most 100, up to parallelism of them in flight at once:
+// every job is followed before the first of them is collected.
+func TestBatchJobsInFlight(t *testing.T) {
+	wav := recording(t, "1")
+	files := map[string]string{"main.yaml": batchManifest}
+	for i := range 250 {
+		files[fmt.Sprintf("rec/%03d.wav", i)] = wav
+	}
+	// A twentieth of real time: a job of 100 one-second files takes about
+	// 3 s, far longer than uploading its files, so jobs in flight together
+	// are seen so.
+	h := newHarness(t, emulator.Options{TimeScale: 20}, files)
+	var mu sync.Mutex
+	followed := map[string]bool{}
+	var order []string // job ids as each is first followed, "done" as a resource completes
+	s := h.applyWith(func(o *executor.Options) {
+		o.Parallelism = 3
+		o.Events = func(e executor.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case e.Kind == executor.EventProgress && e.JobID != "" && !followed[e.JobID]:
+				followed[e.JobID] = true
+				order = append(order, e.JobID)
+			case e.Kind == executor.EventDone:
+				order = append(order, "done")
+			}
+		}
+	})
+	if s.Done != 250 || s.Failed != 0 {
+		t.Fatalf("summary %+v, want 250 done", s)
+	}
+	if n := h.counter("batch_jobs_created"); len(followed) != 3 || n != 0 && n != 3 {
+		t.Errorf("%d jobs followed (emulator: %v created), want 3 of at most 100 files", len(followed), n)
+	}
+	if len(order) < 3 || slices.Contains(order[:3], "done") {
+		t.Errorf("a resource completed before every job was in flight: %v", order[:min(len(order), 5)])
 	}
 }

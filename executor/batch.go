@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/voxform/voxform/contract"
@@ -27,8 +29,9 @@ type member struct {
 // member's start and outcome itself (report). It is given the client, the
 // outputs, what stops it (a stopped apply creates no job and starts none;
 // a job it is following stays pending), the clock, the polling interval
-// override (Options.PollInterval), how many transcripts to download at
-// once, and the orphan sweep, which learns of every create.
+// override (Options.PollInterval), how many jobs of a block are in flight
+// and how many transcripts are downloaded at once (parallelism), and the
+// orphan sweep, which learns of every create.
 type batchOp struct {
 	client       *speechapi.Client
 	files        *outputs
@@ -116,9 +119,16 @@ func (b *batchOp) create(ctx context.Context, actions []*planner.Action) int {
 		return b.failMembers(members, err, false)
 	}
 
-	failed := 0
+	// Up to parallelism jobs are in flight at once (each is created,
+	// uploaded, started, followed and collected on its own); a stop
+	// request leaves the jobs not created yet.
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, b.parallelism))
 	for i, chunk := range chunks {
+		sem <- struct{}{}
 		if b.stops.stopped(ctx) {
+			<-sem
 			for _, c := range chunks[i:] {
 				for _, m := range c {
 					b.report.skip(m.action.Address, "interrupted before its batch job was created")
@@ -126,9 +136,14 @@ func (b *batchOp) create(ctx context.Context, actions []*planner.Action) int {
 			}
 			break
 		}
-		failed += b.runChunk(ctx, t0, chunk)
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			failed.Add(int64(b.runChunk(ctx, t0, chunk)))
+		}()
 	}
-	return failed
+	wg.Wait()
+	return int(failed.Load())
 }
 
 // chunks splits members into jobs: at most 100 files per batch job, and
