@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -163,4 +164,82 @@ func reportRows(b *browser) (rows int, first, info string) {
 		First: (document.querySelector("#rows .res") || {dataset: {}}).dataset.address || "",
 		Info: document.getElementById("pageinfo").textContent})`, &got)
 	return got.Rows, got.First, got.Info
+}
+
+// TestReportOfChanges: a changed text, first as a saved plan, then as the
+// last apply against the state before it. Both pages show the replace with
+// a word diff and both players: before the apply the previous audio is the
+// output on disk, after it the copy in the output cache. The "changed
+// only" filter keeps that one row.
+func TestReportOfChanges(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{})
+	p := newProject(t, "cloned-voice", e)
+	b := startBrowser(t)
+	p.mustRun("apply", "-auto-approve")
+	prev, err := os.ReadFile(p.path("voxform.state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.path("prev.json"), prev, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml, err := os.ReadFile(p.path("main.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(yaml), "Thank you all for being here.", "Thank you all for joining us.", 1)
+	if edited == string(yaml) {
+		t.Fatal("the cloned-voice example no longer has the text this test edits")
+	}
+	if err := os.WriteFile(p.path("main.yaml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.mustRun("plan", "-out", "change.plan")
+	p.mustRun("report", "-out", "plan-report", "change.plan")
+	p.mustRun("apply", "-auto-approve")
+	p.mustRun("report", "-out", "apply-report", "-previous", "prev.json")
+
+	for _, page := range []struct {
+		dir, nowNote string
+		nowPlays     bool
+	}{
+		{dir: "plan-report", nowNote: "made by apply"},
+		{dir: "apply-report", nowPlays: true},
+	} {
+		b.open(p.path(page.dir + "/index.html"))
+		b.screenshot(page.dir)
+		var got struct {
+			Action, Del, Ins, NowNote, NowSrc, PrevSrc string
+			Players, ChangedRows, AllRows              int
+		}
+		b.eval(`(() => {
+			const it = JSON.parse(document.getElementById("data").textContent).items.find(i => i.address === "synthesis.greeting");
+			const sec = document.querySelector('#rows .res[data-address="synthesis.greeting"]');
+			const all = document.querySelectorAll("#rows .res").length;
+			const f = document.getElementById("f-changed"); f.checked = true; f.dispatchEvent(new Event("change"));
+			return {Action: it.action, Del: sec.querySelector(".text del").textContent, Ins: sec.querySelector(".text ins").textContent,
+				NowNote: (it.audio && it.audio.note) || "", NowSrc: (it.audio && it.audio.src) || "", PrevSrc: (it.previous && it.previous.src) || "",
+				Players: sec.querySelectorAll("audio[src]").length, AllRows: all,
+				ChangedRows: document.querySelectorAll("#rows .res").length};
+		})()`, &got)
+		if errs := b.consoleErrors(); len(errs) > 0 {
+			t.Fatalf("%s: console errors:\n%s", page.dir, strings.Join(errs, "\n"))
+		}
+		if got.Action != "replace" || !strings.Contains(got.Del, "being here.") || !strings.Contains(got.Ins, "joining us.") {
+			t.Errorf("%s: greeting is %q with diff -%q +%q, want a replace of \"being here.\" by \"joining us.\"", page.dir, got.Action, got.Del, got.Ins)
+		}
+		if got.PrevSrc == "" {
+			t.Errorf("%s: no previous audio", page.dir)
+		}
+		if page.nowPlays && (got.NowSrc == "" || got.Players != 2) {
+			t.Errorf("%s: %d players (now %q), want the new and the previous audio", page.dir, got.Players, got.NowSrc)
+		}
+		if !page.nowPlays && (got.NowSrc != "" || got.NowNote != page.nowNote || got.Players != 1) {
+			t.Errorf("%s: now %q (%q), %d players; want no audio yet (%q) and the previous one", page.dir, got.NowSrc, got.NowNote, got.Players, page.nowNote)
+		}
+		if got.AllRows != 3 || got.ChangedRows != 1 {
+			t.Errorf("%s: %d rows, %d changed only; want 3 and 1", page.dir, got.AllRows, got.ChangedRows)
+		}
+	}
 }

@@ -42,9 +42,37 @@ func wordDiff(a, b string) []diffOp {
 		lcs(&d, mx, my)
 	}
 	d.add("=", x[len(x)-suf:]...)
-	return d.ops
+	return foldSpaces(d.ops)
 }
 
+// foldSpaces joins two replacements separated only by spaces ("-being
+// +joining", " ", "-here. +us.") into one ("-being here. +joining us."),
+// so that a changed phrase reads as one change rather than word by word.
+// Only replacements are joined: an insertion or a removal alone stays as
+// it is, the space with the text that keeps it.
+func foldSpaces(ops []diffOp) []diffOp {
+	var out []diffOp
+	for _, op := range ops {
+		out = foldLast(append(out, op))
+	}
+	return out
+}
+
+// foldLast joins the replacements at the end of out while they are
+// separated only by spaces.
+func foldLast(out []diffOp) []diffOp {
+	for {
+		n := len(out)
+		if n < 5 || out[n-1].Op != "+" || out[n-2].Op != "-" || out[n-3].Op != "=" || strings.TrimSpace(out[n-3].Text) != "" ||
+			out[n-4].Op != "+" || out[n-5].Op != "-" {
+			return out
+		}
+		space := out[n-3].Text
+		del := out[n-5].Text + space + out[n-2].Text
+		ins := out[n-4].Text + space + out[n-1].Text
+		out = append(out[:n-5], diffOp{"-", del}, diffOp{"+", ins})
+	}
+}
 // differ collects runs, merging neighbours of the same kind.
 type differ struct{ ops []diffOp }
 

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/voxform/voxform/audio"
@@ -142,21 +141,34 @@ func (m *media) find(ref audioRef) (string, func(*os.File) error, string) {
 		}
 		why = ref.Path + " is not on disk"
 	}
-	if ref.Fingerprint != "" && ref.Role != "" && m.in.Cache != nil && cache.ValidKey(ref.Fingerprint) {
-		e, err := m.in.Cache.Entry(ref.Fingerprint)
-		if err == nil && e != nil {
-			if f, ok := e.File(ref.Role); ok {
-				return f.SHA256, func(dst *os.File) error { return m.in.Cache.CopyBlob(f.SHA256, dst) }, ""
+	if ref.Fingerprint != "" && ref.Role != "" {
+		switch {
+		case m.in.Cache == nil:
+			why = join(why, "not in the output cache (there is none here)")
+		case !cache.ValidKey(ref.Fingerprint):
+			why = join(why, "recorded with an invalid fingerprint")
+		default:
+			e, err := m.in.Cache.Entry(ref.Fingerprint)
+			if err == nil && e != nil {
+				if f, ok := e.File(ref.Role); ok {
+					return f.SHA256, func(dst *os.File) error { return m.in.Cache.CopyBlob(f.SHA256, dst) }, ""
+				}
 			}
-		}
-		if why == "" || why == ref.Path+" is not on disk" {
-			why = strings.TrimPrefix(why+"; ", "; ") + "not in the local output cache"
+			why = join(why, "not in the local output cache")
 		}
 	}
 	if why == "" {
 		why = "not available"
 	}
 	return "", nil, why
+}
+
+// join adds a reason to another.
+func join(why, more string) string {
+	if why == "" {
+		return more
+	}
+	return why + "; " + more
 }
 
 // copyChecked copies the file p into dst, failing unless its content has
