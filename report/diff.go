@@ -73,6 +73,7 @@ func foldLast(out []diffOp) []diffOp {
 		out = append(out[:n-5], diffOp{"-", del}, diffOp{"+", ins})
 	}
 }
+
 // differ collects runs, merging neighbours of the same kind.
 type differ struct{ ops []diffOp }
 

@@ -157,6 +157,9 @@ func (m *media) find(ref audioRef) (string, func(*os.File) error, string) {
 			why = join(why, "not in the local output cache")
 		}
 	}
+	if ref.Missing != "" && ref.Path == "" {
+		why = ref.Missing // the caller's reason says it all (made by apply)
+	}
 	if why == "" {
 		why = "not available"
 	}
