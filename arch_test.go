@@ -15,12 +15,12 @@ import (
 // aside). The emulator is a second implementation of the service on
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
-	{"audio", "transcript", "owned", "narration", "internal/servers"},
+	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
 	{"contract", "internal/miniotest", "internal/pgtest"},
 	{"state", "cache", "emulator/internal/emu"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},
-	{"executor", "cli/planview"},
+	{"executor", "cli/planview", "report"},
 	{"workspace"},
 	{"cli"},
 	{""}, // main

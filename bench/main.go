@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 (together: the pg state backend, against PostgreSQL), R1 to R5 (together: the service's rate limit), go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 (together: the pg state backend, against PostgreSQL), R1 to R5 (together: the service's rate limit), V1 (the report page, in headless Chromium), go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -130,6 +130,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// the harness's cleanup, not of voxform.
 		{[]string{"P3"}, h.latencyApply},
 		{[]string{"large", "P1", "P2", "P4", "P7", "P8"}, h.largeProject},
+		// The report page of the large project (applied by the step above
+		// when it ran; otherwise generated and applied).
+		{[]string{"V1"}, h.reportPage},
 		{[]string{"P5"}, h.longSynthesis}, {[]string{"P6"}, h.batchTranscription},
 		// The output cache's targets need a MinIO server (see
 		// internal/miniotest); without one the step fails, saying how

@@ -3,13 +3,15 @@
 # (ffprobe validates every audio file; the emulator encodes mp3 and ogg/opus
 # with it), espeak-ng (the emulator speaks real text), sox, and postgresql
 # (the pg state backend's tests start a server of their own; the package's
-# cluster is not used). Idempotent.
+# cluster is not used), and chromium (the report page's tests drive it
+# headless over the DevTools protocol). Idempotent.
 set -euo pipefail
 missing=()
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v sox >/dev/null 2>&1 || missing+=(sox)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"

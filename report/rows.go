@@ -1,0 +1,379 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// page is everything index.html shows.
+type page struct {
+	Title string
+	// Mode is "plan" (a saved plan) or "state" (the last apply).
+	Mode string
+	// Against says what the changes are measured against.
+	Against string
+	Made    string
+	Items   []item
+	// Cost is the plan's cost, or what the state records as billed.
+	Cost planner.Cost
+	// Counts are the rows by action (or by status without one).
+	Counts map[string]int
+	// Omitted counts resources over MaxResources, not listed.
+	Omitted int
+	// Compared is set when the rows know whether they changed (a plan, or
+	// a state with its previous state).
+	Compared bool
+}
+
+// item is one row: a resource with what the page shows of it. The JSON
+// names are the page script's.
+type item struct {
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	// Action is the plan's action, or the change since the previous state
+	// (create, replace, move, delete, no-op); empty when not known.
+	Action  string   `json:"action,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Changed bool     `json:"changed"`
+	Reasons []string `json:"reasons,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	// Diff is the word-level diff of the previous text to Text on a
+	// replace whose text changed.
+	Diff     []diffOp `json:"diff,omitempty"`
+	Model    string   `json:"model,omitempty"`
+	Voice    string   `json:"voice,omitempty"`
+	Language string   `json:"language,omitempty"`
+	// Duration is in seconds: the audio's, or the transcribed source's.
+	Duration float64  `json:"duration,omitempty"`
+	Size     int64    `json:"size,omitempty"`
+	Cost     string   `json:"cost"`
+	Outputs  []string `json:"outputs,omitempty"`
+	Audio    *clip    `json:"audio,omitempty"`
+	// Previous is the audio before a replace, or why it is not shown.
+	Previous   *clip           `json:"previous,omitempty"`
+	Transcript *transcriptView `json:"transcript,omitempty"`
+
+	// What fillItem places: the audio of now and before, the transcript.
+	cur, prev   audioRef
+	transcriptJ audioRef
+}
+
+// audioRef says where a file may be found: on disk at Path while it holds
+// SHA256, else in the cache under Fingerprint (Role).
+type audioRef struct {
+	// Label names the file on the page when it cannot be shown.
+	Label       string
+	Path        string
+	SHA256      string
+	Fingerprint string
+	Role        string
+	// Raw is the request's audio_config, for headerless audio.
+	Raw map[string]any
+	// Missing says why there is no file to look for ("made by apply").
+	Missing string
+}
+
+func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
+
+// rows builds the page's rows from the input.
+func rows(in Input) (*page, error) {
+	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}}
+	var err error
+	if in.Plan != nil {
+		err = planRows(in, p)
+	} else {
+		stateRows(in, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Items) > MaxResources {
+		p.Omitted = len(p.Items) - MaxResources
+		p.Items = p.Items[:MaxResources]
+	}
+	for i := range p.Items {
+		k := p.Items[i].Action
+		if k == "" {
+			k = p.Items[i].Status
+		}
+		p.Counts[k]++
+	}
+	return p, nil
+}
+
+// stateRows lists every recorded resource, against the previous state when
+// there is one (deleted resources last).
+func stateRows(in Input, p *page) {
+	p.Mode = "state"
+	st, prev := in.State, in.Previous
+	p.Compared = prev != nil
+	nm, prevNm := namesOf(st), namesOf(prev)
+	if prev != nil {
+		p.Against = fmt.Sprintf("the previous state (serial %d)", prev.Serial)
+	}
+	for _, addr := range st.Addresses() {
+		r := st.Resources[addr]
+		it := describe(addr, r, nm)
+		it.Status = r.Status
+		it.cur = outputRef(r)
+		it.Cost = billed(r).Short()
+		if prev != nil {
+			old := prev.Resources[addr]
+			switch {
+			case old == nil:
+				it.Action = string(planner.Create)
+			case old.Fingerprint != r.Fingerprint:
+				it.Action = string(planner.Replace)
+				setPrevious(&it, old, prevNm, cacheOnly(outputRef(old)))
+			case !samePaths(old, r):
+				it.Action = string(planner.Move)
+			default:
+				it.Action = string(planner.NoOp)
+			}
+			it.Changed = it.Action != string(planner.NoOp)
+		}
+		if prev == nil || it.Action == string(planner.Create) || it.Action == string(planner.Replace) {
+			p.Cost = p.Cost.Add(billed(r))
+		}
+		p.Items = append(p.Items, it)
+	}
+	if prev == nil {
+		return
+	}
+	for _, addr := range prev.Addresses() {
+		if _, ok := st.Resources[addr]; ok {
+			continue
+		}
+		old := prev.Resources[addr]
+		it := describe(addr, old, prevNm)
+		it.Action, it.Changed, it.Cost = string(planner.Delete), true, "free"
+		it.cur = audioRef{}
+		setPrevious(&it, old, prevNm, cacheOnly(outputRef(old)))
+		p.Items = append(p.Items, it)
+	}
+}
+
+// planRows lists every action of the saved plan, then the recorded
+// resources it leaves alone.
+func planRows(in Input, p *page) error {
+	p.Mode, p.Compared = "plan", true
+	plan := in.Plan.Plan
+	p.Against = fmt.Sprintf("the state (serial %d)", plan.Serial)
+	p.Cost = plan.Cost
+	seen := map[string]bool{}
+	nm := namesOf(in.State)
+	for _, a := range plan.Actions {
+		seen[a.Address] = true
+		if a.MovedFrom != "" {
+			seen[a.MovedFrom] = true
+		}
+		it, err := actionRow(a, nm)
+		if err != nil {
+			return err
+		}
+		p.Items = append(p.Items, it)
+	}
+	for _, addr := range in.State.Addresses() {
+		if seen[addr] {
+			continue
+		}
+		r := in.State.Resources[addr]
+		it := describe(addr, r, nm)
+		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
+		it.cur = outputRef(r)
+		p.Items = append(p.Items, it)
+	}
+	return nil
+}
+
+// actionRow is the row of one planned action.
+func actionRow(a *planner.Action, nm names) (item, error) {
+	var it item
+	switch {
+	case a.Desired != nil:
+		d := a.Desired
+		r := d.Entry()
+		it = describe(a.Address, r, nm)
+		it.Outputs = nil
+		for _, o := range d.Outputs {
+			it.Outputs = append(it.Outputs, o.Path)
+		}
+	case a.Prior != nil:
+		it = describe(a.Address, a.Prior, nm)
+	default:
+		return item{}, fmt.Errorf("report: %s: a %s with neither the desired nor the recorded resource", a.Address, a.Type)
+	}
+	it.Action, it.Changed, it.Reasons, it.Cost = string(a.Type), true, a.Reasons, a.Cost.Short()
+	synth := it.Kind == "synthesis"
+	switch {
+	case !synth && a.Desired != nil:
+		it.cur = outputRef(a.Desired.Entry()) // the source audio
+	case !synth:
+		it.cur = outputRef(a.Prior)
+	case a.Type == planner.Create || a.Type == planner.Replace || a.Type == planner.Repair:
+		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "made by apply", Raw: audioConfig(a.Desired.Request)}
+	case a.Type == planner.Restore:
+		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.RestoreFrom, Raw: audioConfig(a.Desired.Request)}
+	default: // move, resume, delete: what is recorded
+		it.cur = outputRef(a.Prior)
+	}
+	if a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint != a.Desired.Fingerprint {
+		setPrevious(&it, a.Prior, nm, outputRef(a.Prior))
+	}
+	return it, nil
+}
+
+// describe fills the fields of a row that the request and the record say.
+func describe(addr string, r *state.Resource, nm names) item {
+	it := item{Address: addr, Kind: r.Kind}
+	req := r.RequestFields()
+	it.Text = clipText(str(req, "text"))
+	it.Model = str(req, "model")
+	it.Voice = str(req, "voice")
+	it.Language = str(req, "language")
+	if it.Model == "" {
+		it.Model = r.Model
+	}
+	if it.Language == "" {
+		it.Language = r.DetectedLanguage
+	}
+	if it.Language == "" {
+		it.Language = str(req, "language_code")
+	}
+	if emb, ok := req["speaker_embedding"].(map[string]any); ok && it.Voice == "" {
+		it.Voice = "cloned voice"
+		if fp, _ := emb["embedding_fingerprint"].(string); fp != "" {
+			if a := nm[fp]; a != "" {
+				it.Voice = "cloned: " + a
+			}
+		}
+	}
+	for _, o := range r.Outputs {
+		it.Outputs = append(it.Outputs, o.Path)
+		it.Size += o.Size
+	}
+	it.Duration = r.DurationSeconds
+	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
+		it.transcriptJ = transcriptRef(r)
+	}
+	return it
+}
+
+// setPrevious fills the previous text and audio of a replaced resource.
+func setPrevious(it *item, old *state.Resource, nm names, ref audioRef) {
+	before := describe(it.Address, old, nm)
+	if before.Text != it.Text && before.Text != "" {
+		it.Diff = wordDiff(before.Text, it.Text)
+	}
+	if old.Kind == "synthesis" {
+		it.prev = ref
+	}
+}
+
+// outputRef is where the audio output of a recorded synthesis (or an
+// embedding's reference recording) is.
+func outputRef(r *state.Resource) audioRef {
+	if r == nil {
+		return audioRef{}
+	}
+	switch r.Kind {
+	case "synthesis":
+		if len(r.Outputs) == 0 {
+			return audioRef{Missing: "no output recorded"}
+		}
+		o := r.Outputs[0]
+		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "audio", Raw: audioConfig(r.RequestFields())}
+	case "embedding", "transcription":
+		if r.Source != nil && r.Source.Path != "" {
+			return audioRef{Label: r.Source.Path, Path: r.Source.Path, SHA256: r.Source.SHA256}
+		}
+		if r.Source != nil && r.Source.URL != "" {
+			return audioRef{Missing: "the source is a URL, not copied into the report"}
+		}
+	}
+	return audioRef{}
+}
+
+// transcriptRef is where the transcript JSON of a transcription is.
+func transcriptRef(r *state.Resource) audioRef {
+	for _, o := range r.Outputs {
+		if o.Format == "json" {
+			return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "json"}
+		}
+	}
+	return audioRef{Fingerprint: r.Fingerprint, Role: "json"}
+}
+
+// cacheOnly is ref looked for in the cache only: the path now holds
+// something newer.
+func cacheOnly(ref audioRef) audioRef {
+	ref.Path = ""
+	if ref.Fingerprint == "" && ref.Missing == "" {
+		ref.Missing = "not in the output cache"
+	}
+	return ref
+}
+
+func billed(r *state.Resource) planner.Cost {
+	return planner.Cost{Characters: r.BilledCharacters, AudioSeconds: r.BilledAudioSeconds}
+}
+
+func samePaths(a, b *state.Resource) bool {
+	if len(a.Outputs) != len(b.Outputs) {
+		return false
+	}
+	for i := range a.Outputs {
+		if a.Outputs[i].Path != b.Outputs[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// names maps the fingerprints of a state's embeddings to their addresses,
+// so that a synthesis in a cloned voice names its embedding.
+type names map[string]string
+
+func namesOf(st *state.File) names {
+	n := names{}
+	if st == nil {
+		return n
+	}
+	addrs := st.Addresses()
+	sort.Sort(sort.Reverse(sort.StringSlice(addrs))) // the first address wins
+	for _, a := range addrs {
+		if r := st.Resources[a]; r.Kind == "embedding" {
+			n[r.Fingerprint] = a
+		}
+	}
+	return n
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+func audioConfig(req map[string]any) map[string]any {
+	c, _ := req["audio_config"].(map[string]any)
+	return c
+}
+
+// clipText cuts a text over MaxTextRunes characters.
+func clipText(s string) string {
+	if utf8.RuneCountInString(s) <= MaxTextRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxTextRunes {
+			return s[:i] + fmt.Sprintf(" [... %d more characters]", utf8.RuneCountInString(s[i:]))
+		}
+		n++
+	}
+	return s
+}
