@@ -52,7 +52,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.out, "out", "report", "write the page into `DIR` (relative to the manifest directory)")
 	fs.StringVar(&o.previous, "previous", "", "compare with the state in `FILE` from before the last apply ('-': standard input)")
 	fs.StringVar(&o.cache, "cache", "local", "take outputs no longer on disk from the local output cache (`local`), or not (off)")
-	fs.BoolVar(&o.loudness, "loudness", false, "measure the integrated loudness (LUFS) and true peak of every audio file")
+	fs.BoolVar(&o.loudness, "loudness", false, "measure the integrated loudness (LUFS) and true peak of every audio file (without it: the figures apply recorded)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

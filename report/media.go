@@ -127,6 +127,16 @@ func (m *media) clip(ctx context.Context, ref audioRef) *clip {
 	p.once.Do(func() { p.clip = m.place(ctx, sha, open, ref) })
 	c := *p.clip
 	c.Label = ref.Label
+	if l := ref.Loudness; l != nil && c.LUFS == nil && c.TruePeak == nil { // recorded, not measured here
+		if l.Integrated != nil {
+			v := round1(*l.Integrated)
+			c.LUFS = &v
+		}
+		if l.TruePeak != nil {
+			v := round1(*l.TruePeak)
+			c.TruePeak = &v
+		}
+	}
 	return &c
 }
 

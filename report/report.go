@@ -37,7 +37,8 @@ type Input struct {
 	// (previous audio, restores) are copied from.
 	Cache *cache.Local
 	// Loudness measures the integrated loudness and true peak of every
-	// audio file shown.
+	// audio file shown; without it, the page shows the figures the state
+	// recorded as apply wrote each output.
 	Loudness bool
 	// Title heads the page (the manifest directory's name when empty).
 	Title string

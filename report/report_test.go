@@ -117,6 +117,8 @@ func TestBuildAgainstPrevious(t *testing.T) {
 	prev.Resources["synthesis.a"] = synth("press one for billing", fpA0, "build/a.wav", strings.Repeat("c", 64))
 	prev.Resources["synthesis.gone"] = synth("goodbye", strings.Repeat("d", 64), "build/gone.wav", strings.Repeat("e", 64))
 	now.Resources["synthesis.a"] = synth("press two for billing", fpA, "build/a.wav", sum(audioBytes))
+	lufs, peak := -23.04, 0.27 // recorded as apply wrote it
+	now.Resources["synthesis.a"].Outputs[0].Loudness = &state.Loudness{Integrated: &lufs, TruePeak: &peak}
 	now.Resources["synthesis.bad"] = synth("x", strings.Repeat("f", 64), "build/bad.wav", "../../etc/passwd")
 	now.Resources["synthesis.missing"] = synth("y", strings.Repeat("0", 64), "build/missing.wav", strings.Repeat("1", 64))
 	out := filepath.Join(dir, "report")
@@ -140,6 +142,9 @@ func TestBuildAgainstPrevious(t *testing.T) {
 		t.Errorf("synthesis.a audio %v, want a copy, a waveform and 4000 clipped samples", cur)
 	} else if svg, err := os.ReadFile(filepath.Join(out, cur["wave"].(string))); err != nil || !strings.Contains(string(svg), `class="clip"`) {
 		t.Errorf("the waveform marks no clipping (%v)", err)
+	}
+	if cur != nil && (cur["lufs"] != -23.0 || cur["true_peak"] != 0.3) {
+		t.Errorf("synthesis.a loudness %v LUFS, %v dBTP; want the recorded -23.0 and 0.3", cur["lufs"], cur["true_peak"])
 	}
 	if p, _ := a["previous"].(map[string]any); p == nil || !strings.Contains(p["note"].(string), "not in the output cache") {
 		t.Errorf("synthesis.a previous %v, want a note that it is not cached", a["previous"])

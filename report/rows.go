@@ -75,6 +75,8 @@ type audioRef struct {
 	Raw map[string]any
 	// Missing says why there is no file to look for ("made by apply").
 	Missing string
+	// Loudness is what the state recorded of the output as it was written.
+	Loudness *state.Loudness
 }
 
 func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
@@ -286,7 +288,7 @@ func outputRef(r *state.Resource) audioRef {
 			return audioRef{Missing: "no output recorded"}
 		}
 		o := r.Outputs[0]
-		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "audio", Raw: audioConfig(r.RequestFields())}
+		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "audio", Raw: audioConfig(r.RequestFields()), Loudness: o.Loudness}
 	case "embedding", "transcription":
 		if r.Source != nil && r.Source.Path != "" {
 			return audioRef{Label: r.Source.Path, Path: r.Source.Path, SHA256: r.Source.SHA256}
