@@ -22,8 +22,24 @@ type Model struct {
 	Speed            bool              `json:"speed"`           // accepts speed
 	RendersTags      bool              `json:"renders_tags"`    // renders audio tags
 	NeedsEmbedding   bool              `json:"needs_embedding"` // vc-v1
-	Note             string            `json:"note,omitempty"`
+	// MaxChars is the longest text one request takes, in billed
+	// characters (see DefaultMaxChars); a longer text is split into
+	// chunks, each its own request.
+	MaxChars int    `json:"max_chars"`
+	Note     string `json:"note,omitempty"`
 }
+
+// DefaultMaxChars is the longest text voxform sends in one synthesis
+// request: 2,000 characters. The documents state no maximum (SPEC
+// section 8a); the emulator refuses over 5,000 by default. 2,000 keeps
+// every request well under that, and a chunk near a minute of speech, so
+// that an edit re-synthesizes little. service.max_text_chars overrides it
+// (1 to MaxTextCharsLimit).
+const DefaultMaxChars = 2000
+
+// MaxTextCharsLimit is the largest service.max_text_chars a manifest may
+// set: 100,000 characters, the longest chapter voxform is measured with.
+const MaxTextCharsLimit = 100_000
 
 // RecognitionAPI holds what the recognition document says of one API.
 type RecognitionAPI struct {
@@ -119,6 +135,9 @@ func BuiltinFor(p Profile) *Catalog {
 		Recognition: builtinRecognition(),
 	}
 	c.Limits = builtinLimits()
+	for _, m := range c.Models {
+		m.MaxChars = DefaultMaxChars
+	}
 	v25 := c.Model("tts-v2.5")
 	v25.VoiceLanguages = map[string]string{}
 	for _, l := range tts25Voices {

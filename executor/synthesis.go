@@ -20,9 +20,18 @@ type synthesisOp struct {
 	client   *speechapi.Client
 	sessions *Limiter
 	files    *outputs
+	// parallelism bounds the chunks of one chunked synthesis in flight;
+	// stops ends one early; chunks is where their audio is kept without
+	// an output cache (see applyChunks).
+	parallelism int
+	stops       stopper
+	chunks      chunkStore
 }
 
 func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+	if len(a.Desired.Chunks) > 0 {
+		return op.applyChunks(ctx, a, sl)
+	}
 	s := a.Desired.Synthesis
 	req, err := op.request(a)
 	if err != nil {

@@ -64,7 +64,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	return &operations{
-		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws},
+		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops},
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		render:        &renderOp{files: ws},

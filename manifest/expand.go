@@ -30,7 +30,11 @@ type expander struct {
 	hashFiles []hashed
 	dataSeen  map[string]bool
 	dataCache map[string]*dataFile
-	voices    map[string]*Voice
+	// texts and lexicons hold the text files and lexicons read, by path
+	// relative to the manifest directory, so that each is read once.
+	texts    map[string]*textFile
+	lexicons map[string]*lexiconFile
+	voices   map[string]*Voice
 	// voiceNames lists the voices once they are all expanded.
 	voiceNames []string
 	// sg answers every "did you mean" of the expansion.
@@ -69,6 +73,8 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		m:         &Manifest{Dir: raw.Dir, Version: 1, Variables: map[string]any{}},
 		dataSeen:  map[string]bool{},
 		dataCache: map[string]*dataFile{},
+		texts:     map[string]*textFile{},
+		lexicons:  map[string]*lexiconFile{},
 		voices:    map[string]*Voice{},
 		inherited: map[inheritKey]map[string]Pos{},
 		sharedAC:  map[*yaml.Node]*AudioConfig{},
@@ -183,6 +189,9 @@ func (x *expander) service() {
 			s.Parallelism = int(v)
 		}
 		s.RealtimePace = x.pace(fs["realtime_pace"], sc)
+		if v, ok := x.integer(fs["max_text_chars"], sc); ok {
+			s.MaxTextChars = int(v)
+		}
 		if f := fs["paths"]; f != nil {
 			s.Paths = map[string]string{}
 			for name, pf := range fieldsOf(f.File, deref(f.Val)) {
@@ -397,6 +406,7 @@ func (x *expander) finish() {
 		m.DataFiles = append(m.DataFiles, name)
 	}
 	sort.Strings(m.DataFiles)
+	m.TextFiles = x.textInputs()
 	h := sha256.New()
 	for _, f := range x.hashFiles {
 		h.Write([]byte(f.name))

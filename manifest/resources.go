@@ -195,7 +195,8 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	}
 	s.Address = Address(KindSynthesis, b.Name, s.Key, s.HasKey)
 	s.Voice, _, _ = x.str(fs["voice"], sc)
-	s.Text, s.TextSpans, _ = x.str(fs["text"], sc)
+	x.synthesisText(s, fs, sc)
+	x.synthesisLexicon(s, fs, sc)
 	if t, _, ok := x.str(fs["transport"], sc); ok {
 		s.Transport = t
 	}

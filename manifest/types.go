@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/narration"
 )
 
 // Pos is a position in a manifest file. Line and Col are 1-based; a zero Pos
@@ -80,6 +81,9 @@ type Manifest struct {
 
 	// DataFiles are the for_each data files read, relative to Dir, sorted.
 	DataFiles []string
+	// TextFiles are the text_file and lexicon files read, relative to
+	// Dir, sorted.
+	TextFiles []string
 	// VarFiles are the -var-file files read, as given.
 	VarFiles []string
 	// VersionPos is the position of the version: value.
@@ -103,6 +107,10 @@ type Service struct {
 	// multiple of real time; contract.PaceUnlimited for "unlimited"; 0
 	// (not set) for the profile's pace.
 	RealtimePace float64
+	// MaxTextChars is the longest text one synthesis request takes, in
+	// billed characters: a longer text is split into chunks (0, not set:
+	// the model's contract.Model.MaxChars).
+	MaxTextChars int
 	// Paths overrides endpoint paths by endpoint name (for example
 	// "stt_realtime": "/stt/v3/stream"); the live service has been seen to
 	// differ from the documents (SPEC section 7).
@@ -267,6 +275,14 @@ type Synthesis struct {
 	// or an interpolated value), so that problems inside the text can be
 	// reported at their exact position.
 	TextSpans []Span
+	// TextFile is the text_file the text was read from, relative to Dir
+	// (empty when text: holds it); TextSpans then point into that file.
+	TextFile string
+	// LexiconFile is the pronunciation lexicon, relative to Dir (empty:
+	// none); Lexicon is it, loaded. The lexicon is applied to Text before
+	// the request is formed (planner), so Text stays as written.
+	LexiconFile string
+	Lexicon     *narration.Lexicon
 
 	Pos Pos
 	// Fields holds the position of each field that was set ("audio_config.

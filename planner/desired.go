@@ -40,8 +40,13 @@ type Desired struct {
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Outputs are the files the resource writes.
 	Outputs []Output `json:"outputs"`
-	// Characters is what a synthesis bills (code points of the text).
+	// Characters is what a synthesis bills (code points of the text; of
+	// every chunk's text, repeated audio tags included, when it is split).
 	Characters int64 `json:"characters,omitempty"`
+	// Chunks are the requests of a synthesis whose text is longer than a
+	// request takes, in order (see DesiredChunk); empty when the text is
+	// sent whole. The fingerprint covers their fingerprints.
+	Chunks []DesiredChunk `json:"chunks,omitempty"`
 	// Consent is an embedding's consent note, for the state's audit trail.
 	Consent string `json:"consent,omitempty"`
 
@@ -129,7 +134,7 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 		out = append(out, d)
 	}
 	for _, s := range m.Syntheses {
-		d, err := buildSynthesis(s, profile, embFP, m.Embeddings, hash)
+		d, err := buildSynthesis(s, profile, m.Service.MaxTextChars, embFP, m.Embeddings, hash)
 		if err != nil {
 			return nil, err
 		}
@@ -176,13 +181,14 @@ func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
 	return d, d.fingerprint()
 }
 
-func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
+func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, maxText int, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
+	text := SentText(s)
 	d := &Desired{
 		Address:    s.Address,
 		Kind:       manifest.KindSynthesis,
 		Block:      "synthesis." + s.Name,
 		Outputs:    []Output{{Path: s.Output}},
-		Characters: BilledCharacters(s.Text),
+		Characters: BilledCharacters(text),
 		Synthesis:  s,
 	}
 	var emb map[string]any
@@ -211,12 +217,19 @@ func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, embFP map[s
 	// What is sent depends on the profile; the fingerprint does not: it
 	// covers the request as the documents spell it, so that switching
 	// profile replaces nothing.
-	d.Wire.Synthesis = synthesisWire(s, profile)
+	d.Wire.Synthesis = synthesisWire(s, text, profile)
 	canonical := d.Wire.Synthesis
 	if profile != contract.ProfileDocumented {
-		canonical = synthesisWire(s, contract.ProfileDocumented)
+		canonical = synthesisWire(s, text, contract.ProfileDocumented)
 	}
 	d.Request = synthesisRequest(canonical, emb)
+	model := profile.SynthesisModel(s.Model)
+	if maxText <= 0 {
+		maxText = model.MaxChars
+	}
+	if err := d.split(text, maxText, model.RendersTags, canonical, emb); err != nil {
+		return nil, err
+	}
 	return d, d.fingerprint()
 }
 

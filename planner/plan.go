@@ -62,6 +62,9 @@ type Action struct {
 	Prior *state.Resource `json:"prior,omitempty"`
 	// Cost is what the action bills.
 	Cost Cost `json:"cost"`
+	// Chunks, for a synthesis whose text is split, says how many of its
+	// chunks the action synthesizes (the rest are joined from the cache).
+	Chunks *ChunkWork `json:"chunks,omitempty"`
 	// DependsOn lists the addresses of actions of this plan that must
 	// succeed before this one starts.
 	DependsOn []string `json:"depends_on,omitempty"`
@@ -277,6 +280,9 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	if err := c.restore(); err != nil {
+		return nil, err
+	}
+	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops}

@@ -59,6 +59,8 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 	switch k {
 	case "text":
 		return []string{"text"}
+	case "chunks":
+		return nil // said by the chunk count (ChunkWork.Reason)
 	case "reference_audio":
 		return []string{"reference audio changed"}
 	case "source":

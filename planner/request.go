@@ -12,12 +12,12 @@ import (
 // audio tags rule 6 and Limits).
 func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(text)) }
 
-// synthesisWire is the synthesis request the executor sends in profile p:
-// the manifest's effective values as the model's rules in p have them sent
-// (contract.Model.Request).
-func synthesisWire(s *manifest.Synthesis, p contract.Profile) *contract.SynthesisRequest {
+// synthesisWire is the synthesis request the executor sends in profile p
+// for text (s.Text with its lexicon applied): the manifest's effective
+// values as the model's rules in p have them sent (contract.Model.Request).
+func synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) *contract.SynthesisRequest {
 	format, _ := contract.Resolve(s.AudioConfig)
-	return p.SynthesisModel(s.Model).Request(p, s.Text, s.VoiceName, s.Language, s.Speed, format)
+	return p.SynthesisModel(s.Model).Request(p, text, s.VoiceName, s.Language, s.Speed, format)
 }
 
 // synthesisRequest is the canonical form of a synthesis request, which

@@ -121,6 +121,9 @@ func (c *checker) inputs() map[string]string {
 	for _, f := range c.m.DataFiles {
 		in[f] = "a for_each data file"
 	}
+	for _, f := range c.m.TextFiles {
+		in[f] = "a text_file or lexicon"
+	}
 	for _, f := range c.m.VarFiles {
 		in[path.Clean(f)] = "a -var-file"
 	}

@@ -37,6 +37,15 @@ func (c *checker) checkService() {
 	if _, set := s.Fields["parallelism"]; set && (s.Parallelism < 1 || s.Parallelism > 1024) {
 		c.ds.Errorf(at("parallelism"), "service.parallelism %d is out of range 1 to 1024", s.Parallelism)
 	}
+	if _, set := s.Fields["max_text_chars"]; set {
+		switch {
+		case s.MaxTextChars < 1 || s.MaxTextChars > contract.MaxTextCharsLimit:
+			c.ds.Errorf(at("max_text_chars"), "service.max_text_chars %d is out of range 1 to %s", s.MaxTextChars, thousands(contract.MaxTextCharsLimit))
+		case s.MaxTextChars > MaxTextWarn:
+			c.ds.Warnf(at("max_text_chars"), "service.max_text_chars %d is over %d; the service's maximum is not documented and the emulator refuses longer texts", s.MaxTextChars, MaxTextWarn).
+				WithHint("leave it unset for %d characters a request", contract.DefaultMaxChars)
+		}
+	}
 	if _, set := s.Fields["requests_per_second"]; set && s.RequestsPerSecond <= 0 {
 		c.ds.Errorf(at("requests_per_second"), "service.requests_per_second %g must be positive", s.RequestsPerSecond)
 	}

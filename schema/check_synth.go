@@ -32,8 +32,13 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		if _, set := s.Fields["voice"]; !set {
 			c.ds.Errorf(s.Pos, "synthesis %q has no voice", s.Name).WithHint("name one of the voices: entries")
 		}
-		if _, set := s.Fields["text"]; !set {
-			c.ds.Errorf(s.Pos, "synthesis %q has no text", s.Name)
+		_, hasText := s.Fields["text"]
+		_, hasFile := s.Fields["text_file"]
+		switch {
+		case !hasText && !hasFile:
+			c.ds.Errorf(s.Pos, "synthesis %q has no text", s.Name).WithHint("set text: or text_file:")
+		case hasText && hasFile:
+			c.ds.Errorf(f("text_file"), "synthesis %q sets both text and text_file", s.Name).WithHint("keep one of them")
 		}
 		if _, set := s.Fields["output"]; !set {
 			c.ds.Errorf(s.Pos, "synthesis %q has no output", s.Name).WithHint("set output: to the file to write")
@@ -62,7 +67,9 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, c.modelName(model.Name)).
 			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, listNames(model.Languages))
 	}
-	if _, set := s.Fields["text"]; set {
+	_, hasText := s.Fields["text"]
+	_, hasFile := s.Fields["text_file"]
+	if hasText && !hasFile || s.TextFile != "" {
 		c.checkText(s, model)
 	}
 	if s.Transport == manifest.TransportWebSocket && ac != nil && !ac.Raw {

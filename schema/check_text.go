@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
@@ -36,6 +35,9 @@ type textKey struct {
 	nspans   int
 	model    *contract.Model
 	fallback manifest.Pos
+	// lexicon and language change the findings about digits.
+	lexicon  *narration.Lexicon
+	language string
 }
 
 // checkedBefore reports whether the same text from the same source was
@@ -66,7 +68,10 @@ func (c *checker) checkedBefore(s *manifest.Synthesis, model *contract.Model, fa
 		h.WriteString(sp.Pos.File)
 		h.WriteByte(0)
 	}
-	k := textKey{text: s.Text, spans: h.Sum64(), nspans: len(s.TextSpans), model: model, fallback: field}
+	k := textKey{text: s.Text, spans: h.Sum64(), nspans: len(s.TextSpans), model: model, fallback: field, lexicon: s.Lexicon}
+	if s.Lexicon != nil {
+		k.language = s.Language
+	}
 	if c.texts[k] {
 		return true
 	}
@@ -91,7 +96,7 @@ func (c *checker) textWarning(pos manifest.Pos) bool {
 // length, and checks a text from one source once.
 // conformance: TTS-004, TTS-005, TTS-050, TTS-051, TTS-052, TTS-056, TTS-057, TTS-058
 func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
-	fallback := at(s.Fields, "text", s.Pos)
+	fallback := at(s.Fields, "text", at(s.Fields, "text_file", s.Pos))
 	if c.checkedBefore(s, model, fallback) {
 		return
 	}
@@ -99,10 +104,6 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 	if strings.TrimSpace(s.Text) == "" {
 		c.ds.Errorf(pos(0), "text is empty").WithHint("the service needs text to speak")
 		return
-	}
-	if n := utf8.RuneCountInString(s.Text); n > MaxTextWarn {
-		c.ds.Warnf(pos(0), "text is %d characters; the service's maximum is not documented and the emulator refuses over %d", n, MaxTextWarn).
-			WithHint("split long text into several syntheses")
 	}
 	first, hasTags, words := c.checkTags(s.Text, model, pos)
 	switch {
@@ -121,7 +122,26 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 			WithHint("add words after the tags")
 		return
 	}
+	if s.Lexicon != nil {
+		_, applied := s.Lexicon.Apply(s.Text, s.Language)
+		c.checkUncovered(s.Text, narration.UncoveredDigits(s.Text, applied), newTextPos(s, fallback).at)
+		return
+	}
 	c.checkDigits(s.Text, newTextPos(s, fallback).at)
+}
+
+// checkUncovered warns about the digit runs of a text that its lexicon
+// does not cover (narration.UncoveredDigits): the service mispronounces
+// them (speech-synthesis.md, "What the service does", item 5).
+func (c *checker) checkUncovered(text string, runs []narration.Span, pos func(int) manifest.Pos) {
+	for _, r := range runs {
+		p := pos(r.Start)
+		if !c.textWarning(p) {
+			return
+		}
+		c.ds.Warnf(p, "digits %s in text are mispronounced by the service, and no lexicon entry covers them", quoteDigits(text[r.Start:r.End])).
+			WithHint("add an entry for them to the lexicon, or spell them out as words")
+	}
 }
 
 // checkTags reads the audio tags of a text: the first, whether there is

@@ -55,8 +55,8 @@ func TestLongVariableUsedManyTimes(t *testing.T) {
 	writeFile(t, many, "voxform.yaml", manifestOf(1500))
 	want := loadWithin(t, fanOutLimit, one, manifest.LoadOptions{NoProbe: true})
 	got := loadWithin(t, fanOutLimit, many, manifest.LoadOptions{NoProbe: true})
-	if runs := len(regexp.MustCompile(`\d+`).FindAllString(longText(40_000), -1)); len(want) != runs+1 { // and the length
-		t.Fatalf("%d diagnostics for one synthesis, want %d", len(want), runs+1)
+	if runs := len(regexp.MustCompile(`\d+`).FindAllString(longText(40_000), -1)); len(want) != runs { // a long text is split, not warned about
+		t.Fatalf("%d diagnostics for one synthesis, want %d", len(want), runs)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics of 1,500 syntheses differ from one's (-one +many):\n%s", diff)
@@ -81,8 +81,8 @@ func TestLongDefaultTextForEach(t *testing.T) {
 	want := loadWithin(t, fanOutLimit, one, manifest.LoadOptions{NoProbe: true})
 	got := loadWithin(t, fanOutLimit, many, manifest.LoadOptions{NoProbe: true})
 	runs := len(regexp.MustCompile(`\d+`).FindAllString(longText(40_000), -1))
-	if len(want) != runs+2 || !strings.Contains(strings.Join(want, "\n"), "unknown audio tag <laughs>") {
-		t.Fatalf("%d diagnostics for one instance, want %d: the runs, the length and the tag", len(want), runs+2)
+	if len(want) != runs+1 || !strings.Contains(strings.Join(want, "\n"), "unknown audio tag <laughs>") {
+		t.Fatalf("%d diagnostics for one instance, want %d: the runs and the tag", len(want), runs+1)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics of 1,500 instances differ from one's (-one +many):\n%s", diff)
@@ -174,10 +174,10 @@ func TestLongTextsInADataFile(t *testing.T) {
 	if digits != schema.MaxTextWarnings || more != 1 {
 		t.Errorf("%d digit warnings and %d saying more are not listed; want %d and 1", digits, more, schema.MaxTextWarnings)
 	}
-	// 100 texts over 5,000 characters, the warnings in texts, the one
-	// saying there are more.
-	if len(got) != 100+schema.MaxTextWarnings+1 {
-		t.Errorf("%d diagnostics, want %d", len(got), 100+schema.MaxTextWarnings+1)
+	// The warnings in texts, the one saying there are more (texts over
+	// a request's maximum are split, not warned about).
+	if len(got) != schema.MaxTextWarnings+1 {
+		t.Errorf("%d diagnostics, want %d", len(got), schema.MaxTextWarnings+1)
 	}
 }
 

@@ -95,6 +95,10 @@ type Resource struct {
 	// Consent is an embedding's consent note, recorded for audit.
 	Consent string `json:"consent,omitempty"`
 
+	// Chunks are the requests of a synthesis whose text was split (see
+	// ChunkRecord), in order; absent for a text sent in one request.
+	Chunks []ChunkRecord `json:"chunks,omitempty"`
+
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -180,6 +184,16 @@ type Output struct {
 	// for other outputs, for audio voxform cannot decode, and in states
 	// written before voxform measured it.
 	Loudness *Loudness `json:"loudness,omitempty"`
+}
+
+// ChunkRecord is one chunk of a chunked synthesis: the fingerprint of
+// its own request, what it bills, and its audio (kept in the output cache
+// under that fingerprint) before it was joined into the output.
+type ChunkRecord struct {
+	Fingerprint string `json:"fingerprint"`
+	Characters  int64  `json:"characters"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
 }
 
 // Source is the input of a transcription: a local file with its content hash,

@@ -54,6 +54,10 @@ type PlannedChange struct {
 	// speaker embedding; a URL's pre-signed query is left out).
 	Request *planner.Wire `json:"request,omitempty"`
 	Cost    planner.Cost  `json:"cost"`
+	// Chunks: a synthesis whose text is split, with how many of its
+	// chunks are synthesized (the request's text is the whole text; each
+	// chunk is its own request).
+	Chunks *planner.ChunkWork `json:"chunks,omitempty"`
 }
 
 // ChangeSummary is the last message of -json plan output.
@@ -89,6 +93,7 @@ func Change(a *planner.Action) PlannedChange {
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
 		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
 		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, RestoreFrom: a.RestoreFrom, Refused: a.Refused, Cost: a.Cost,
+		Chunks: a.Chunks,
 	}
 	switch {
 	case a.Desired != nil:

@@ -1,0 +1,256 @@
+package executor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
+)
+
+// ChunkDir is where, below the manifest directory, the audio of chunks is
+// kept when the output cache is off (-cache=off): a cache of its own, so
+// that a chunk paid for is never paid again, whatever stops an apply.
+var ChunkDir = filepath.Join(owned.CacheDir, "chunks")
+
+// chunkStore is where the chunks of chunked syntheses are kept: the
+// output cache's local store, or a private one below the manifest
+// directory (ChunkDir), opened on first use.
+type chunkStore struct {
+	once  sync.Once
+	local *cache.Local
+	err   error
+}
+
+// store returns the store of chunks for op's apply.
+func (op *synthesisOp) store() (*cache.Local, error) {
+	if k := op.files.kept; k != nil {
+		return k.cache.Local, nil
+	}
+	cs := &op.chunks
+	cs.once.Do(func() {
+		cs.local, cs.err = cache.OpenLocal(op.files.abs(filepath.ToSlash(ChunkDir)))
+		if cs.err != nil {
+			cs.err = fmt.Errorf("open the chunk store %s: %w", ChunkDir, cs.err)
+		}
+	})
+	return cs.local, cs.err
+}
+
+// applyChunks performs a chunked synthesis: the chunks not in the store
+// are synthesized, up to op.parallelism at once, each kept in the store
+// (durably) as it completes; then all are joined, in order, from the
+// store into the declared output, which appears once complete and valid,
+// and the resource is recorded with its chunks. A chunk in the store is
+// never synthesized again (unless the plan asks for every chunk afresh,
+// -replace), so an apply stopped or killed mid-chapter pays again only
+// for the chunks in flight.
+func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+	store, err := op.store()
+	if err != nil {
+		return result{}, err
+	}
+	base, err := op.request(a)
+	if err != nil {
+		return result{}, err
+	}
+	format, _ := contract.Resolve(base.AudioConfig)
+	billed, err := op.synthesizeChunks(ctx, a, base, store, format)
+	sl.Release() // every chunk is here: the join needs the disk alone
+	if err != nil {
+		return result{}, err
+	}
+	o, records, err := op.joinChunks(a, store, format)
+	if err != nil {
+		return result{}, err
+	}
+	return op.files.record(a, &state.Resource{
+		Outputs:          []state.Output{o},
+		BilledCharacters: billed,
+		Chunks:           records,
+	}, billed, 0)
+}
+
+// synthesizeChunks synthesizes the chunks of a that store lacks (all of
+// them when the plan asks for them afresh) and returns the characters
+// billed. A failure does not cancel the chunks in flight: each one that
+// completes is kept. No chunk starts once the apply is asked to stop.
+func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (int64, error) {
+	chunks := a.Desired.Chunks
+	fresh := a.Chunks != nil && a.Chunks.Fresh
+	var g errgroup.Group
+	g.SetLimit(max(op.parallelism, 1))
+	var mu sync.Mutex
+	var billed int64
+	var errs []error
+	for i, ch := range chunks {
+		if !fresh && op.cached(ctx, store, ch.Fingerprint) {
+			continue
+		}
+		if op.stops.stopped(ctx) {
+			mu.Lock()
+			errs = append(errs, fmt.Errorf("chunk %d of %d not started: %w", i+1, len(chunks), ErrInterrupted))
+			mu.Unlock()
+			break
+		}
+		g.Go(func() error {
+			err := op.synthesizeChunk(ctx, a, base, ch, store, format)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("chunk %d of %d: %w", i+1, len(chunks), err))
+				return nil
+			}
+			billed += ch.Characters
+			return nil
+		})
+	}
+	g.Wait()
+	if len(errs) > 0 {
+		return billed, errors.Join(errs...)
+	}
+	return billed, nil
+}
+
+// cached reports whether the store holds the chunk fp, fetching it from
+// the remote cache when only that has it.
+func (op *synthesisOp) cached(ctx context.Context, store *cache.Local, fp string) bool {
+	if store.Has(fp) {
+		return true
+	}
+	k := op.files.kept
+	if k == nil || k.cache.Remote == nil {
+		return false
+	}
+	e, err := k.cache.Fetch(ctx, fp)
+	return err == nil && e != nil
+}
+
+// synthesizeChunk synthesizes one chunk over the synthesis's transport
+// into a scratch file, checks it, and keeps it in store under the
+// chunk's fingerprint, durably, before it returns.
+func (op *synthesisOp) synthesizeChunk(ctx context.Context, a *planner.Action, base *speechapi.SynthesisRequest, ch planner.DesiredChunk, store *cache.Local, format contract.Format) error {
+	req := *base
+	req.Text = ch.Text
+	f, err := os.CreateTemp("", "voxform-chunk-*")
+	if err != nil {
+		return fmt.Errorf("create a scratch file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := op.send(ctx, a.Desired.Synthesis.Transport, &req, f); err != nil {
+		return err
+	}
+	if err := audioValidator(format)(f.Name()); err != nil {
+		return fmt.Errorf("validate the chunk's audio: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return fmt.Errorf("hash the chunk's audio: %w", err)
+	}
+	e := &cache.Entry{Fingerprint: ch.Fingerprint, Kind: string(manifest.KindSynthesis), CreatedAt: time.Now().UTC(),
+		Files: []cache.File{{Role: roleAudio, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}}}
+	if err := store.Store(e, map[string]string{roleAudio: f.Name()}); err != nil {
+		return fmt.Errorf("keep the chunk: %w", err)
+	}
+	return nil
+}
+
+// send makes one synthesis call over transport, writing the audio to w.
+func (op *synthesisOp) send(ctx context.Context, transport string, req *speechapi.SynthesisRequest, w io.Writer) error {
+	var err error
+	switch transport {
+	case manifest.TransportSSE:
+		_, err = op.client.SynthesizeStream(ctx, req, w)
+	case manifest.TransportWebSocket:
+		err = op.sessions.session(ctx, func() error { _, err := op.client.SynthesizeRealtime(ctx, req, w); return err })
+	default:
+		_, err = op.client.Synthesize(ctx, req, w)
+	}
+	if err != nil {
+		return fmt.Errorf("synthesize over %s: %w", transportName(transport), err)
+	}
+	return nil
+}
+
+// joinChunks joins the chunks of a, in order, streamed one at a time from
+// store, into the declared output (audio.NewJoiner for its container) and
+// commits it once valid. It returns the output and the chunk records.
+func (op *synthesisOp) joinChunks(a *planner.Action, store *cache.Local, format contract.Format) (state.Output, []state.ChunkRecord, error) {
+	s := a.Desired.Synthesis
+	out, err := op.files.output(a, s.Output)
+	if err != nil {
+		return state.Output{}, nil, err
+	}
+	defer out.Abort()
+	var pcm *audio.Format
+	if !format.Headered() {
+		f, err := format.Audio()
+		if err != nil {
+			return state.Output{}, nil, err
+		}
+		pcm = &f
+	}
+	j, err := audio.NewJoiner(format.AudioContainer(), out, pcm)
+	if err != nil {
+		return state.Output{}, nil, err
+	}
+	records := make([]state.ChunkRecord, len(a.Desired.Chunks))
+	for i, ch := range a.Desired.Chunks {
+		f, err := chunkAudio(store, ch.Fingerprint)
+		if err != nil {
+			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+		}
+		r, err := store.OpenBlob(f.SHA256, f.Size)
+		if err != nil {
+			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+		}
+		err = j.Append(r)
+		r.Close()
+		if err != nil {
+			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+		}
+		records[i] = state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters, SHA256: f.SHA256, Size: f.Size}
+	}
+	if err := j.Close(); err != nil {
+		return state.Output{}, nil, err
+	}
+	o, err := out.Commit(audioValidator(format))
+	return o, records, err
+}
+
+// chunkAudio is the audio file of the chunk fp in store.
+func chunkAudio(store *cache.Local, fp string) (cache.File, error) {
+	e, err := store.Entry(fp)
+	if err != nil {
+		return cache.File{}, err
+	}
+	if e == nil {
+		return cache.File{}, fmt.Errorf("the chunk %.12s is no longer in the cache %s", fp, store.Dir())
+	}
+	f, ok := e.File(roleAudio)
+	if !ok {
+		return cache.File{}, fmt.Errorf("the cache entry of chunk %.12s has no audio: %w", fp, cache.ErrCorrupt)
+	}
+	return f, nil
+}
