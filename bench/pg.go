@@ -25,8 +25,9 @@ const (
 	records = 500
 )
 
-// stateInPG measures G2 and G1 on a project of h.sz.pgResources syntheses:
-// applied with the local backend, its state moved into PostgreSQL by
+// stateInPG measures G2 and G1 on a project of h.sz.pgResources syntheses
+// (and, on the way, S1 to S6: see scaleFigures): applied with the local
+// backend, its state moved into PostgreSQL by
 // 'voxform state migrate -to pg', then planned with nothing changed
 // (G2). G1 then records results one at a time through the state package,
 // as apply's workers do, each one transaction on that state.
@@ -55,6 +56,9 @@ func (h *harness) stateInPG(ctx context.Context) error {
 	}
 	applied, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
 	if err != nil {
+		return err
+	}
+	if err := h.scaleFigures(ctx, dir, e.URL(), n, applied); err != nil {
 		return err
 	}
 	h.r.env = []string{"VOXFORM_PG=" + url}

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -277,8 +280,245 @@ func decode(r io.Reader, limit int64) (*File, error) {
 	return decodeBytes(data)
 }
 
-// decodeBytes is Decode of data, read whole already.
+// parallelDecodeMin is the number of resources from which decodeBytes
+// decodes them on every CPU.
+const parallelDecodeMin = 2000
+
+// decodeBytes is Decode of data, read whole already. A large state's
+// resources are decoded on every CPU (a state of 100,000 took seconds on
+// one); anything amiss is decoded again in one piece, for the error that
+// says where.
 func decodeBytes(data []byte) (*File, error) {
+	if f, ok := decodeParallel(data); ok {
+		return f, nil
+	}
+	return decodeSerial(data)
+}
+
+// decodeParallel decodes data with its resources shared among the CPUs;
+// ok is false when data is not a valid state of this version with at
+// least parallelDecodeMin resources.
+func decodeParallel(data []byte) (*File, bool) {
+	if runtime.GOMAXPROCS(0) == 1 || len(data) < parallelDecodeMin*200 {
+		return nil, false
+	}
+	rest, members, ok := splitResources(data)
+	if !ok || len(members) < parallelDecodeMin {
+		return nil, false
+	}
+	var fr fileJSON
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&fr) != nil || dec.More() || fr.Version != FormatVersion {
+		return nil, false
+	}
+	f := &File{Version: fr.Version, Lineage: fr.Lineage, Serial: fr.Serial, VoxformVersion: fr.VoxformVersion,
+		Resources: make(map[string]*Resource, len(members)), JobIntents: fr.JobIntents, Written: fr.Written,
+		MovedTo: fr.MovedTo}
+	raws := make(map[string][]byte, len(members))
+	for _, m := range members {
+		raws[m.key] = m.value // a key given twice: the last, as encoding/json has it
+	}
+	addrs := make([]string, 0, len(raws))
+	for a := range raws {
+		addrs = append(addrs, a)
+	}
+	decoded := make([]*Resource, len(addrs))
+	workers := runtime.GOMAXPROCS(0)
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(addrs) && !failed.Load(); i += workers {
+				raw := raws[addrs[i]]
+				if string(raw) == "null" {
+					failed.Store(true)
+					return
+				}
+				var rj resourceJSON
+				d := json.NewDecoder(bytes.NewReader(raw))
+				d.DisallowUnknownFields()
+				if d.Decode(&rj) != nil || d.More() {
+					failed.Store(true)
+					return
+				}
+				decoded[i] = rj.resource()
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil, false
+	}
+	for i, a := range addrs {
+		f.Resources[a] = decoded[i]
+	}
+	if f.checkPaths() != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+// member is a member of a JSON object: its key, unquoted, and its value.
+type member struct {
+	key   string
+	value []byte
+}
+
+// splitResources finds the members of the object "resources" of the JSON
+// object data without decoding them, and returns data with that object
+// emptied (for the rest to be decoded as usual) and the members, whose
+// values are slices of data. ok is false when data is not an object of
+// that shape; the JSON is not checked further (decoding the parts does).
+func splitResources(data []byte) (rest []byte, members []member, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, nil, false
+	}
+	start, end := -1, -1
+	for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		k, j, ok := scanKey(data, i)
+		if !ok {
+			return nil, nil, false
+		}
+		j = skipSpace(data, j)
+		v := j
+		if k == "resources" && j < len(data) && data[j] == '{' {
+			if start >= 0 {
+				return nil, nil, false // twice
+			}
+			start = j
+			j = skipSpace(data, j+1)
+			for j < len(data) && data[j] != '}' {
+				rk, vj, ok := scanKey(data, j)
+				if !ok {
+					return nil, nil, false
+				}
+				vj = skipSpace(data, vj)
+				ve, ok := scanValue(data, vj)
+				if !ok {
+					return nil, nil, false
+				}
+				members = append(members, member{rk, data[vj:ve]})
+				if j, ok = next(data, ve); !ok {
+					return nil, nil, false
+				}
+			}
+			if j >= len(data) {
+				return nil, nil, false
+			}
+			end = j + 1
+			j = end
+		} else if j, ok = scanValue(data, v); !ok {
+			return nil, nil, false
+		}
+		if i, ok = next(data, j); !ok {
+			return nil, nil, false
+		}
+	}
+	if start < 0 || i >= len(data) {
+		return nil, nil, false
+	}
+	rest = make([]byte, 0, len(data)-(end-start)+2)
+	rest = append(append(append(rest, data[:start]...), "{}"...), data[end:]...)
+	return rest, members, true
+}
+
+// scanKey reads the key at data[i] and the colon after it; j is past the
+// colon.
+func scanKey(data []byte, i int) (key string, j int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	e, ok := scanString(data, i)
+	if !ok {
+		return "", 0, false
+	}
+	if json.Unmarshal(data[i:e], &key) != nil { // as encoding/json reads it
+		return "", 0, false
+	}
+	j = skipSpace(data, e)
+	if j >= len(data) || data[j] != ':' {
+		return "", 0, false
+	}
+	return key, j + 1, true
+}
+
+// next passes the comma after a member at data[i:], or stops at the
+// closing brace; anything else is not an object.
+func next(data []byte, i int) (int, bool) {
+	i = skipSpace(data, i)
+	switch {
+	case i < len(data) && data[i] == ',':
+		j := skipSpace(data, i+1)
+		return j, j < len(data) && data[j] == '"'
+	case i < len(data) && data[i] == '}':
+		return i, true
+	}
+	return 0, false
+}
+
+// scanString returns the end of the string starting at data[i] (a quote).
+func scanString(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// scanValue returns the end of the value starting at data[i].
+func scanValue(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		return scanString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				e, ok := scanString(data, j)
+				if !ok {
+					return 0, false
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for ; j < len(data); j++ {
+		if c := data[j]; c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			break
+		}
+	}
+	return j, j > i
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// decodeSerial is decodeBytes in one piece.
+func decodeSerial(data []byte) (*File, error) {
 	var fj fileJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -2,7 +2,9 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -134,4 +136,77 @@ func TestWriteFileAtomicFailureLeavesOld(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("temp file left behind: %v", ents)
 	}
+}
+
+// TestLargeStateDecodesInParallel: a state of thousands of resources, whose
+// resources are decoded on every CPU, reads as it does in one piece; a
+// resource amiss in it is reported as in one piece, with its line.
+func TestLargeStateDecodesInParallel(t *testing.T) {
+	f := New()
+	for i := range parallelDecodeMin + 10 {
+		f.Resources[fmt.Sprintf(`synthesis.p["%05d"]`, i)] = sampleResource(fmt.Sprintf("text %d", i))
+	}
+	data, err := MarshalSorted(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par, ok := decodeParallel(data)
+	if !ok {
+		t.Fatal("a valid large state was not decoded in parallel")
+	}
+	ser, err := decodeSerial(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := encoded(t, par), encoded(t, ser)
+	if !bytes.Equal(a, b) {
+		t.Error("the state decoded in parallel differs from the one decoded in one piece")
+	}
+	for name, bad := range map[string]string{
+		"unknown field": strings.Replace(string(data), `"status": "complete"`, `"status": "complete", "bogus": 1`, 1),
+		"null":          strings.Replace(string(data), `"synthesis.p[\"00007\"]": {`, `"synthesis.p[\"00007\"]": null, "x": {`, 1),
+	} {
+		if bad == string(data) {
+			t.Fatalf("%s: the state was not changed", name)
+		}
+		if _, ok := decodeParallel([]byte(bad)); ok {
+			t.Errorf("%s: decoded in parallel", name)
+		}
+		if _, err := Decode(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: Decode succeeded", name)
+		}
+	}
+}
+
+// FuzzSplitResources: any bytes are split or refused, never a panic, and
+// what is split is the resources object's members, as encoding/json reads
+// them, where the whole is valid JSON.
+func FuzzSplitResources(f *testing.F) {
+	f.Add([]byte(`{"version": 1, "resources": {"a": {"k": "}\"{"}, "b\"c": [1, {"x": null}]}, "serial": 2}`))
+	f.Add([]byte(`{"resources": {}}`))
+	f.Add([]byte(`{"resources": {"a": 1,}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rest, members, ok := splitResources(data)
+		if !ok || !json.Valid(data) {
+			return
+		}
+		var whole struct {
+			Resources map[string]json.RawMessage `json:"resources"`
+		}
+		if json.Unmarshal(data, &whole) != nil {
+			return
+		}
+		got := map[string]string{}
+		for _, m := range members {
+			got[m.key] = string(m.value)
+		}
+		for k, v := range whole.Resources {
+			if got[k] != string(v) {
+				t.Errorf("member %q: split %q, want %q", k, got[k], v)
+			}
+		}
+		if len(got) != len(whole.Resources) || !json.Valid(rest) {
+			t.Errorf("%d members split, %d in the object; rest valid: %v", len(got), len(whole.Resources), json.Valid(rest))
+		}
+	})
 }
