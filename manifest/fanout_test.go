@@ -158,3 +158,29 @@ func TestScalarPosIncremental(t *testing.T) {
 		}
 	}
 }
+
+// TestOffendingSearchBounded: the search for the line that breaks a YAML
+// block parses at most offendingParseBytes of prefixes, however far below
+// its block's start the broken line is: in a 256 KB manifest whose broken
+// line is 400 lines down it parsed 400 prefixes (1.4 s) before it had a
+// bound. A broken line within reach is still found.
+func TestOffendingSearchBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\nsyntheses:\n")
+	for i := range 395 {
+		fmt.Fprintf(&b, "  k%d: { voice: v, output: o/%d.wav, text: \"%s\" }\n", i, i, strings.Repeat("x", 600))
+	}
+	b.WriteString("  m:\n      model: x\n    voice: y\n")
+	src := []byte(b.String())
+	line, parsed := offendingSearch(src, 2)
+	if line != 0 || parsed > offendingParseBytes {
+		t.Errorf("search of a %d-byte manifest: line %d after %d bytes parsed; want 0 within %d", len(src), line, parsed, offendingParseBytes)
+	}
+	if parsed < offendingParseBytes-len(src) {
+		t.Errorf("the search stopped after %d bytes, well before its bound of %d", parsed, offendingParseBytes)
+	}
+	small := []byte("version: 1\nsyntheses:\n  m:\n      model: x\n    voice: y\n")
+	if line, _ := offendingSearch(small, 2); line != 5 {
+		t.Errorf("broken line of a small manifest: %d, want 5", line)
+	}
+}

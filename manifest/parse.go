@@ -351,8 +351,15 @@ func parseDocs(f *File, ds *Diagnostics) []*yaml.Node {
 // offendingParseBytes parsed in all: each prefix is parsed whole, and 400
 // prefixes of a 256 KiB file took over a second); 0 when it finds nothing.
 func offendingLine(src []byte, reported int) int {
+	line, _ := offendingSearch(src, reported)
+	return line
+}
+
+// offendingSearch is offendingLine, also returning how many bytes of
+// prefixes it parsed.
+func offendingSearch(src []byte, reported int) (line, parsed int) {
 	if len(src) > offendingMaxBytes {
-		return 0
+		return 0, 0
 	}
 	var ends []int // ends[k-1] is where line k ends, its newline included
 	for i, c := range src {
@@ -363,19 +370,19 @@ func offendingLine(src []byte, reported int) int {
 	if len(ends) == 0 || ends[len(ends)-1] < len(src) {
 		ends = append(ends, len(src))
 	}
-	parsed := 0
 	for k := max(reported, 1); k <= len(ends) && k <= reported+offendingScan; k++ {
 		prefix := src[:ends[k-1]]
-		if parsed += len(prefix); parsed > offendingParseBytes {
-			return 0
+		if parsed+len(prefix) > offendingParseBytes {
+			return 0, parsed
 		}
+		parsed += len(prefix)
 		var n yaml.Node
 		err := yaml.Unmarshal(prefix, &n)
 		if err != nil && !strings.Contains(err.Error(), "end of stream") {
-			return k
+			return k, parsed
 		}
 	}
-	return 0
+	return 0, parsed
 }
 
 const (

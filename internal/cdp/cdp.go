@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"regexp"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -64,6 +65,11 @@ func Start(bin, profileDir string) (*Browser, error) {
 		"--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check", "--mute-audio",
 		"--autoplay-policy=no-user-gesture-required", "--remote-debugging-port=0",
 		"--user-data-dir="+profileDir, "--window-size=1280,1000", "about:blank")
+	// Its own process group, killed whole: chromium's renderer, zygote and
+	// crashpad processes outlive a kill of the browser process alone and
+	// go on writing into profileDir.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		cancel()
