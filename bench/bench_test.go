@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/contract"
@@ -259,5 +260,43 @@ func TestPlanCounts(t *testing.T) {
 		if err != nil || add != c.add || replace != c.replace || repair != c.repair || restore != c.restore {
 			t.Errorf("%q: %d %d %d %d, %v", c.line, add, replace, repair, restore, err)
 		}
+	}
+}
+
+// The generated chapter is about as long as asked, has no digits (the
+// validator would warn), names no sentence twice, and its edit changes
+// exactly one sentence.
+func TestChapterText(t *testing.T) {
+	text, n := chapterText(20_000, -1)
+	if c := utf8.RuneCountInString(text); c < 20_000 || c > 20_200 {
+		t.Errorf("%d characters, want about 20,000", c)
+	}
+	if strings.ContainsAny(text, "0123456789") {
+		t.Error("the chapter holds digits")
+	}
+	seen := map[string]bool{}
+	for i := range n {
+		s := chapterSentence(i, false)
+		if seen[s] {
+			t.Fatalf("sentence %d is there twice: %s", i, s)
+		}
+		seen[s] = true
+	}
+	edited, _ := chapterText(20_000, n/2)
+	a, b := strings.Fields(text), strings.Fields(edited)
+	if len(a) != len(b) {
+		t.Fatalf("the edit changed the number of words: %d, %d", len(a), len(b))
+	}
+	first, last := -1, -1
+	for i := range a {
+		if a[i] != b[i] {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || last-first > 12 {
+		t.Errorf("the edit changed words %d to %d, want one sentence", first, last)
 	}
 }

@@ -61,9 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	var o options
-	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings): a couple of minutes, no verdict on size-bound targets")
+	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, a 20,000-character chapter): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), V1 (the report page, in headless Chromium), go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), N1 to N4 (together: a long chapter), V1 (the report page, in headless Chromium), go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -134,6 +134,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// when it ran; otherwise generated and applied).
 		{[]string{"V1"}, h.reportPage},
 		{[]string{"P5"}, h.longSynthesis}, {[]string{"P6"}, h.batchTranscription},
+		// A long chapter from a text file: validated, planned in chunks,
+		// applied, and edited by one sentence.
+		{[]string{"narration", "N1", "N2", "N3", "N4"}, h.narration},
 		// The output cache's targets need a MinIO server (see
 		// internal/miniotest); without one the step fails, saying how
 		// to build it.

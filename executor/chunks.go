@@ -76,12 +76,12 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 	if err != nil {
 		return result{}, err
 	}
-	o, records, err := op.joinChunks(a, store, format)
+	outs, records, err := op.joinChunks(a, store, format)
 	if err != nil {
 		return result{}, err
 	}
 	return op.files.record(a, &state.Resource{
-		Outputs:          []state.Output{o},
+		Outputs:          outs,
 		BilledCharacters: billed,
 		Chunks:           records,
 	}, billed, 0)
@@ -194,49 +194,69 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 }
 
 // joinChunks joins the chunks of a, in order, streamed one at a time from
-// store, into the declared output (audio.NewJoiner for its container) and
-// commits it once valid. It returns the output and the chunk records.
-func (op *synthesisOp) joinChunks(a *planner.Action, store *cache.Local, format contract.Format) (state.Output, []state.ChunkRecord, error) {
+// store, into the declared output (audio.NewJoiner for its container),
+// writes the cue files from where the joiner put each chunk, and commits
+// them once the audio is valid. It returns the outputs (the audio first)
+// and the chunk records.
+func (op *synthesisOp) joinChunks(a *planner.Action, store *cache.Local, format contract.Format) ([]state.Output, []state.ChunkRecord, error) {
 	s := a.Desired.Synthesis
 	out, err := op.files.output(a, s.Output)
 	if err != nil {
-		return state.Output{}, nil, err
+		return nil, nil, err
 	}
 	defer out.Abort()
 	var pcm *audio.Format
 	if !format.Headered() {
 		f, err := format.Audio()
 		if err != nil {
-			return state.Output{}, nil, err
+			return nil, nil, err
 		}
 		pcm = &f
 	}
 	j, err := audio.NewJoiner(format.AudioContainer(), out, pcm)
 	if err != nil {
-		return state.Output{}, nil, err
+		return nil, nil, err
 	}
 	records := make([]state.ChunkRecord, len(a.Desired.Chunks))
+	starts := make([]time.Duration, 0, len(records)+1)
 	for i, ch := range a.Desired.Chunks {
+		starts = append(starts, j.Duration())
 		f, err := chunkAudio(store, ch.Fingerprint)
 		if err != nil {
-			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
 		}
 		r, err := store.OpenBlob(f.SHA256, f.Size)
 		if err != nil {
-			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
 		}
 		err = j.Append(r)
 		r.Close()
 		if err != nil {
-			return state.Output{}, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
 		}
 		records[i] = state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters, SHA256: f.SHA256, Size: f.Size}
 	}
+	starts = append(starts, j.Duration())
 	if err := j.Close(); err != nil {
-		return state.Output{}, nil, err
+		return nil, nil, err
+	}
+	var cues *cueFiles
+	if hasCues(a) {
+		list, err := chunkCues(a, starts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cues, err = op.files.writeCues(a, list); err != nil {
+			return nil, nil, err
+		}
+		defer cues.Abort()
 	}
 	o, err := out.Commit(audioValidator(format))
-	return o, records, err
+	if err != nil {
+		return nil, nil, err
+	}
+	outs, err := commitCues(o, cues)
+	return outs, records, err
 }
 
 // chunkAudio is the audio file of the chunk fp in store.

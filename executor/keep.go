@@ -186,8 +186,8 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 
 // Entry is the cache entry of the outputs res recorded for fingerprint fp
 // of a resource of kind, with the path of each file below the manifest
-// directory dir, by role: a synthesis's audio, an embedding's JSON, each
-// transcript format.
+// directory dir, by role: a synthesis's audio (not its cue files), an
+// embedding's JSON, each transcript format.
 func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cache.Entry, map[string]string) {
 	e := &cache.Entry{Version: cache.FormatVersion, Fingerprint: fp, Kind: string(kind), CreatedAt: time.Now().UTC(),
 		Meta: cache.Meta{DurationSeconds: res.DurationSeconds, DetectedLanguage: res.DetectedLanguage, Model: res.Model}}
@@ -196,6 +196,9 @@ func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cac
 		role := o.Format
 		switch kind {
 		case manifest.KindSynthesis:
+			if o.Format != "" {
+				continue // a cue file: made again from the audio and the text as written
+			}
 			role = roleAudio
 		case manifest.KindEmbedding:
 			role = roleEmbedding

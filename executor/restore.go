@@ -51,7 +51,11 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 			return result{}, err
 		}
 		o.Loudness = loudnessOfMeta(e.Meta) // measured when the entry's audio was made
-		rec = &state.Resource{Outputs: []state.Output{o}}
+		outs, err := op.restoreCues(a, o, format)
+		if err != nil {
+			return result{}, err
+		}
+		rec = &state.Resource{Outputs: outs}
 	case manifest.KindEmbedding:
 		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Embedding.Output,
 			func(path string) error { _, err := readEmbedding(path); return err })
@@ -156,4 +160,28 @@ func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]st
 		}
 	}
 	return commitTranscripts(files, formats, hasText)
+}
+
+// restoreCues writes the cue files of a restored synthesis, if it
+// declares any, from its restored audio o: one cue, as a synthesis that
+// is not chunked has. A chunked one needs its chunks' durations and is
+// never restored whole when it has cue files (the planner joins it again
+// from its chunks).
+func (op *restoreOp) restoreCues(a *planner.Action, o state.Output, format contract.Format) ([]state.Output, error) {
+	if !hasCues(a) {
+		return []state.Output{o}, nil
+	}
+	if len(a.Desired.Chunks) > 0 {
+		return nil, fmt.Errorf("restore: the cue files of a chunked synthesis are made from its chunks; plan again")
+	}
+	list, err := wholeCue(a, op.files.abs(o.Path), format)
+	if err != nil {
+		return nil, err
+	}
+	cues, err := op.files.writeCues(a, list)
+	if err != nil {
+		return nil, err
+	}
+	defer cues.Abort()
+	return commitCues(o, cues)
 }

@@ -61,14 +61,45 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
 	}
 	sl.Release() // the audio is here: the next call need not wait for the disk
+	var cues *cueFiles
+	if hasCues(a) {
+		if err := out.Check(audioValidator(format)); err != nil {
+			return result{}, err
+		}
+		list, err := wholeCue(a, out.TempPath(), format)
+		if err != nil {
+			return result{}, err
+		}
+		if cues, err = op.files.writeCues(a, list); err != nil {
+			return result{}, err
+		}
+		defer cues.Abort()
+	}
 	o, err := out.Commit(audioValidator(format))
 	if err != nil {
 		return result{}, err
 	}
+	outs, err := commitCues(o, cues)
+	if err != nil {
+		return result{}, err
+	}
 	return op.files.record(a, &state.Resource{
-		Outputs:          []state.Output{o},
+		Outputs:          outs,
 		BilledCharacters: a.Desired.Characters,
 	}, a.Desired.Characters, 0)
+}
+
+// commitCues commits the cue files (nil: none) after the audio o, and
+// returns all the outputs, the audio first.
+func commitCues(o state.Output, cues *cueFiles) ([]state.Output, error) {
+	if cues == nil {
+		return []state.Output{o}, nil
+	}
+	more, err := cues.Commit()
+	if err != nil {
+		return nil, err
+	}
+	return append([]state.Output{o}, more...), nil
 }
 
 func transportName(t string) string {

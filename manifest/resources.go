@@ -129,9 +129,11 @@ func (x *expander) expandSyntheses() {
 		x.curBlock = b
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
-		if ac := fs["audio_config"]; ac != nil {
-			for name, sf := range fieldsOf(ac.File, deref(ac.Val)) {
-				pos["audio_config."+name] = sf.Pos()
+		for _, sub := range []string{"audio_config", "cues"} {
+			if f := fs[sub]; f != nil {
+				for name, sf := range fieldsOf(f.File, deref(f.Val)) {
+					pos[sub+"."+name] = sf.Pos()
+				}
 			}
 		}
 		x.raw.dropBroken("syntheses", b.Name, fs)
@@ -203,6 +205,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	if o, _, ok := x.str(fs["output"], sc); ok {
 		s.Output = cleanRel(o)
 	}
+	s.Cues = x.cues(fs["cues"], sc)
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
@@ -298,6 +301,32 @@ func hasReference(n *yaml.Node) bool {
 		}
 	}
 	return false
+}
+
+// cues evaluates a synthesis's cues map (json, vtt: output paths); nil
+// when not set.
+func (x *expander) cues(f *field, sc *scope) *Cues {
+	if f == nil || isNull(f.Val) {
+		return nil
+	}
+	c := &Cues{}
+	for _, e := range entries(f.Val) {
+		sf := &field{Name: e.Key.Value, File: f.File, Key: e.Key, Val: e.Val}
+		v, _, ok := x.str(sf, sc)
+		if !ok {
+			continue
+		}
+		switch e.Key.Value {
+		case "json":
+			c.JSON = cleanRel(v)
+		case "vtt":
+			c.VTT = cleanRel(v)
+		}
+	}
+	if c.JSON == "" && c.VTT == "" {
+		return nil
+	}
+	return c
 }
 
 // audioConfig evaluates an audio_config map; nil when not set.

@@ -266,6 +266,8 @@ type Synthesis struct {
 	AudioConfig *AudioConfig
 	Transport   string // rest (default), sse or websocket
 	Output      string // relative to Dir
+	// Cues, when set, are the cue files written beside Output.
+	Cues *Cues
 
 	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
 	// source: an embeddings: entry or a file, relative to Dir.
@@ -290,6 +292,15 @@ type Synthesis struct {
 	// when inherited from it). Instances of one block share the map: it
 	// is read-only.
 	Fields map[string]Pos
+}
+
+// Cues are the cue files of a synthesis: where each chunk starts in its
+// audio and what it says (narration.JSONCues, narration.VTTChapters).
+// Each path is an output of the synthesis, relative to Dir; empty: not
+// written.
+type Cues struct {
+	JSON string
+	VTT  string
 }
 
 // Transcription is one expanded transcription input: a block yields one per

@@ -23,17 +23,29 @@ type DesiredChunk struct {
 	// voice, model and audio format: a chunk and a synthesis of the same
 	// text share their cache entry.
 	Fingerprint string `json:"fingerprint"`
+	// WrittenStart and WrittenEnd delimit what the chunk speaks in the
+	// synthesis's text as written (manifest.Synthesis.Text, before the
+	// lexicon; its white space at the ends left out): the text of its
+	// cue. A term whose spoken form a cut falls in belongs to the chunk
+	// after the cut.
+	WrittenStart int `json:"written_start"`
+	WrittenEnd   int `json:"written_end"`
 }
 
 // SentText is the text a synthesis sends: its text with its lexicon
 // applied (narration.Lexicon.Apply), before it is split. Its billed
 // characters, chunks and fingerprints are those of this text.
 func SentText(s *manifest.Synthesis) string {
-	if s.Lexicon == nil {
-		return s.Text
-	}
-	text, _ := s.Lexicon.Apply(s.Text, s.Language)
+	text, _ := sentText(s)
 	return text
+}
+
+// sentText is SentText with the replacements the lexicon made.
+func sentText(s *manifest.Synthesis) (string, []narration.Applied) {
+	if s.Lexicon == nil {
+		return s.Text, nil
+	}
+	return s.Lexicon.Apply(s.Text, s.Language)
 }
 
 // split cuts text into chunks of at most max characters when it is
@@ -41,8 +53,9 @@ func SentText(s *manifest.Synthesis) string {
 // tags). Each chunk's fingerprint is that of canonical with the chunk's
 // text; the request gains the ordered list of them, so that any chunk's
 // change changes the resource's fingerprint, and the billed characters
-// are the chunks' (the repeated tags included).
-func (d *Desired) split(text string, max int, tags bool, canonical *contract.SynthesisRequest, emb map[string]any) error {
+// are the chunks' (the repeated tags included). applied maps the text
+// back to the text as written (narration.OriginalOffset).
+func (d *Desired) split(text string, applied []narration.Applied, max int, tags bool, canonical *contract.SynthesisRequest, emb map[string]any) error {
 	if max <= 0 || utf8.RuneCountInString(text) <= max {
 		return nil
 	}
@@ -60,7 +73,8 @@ func (d *Desired) split(text string, max int, tags bool, canonical *contract.Syn
 		if err != nil {
 			return err
 		}
-		d.Chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp}
+		d.Chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp,
+			WrittenStart: narration.OriginalOffset(applied, p.TextStart), WrittenEnd: narration.OriginalOffset(applied, p.TextEnd)}
 		d.Characters += int64(p.Characters)
 		fps[i] = fp
 	}

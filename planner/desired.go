@@ -83,8 +83,33 @@ type Source struct {
 // Output is a file a resource writes.
 type Output struct {
 	Path string `json:"path"`
-	// Format is a transcript format (json, txt, srt, vtt); empty otherwise.
+	// Format is a transcript format (json, txt, srt, vtt), or a
+	// synthesis's cue file (CuesJSON, CuesVTT); empty for audio and
+	// embeddings.
 	Format string `json:"format,omitempty"`
+}
+
+// The formats of a synthesis's cue files (manifest.Cues). They are
+// outputs like the audio, owned and recorded, but not part of the
+// fingerprint: they are made from the audio and the text as written.
+const (
+	CuesJSON = "cues.json"
+	CuesVTT  = "cues.vtt"
+)
+
+// synthesisOutputs are the files a synthesis writes: its audio first,
+// then its cue files.
+func synthesisOutputs(s *manifest.Synthesis) []Output {
+	outs := []Output{{Path: s.Output}}
+	if c := s.Cues; c != nil {
+		if c.JSON != "" {
+			outs = append(outs, Output{Path: c.JSON, Format: CuesJSON})
+		}
+		if c.VTT != "" {
+			outs = append(outs, Output{Path: c.VTT, Format: CuesVTT})
+		}
+	}
+	return outs
 }
 
 // InputFiles lists the local input files of m whose content hashes Build
@@ -182,12 +207,12 @@ func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
 }
 
 func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, maxText int, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
-	text := SentText(s)
+	text, applied := sentText(s)
 	d := &Desired{
 		Address:    s.Address,
 		Kind:       manifest.KindSynthesis,
 		Block:      "synthesis." + s.Name,
-		Outputs:    []Output{{Path: s.Output}},
+		Outputs:    synthesisOutputs(s),
 		Characters: BilledCharacters(text),
 		Synthesis:  s,
 	}
@@ -227,7 +252,7 @@ func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, maxText int
 	if maxText <= 0 {
 		maxText = model.MaxChars
 	}
-	if err := d.split(text, maxText, model.RendersTags, canonical, emb); err != nil {
+	if err := d.split(text, applied, maxText, model.RendersTags, canonical, emb); err != nil {
 		return nil, err
 	}
 	return d, d.fingerprint()

@@ -50,6 +50,11 @@ func restorable(a *Action) bool {
 	default:
 		return false
 	}
+	if len(a.Desired.Chunks) > 0 && len(a.Desired.Outputs) > 1 {
+		// The cue files of a chunked synthesis need its chunks' audio:
+		// it is joined again from the chunks the cache holds.
+		return false
+	}
 	for _, src := range a.Desired.Sources {
 		if src.From != "" && src.SHA256 == "" {
 			return false // made by this plan: the request is not final

@@ -98,6 +98,19 @@ func (c *checker) outputs() []output {
 			pos = s.KeyPos
 		}
 		outs = append(outs, output{s.Output, s.Address, pos})
+		if s.Cues == nil {
+			continue
+		}
+		for _, cue := range []struct{ name, path string }{{"json", s.Cues.JSON}, {"vtt", s.Cues.VTT}} {
+			if cue.path == "" {
+				continue
+			}
+			pos := at(s.Fields, "cues."+cue.name, at(s.Fields, "cues", s.Pos))
+			if s.HasKey && s.KeyPos.Line > 0 {
+				pos = s.KeyPos
+			}
+			outs = append(outs, output{cue.path, s.Address, pos})
+		}
 	}
 	for _, t := range c.m.Transcriptions {
 		formats := make([]string, 0, len(t.Outputs))

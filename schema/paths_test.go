@@ -72,3 +72,44 @@ syntheses:
 		t.Fatalf("diagnostics: %q", errs)
 	}
 }
+
+// Cue files are outputs: each is checked as output: is, at its own
+// position (inside the manifest directory, written by one resource, not
+// an input, not under another output), and an unknown cue format is a
+// schema error.
+func TestCuePaths(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "chapter.txt"), []byte("एक कहानी।"), 0o644)
+	os.WriteFile(filepath.Join(dir, "voxform.yaml"), []byte(`version: 1
+voices:
+  n: { model: tts-v3.0, voice: Shivani, language: hi-IN }
+syntheses:
+  a: { voice: n, text: "one", output: out/a.wav, cues: { json: out/a.json, vtt: ../a.vtt } }
+  b: { voice: n, text: "two", output: out/b.wav, cues: { json: out/a.json } }
+  c: { voice: n, text: "three", output: out/c.wav, cues: { vtt: out/c.wav } }
+  d: { voice: n, text_file: chapter.txt, output: out/d.wav, cues: { vtt: chapter.txt } }
+  e: { voice: n, text: "five", output: out/e.wav, cues: { srt: out/e.srt } }
+`), 0o644)
+	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	var errs []string
+	for _, d := range ds {
+		if d.Severity == manifest.SeverityError {
+			errs = append(errs, d.String())
+		}
+	}
+	got := strings.Join(errs, "\n")
+	for _, want := range []string{
+		`voxform.yaml:5:81: error: output "../a.vtt" is outside the manifest directory`,
+		`voxform.yaml:6:64: error: output "out/a.json" of synthesis.b is also written by synthesis.a`,
+		`voxform.yaml:7:65: error: output "out/c.wav" of synthesis.c is also written by synthesis.c`,
+		`voxform.yaml:8:74: error: output "chapter.txt" of synthesis.d is also an input (a text_file or lexicon)`,
+		`voxform.yaml:9:59: error: unknown field "srt" in syntheses.e.cues`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
+	}
+	if len(errs) != 5 {
+		t.Errorf("%d errors, want 5:\n%s", len(errs), got)
+	}
+}

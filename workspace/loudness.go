@@ -115,6 +115,9 @@ func (w *Workspace) CheckLoudness(ctx context.Context, st *state.File, lim Loudn
 			continue
 		}
 		for _, o := range r.Outputs {
+			if o.Format != "" {
+				continue // a cue file, not audio
+			}
 			c := LoudnessCheck{Address: addr, Path: o.Path}
 			if l := o.Loudness; l != nil && !changed[o.Path] {
 				c.IntegratedLUFS, c.TruePeakDBTP, c.Silent = l.Integrated, l.TruePeak, l.Silent
