@@ -42,7 +42,8 @@ func profileCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "the manifest `directory` to run voxform in")
 	gen := fs.String("gen", "", "first generate a project in -dir: syntheses:N, recordings:N, long:TRANSPORT:SECONDS")
 	cpu := fs.String("cpu", "", "write a CPU profile to `FILE`")
-	heap := fs.String("heap", "", "write a heap profile (at the end) to `FILE`")
+	heap := fs.String("heap", "", "write a heap profile (at the end, or at -heap-at) to `FILE`")
+	heapAt := fs.Duration("heap-at", 0, "write the heap profile this long after the command starts (what it holds then), rather than at its end")
 	latency := fs.Duration("latency", 0, "the emulator's latency")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -63,11 +64,11 @@ func profileCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer e.stop()
-	return profiled(ctx, *dir, e.URL(), *cpu, *heap, fs.Args(), stdout, stderr)
+	return profiled(ctx, *dir, e.URL(), *cpu, *heap, *heapAt, fs.Args(), stdout, stderr)
 }
 
 // profiled runs voxform's CLI in-process with the profiles requested.
-func profiled(ctx context.Context, dir, base, cpu, heap string, args []string, stdout, stderr io.Writer) error {
+func profiled(ctx context.Context, dir, base, cpu, heap string, heapAt time.Duration, args []string, stdout, stderr io.Writer) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -93,21 +94,40 @@ func profiled(ctx context.Context, dir, base, cpu, heap string, args []string, s
 		}
 	}
 	begin := time.Now()
+	var heapErr chan error
+	if heap != "" && heapAt > 0 {
+		heapErr = make(chan error, 1)
+		t := time.AfterFunc(heapAt, func() { heapErr <- writeHeap(heap) })
+		defer t.Stop()
+	}
 	code := cli.Run(ctx, env, args)
 	if cpu != "" {
 		pprof.StopCPUProfile()
 	}
 	fmt.Fprintf(stderr, "bench profile: voxform %v exited %d after %v\n", args, code, time.Since(begin).Round(time.Millisecond))
-	if heap != "" {
-		runtime.GC()
-		f, err := os.Create(heap)
-		if err != nil {
+	switch {
+	case heapErr != nil:
+		select {
+		case err := <-heapErr:
 			return err
+		default:
+			return fmt.Errorf("profile: the command ended before -heap-at %v", heapAt)
 		}
-		defer f.Close()
-		return pprof.WriteHeapProfile(f)
+	case heap != "":
+		return writeHeap(heap)
 	}
 	return nil
+}
+
+// writeHeap writes the heap profile, after a collection, to path.
+func writeHeap(path string) error {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.WriteHeapProfile(f)
 }
 
 // generate writes a project described as KIND:N (see profileUsage).
