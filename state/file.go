@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -576,14 +577,113 @@ func jsonErr(data []byte, err error) string {
 }
 
 // Encode writes f as pretty-printed JSON with sorted keys and no HTML
-// escaping (audio tags such as <laugh> stay readable), ending in a newline.
+// escaping (audio tags such as <laugh> stay readable), ending in a newline:
+// the bytes MarshalSorted(f) gives, written a resource at a time, so that
+// a state of 100,000 resources is never held whole as JSON, nor as the
+// generic tree MarshalSorted sorts its keys through.
 func (f *File) Encode(w io.Writer) error {
-	b, err := MarshalSorted(f)
-	if err != nil {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := f.encode(bw); err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	_, err = w.Write(b)
-	return err
+	return bw.Flush()
+}
+
+// encode writes the members of f's object in key order (that of
+// MarshalSorted: job_intents, lineage, moved_to, resources, serial,
+// version, voxform_version, written), each value indented at its depth.
+func (f *File) encode(w *bufio.Writer) error {
+	first := true
+	member := func(key string, v any, depth int) error {
+		if !first {
+			w.WriteString(",")
+		}
+		first = false
+		w.WriteString("\n" + strings.Repeat("  ", depth))
+		k, err := marshalNoEscape(key)
+		if err != nil {
+			return err
+		}
+		w.Write(k)
+		w.WriteString(": ")
+		return writeIndented(w, v, strings.Repeat("  ", depth))
+	}
+	w.WriteString("{")
+	if len(f.JobIntents) > 0 {
+		if err := member("job_intents", f.JobIntents, 1); err != nil {
+			return err
+		}
+	}
+	if err := member("lineage", f.Lineage, 1); err != nil {
+		return err
+	}
+	if f.MovedTo != nil {
+		if err := member("moved_to", f.MovedTo, 1); err != nil {
+			return err
+		}
+	}
+	if !first {
+		w.WriteString(",")
+	}
+	if f.Resources == nil {
+		w.WriteString("\n  \"resources\": null")
+	} else if len(f.Resources) == 0 {
+		w.WriteString("\n  \"resources\": {}")
+	} else {
+		w.WriteString("\n  \"resources\": {")
+		first = true
+		for _, addr := range f.Addresses() {
+			if err := member(addr, f.Resources[addr], 2); err != nil {
+				return fmt.Errorf("%s: %w", addr, err)
+			}
+		}
+		w.WriteString("\n  }")
+	}
+	first = false
+	for _, m := range []struct {
+		key string
+		v   any
+	}{{"serial", f.Serial}, {"version", f.Version}, {"voxform_version", f.VoxformVersion}} {
+		if err := member(m.key, m.v, 1); err != nil {
+			return err
+		}
+	}
+	if len(f.Written) > 0 {
+		if err := member("written", f.Written, 1); err != nil {
+			return err
+		}
+	}
+	w.WriteString("\n}\n")
+	return nil
+}
+
+// writeIndented writes v as MarshalSorted would at a depth whose lines
+// start with prefix (the first line's prefix already written).
+func writeIndented(w *bufio.Writer, v any, prefix string) error {
+	raw, err := marshalNoEscape(v)
+	if err != nil {
+		return err
+	}
+	if len(raw) > 0 && raw[0] != '{' && raw[0] != '[' { // a scalar: as it is
+		_, err := w.Write(raw)
+		return err
+	}
+	sorted, err := MarshalSorted(json.RawMessage(raw))
+	if err != nil {
+		return err
+	}
+	sorted = bytes.TrimSuffix(sorted, []byte("\n"))
+	if prefix == "" {
+		_, err := w.Write(sorted)
+		return err
+	}
+	for i, line := range bytes.Split(sorted, []byte("\n")) {
+		if i > 0 {
+			w.WriteString("\n" + prefix)
+		}
+		w.Write(line)
+	}
+	return nil
 }
 
 // MarshalSorted encodes v as indented JSON whose object keys are sorted at

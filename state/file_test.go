@@ -210,3 +210,33 @@ func FuzzSplitResources(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeStreamsTheSortedBytes: Encode, which writes a resource at a
+// time, writes exactly what MarshalSorted makes of the whole file, for
+// every shape of state.
+func TestEncodeStreamsTheSortedBytes(t *testing.T) {
+	full := New()
+	full.Resources["synthesis.b"] = sampleResource("<laugh> नमस्ते & bye \u2028 \"quoted\"")
+	full.Resources[`synthesis.menu["a&b"]`] = sampleResource("x")
+	full.Resources["transcription.c"] = &Resource{Kind: "transcription", Status: StatusPending, Fingerprint: "f", JobID: "job_1",
+		Source: &Source{Path: "rec/a.wav", Name: "a.wav", SHA256: "00"}, BilledAudioSeconds: 1.5}
+	full.JobIntents = []JobIntent{{ID: "i1", API: "batch", Created: time.Date(2026, 11, 24, 1, 2, 3, 4, time.UTC), Files: 3}}
+	full.Written = []Written{{Path: "build/x.wav", Address: "synthesis.x", SHA256: "aa", Size: 3}}
+	full.MovedTo = &Moved{Backend: "pg", Where: "pg database d", At: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), Who: "ci"}
+	empty := New()
+	nilResources := New()
+	nilResources.Resources = nil
+	for name, f := range map[string]*File{"full": full, "empty": empty, "nil resources": nilResources} {
+		want, err := MarshalSorted(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := f.Encode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), got.String()); diff != "" {
+			t.Errorf("%s: Encode differs from MarshalSorted (-want +got):\n%s", name, diff)
+		}
+	}
+}

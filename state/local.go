@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,18 +258,11 @@ func (s *journalStore) commit(f *File, changed bool) error {
 }
 
 func (l *Local) writeState(f *File) error {
-	b, err := MarshalSorted(f)
-	if err != nil {
-		return fmt.Errorf("write state: %w", err)
-	}
 	real, err := l.RealStatePath()
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	return owned.WriteFile(real, statePermission, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
+	return owned.WriteFile(real, statePermission, f.Encode)
 }
 
 func (l *Local) removeJournal() error {
