@@ -26,9 +26,13 @@ import (
 // samples that the pieces' own pre-skips and end trims would drop are
 // kept: each later piece's priming samples (its pre-skip, some 6.5 ms)
 // and each earlier piece's end padding (less than one packet, at most 20
-// ms for the usual packets) are played, between sentences. The joined
-// duration is thus the pieces' durations plus, at each join, that
-// padding and pre-skip; Duration says where each piece starts.
+// ms for the usual packets) are played, between sentences. To keep the
+// joined stream as long as the pieces together, within one packet, the
+// joiner counts those extra samples and, whenever they add up to a whole
+// packet, drops the first audio packet of the next piece (its priming,
+// and the start of the silence a synthesis begins with): the decoder
+// goes on from the previous piece's state, as after a lost packet, at a
+// pause between sentences. Duration says where each piece starts.
 //
 // Pieces are read page by page; the joiner holds one page (the last,
 // whose EOS flag waits for Close).
@@ -46,6 +50,10 @@ type OpusJoiner struct {
 	final       int64 // after Close: the last granule position
 	pieces      int
 	err         error
+	// excess is how many samples the joined stream plays beyond the
+	// pieces' own durations and has not dropped yet: the pre-skips of
+	// later pieces and the end trims of earlier ones.
+	excess int64
 }
 
 // NewOpusJoiner returns a joiner writing to w.
@@ -83,6 +91,9 @@ func (j *OpusJoiner) Append(r io.Reader) error {
 
 // opusPiece is what Append knows of the piece it reads.
 type opusPiece struct {
+	preSkip  int64 // its OpusHead's
+	dropped  int64 // samples of its packets the joiner dropped
+	audio    bool  // its first audio page was seen
 	serial   uint32
 	seq      uint32  // the next page's expected sequence number
 	packets  int     // packets completed
@@ -139,6 +150,12 @@ func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
 	}
 	p.seq++
 	headers := p.packets < 2
+	if !headers && !p.audio {
+		var err error
+		if page, err = j.dropPrimed(p, page); err != nil {
+			return err
+		}
+	}
 	completed, err := j.packets(p, page)
 	if err != nil {
 		return err
@@ -164,10 +181,59 @@ func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
 	trimmed := full
 	// The piece's own granule position is less than its samples only on
 	// its last page, by its end trim (at most that page's packets).
-	if trim := p.samples - granule; trim > 0 && trim <= completed {
+	if trim := p.samples + p.dropped - granule; trim > 0 && trim <= completed {
 		trimmed = full - trim
 	}
 	return j.hold(page, full, trimmed)
+}
+
+// dropPrimed drops, from the first audio page of a later piece, its first
+// packets while the samples played beyond the pieces' durations make up
+// a whole one (see OpusJoiner), and counts this piece's pre-skip and the
+// previous piece's end trim into them first. A packet that does not end
+// on the page, or the page's last packet, is kept.
+func (j *OpusJoiner) dropPrimed(p *opusPiece, page []byte) ([]byte, error) {
+	p.audio = true
+	if j.pieces == 1 || page[5]&oggContinued != 0 {
+		return page, nil
+	}
+	if j.held != nil && j.heldFull != oggNoGranule && j.heldTrimmed != oggNoGranule {
+		j.excess += j.heldFull - j.heldTrimmed // the previous piece's end trim, played
+	}
+	j.excess += p.preSkip
+	for {
+		nseg := int(page[26])
+		lacing := page[oggHeaderLen : oggHeaderLen+nseg]
+		body := page[oggHeaderLen+nseg:]
+		end, size := -1, 0
+		for i, l := range lacing {
+			size += int(l)
+			if l < 255 {
+				end = i
+				break
+			}
+		}
+		if end < 0 || end == nseg-1 { // continues, or the page's only packet
+			return page, nil
+		}
+		var toc [8]byte
+		copy(toc[:], body[:min(size, 8)])
+		samples, err := opusPacketSamples(toc, size)
+		if err != nil {
+			return nil, fmt.Errorf("packet %d: %w", p.packets, err)
+		}
+		if samples == 0 || j.excess < samples {
+			return page, nil
+		}
+		out := make([]byte, 0, len(page)-size-(end+1))
+		out = append(out, page[:oggHeaderLen]...)
+		out[26] = byte(nseg - (end + 1))
+		out = append(out, lacing[end+1:]...)
+		out = append(out, body[size:]...)
+		page = out
+		j.excess -= samples
+		p.dropped += samples
+	}
 }
 
 // packets reads the lacing of a page: it checks the continuation flag,
@@ -197,6 +263,7 @@ func (j *OpusJoiner) packets(p *opusPiece, page []byte) (int64, error) {
 			if err := j.checkHead(body[start:at], split); err != nil {
 				return 0, err
 			}
+			p.preSkip = opusPreSkip(body[start:at])
 		case 1:
 			if !bytes.HasPrefix(p.openHead[:], []byte("OpusTags")) {
 				return 0, errors.New("the second packet is not OpusTags")
