@@ -98,7 +98,7 @@ type Limiter struct {
 // ceiling), spaced evenly (no burst) at the pace the service admits, and
 // at most maxInFlight requests in flight.
 func NewLimiter(rps float64, maxInFlight int) *Limiter {
-	return &Limiter{pace: newPacer(rps), limit: newAdaptiveLimit(maxInFlight)}
+	return &Limiter{pace: newPacer(rps, maxInFlight), limit: newAdaptiveLimit(maxInFlight)}
 }
 
 // Acquire waits for the rate limit and a free slot, for one request or one

@@ -68,6 +68,8 @@ type pacer struct {
 	climbed int
 	from    float64
 	since   int
+	// cubicTime is cubicTime for this pacer's workers (see newPacer).
+	cubicTime time.Duration
 	// sent holds the send times of the latest requests, to measure the
 	// rate they actually went out at.
 	sent [sentWindow]time.Time
@@ -114,12 +116,22 @@ const (
 	minPace = 0.05
 )
 
-func newPacer(ceiling float64) *pacer {
+// newPacer returns the pacer of an apply with at most workers requests in
+// flight. A 429 stops its worker for the Retry-After: all of the apply
+// with one worker, a share with a few, so with fewer than soloWorkers the
+// probes beyond the plateau are spaced soloWorkers/workers times more
+// widely (at one worker, R = 20, the simulation's share of R rises from
+// 91% to 95%).
+func newPacer(ceiling float64, workers int) *pacer {
 	if ceiling <= 0 {
 		ceiling = math.Inf(1)
 	}
-	return &pacer{turn: make(chan struct{}, 1), ceiling: ceiling, pace: math.Min(startPace, ceiling)}
+	span := cubicTime * time.Duration(max(1, soloWorkers/max(workers, 1)))
+	return &pacer{turn: make(chan struct{}, 1), ceiling: ceiling, pace: math.Min(startPace, ceiling), cubicTime: span}
 }
+
+// soloWorkers: see newPacer.
+const soloWorkers = 8
 
 // wait waits for the pace and returns when the request went.
 func (p *pacer) wait(ctx context.Context) (time.Time, error) {
@@ -244,7 +256,7 @@ func (p *pacer) refusal(now, sent time.Time) {
 // the successes, reaching the plateau after cubicSpan successes for a cut
 // to cutFactor of it (later for a deeper cut).
 func (p *pacer) cubic() float64 {
-	span := math.Max(cubicSpan, p.plateau*cubicTime.Seconds())
+	span := math.Max(cubicSpan, p.plateau*p.cubicTime.Seconds())
 	c := (1 - cutFactor) * p.plateau / (span * span * span)
 	k := math.Cbrt(math.Max(p.plateau-p.from, 0) / c)
 	x := float64(p.since-p.climbed) - k

@@ -67,7 +67,7 @@ func (s simulation) run() simResult {
 	rnd := rand.New(rand.NewPCG(s.seed, 1))
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	server := rate.NewLimiter(rate.Limit(s.rps), s.burst)
-	p := newPacer(0)
+	p := newPacer(0, s.par)
 	var q simQueue
 	seq := 0
 	at := func(t time.Time, do func(time.Time)) {
@@ -172,7 +172,7 @@ func TestPacerSimulated(t *testing.T) {
 // ceiling it never passes.
 func TestPacerCutsOncePerRefusal(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := newPacer(0)
+	p := newPacer(0, 16)
 	for i := range 40 {
 		p.outcome(t0.Add(time.Duration(i)*time.Millisecond), t0, http.StatusOK)
 	}
@@ -200,7 +200,7 @@ func TestPacerCutsOncePerRefusal(t *testing.T) {
 		t.Errorf("pace %v after 200 successes, not above %v", p.rate(), cut)
 	}
 
-	capped := newPacer(3)
+	capped := newPacer(3, 16)
 	for i := range 100 {
 		capped.outcome(t0.Add(time.Duration(i)*time.Millisecond), t0, http.StatusOK)
 	}
