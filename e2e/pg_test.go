@@ -31,8 +31,6 @@ func (p *project) usePG() {
 // first. After a kill -9 of the first while its batch job is pending, a
 // new apply gets the lock within the lease and resumes the job without
 // creating another. Nothing is written beside the manifests but outputs.
-//
-// conformance: BJ-056
 func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{TimeScale: 4, NoEspeak: true})
