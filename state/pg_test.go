@@ -475,11 +475,7 @@ func TestPGHostileRow(t *testing.T) {
 	rec.Close()
 	lk.Unlock()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := sqlConn(t, url)
 	if _, err := conn.Exec(ctx, `UPDATE voxform.resources SET resource = replace(resource::text, 'build/a.wav', '../victim.txt')::json`); err != nil {
 		t.Fatal(err)
 	}
@@ -520,4 +516,16 @@ func TestPGLongLeaseNotWaitedOn(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("reported after %v", d)
 	}
+}
+
+// sqlConn is a connection of its own to the database at url, for a test
+// to change rows behind the backend's back; closed when the test ends.
+func sqlConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/voxform/voxform/internal/pgtest"
 )
 
@@ -82,11 +80,7 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 	rec.Close()
 	lk.Unlock()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := sqlConn(t, url)
 	for _, q := range []string{ // by hand
 		`UPDATE voxform.resources SET resource = replace(resource::text, 'text 4"', 'by hand"')::json WHERE address = 'synthesis.p[4]'`,
 		`DELETE FROM voxform.resources WHERE address = 'synthesis.p[5]'`,
@@ -153,11 +147,7 @@ func TestPGSchemaUpgrade(t *testing.T) {
 	rec.Close()
 	lk.Unlock()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := sqlConn(t, url)
 	for _, q := range []string{
 		`DROP TRIGGER stamp ON voxform.resources`, `DROP TRIGGER note_removed ON voxform.resources`,
 		`DROP FUNCTION voxform.stamp()`, `DROP FUNCTION voxform.note_removed()`,

@@ -138,13 +138,13 @@ func readSnapshot(fh *os.File, key [32]byte, v any) bool {
 		return false
 	}
 	h := sha256.New()
-	body := &countingReader{r: io.TeeReader(io.LimitReader(fh, MaxCacheFileSize+1), h)}
-	br := bufio.NewReaderSize(body, 256<<10)
+	body := &io.LimitedReader{R: fh, N: MaxCacheFileSize + 1}
+	br := bufio.NewReaderSize(io.TeeReader(body, h), 256<<10)
 	if gob.NewDecoder(br).Decode(v) != nil {
 		return false
 	}
 	_, err := io.Copy(io.Discard, br)
-	return err == nil && body.n <= MaxCacheFileSize && bytes.Equal(h.Sum(nil), head[32:64])
+	return err == nil && body.N > 0 && bytes.Equal(h.Sum(nil), head[32:64]) // N == 0: over the limit
 }
 
 // writeSnapshot writes v as the snapshot name of dir's .voxform/, under
@@ -184,16 +184,4 @@ func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v any
 		_, err := f.WriteAt(head[:], 0)
 		return err
 	})
-}
-
-// countingReader counts what it reads.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
