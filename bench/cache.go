@@ -256,15 +256,12 @@ var restored = regexp.MustCompile(`Restored (\d+) resource\(s\) from the output 
 // output is back as recorded (a plan without the cache has nothing to do)
 // and that the service was not called.
 func (h *harness) pull(ctx context.Context, e *emu, origin, clone string, n int) error {
-	before, err := e.stats(ctx)
-	if err != nil {
+	var m measured
+	var walls []time.Duration
+	st, err := e.during(ctx, func() (err error) {
+		m, walls, err = h.timedAt(ctx, 0, clone, e.URL(), func() error { return freshClone(origin, clone) }, "pull")
 		return err
-	}
-	m, walls, err := h.timedAt(ctx, 0, clone, e.URL(), func() error { return freshClone(origin, clone) }, "pull")
-	if err != nil {
-		return err
-	}
-	after, err := e.stats(ctx)
+	})
 	if err != nil {
 		return err
 	}
@@ -276,8 +273,8 @@ func (h *harness) pull(ctx context.Context, e *emu, origin, clone string, n int)
 	if sm == nil || string(sm[1]) != strconv.Itoa(n) {
 		return fmt.Errorf("pull did not restore %d resources: see %s\n%s", n, m.LogPath, tail(m.LogPath, 12))
 	}
-	if calls := after.minus(before); calls.total() != 0 {
-		return fmt.Errorf("pull called the service: %s", calls.describe())
+	if st.total() != 0 {
+		return fmt.Errorf("pull called the service: %s", st.describe())
 	}
 	files, bytes, err := countFiles(filepath.Join(clone, "build"))
 	if err != nil {

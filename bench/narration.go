@@ -194,19 +194,14 @@ func (h *harness) planChapter(ctx context.Context, dir string) (measured, planCh
 // applyChapter is N3: apply the chapter, checking that the emulator
 // billed what the plan said and the output lasts as long as its cues say.
 func (h *harness) applyChapter(ctx context.Context, e *emu, dir, what string, pc planChunks) error {
-	before, err := e.stats(ctx)
+	var m measured
+	st, err := e.during(ctx, func() (err error) {
+		m, err = h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
-	if err != nil {
-		return err
-	}
-	after, err := e.stats(ctx)
-	if err != nil {
-		return err
-	}
-	st := after.minus(before)
 	if st.BilledCharacters != pc.Characters || st.total() != int64(pc.Total) {
 		return fmt.Errorf("apply billed %d characters in %d requests; the plan said %d in %d chunks: see %s",
 			st.BilledCharacters, st.total(), pc.Characters, pc.Total, m.LogPath)
@@ -245,19 +240,14 @@ func (h *harness) editChapter(ctx context.Context, e *emu, dir string, chars, se
 	if err != nil {
 		return err
 	}
-	before, err := e.stats(ctx)
+	var m measured
+	st, err := e.during(ctx, func() (err error) {
+		m, err = h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
-	if err != nil {
-		return err
-	}
-	after, err := e.stats(ctx)
-	if err != nil {
-		return err
-	}
-	st := after.minus(before)
 	billed := int(st.total())
 	ok := billed >= 1 && billed <= 2 && billed == pc.Synthesize && st.BilledCharacters == pc.Characters
 	h.add(result{ID: "N4", What: fmt.Sprintf("chunks re-billed after a one-sentence edit of the chapter (%d chunks)", total),

@@ -223,6 +223,23 @@ func (e *emu) stats(ctx context.Context) (emuStats, error) {
 	return s, nil
 }
 
+// during runs fn and returns what the emulator was asked and billed
+// meanwhile.
+func (e *emu) during(ctx context.Context, fn func() error) (emuStats, error) {
+	before, err := e.stats(ctx)
+	if err != nil {
+		return emuStats{}, err
+	}
+	if err := fn(); err != nil {
+		return emuStats{}, err
+	}
+	after, err := e.stats(ctx)
+	if err != nil {
+		return emuStats{}, err
+	}
+	return after.minus(before), nil
+}
+
 // minus returns the requests made since before.
 func (s emuStats) minus(before emuStats) emuStats {
 	d := emuStats{Requests: map[string]int64{}}

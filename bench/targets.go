@@ -183,19 +183,14 @@ func (h *harness) applyDefault(ctx context.Context, e *emu, dir string, n int) e
 // applyAll applies every synthesis of an empty project and checks that
 // each was synthesized once and written.
 func (h *harness) applyAll(ctx context.Context, e *emu, dir string, n int, flags ...string) (measured, string, error) {
-	before, err := e.stats(ctx)
-	if err != nil {
-		return measured{}, "", err
-	}
-	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), append([]string{"apply", "-auto-approve"}, flags...)...)
-	if err != nil {
-		return m, "", err
-	}
-	after, err := e.stats(ctx)
+	var m measured
+	st, err := e.during(ctx, func() (err error) {
+		m, err = h.r.mustExit(ctx, 0, dir, e.URL(), append([]string{"apply", "-auto-approve"}, flags...)...)
+		return err
+	})
 	if err != nil {
 		return m, "", err
 	}
-	st := after.minus(before)
 	files, bytes, err := countFiles(filepath.Join(dir, "build"))
 	if err != nil {
 		return m, "", err
@@ -214,19 +209,15 @@ func (h *harness) applyAll(ctx context.Context, e *emu, dir string, n int, flags
 
 // applyAgain is P7: a second apply with nothing changed calls nothing.
 func (h *harness) applyAgain(ctx context.Context, e *emu, dir string, n int) error {
-	before, err := e.stats(ctx)
+	var m measured
+	st, err := e.during(ctx, func() (err error) {
+		m, err = h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	m, err := h.r.mustExit(ctx, 0, dir, e.URL(), "apply", "-auto-approve")
-	if err != nil {
-		return err
-	}
-	after, err := e.stats(ctx)
-	if err != nil {
-		return err
-	}
-	calls := after.total() - before.total()
+	calls := st.total()
 	h.add(result{ID: "P7", What: "API calls of a second apply with nothing changed", Target: "0",
 		Figure:  fmt.Sprint(calls),
 		Verdict: h.verdict(calls == 0, false),
