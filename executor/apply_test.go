@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -263,5 +264,47 @@ func TestBatchJobsInFlight(t *testing.T) {
 	}
 	if len(order) < 3 || slices.Contains(order[:3], "done") {
 		t.Errorf("a resource completed before every job was in flight: %v", order[:min(len(order), 5)])
+	}
+}
+
+// TestLegacySubmissionsOneAtATime: older batch submissions, which start
+// work at once and cannot be found again after a kill, go one at a time
+// whatever the parallelism: each is done before the next is followed.
+func TestLegacySubmissionsOneAtATime(t *testing.T) {
+	wav := recording(t, "1")
+	files := map[string]string{"main.yaml": strings.Replace(batchManifest, "api: batch\n    model: stt-v2.5\n", "api: batch_legacy\n", 1)}
+	for i := range 25 {
+		files[fmt.Sprintf("rec/%03d.wav", i)] = wav
+	}
+	h := newHarness(t, emulator.Options{TimeScale: 20}, files)
+	var mu sync.Mutex
+	followed := map[string]bool{}
+	var order []string
+	s := h.applyWith(func(o *executor.Options) {
+		o.Parallelism = 3
+		o.Events = func(e executor.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case e.Kind == executor.EventProgress && e.JobID != "" && !followed[e.JobID]:
+				followed[e.JobID] = true
+				order = append(order, "job")
+			case e.Kind == executor.EventDone:
+				order = append(order, "done")
+			}
+		}
+	})
+	if s.Done != 25 || s.Failed != 0 {
+		t.Fatalf("summary %+v, want 25 done", s)
+	}
+	if len(followed) != 3 {
+		t.Fatalf("%d submissions followed, want 3 of at most 10 files", len(followed))
+	}
+	// job, its resources done, job, ..., never two jobs in a row.
+	for i := 1; i < len(order); i++ {
+		if order[i] == "job" && order[i-1] == "job" {
+			t.Errorf("a submission was followed while another was in flight: %v", order)
+			break
+		}
 	}
 }

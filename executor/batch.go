@@ -121,10 +121,16 @@ func (b *batchOp) create(ctx context.Context, actions []*planner.Action) int {
 
 	// Up to parallelism jobs are in flight at once (each is created,
 	// uploaded, started, followed and collected on its own); a stop
-	// request leaves the jobs not created yet.
+	// request leaves the jobs not created yet. Older batch submissions go
+	// one at a time: a submit starts work at once and cannot be found
+	// again, so each one in flight at a kill may be billed twice.
+	inFlight := max(1, b.parallelism)
+	if t0.API == manifest.APIBatchLegacy {
+		inFlight = 1
+	}
 	var failed atomic.Int64
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, b.parallelism))
+	sem := make(chan struct{}, inFlight)
 	for i, chunk := range chunks {
 		sem <- struct{}{}
 		if b.stops.stopped(ctx) {
