@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,8 +29,34 @@ type Root struct {
 	stateRel string
 
 	mu    sync.Mutex
-	dirs  map[string]resolved  // Check's answers, by directory
-	links map[string]*dirLinks // by resolved directory ("a/b/")
+	dirs  map[string]resolved   // Check's answers, by directory
+	links map[string]*dirLinks  // by resolved directory ("a/b/")
+	syncs map[fileID]*SyncGroup // the syncs of each directory opened, shared
+}
+
+// fileID names a file by its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// syncGroup returns the SyncGroup of the directory st describes: every
+// handle of one directory shares it, so that the outputs renamed into a
+// directory together are made durable by one sync of it.
+func (r *Root) syncGroup(st fs.FileInfo) *SyncGroup {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	id := fileID{dev: uint64(sys.Dev), ino: sys.Ino}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.syncs == nil {
+		r.syncs = make(map[fileID]*SyncGroup)
+	}
+	g := r.syncs[id]
+	if g == nil {
+		g = new(SyncGroup)
+		r.syncs[id] = g
+	}
+	return g
 }
 
 // resolved is a directory as Check resolved it.
@@ -298,7 +325,7 @@ func (r *Root) openDir(given, dir string) (*Dir, error) {
 			return nil, err
 		}
 	}
-	return &Dir{f: f, fd: int(f.Fd()), rel: rel, real: real}, nil
+	return &Dir{f: f, fd: int(f.Fd()), rel: rel, real: real, group: r.syncGroup(st)}, nil
 }
 
 // pathError turns an os.Root refusal into a plain statement.
@@ -326,6 +353,8 @@ func (r *Root) Rename(from, to string, replace bool) error {
 	if err := rename(src.fd, path.Base(from), dst.fd, path.Base(to), replace); err != nil {
 		return opError("move "+from+" to "+to, to, err)
 	}
+	dst.changed()
+	src.changed()
 	if err := dst.Sync(); err != nil {
 		return err
 	}
@@ -348,6 +377,11 @@ type Dir struct {
 	fd   int
 	rel  string // where it really is, relative to the root
 	real string // its absolute real path
+	// group shares the directory's syncs with every other handle of it
+	// (nil: Sync syncs alone); made numbers the last change made through
+	// this handle (0: none yet).
+	group *SyncGroup
+	made  uint64
 }
 
 // Close releases the handle.
@@ -373,7 +407,15 @@ func (d *Dir) Commit(tmp, name string, replace bool) error {
 	if err := rename(d.fd, tmp, d.fd, name, replace); err != nil {
 		return opError("rename into place", path.Join(d.rel, name), err)
 	}
+	d.changed()
 	return nil
+}
+
+// changed counts a change made in d for Sync.
+func (d *Dir) changed() {
+	if d.group != nil {
+		d.made = d.group.Made()
+	}
 }
 
 // Remove unlinks name in d; a name already gone is not an error.
@@ -381,6 +423,7 @@ func (d *Dir) Remove(name string) error {
 	if err := unix.Unlinkat(d.fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
 		return fmt.Errorf("delete %s: %w", path.Join(d.rel, name), err)
 	}
+	d.changed()
 	return nil
 }
 
@@ -408,12 +451,24 @@ func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// Sync makes renames and unlinks in d durable.
+// Sync makes renames and unlinks in d durable. Handles of one directory
+// share their syncs (SyncGroup): a sync that starts after this handle's
+// last change covers it, whichever handle runs it.
 func (d *Dir) Sync() error {
-	if err := d.f.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", d.rel, err)
+	sync := func() error {
+		if err := d.f.Sync(); err != nil {
+			return fmt.Errorf("sync directory %s: %w", d.rel, err)
+		}
+		return nil
 	}
-	return nil
+	if d.group == nil {
+		return sync()
+	}
+	n := d.made
+	if n == 0 { // nothing counted through this handle: whatever was made before now
+		n = d.group.Made()
+	}
+	return d.group.Wait(n, sync)
 }
 
 // rename moves oldName in oldDir to newName in newDir; without replace an

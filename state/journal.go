@@ -232,13 +232,12 @@ func checkBegin(path string, rec *record, f *File, stateExists bool) (stale bool
 type journalWriter struct {
 	path string
 
-	mu      sync.Mutex // guards f writes, seq, err
-	f       *os.File
-	seq     uint64
-	err     error
-	syncMu  sync.Mutex // one fsync at a time
-	synced  uint64
-	syncErr error
+	mu  sync.Mutex // guards f writes and err
+	f   *os.File
+	err error
+	// syncs shares one fsync among the lines written before it (group
+	// commit): each result is durable before its wait returns.
+	syncs owned.SyncGroup
 }
 
 // createJournal creates the journal with its begin record, durably.
@@ -280,32 +279,23 @@ func (j *journalWriter) write(line []byte, fn func()) (uint64, error) {
 		return 0, j.err
 	}
 	fn()
-	j.seq++
-	return j.seq, nil
+	return j.syncs.Made(), nil
 }
 
-// wait returns once the line with sequence seq is synced.
+// wait returns once the line with sequence seq is synced, by an fsync of
+// its own or one that began after it was written. A failed fsync stops
+// every later write too.
 func (j *journalWriter) wait(seq uint64) error {
-	j.syncMu.Lock()
-	defer j.syncMu.Unlock()
-	if j.synced >= seq {
-		return j.syncErr
-	}
-	if j.syncErr != nil {
-		return j.syncErr
-	}
-	j.mu.Lock()
-	target := j.seq
-	j.mu.Unlock()
-	if err := j.f.Sync(); err != nil {
-		j.syncErr = fmt.Errorf("sync journal: %w", err)
-		j.mu.Lock()
-		j.err = j.syncErr
-		j.mu.Unlock()
-		return j.syncErr
-	}
-	j.synced = target
-	return nil
+	return j.syncs.Wait(seq, func() error {
+		if err := j.f.Sync(); err != nil {
+			err = fmt.Errorf("sync journal: %w", err)
+			j.mu.Lock()
+			j.err = err
+			j.mu.Unlock()
+			return err
+		}
+		return nil
+	})
 }
 
 func (j *journalWriter) close() error { return j.f.Close() }

@@ -1,0 +1,53 @@
+package owned
+
+import "sync"
+
+// SyncGroup shares one sync among the changes made before it started
+// (group commit): a caller counts its change with Made once the change is
+// made (a line appended, a file renamed), then Waits for a sync that began
+// after it. The first waiter runs the sync for every change counted so
+// far; the waiters behind it find their changes covered and return at
+// once. Each change is still durable before its Wait returns; what is
+// saved is the syncs of changes that completed together.
+//
+// A failed sync fails every later Wait too: after an fsync error the
+// kernel may have dropped the unsynced changes, so nothing counted before
+// it, or after, can be reported durable.
+type SyncGroup struct {
+	mu   sync.Mutex // guards made
+	made uint64
+
+	syncMu sync.Mutex // one sync at a time; guards synced and err
+	synced uint64
+	err    error
+}
+
+// Made counts a change that is made and returns its number for Wait.
+func (g *SyncGroup) Made() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.made++
+	return g.made
+}
+
+// Wait returns once change n is durable: after a sync that started after
+// it was counted, run here by sync or by another waiter.
+func (g *SyncGroup) Wait(n uint64, sync func() error) error {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+	if g.err != nil {
+		return g.err
+	}
+	if g.synced >= n {
+		return nil
+	}
+	g.mu.Lock()
+	target := g.made
+	g.mu.Unlock()
+	if err := sync(); err != nil {
+		g.err = err
+		return err
+	}
+	g.synced = target
+	return nil
+}

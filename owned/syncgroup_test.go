@@ -1,0 +1,130 @@
+package owned
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every change is durable when its Wait returns, and changes that complete
+// together share syncs.
+func TestSyncGroupCoversEachChange(t *testing.T) {
+	var (
+		g       SyncGroup
+		mu      sync.Mutex
+		made    = map[uint64]bool{} // counted, not yet covered by a sync
+		durable = map[uint64]bool{}
+		syncs   int
+	)
+	syncAll := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		syncs++
+		for n := range made { // what a sync sees: every change made before it
+			durable[n] = true
+		}
+		clear(made)
+		time.Sleep(50 * time.Microsecond) // an fsync takes time: writers queue behind it
+		return nil
+	}
+	const workers, each = 16, 200
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				mu.Lock()
+				n := g.Made()
+				made[n] = true
+				mu.Unlock()
+				if err := g.Wait(n, syncAll); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				ok := durable[n]
+				mu.Unlock()
+				if !ok {
+					t.Errorf("change %d reported durable before a sync covered it", n)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if syncs >= workers*each {
+		t.Errorf("%d syncs for %d changes made by %d writers at once: none was shared", syncs, workers*each, workers)
+	}
+	t.Logf("%d syncs for %d changes", syncs, workers*each)
+}
+
+// A failed sync fails every later wait, covered or not.
+func TestSyncGroupFailureSticks(t *testing.T) {
+	var g SyncGroup
+	boom := errors.New("boom")
+	n := g.Made()
+	if err := g.Wait(n, func() error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Wait = %v, want %v", err, boom)
+	}
+	if err := g.Wait(n, func() error { return nil }); !errors.Is(err, boom) {
+		t.Fatalf("Wait after a failed sync = %v, want %v", err, boom)
+	}
+	if err := g.Wait(g.Made(), func() error { return nil }); !errors.Is(err, boom) {
+		t.Fatalf("Wait of a later change = %v, want %v", err, boom)
+	}
+}
+
+// Handles of one directory share its syncs; handles of two do not.
+func TestDirHandlesShareSyncs(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	open := func(rel string) *Dir {
+		d, err := r.OpenDir(rel, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	a, b, c := open("out/a.wav"), open("out/b.wav"), open("other/c.wav")
+	if a.group == nil || a.group != b.group {
+		t.Fatalf("two handles of out/ have sync groups %p and %p, want one", a.group, b.group)
+	}
+	if c.group == a.group {
+		t.Fatal("out/ and other/ share a sync group")
+	}
+	for _, w := range []struct {
+		d    *Dir
+		name string
+	}{{a, "a.wav"}, {b, "b.wav"}} {
+		f, err := w.d.CreateTemp(w.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := w.d.Commit(filepath.Base(f.Name()), w.name, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b's sync covers a's rename as well: a's wait finds it done.
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if a.made > a.group.synced {
+		t.Fatalf("a's change %d not covered by b's sync (synced to %d)", a.made, a.group.synced)
+	}
+	if err := a.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.wav", "b.wav"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
