@@ -199,7 +199,7 @@ func (l *Local) publish(ents []*Entry) (int, error) {
 	}
 	var missing map[string]bool
 	var err error
-	if syncsFS && !testSyncEach {
+	if owned.SyncsFS() && !testSyncEach {
 		missing, err = l.publishFS(ents, shas)
 	} else {
 		missing, err = l.publishEach(ents, shas)
@@ -238,7 +238,7 @@ func (l *Local) publishFS(ents []*Entry, shas map[string]bool) (map[string]bool,
 			missing[sha] = true
 		}
 	}
-	if err := syncFS(l.dir); err != nil {
+	if err := owned.SyncFS(l.dir); err != nil {
 		return nil, err
 	}
 	dirs := map[string]*os.File{}
@@ -281,7 +281,7 @@ func (l *Local) publishFS(ents []*Entry, shas map[string]bool) (map[string]bool,
 		}
 		all = append(all, staged{d, tmp, name})
 	}
-	if err := syncFS(l.dir); err != nil {
+	if err := owned.SyncFS(l.dir); err != nil {
 		return nil, err
 	}
 	for _, s := range all {
@@ -290,7 +290,7 @@ func (l *Local) publishFS(ents []*Entry, shas map[string]bool) (map[string]bool,
 		}
 		renamed++
 	}
-	return missing, syncFS(l.dir)
+	return missing, owned.SyncFS(l.dir)
 }
 
 // stage writes data to a new temporary file for name in the directory d,
