@@ -36,8 +36,12 @@ const (
 	// liveQuiet is how long, in service time, no frame may arrive before
 	// a segment in progress is transcribed as if silence followed (the
 	// audio may have ended in speech); at least liveQuietMin of wall time.
+	// Clients send frames in real time (32 ms apart at 16 kHz, 64 ms at 8
+	// kHz) whatever the emulator's time scale, so the minimum leaves room
+	// for a frame held up on a busy machine: a gap of 40 ms ended a
+	// segment in mid-speech under load, and its words were cut in two.
 	liveQuiet    = 500 * time.Millisecond
-	liveQuietMin = 40 * time.Millisecond
+	liveQuietMin = 150 * time.Millisecond
 	// liveIdle is how long, in service time, no frame may arrive before
 	// the emulator closes the session with 1000; at least liveIdleMin.
 	liveIdle    = 10 * time.Second
