@@ -25,6 +25,14 @@
 // the credentials are the AWS variables, and it is filled by a real apply
 // with the cache on. Every other measurement runs with VOXFORM_CACHE=off.
 //
+// The batch step (B1 to B6, -only batch10k) applies one batch
+// transcription of 10,000 two-second recordings at -parallelism 16 with
+// VOXFORM_POLL=documented, so that voxform polls the emulator at the
+// documented intervals, as it would the service: each round of jobs waits
+// 30 s, some minutes in all. The jobs, the jobs in flight at once and the
+// status requests of each, with the shortest time between two of one job,
+// come from the emulator's stats.
+//
 // It then runs the Go micro-benchmarks of the hot paths (planning,
 // fingerprints, manifest loading, the state journal, SSE parsing) with
 // `go test -run '^$' -bench`; those of other packages stay in their

@@ -208,19 +208,26 @@ type emuStats struct {
 // stats fetches GET /_emulator/stats over HTTP, as any client would.
 func (e *emu) stats(ctx context.Context) (emuStats, error) {
 	var s emuStats
+	err := e.statsInto(ctx, &s)
+	return s, err
+}
+
+// statsInto decodes GET /_emulator/stats into v, the part of it a step
+// reads.
+func (e *emu) statsInto(ctx context.Context, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.run.URL+"/_emulator/stats", nil)
 	if err != nil {
-		return s, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return s, fmt.Errorf("emulator stats: %w", err)
+		return fmt.Errorf("emulator stats: %w", err)
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		return s, fmt.Errorf("emulator stats: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("emulator stats: %w", err)
 	}
-	return s, nil
+	return nil
 }
 
 // during runs fn and returns what the emulator was asked and billed

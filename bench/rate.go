@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"path/filepath"
 
 	"github.com/voxform/voxform/emulator"
@@ -96,19 +94,8 @@ type rateStats struct {
 
 func (e *emu) rateStats(ctx context.Context) (rateStats, error) {
 	var s rateStats
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.run.URL+"/_emulator/stats", nil)
-	if err != nil {
-		return s, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return s, fmt.Errorf("emulator stats: %w", err)
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		return s, fmt.Errorf("emulator stats: %w", err)
-	}
-	return s, nil
+	err := e.statsInto(ctx, &s)
+	return s, err
 }
 
 // secsF formats seconds as secs does a duration.

@@ -282,7 +282,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
 	}
 	if conn != nil {
-		opts.Client = conn.client
+		opts.Client, opts.DocumentedPolling = conn.client, conn.documentedPolls
 	}
 	summary, err := pr.session.Apply(hard, pr.plan, opts)
 	r.Close()

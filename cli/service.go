@@ -32,7 +32,10 @@ type serviceConn struct {
 	client   *speechapi.Client
 	baseURL  string
 	emulated bool
-	stop     func()
+	// documentedPolls polls a loopback service at the documented
+	// intervals (VOXFORM_POLL=documented).
+	documentedPolls bool
+	stop            func()
 }
 
 // emulateOptions are the in-process emulator's settings: batch jobs move a
@@ -41,17 +44,26 @@ type serviceConn struct {
 var emulateOptions = emulator.Options{Seed: 1, TimeScale: 100}
 
 // target is the service a command will talk to, as the manifest and the
-// environment say: where, and the API key (never printed).
+// environment say: where, the API key (never printed), and whether batch
+// jobs are polled at the documented intervals even on a loopback address.
 type target struct {
-	keyVar, key  string
-	base, wsBase string
-	profile      contract.Profile
+	keyVar, key     string
+	base, wsBase    string
+	profile         contract.Profile
+	documentedPolls bool
 }
 
+// pollVar is the environment variable that makes voxform poll a service
+// on a loopback address (an emulator) at the documented intervals, as it
+// polls any other: VOXFORM_POLL=documented. Unset, a loopback service is
+// polled every 50 ms.
+const pollVar = "VOXFORM_POLL"
+
 // serviceTarget resolves the service of the manifest's service block and
-// the environment (VOXFORM_BASE_URL, the API key variable): the live
-// profile's base URL when none is set. Without -emulate a missing key or
-// base URL is an error, found before anything is shown or done.
+// the environment (VOXFORM_BASE_URL, the API key variable, VOXFORM_POLL):
+// the live profile's base URL when none is set. A VOXFORM_POLL other than
+// documented is an error; so is, without -emulate, a missing key or base
+// URL: found before anything is shown or done.
 func serviceTarget(env *Env, m *manifest.Manifest, flags serviceFlags) (target, error) {
 	svc := m.Service
 	t := target{keyVar: svc.APIKeyEnv, base: svc.BaseURL, wsBase: svc.WSBaseURL}
@@ -65,6 +77,14 @@ func serviceTarget(env *Env, m *manifest.Manifest, flags serviceFlags) (target, 
 	}
 	if t.base == "" && t.profile == contract.ProfileLive {
 		t.base = contract.LiveBaseURL
+	}
+	switch v := env.Getenv(pollVar); v {
+	case "":
+	case "documented":
+		t.documentedPolls = true
+	default:
+		return t, withHint(fmt.Errorf("%s is %q, which is not a polling mode", pollVar, v),
+			fmt.Sprintf("%s=documented polls an emulator on a loopback address at the documented intervals; unset, it is polled every 50 ms", pollVar))
 	}
 	if flags.emulate {
 		return t, nil
@@ -130,6 +150,6 @@ func connect(env *Env, m *manifest.Manifest, flags serviceFlags, httpClient *htt
 		conn.stop()
 		return nil, err
 	}
-	conn.client, conn.baseURL = client, base
+	conn.client, conn.baseURL, conn.documentedPolls = client, base, t.documentedPolls
 	return conn, nil
 }

@@ -29,18 +29,20 @@ type member struct {
 // member's start and outcome itself (report). It is given the client, the
 // outputs, what stops it (a stopped apply creates no job and starts none;
 // a job it is following stays pending), the clock, the polling interval
-// override (Options.PollInterval), how many jobs of a block are in flight
-// and how many transcripts are downloaded at once (parallelism), and the
-// orphan sweep, which learns of every create.
+// override (Options.PollInterval) and whether a loopback service is polled
+// as the real one (Options.DocumentedPolling), how many jobs of a block
+// are in flight and how many transcripts are downloaded at once
+// (parallelism), and the orphan sweep, which learns of every create.
 type batchOp struct {
-	client       *speechapi.Client
-	files        *outputs
-	report       reporter
-	stops        stopper
-	now          func() time.Time
-	pollOverride time.Duration
-	parallelism  int
-	orphans      *orphans
+	client          *speechapi.Client
+	files           *outputs
+	report          reporter
+	stops           stopper
+	now             func() time.Time
+	pollOverride    time.Duration
+	documentedPolls bool
+	parallelism     int
+	orphans         *orphans
 }
 
 // unit is the work of a group: new batch jobs for a block's
@@ -357,8 +359,10 @@ func (b *batchOp) follow(ctx context.Context, api, jobID string, members []*memb
 		if err != nil && !speechapi.IsCode(err, speechapi.CodeJobAlreadyStarted) {
 			return b.failMembers(members, err, false)
 		}
+	} else {
+		b.progress(jobID, job) // a resumed job: where it stands
 	}
-	job, err = b.waitJob(ctx, jobID, len(members))
+	job, err = b.waitJob(ctx, jobID, job, len(members))
 	if err != nil {
 		if b.stops.stopped(ctx) {
 			for _, m := range members {
@@ -375,34 +379,49 @@ func (b *batchOp) follow(ctx context.Context, api, jobID string, members []*memb
 	return b.collect(ctx, job, files, members)
 }
 
-// waitJob polls a job until it is terminal, reporting file counts. A stop
-// request ends the wait (the job stays pending).
-func (b *batchOp) waitJob(ctx context.Context, jobID string, n int) (*speechapi.Job, error) {
-	interval := b.pollInterval(speechapi.JobPollInterval)
-	if n >= 100 {
-		interval = b.pollInterval(speechapi.JobPollIntervalMany)
-	}
-	for {
-		job, err := b.client.GetJob(ctx, jobID)
-		if err != nil {
-			return nil, err
-		}
-		b.report.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
-			FilesDone: job.Progress.CompletedFiles + job.Progress.FailedFiles + job.Progress.CancelledFiles, FilesTotal: job.Progress.TotalFiles})
-		if speechapi.IsTerminal(job.Status) {
-			return job, nil
-		}
+// waitJob polls a job of n files until it is terminal, reporting file
+// counts. last is the status the job was last asked for, just now (before
+// its start, or on resuming it): the first poll comes an interval after it,
+// as every later one after the one before (speech-recognition.md,
+// "Limits": at least 10 s between two polls of a job, 30 s for 100 files
+// or more). A stop request ends the wait (the job stays pending).
+func (b *batchOp) waitJob(ctx context.Context, jobID string, last *speechapi.Job, n int) (*speechapi.Job, error) {
+	interval := b.jobPollInterval(n)
+	job := last
+	for !speechapi.IsTerminal(job.Status) {
 		if err := b.stops.pause(ctx, interval); err != nil {
 			return nil, err
 		}
+		var err error
+		if job, err = b.client.GetJob(ctx, jobID); err != nil {
+			return nil, err
+		}
+		b.progress(jobID, job)
 	}
+	return job, nil
+}
+
+// progress reports a job's status and file counts.
+func (b *batchOp) progress(jobID string, job *speechapi.Job) {
+	b.report.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
+		FilesDone: job.Progress.CompletedFiles + job.Progress.FailedFiles + job.Progress.CancelledFiles, FilesTotal: job.Progress.TotalFiles})
+}
+
+// jobPollInterval is the interval between two status polls of a batch job
+// of n files.
+func (b *batchOp) jobPollInterval(n int) time.Duration {
+	if n >= 100 {
+		return b.pollInterval(speechapi.JobPollIntervalMany)
+	}
+	return b.pollInterval(speechapi.JobPollInterval)
 }
 
 // pollInterval is the interval between status polls: the documented
 // minimum against a real service (Options.PollInterval may lengthen it,
-// never shorten it: SPEC section 6), short against a loopback emulator.
+// never shorten it: SPEC section 6), short against a loopback emulator
+// unless it is to be polled as the real service (Options.DocumentedPolling).
 func (b *batchOp) pollInterval(documented time.Duration) time.Duration {
-	if contract.IsLoopbackURL(b.client.BaseURL()) {
+	if contract.IsLoopbackURL(b.client.BaseURL()) && !b.documentedPolls {
 		if b.pollOverride > 0 {
 			return b.pollOverride
 		}

@@ -39,10 +39,16 @@ type Options struct {
 	// from several goroutines.
 	Events func(Event)
 	// PollInterval overrides the batch polling interval of a service on a
-	// loopback address (zero: 50 ms). Against any other service the
-	// documented minimums (10 s, 30 s for 100 or more files, 60 s for the
-	// older batch API) hold; PollInterval can only lengthen them.
+	// loopback address (zero: 50 ms). Against any other service, and with
+	// DocumentedPolling, the documented minimums (10 s, 30 s for 100 or
+	// more files, 60 s for the older batch API) hold; PollInterval can only
+	// lengthen them.
 	PollInterval time.Duration
+	// DocumentedPolling polls a service on a loopback address at the
+	// documented intervals too, as any other service is polled: an
+	// emulator standing in for the real service (a benchmark) is then
+	// asked exactly as often as the service would be.
+	DocumentedPolling bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Hashes, when set, learns the hash of every output written, so that

@@ -3,6 +3,7 @@ package emu
 import (
 	"encoding/json"
 	"sync"
+	"time"
 )
 
 // Stats counts what the emulator was asked and what it did. Its JSON form is
@@ -11,6 +12,16 @@ import (
 type Stats struct {
 	mu sync.Mutex
 	s  statsJSON
+	// polls is each batch job's status answers (both APIs): how many, and
+	// the time of the last; inFlight the jobs in flight (see
+	// statsJSON.BatchJobsMaxInFlight).
+	polls    map[string]*jobPolls
+	inFlight map[string]bool
+}
+
+type jobPolls struct {
+	n    int64
+	last time.Time
 }
 
 type statsJSON struct {
@@ -34,6 +45,29 @@ type statsJSON struct {
 	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
 	WebhooksSent                 int64            `json:"webhooks_sent"`
 	Syntheses                    int64            `json:"syntheses"`
+	// BatchJobsMaxInFlight is the most batch jobs (both APIs) in flight
+	// at once: a job is from its create (or older submit) until a status
+	// answer first shows it ended, or its cancel.
+	BatchJobsMaxInFlight int64 `json:"batch_jobs_max_in_flight"`
+	// BatchPolls sums up the status answers of batch jobs (both APIs).
+	BatchPolls batchPolls `json:"batch_polls"`
+}
+
+// batchPolls is how often batch jobs were asked for their status. Only
+// answered requests count: one refused by an injected fault or the rate
+// limit never reached the job.
+type batchPolls struct {
+	// Jobs is the number of jobs asked at least once, Requests the status
+	// answers, MaxPerJob the most answers of one job.
+	Jobs      int64 `json:"jobs"`
+	Requests  int64 `json:"requests"`
+	MaxPerJob int64 `json:"max_per_job"`
+	// MinGapSeconds is the shortest time between two status answers of
+	// one job, on the emulator's clock (null until a job was asked twice).
+	MinGapSeconds *float64 `json:"min_gap_seconds"`
+	// Early counts status answers that came sooner after the job's
+	// previous one than the documents ask of a client (see JobPolled).
+	Early int64 `json:"early"`
 }
 
 // Counter names accepted by Inc.
@@ -52,7 +86,9 @@ const (
 
 // NewStats returns empty statistics.
 func NewStats() *Stats {
-	return &Stats{s: emptyStats()}
+	s := &Stats{}
+	s.Reset()
+	return s
 }
 
 // Request counts one request to a route ("METHOD path-template").
@@ -133,6 +169,56 @@ func (s *Stats) Inc(counter string) {
 	}
 }
 
+// JobCreated counts batch job id in flight from its create (or older
+// submit).
+func (s *Stats) JobCreated(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight[id] = true
+	s.s.BatchJobsMaxInFlight = max(s.s.BatchJobsMaxInFlight, int64(len(s.inFlight)))
+}
+
+// JobPolled records a status answer about batch job id at time at. minGap
+// is the documented minimum between two polls of the job, a guidance the
+// service does not enforce: an answer sooner after the previous one
+// counts as early. ended says the answer shows the job ended: it is no
+// longer in flight.
+func (s *Stats) JobPolled(id string, at time.Time, minGap time.Duration, ended bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := &s.s.BatchPolls
+	jp := s.polls[id]
+	if jp == nil {
+		jp = &jobPolls{}
+		s.polls[id] = jp
+		p.Jobs++
+	} else {
+		gap := at.Sub(jp.last)
+		if p.MinGapSeconds == nil || gap.Seconds() < *p.MinGapSeconds {
+			sec := gap.Seconds()
+			p.MinGapSeconds = &sec
+		}
+		if gap < minGap {
+			p.Early++
+		}
+	}
+	jp.n++
+	jp.last = at
+	p.Requests++
+	p.MaxPerJob = max(p.MaxPerJob, jp.n)
+	if ended {
+		delete(s.inFlight, id)
+	}
+}
+
+// JobCancelled takes batch job id out of flight: its client is done with
+// it.
+func (s *Stats) JobCancelled(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.inFlight, id)
+}
+
 // MarshalJSON returns the stats document.
 func (s *Stats) MarshalJSON() ([]byte, error) {
 	s.mu.Lock()
@@ -140,10 +226,12 @@ func (s *Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(&s.s)
 }
 
-// Reset clears every counter.
+// Reset clears every counter and forgets every job: one created before
+// counts neither in flight nor with its earlier status answers.
 func (s *Stats) Reset() {
 	s.mu.Lock()
 	s.s = emptyStats()
+	s.polls, s.inFlight = map[string]*jobPolls{}, map[string]bool{}
 	s.mu.Unlock()
 }
 

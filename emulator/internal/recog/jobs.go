@@ -46,6 +46,24 @@ const (
 	maxFileAudio  = 4 * time.Hour
 )
 
+// The documented minimum between two status polls of one job
+// (speech-recognition.md, "Limits"), in real time whatever TimeScale: a
+// guidance the service does not enforce. The stats count the polls that
+// come sooner (batch_polls.early).
+const (
+	pollGuidance       = 10 * time.Second
+	pollGuidanceMany   = 30 * time.Second // a job of 100 files or more
+	legacyPollGuidance = 60 * time.Second
+)
+
+// pollGuidanceOf is the guidance for polls of j.
+func pollGuidanceOf(j *job) time.Duration {
+	if len(j.files) >= 100 {
+		return pollGuidanceMany
+	}
+	return pollGuidance
+}
+
 // jobConfig is a batch job's config object.
 type jobConfig struct {
 	Model           string `json:"model"`

@@ -68,7 +68,9 @@ func (s *service) jobStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body := s.statusBody(j, s.env.Now())
+	now := s.env.Now()
+	body := s.statusBody(j, now)
+	s.env.Stats.JobPolled(j.id, now, pollGuidanceOf(j), terminal(j.status))
 	s.mu.Unlock()
 	emu.WriteJSON(w, http.StatusOK, body)
 }
@@ -110,6 +112,7 @@ func (s *service) cancelJob(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.env.Stats.Inc(emu.BatchJobsCancelled)
+	s.env.Stats.JobCancelled(j.id)
 	if j.status == stCreated {
 		s.finish(j, stCancelled, now)
 	} else {

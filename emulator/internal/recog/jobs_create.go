@@ -65,6 +65,7 @@ func (s *service) createJob(w http.ResponseWriter, r *http.Request) {
 	s.order = append(s.order, j)
 	s.mu.Unlock()
 	s.env.Stats.Inc(emu.BatchJobsCreated)
+	s.env.Stats.JobCreated(j.id)
 	body := map[string]any{"job_id": j.id, "status": stCreated, "created_at": stamp(j.created),
 		"total_files_accepted": nil,
 		"message":              "job created; start it with POST /v1/jobs/" + j.id + "/start"}

@@ -84,6 +84,7 @@ func (s *service) legacySubmit(w http.ResponseWriter, r *http.Request) {
 	s.legacy[j.id] = j
 	s.mu.Unlock()
 	s.env.Stats.Inc(emu.LegacyJobsSubmitted)
+	s.env.Stats.JobCreated(j.id)
 	emu.WriteJSON(w, http.StatusOK, map[string]any{"job_id": j.id, "status": "submitted",
 		"file_count": len(j.files), "message": "files accepted for transcription"})
 }
@@ -138,7 +139,9 @@ func (s *service) legacyStatus(w http.ResponseWriter, r *http.Request) {
 		emu.WriteRESTError(w, http.StatusNotFound, "NOT_FOUND", "job "+r.PathValue("job_id")+" was not found or is no longer available")
 		return
 	}
-	body := s.legacyBody(j, s.env.Now())
+	now := s.env.Now()
+	body := s.legacyBody(j, now)
+	s.env.Stats.JobPolled(j.id, now, legacyPollGuidance, body["status"] == "completed" || body["status"] == "failed")
 	s.mu.Unlock()
 	emu.WriteJSON(w, http.StatusOK, body)
 }
