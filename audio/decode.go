@@ -2,11 +2,10 @@ package audio
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 
-	"github.com/hajimehoshi/go-mp3"
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // Decoded is audio opened for reading as samples.
@@ -14,16 +13,16 @@ type Decoded struct {
 	// Container is where the audio came from.
 	Container Container
 	// Format is the format of the decoded samples: the file's own format
-	// for WAV and raw audio; for MP3, 16-bit PCM at the stream's rate in
-	// 2 channels (the MP3 decoder always yields stereo).
+	// for WAV and raw audio; for MP3, 32-bit float at the stream's rate in
+	// the stream's channels (1 for a single-channel stream, else 2).
 	Format Format
 	// Samples yields the audio, read from the source as it goes.
 	Samples SampleSource
 }
 
 // Decode opens r for reading as samples. It decodes WAV in every encoding
-// ReadWAVHeader accepts and MPEG-1 and MPEG-2 layer III (MP3 at 16 to 48
-// kHz); other containers, and MPEG 2.5 (8 to 12 kHz MP3), give an error
+// ReadWAVHeader accepts and MPEG-1, MPEG-2 and MPEG 2.5 layer III (MP3 at
+// 8 to 48 kHz); other containers, and MPEG layers I and II, give an error
 // wrapping ErrUnsupported. Nothing is read ahead beyond a buffer.
 func Decode(r io.ReadSeeker) (*Decoded, error) {
 	head := make([]byte, SniffLen)
@@ -67,9 +66,8 @@ func DecodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
 }
 
 // decodeMP3 finds the first audio frame itself (skipping ID3v2 tags and a
-// Xing/Info/VBRI frame, which holds no audio) and hands the stream from
-// there to go-mp3, without letting it seek: given a Seeker it would read
-// the whole file up front to index the frames.
+// Xing/Info/VBRI frame, which holds no audio) and decodes the stream from
+// there, frame by frame.
 func decodeMP3(rs io.ReadSeeker) (*Decoded, error) {
 	start, err := skipID3(rs)
 	if err != nil {
@@ -84,111 +82,53 @@ func decodeMP3(rs io.ReadSeeker) (*Decoded, error) {
 	}
 	first, _ := br.Peek(4)
 	h, _ := parseMPEGHeader(first)
-	if h.layer != 3 {
-		return nil, fmt.Errorf("decode: %w: MPEG layer %d audio", ErrUnsupported, h.layer)
+	if h.Layer != 3 {
+		return nil, fmt.Errorf("decode: %w: MPEG layer %d audio", ErrUnsupported, h.Layer)
 	}
-	if h.version == 25 {
-		return nil, fmt.Errorf("decode: %w: MPEG 2.5 layer III (%d Hz)", ErrUnsupported, h.sampleRate)
-	}
-	frame, _ := br.Peek(h.length)
+	frame, _ := br.Peek(h.Length)
 	_, _, xing := readXing(frame, h)
 	_, _, vbri := readVBRI(frame)
 	if xing || vbri {
-		br.Discard(h.length)
+		br.Discard(h.Length)
 	}
-	var dec *mp3.Decoder
-	err = safely(func() error {
-		var err error
-		dec, err = mp3.NewDecoder(&tagStopper{r: br})
-		return err
-	})
+	dec, err := mp3.NewDecoder(br)
 	if err != nil {
 		return nil, fmt.Errorf("decode MP3: %w", err)
 	}
-	f := Format{SampleRate: dec.SampleRate(), Channels: 2, BitsPerSample: 16, Encoding: PCM}
+	f := Format{SampleRate: dec.SampleRate(), Channels: dec.Channels(), BitsPerSample: 32, Encoding: Float}
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("decode MP3: %w", err)
 	}
-	s, err := NewSampleReader(&safeReader{r: dec}, f)
-	if err != nil {
-		return nil, fmt.Errorf("decode MP3: %w", err)
-	}
-	return &Decoded{Container: ContainerMP3, Format: f, Samples: s}, nil
+	return &Decoded{Container: ContainerMP3, Format: f, Samples: &mp3Source{dec: dec}}, nil
 }
 
-// tagStopper ends an MP3 stream at a trailing ID3v1 or APE tag, which the
-// frame decoder would otherwise try to read as audio.
-type tagStopper struct {
-	r   *bufio.Reader
-	end bool
-}
-
-func (t *tagStopper) Read(p []byte) (int, error) {
-	if t.end {
-		return 0, io.EOF
-	}
-	// Hand out at most up to the next possible tag start.
-	b, _ := t.r.Peek(t.r.Buffered())
-	if len(b) == 0 {
-		if _, err := t.r.Peek(1); err != nil {
-			return 0, err
-		}
-		b, _ = t.r.Peek(t.r.Buffered())
-	}
-	for i := 0; i+3 <= len(b) && i < len(p); i++ {
-		if s := string(b[i : i+3]); s == "TAG" || s == "APE" {
-			if i == 0 {
-				if rest, _ := t.r.Peek(8); string(rest[:3]) == "TAG" && t.tailTag() || string(rest) == "APETAGEX" {
-					t.end = true
-					return 0, io.EOF
-				}
-				break
-			}
-			p = p[:i]
-			break
-		}
-	}
-	return t.r.Read(p)
-}
-
-// tailTag reports whether a "TAG" at the reader is an ID3v1 tag at the end
-// of the stream (exactly 128 bytes remain).
-func (t *tagStopper) tailTag() bool {
-	b, err := t.r.Peek(129)
-	return len(b) == 128 && err != nil
-}
-
-// safeReader turns a panic inside the MP3 decoder (corrupt input) into an
-// error.
-type safeReader struct {
-	r   io.Reader
+// mp3Source yields the samples of an MP3 decoder, a frame at a time,
+// clipped to [-1, 1].
+type mp3Source struct {
+	dec *mp3.Decoder
+	pcm []float32 // what is left of the last decoded frame
 	err error
 }
 
-func (s *safeReader) Read(p []byte) (n int, err error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	err = safely(func() error {
-		var rerr error
-		n, rerr = s.r.Read(p)
-		return rerr
-	})
-	if err != nil && err != io.EOF {
-		s.err = fmt.Errorf("decode MP3: %w", err)
-		return n, s.err
-	}
-	return n, err
-}
+// Channels implements SampleSource.
+func (s *mp3Source) Channels() int { return s.dec.Channels() }
 
-// errCorrupt is returned when the MP3 decoder fails on corrupt input.
-var errCorrupt = errors.New("corrupt MP3 data")
-
-func safely(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errCorrupt, r)
+// ReadSamples implements SampleSource.
+func (s *mp3Source) ReadSamples(dst []float64) (int, error) {
+	for len(s.pcm) == 0 {
+		if s.err != nil {
+			return 0, s.err
 		}
-	}()
-	return f()
+		s.pcm, s.err = s.dec.Next()
+		if s.err != nil && s.err != io.EOF {
+			s.err = fmt.Errorf("decode MP3: %w", s.err)
+		}
+	}
+	n := min(len(dst), len(s.pcm))
+	n -= n % s.dec.Channels()
+	for i, v := range s.pcm[:n] {
+		dst[i] = clamp(float64(v))
+	}
+	s.pcm = s.pcm[n:]
+	return n, nil
 }

@@ -26,7 +26,10 @@
 //   - MP3 durations count whole frames, as ffprobe does for files with a
 //     Xing header (encoder delay and padding included); Opus durations
 //     subtract the pre-skip, so they are the decoded length.
-//   - MP3 decoding uses github.com/hajimehoshi/go-mp3: MPEG-1 and MPEG-2
-//     layer III (16 to 48 kHz). MPEG 2.5 (8 to 12 kHz) is refused with
-//     ErrUnsupported.
+//   - MP3 decoding (package audio/internal/mp3, voxform's own) reads
+//     MPEG-1, MPEG-2 and MPEG 2.5 layer III: MP3 at 8 to 48 kHz, mono as
+//     one channel. Its samples match ffmpeg's decoder to within 1 LSB of
+//     16 bits, and mpg123's at 24 kHz, where ffmpeg 5.1 departs from the
+//     standard (see decode_mp3_test.go). Layers I and II are refused
+//     with ErrUnsupported.
 package audio

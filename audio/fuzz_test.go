@@ -85,7 +85,7 @@ func FuzzProbe(f *testing.F) {
 	})
 }
 
-// FuzzDecode checks that no input makes decoding (go-mp3 included) panic,
+// FuzzDecode checks that no input makes decoding (MP3 included) panic,
 // and that decoded samples stay in range.
 func FuzzDecode(f *testing.F) {
 	probeSeeds(f)

@@ -56,10 +56,10 @@ func FuzzMP3Joiner(f *testing.F) {
 		first, ok := parseMPEGHeader(b)
 		for at := 0; at < len(b); {
 			h, ok2 := parseMPEGHeader(b[at:])
-			if !ok || !ok2 || h.sampleRate != first.sampleRate || h.channels != first.channels || at+h.length > len(b) {
+			if !ok || !ok2 || h.SampleRate != first.SampleRate || h.Channels != first.Channels || at+h.Length > len(b) {
 				t.Fatalf("joined: no frame of the stream at byte %d of %d", at, len(b))
 			}
-			at += h.length
+			at += h.Length
 		}
 	})
 }

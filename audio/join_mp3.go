@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // MP3Joiner joins whole MP3 files into one by their frames: each piece's
@@ -65,7 +67,7 @@ func (j *MP3Joiner) Duration() time.Duration {
 	if !j.known {
 		return 0
 	}
-	return FramesDuration(j.frames*int64(j.first.samples), j.first.sampleRate)
+	return FramesDuration(j.frames*int64(j.first.Samples), j.first.SampleRate)
 }
 
 // Skipped is the number of bytes of the pieces that were neither frames
@@ -106,7 +108,7 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 		}
 		h, ok := parseMPEGHeader(b)
 		if ok && lost {
-			ok = nextHeaderOK(br, h)
+			ok = mp3.NextHeaderOK(br, h)
 		}
 		if !ok {
 			if n, err := skipMP3Tag(br); err != nil || n > 0 {
@@ -124,10 +126,10 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 		if err := j.check(h, b); err != nil {
 			return err
 		}
-		if cap(j.buf) < h.length {
-			j.buf = make([]byte, h.length)
+		if cap(j.buf) < h.Length {
+			j.buf = make([]byte, h.Length)
 		}
-		frame := j.buf[:h.length]
+		frame := j.buf[:h.Length]
 		if n, err := io.ReadFull(br, frame); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) { // a truncated last frame
 				j.skip += int64(n)
@@ -154,19 +156,11 @@ func (j *MP3Joiner) check(h mpegHeader, b []byte) error {
 		return j.writeInfo()
 	}
 	f := j.first
-	if h.version != f.version || h.layer != f.layer || h.sampleRate != f.sampleRate || h.channels != f.channels {
+	if h.Version != f.Version || h.Layer != f.Layer || h.SampleRate != f.SampleRate || h.Channels != f.Channels {
 		return fmt.Errorf("%w: %s, the first piece is %s", ErrFormat, h, f)
 	}
-	j.mixed = j.mixed || h.bitrate != f.bitrate
+	j.mixed = j.mixed || h.Bitrate != f.Bitrate
 	return nil
-}
-
-func (h mpegHeader) String() string {
-	v := fmt.Sprintf("MPEG-%d", h.version)
-	if h.version == 25 {
-		v = "MPEG-2.5"
-	}
-	return fmt.Sprintf("%s layer %d, %d Hz, %d channels", v, h.layer, h.sampleRate, h.channels)
 }
 
 func (j *MP3Joiner) write(frame []byte) error {
@@ -199,11 +193,11 @@ func (j *MP3Joiner) writeInfo() error {
 		}
 		hb[2] = bi<<4 | hb[2]&0x0F
 		h, ok := parseMPEGHeader(hb[:])
-		if ok && h.length >= 4+h.sideInfoLen()+4+xingFields {
-			j.info = make([]byte, h.length)
+		if ok && h.Length >= 4+h.SideInfoLen()+4+xingFields {
+			j.info = make([]byte, h.Length)
 			copy(j.info, hb[:])
-			copy(j.info[4+h.sideInfoLen():], "Info")
-			binary.BigEndian.PutUint32(j.info[4+h.sideInfoLen()+4:], 0x3) // frames and bytes
+			copy(j.info[4+h.SideInfoLen():], "Info")
+			binary.BigEndian.PutUint32(j.info[4+h.SideInfoLen()+4:], 0x3) // frames and bytes
 			_, err := j.w.Write(j.info)
 			j.bytes += int64(len(j.info))
 			return err
@@ -228,7 +222,7 @@ func (j *MP3Joiner) Close() error {
 		return nil
 	}
 	h, _ := parseMPEGHeader(j.info)
-	at := 4 + h.sideInfoLen()
+	at := 4 + h.SideInfoLen()
 	if j.mixed {
 		copy(j.info[at:], "Xing")
 	}

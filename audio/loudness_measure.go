@@ -12,7 +12,7 @@ import (
 // measured because voxform has no decoder for it.
 type NoDecoderError struct {
 	Container Container
-	Codec     string // "opus", "MPEG 2.5 layer III", ...; "" when the container says it all
+	Codec     string // "vorbis", "opus, 6 channels in mapping family 1", ...; "" when the container says it all
 }
 
 func (e *NoDecoderError) Error() string {
@@ -86,10 +86,10 @@ func MeasureLoudnessFile(ctx context.Context, path string, raw *Format) (Loudnes
 }
 
 // MeasureLoudnessReader measures the audio file in rs, recognising its
-// container: WAV in every encoding ReadWAVHeader accepts, MP3 (MPEG-1 and
-// MPEG-2 layer III, as Decode) and Ogg Opus. It reads the file once, a
-// buffer at a time. Audio it recognises but cannot decode (MPEG 2.5 MP3,
-// Ogg Vorbis, FLAC, ...) gives a *NoDecoderError.
+// container: WAV in every encoding ReadWAVHeader accepts, MP3 (MPEG-1,
+// MPEG-2 and MPEG 2.5 layer III, as Decode) and Ogg Opus. It reads the
+// file once, a buffer at a time. Audio it recognises but cannot decode
+// (Ogg Vorbis, FLAC, ...) gives a *NoDecoderError.
 func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 	head := make([]byte, SniffLen)
 	n, err := io.ReadFull(rs, head)

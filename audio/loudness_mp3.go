@@ -8,17 +8,13 @@ import (
 	"io"
 )
 
-// MP3 is decoded with Decode (go-mp3), with two corrections so that the
-// samples measured are the ones ffmpeg measures:
-//
-//   - go-mp3 always yields two channels; a mono stream (both channels
-//     equal) is measured as one, or it would read 3 dB loud.
-//   - The encoder delay and padding a LAME tag records are cut, as
-//     ffmpeg's decoder does (gapless playback): the delay plus the
-//     decoder's own 529 samples at the start, the padding at the end.
-//     Left in, they shift every gating block by tens of milliseconds,
-//     which moves the integrated loudness of short speech by more than
-//     0.1 LU.
+// MP3 is decoded with Decode (package mp3, every MPEG version of layer
+// III), with one correction so that the samples measured are the ones
+// ffmpeg measures: the encoder delay and padding a LAME tag records are
+// cut, as ffmpeg's decoder does (gapless playback): the delay plus the
+// decoder's own 529 samples at the start, the padding at the end. Left
+// in, they shift every gating block by tens of milliseconds, which moves
+// the integrated loudness of short speech by more than 0.1 LU.
 
 // mp3DecoderDelay is the delay of an MP3 synthesis filterbank, in
 // samples, which ffmpeg adds to the encoder delay it skips.
@@ -36,9 +32,6 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
-	if h.layer == 3 && h.version == 25 {
-		return Loudness{}, &NoDecoderError{Container: ContainerMP3, Codec: "MPEG 2.5 layer III"}
-	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
@@ -47,13 +40,10 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
 	src := d.Samples
-	if h.channels == 1 {
-		src = Mono(src)
-	}
 	if gap != nil {
 		keep := int64(-1)
 		if gap.frames > 0 {
-			keep = max(gap.frames*int64(h.samples)-gap.start-gap.end, 0)
+			keep = max(gap.frames*int64(h.Samples)-gap.start-gap.end, 0)
 		}
 		src = &trimmed{src: src, skip: gap.start + mp3DecoderDelay, keep: keep}
 	}
@@ -76,7 +66,7 @@ func readMP3Head(rs io.ReadSeeker) (mpegHeader, *mp3Gapless, error) {
 	}
 	b, _ := br.Peek(4)
 	h, _ := parseMPEGHeader(b)
-	frame, _ := br.Peek(h.length)
+	frame, _ := br.Peek(h.Length)
 	return h, readLAMETag(frame, h), nil
 }
 
@@ -84,7 +74,7 @@ func readMP3Head(rs io.ReadSeeker) (mpegHeader, *mp3Gapless, error) {
 // follows the Xing/Info header of the first frame, accepting the encoder
 // names ffmpeg accepts (mp3dec.c: "LAME", "Lavf", "Lavc").
 func readLAMETag(frame []byte, h mpegHeader) *mp3Gapless {
-	at := 4 + h.sideInfoLen()
+	at := 4 + h.SideInfoLen()
 	if len(frame) < at+8 || (string(frame[at:at+4]) != "Xing" && string(frame[at:at+4]) != "Info") {
 		return nil
 	}

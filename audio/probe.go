@@ -24,7 +24,7 @@ type Info struct {
 }
 
 // ErrUnsupported is wrapped by errors about audio voxform recognises but
-// cannot probe or decode (an m4a duration, Ogg FLAC, MPEG 2.5 decoding).
+// cannot probe or decode (an m4a duration, Ogg FLAC).
 var ErrUnsupported = errors.New("not supported by voxform")
 
 // Probe opens path and probes it with ProbeReader.

@@ -143,9 +143,7 @@ func validateMP3(rs io.ReadSeeker, size int64) error {
 	if skipped > 0 {
 		return fmt.Errorf("%w: %d bytes of junk before the first MP3 frame", ErrInvalid, skipped)
 	}
-	first, _ := br.Peek(4)
-	h, _ := parseMPEGHeader(first)
-	frames, _, junk, err := scanMPEG(br, h)
+	frames, _, junk, err := scanMPEG(br)
 	if err != nil {
 		return err
 	}

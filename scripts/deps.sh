@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages voxform's tests and emulator use: ffmpeg
 # (ffprobe validates every audio file; the emulator encodes mp3 and ogg/opus
-# with it), espeak-ng (the emulator speaks real text), sox, and postgresql
+# with it), mpg123 (the MP3 decoder's reference at 24 kHz), espeak-ng (the
+# emulator speaks real text), sox, and postgresql
 # (the pg state backend's tests start a server of their own; the package's
 # cluster is not used), and chromium (the report page's tests drive it
 # headless over the DevTools protocol). Idempotent.
 set -euo pipefail
 missing=()
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v mpg123 >/dev/null 2>&1 || missing+=(mpg123)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v sox >/dev/null 2>&1 || missing+=(sox)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)

@@ -1,0 +1,18 @@
+package audio
+
+import "io"
+
+// MP3Gapless returns what the LAME tag of the MP3 file in rs says: the
+// encoder delay and padding in samples and the number of audio frames
+// (0 if unknown); ok is false without a tag.
+func MP3Gapless(rs io.ReadSeeker) (delay, padding, frames int64, ok bool) {
+	_, g, err := readMP3Head(rs)
+	if err != nil || g == nil {
+		return 0, 0, 0, false
+	}
+	return g.start, g.end, g.frames, true
+}
+
+// MP3DecoderDelay is the delay of the synthesis filterbank that ffmpeg
+// adds to the encoder delay it skips.
+const MP3DecoderDelay = mp3DecoderDelay
