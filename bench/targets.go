@@ -158,6 +158,12 @@ func (h *harness) applyLarge(ctx context.Context, e *emu, dir string, n int) err
 		Verdict: h.verdict(m.Wall <= 15*time.Second, true),
 		Details: []string{line},
 	})
+	// Issue 18 sets this apply a target of its own.
+	h.add(result{ID: "S0", What: fmt.Sprintf("apply %s syntheses, emulator latency 0 (P4's run)", thousands(n)), Target: "< 5 s",
+		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
+		Verdict: h.verdict(m.Wall < 5*time.Second, true),
+		Details: []string{"the same run as P4: " + cpuNote(m)},
+	})
 	return nil
 }
 
