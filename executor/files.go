@@ -84,6 +84,14 @@ func (op *moveOp) rename(a *planner.Action, m planner.Rename) error {
 	case sum != m.SHA256:
 		return fmt.Errorf("move %s to %s: %s holds a file voxform did not make; move it away and apply again", m.From, m.To, m.To)
 	}
+	// Adopted: the move that put it there (a process killed after its
+	// rename, before its sync) may not be durable yet. It is before it is
+	// recorded.
+	for _, p := range []string{m.To, m.From} {
+		if err := op.files.root.SyncDir(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("move %s to %s: %w", m.From, m.To, err)
+		}
+	}
 	return nil
 }
 

@@ -192,7 +192,7 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	if err := o.f.Chmod(0o644); err != nil { // temporary files are made 0600
 		return fail(fmt.Errorf("chmod %s: %w", o.rel, err))
 	}
-	if err := o.dir.SyncFile(o.f); err != nil {
+	if err := o.f.Sync(); err != nil {
 		return fail(fmt.Errorf("sync %s: %w", o.rel, err))
 	}
 	sum, size, err := o.digest()

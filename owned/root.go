@@ -37,34 +37,28 @@ type Root struct {
 // fileID names a file by its device and inode.
 type fileID struct{ dev, ino uint64 }
 
-// syncGroup returns the SyncGroup of the directory st describes. Where
-// SyncFS is available it is the group of the directory's whole file
-// system, whose syncs (syncfs(2)) make every file and directory written
-// durable at once: the outputs that complete together share one sync for
-// their contents and one for their renames, where a sync of each file and
-// directory would flush the device's cache for each (SyncFS in package
-// cache has the figures). Elsewhere each directory has its own group of
-// fsyncs, shared by every handle of it.
-func (r *Root) syncGroup(st fs.FileInfo) (g *SyncGroup, fsWide bool) {
+// syncGroup returns the SyncGroup of the directory st describes: every
+// handle of one directory shares it, so that the outputs renamed into a
+// directory while a sync of it runs are made durable by one more sync of
+// it, not one each. Each file's content is still synced on its own handle,
+// which was open before it was written and so sees its write-back errors.
+func (r *Root) syncGroup(st fs.FileInfo) *SyncGroup {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return nil, false
+		return nil
 	}
 	id := fileID{dev: uint64(sys.Dev), ino: sys.Ino}
-	if fsWide = SyncsFS(); fsWide {
-		id.ino = 0
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.syncs == nil {
 		r.syncs = make(map[fileID]*SyncGroup)
 	}
-	g = r.syncs[id]
+	g := r.syncs[id]
 	if g == nil {
 		g = new(SyncGroup)
 		r.syncs[id] = g
 	}
-	return g, fsWide
+	return g
 }
 
 // resolved is a directory as Check resolved it.
@@ -334,7 +328,7 @@ func (r *Root) openDir(given, dir string) (*Dir, error) {
 		}
 	}
 	d := &Dir{f: f, fd: int(f.Fd()), rel: rel, real: real}
-	d.group, d.fsWide = r.syncGroup(st)
+	d.group = r.syncGroup(st)
 	return d, nil
 }
 
@@ -371,6 +365,18 @@ func (r *Root) Rename(from, to string, replace bool) error {
 	return src.Sync()
 }
 
+// SyncDir makes the entries of the directory holding rel durable: a
+// rename into or out of it that another process made, and may not have
+// synced before it died.
+func (r *Root) SyncDir(rel string) error {
+	d, err := r.OpenDir(rel, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
 // Remove deletes the file rel.
 func (r *Root) Remove(rel string) error {
 	d, err := r.OpenDir(rel, false)
@@ -387,13 +393,11 @@ type Dir struct {
 	fd   int
 	rel  string // where it really is, relative to the root
 	real string // its absolute real path
-	// group shares the directory's syncs with every other handle of it,
-	// or, fsWide, the syncs of its file system with every handle of the
-	// root's directories on it (nil: Sync syncs alone); made numbers the
-	// last change made through this handle (0: none yet).
-	group  *SyncGroup
-	fsWide bool
-	made   uint64
+	// group shares the directory's syncs with every other handle of it
+	// (nil: Sync syncs alone); made numbers the last change made through
+	// this handle (0: none yet).
+	group *SyncGroup
+	made  uint64
 }
 
 // Close releases the handle.
@@ -463,9 +467,9 @@ func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// Sync makes renames and unlinks in d durable. Handles share their syncs
-// (Root.syncGroup): a sync that starts after this handle's last change
-// covers it, whichever handle runs it.
+// Sync makes renames and unlinks in d durable. Handles of one directory
+// share its syncs (Root.syncGroup): a sync that starts after this
+// handle's last change covers it, whichever handle runs it.
 func (d *Dir) Sync() error {
 	if d.group == nil {
 		return d.syncAlone()
@@ -477,21 +481,8 @@ func (d *Dir) Sync() error {
 	return d.group.Wait(n, d.syncAlone)
 }
 
-// SyncFile makes what was written to f, a file in d, durable: by a sync of
-// d's file system shared with other handles where d has one (see
-// Root.syncGroup), else by an fsync of f.
-func (d *Dir) SyncFile(f *os.File) error {
-	if d.group == nil || !d.fsWide {
-		return f.Sync()
-	}
-	return d.group.Wait(d.group.Made(), d.syncAlone)
-}
-
-// syncAlone syncs d itself, or its file system.
+// syncAlone fsyncs d.
 func (d *Dir) syncAlone() error {
-	if d.fsWide {
-		return syncFSAt(d.fd, d.real)
-	}
 	if err := d.f.Sync(); err != nil {
 		return fmt.Errorf("sync directory %s: %w", d.rel, err)
 	}

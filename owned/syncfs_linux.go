@@ -9,16 +9,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SyncsFS reports whether SyncFS is available: on Linux 5.8 and later,
-// where syncfs(2) reports a write-back that failed since it began (before
-// 5.8 it returned success regardless, which voxform does not rely on).
+// SyncsFS reports whether SyncFS is available: on Linux 5.17 and later.
+// syncfs(2) reports write-back errors from 5.8, and the file system's own
+// sync errors (a failed journal commit, an XFS shutdown) only from 5.17;
+// before, it could return success regardless.
 func SyncsFS() bool {
 	syncsFSOnce.Do(func() {
 		var u unix.Utsname
 		if unix.Uname(&u) != nil {
 			return
 		}
-		syncsFS = kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 8)
+		syncsFS = kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 17)
 	})
 	return syncsFS
 }
@@ -49,7 +50,12 @@ func kernelAtLeast(release string, major, minor int) bool {
 
 // SyncFS makes everything written to the file system of dir durable
 // (syncfs(2)): file contents, renames and unlinks alike. It fails if
-// writing something back failed since it began.
+// writing something back failed, with one exception: a write-back error
+// is reported through each handle opened before it was first seen, so a
+// handle opened after someone else saw it (as SyncFS opens its own) does
+// not report it. It suits content that is checked on use, as the output
+// cache's is (by SHA-256); outputs are synced file by file, each through
+// the handle that wrote it.
 func SyncFS(dir string) error {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -8,11 +8,11 @@ func TestKernelAtLeast(t *testing.T) {
 		release string
 		want    bool
 	}{
-		{"5.8.0", true}, {"5.10.0-28-amd64", true}, {"6.1.0-18-amd64", true}, {"6.18.44-fc-v595", true},
-		{"5.7.19", false}, {"4.19.0-26-amd64", false}, {"5", false}, {"", false}, {"x.y", false}, {"5.8-rc1", true},
+		{"5.17.0", true}, {"5.17-rc1", true}, {"6.1.0-18-amd64", true}, {"6.18.44-fc-v595", true},
+		{"5.16.20", false}, {"5.10.0-28-amd64", false}, {"4.19.0-26-amd64", false}, {"5", false}, {"", false}, {"x.y", false}, {"4.4.0-19041-Microsoft", false},
 	} {
-		if got := kernelAtLeast(c.release, 5, 8); got != c.want {
-			t.Errorf("kernelAtLeast(%q, 5, 8) = %v, want %v", c.release, got, c.want)
+		if got := kernelAtLeast(c.release, 5, 17); got != c.want {
+			t.Errorf("kernelAtLeast(%q, 5, 17) = %v, want %v", c.release, got, c.want)
 		}
 	}
 }

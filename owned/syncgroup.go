@@ -10,16 +10,18 @@ import "sync"
 // once. Each change is still durable before its Wait returns; what is
 // saved is the syncs of changes that completed together.
 //
-// A failed sync fails every later Wait too: after an fsync error the
-// kernel may have dropped the unsynced changes, so nothing counted before
-// it, or after, can be reported durable.
+// A failed sync fails every change it covered, whenever its Wait comes:
+// after an fsync error the kernel may have dropped those changes, and a
+// later sync that succeeds does not bring them back. A change counted
+// after it gets a sync of its own.
 type SyncGroup struct {
 	mu   sync.Mutex // guards made
 	made uint64
 
-	syncMu sync.Mutex // one sync at a time; guards synced and err
-	synced uint64
-	err    error
+	syncMu sync.Mutex // one sync at a time; guards the fields below
+	synced uint64     // every change up to here is durable...
+	failed uint64     // ...except those up to here (the last failed sync's)
+	err    error      // the failed sync's error
 }
 
 // Made counts a change that is made and returns its number for Wait.
@@ -31,11 +33,12 @@ func (g *SyncGroup) Made() uint64 {
 }
 
 // Wait returns once change n is durable: after a sync that started after
-// it was counted, run here by sync or by another waiter.
+// it was counted, run here by sync or by another waiter. It returns the
+// error of the sync that covered n, if that sync failed.
 func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 	g.syncMu.Lock()
 	defer g.syncMu.Unlock()
-	if g.err != nil {
+	if n <= g.failed {
 		return g.err
 	}
 	if g.synced >= n {
@@ -45,7 +48,7 @@ func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 	target := g.made
 	g.mu.Unlock()
 	if err := sync(); err != nil {
-		g.err = err
+		g.failed, g.err = target, err
 		return err
 	}
 	g.synced = target
