@@ -30,7 +30,10 @@ import (
 //     were sent at the pace already cut. A 429 that comes before the pace
 //     climbed back to the plateau means the plateau is too high (the
 //     service's rate is lower than learned, or the start overshot): the
-//     pace is halved instead, and the plateau learned anew.
+//     pace is halved instead, and the plateau learned anew. One a little
+//     later (within shortRefusal successes) cuts the pace by a tenth, and
+//     the plateau becomes that pace: the pace refused was reached on what
+//     the service's bucket saved during the last Retry-After.
 //   - Between 429s the pace follows a cubic of the successes since the cut
 //     (as TCP CUBIC grows its window in time): it climbs quickly back
 //     towards the plateau, stays near it for a long stretch, then probes
@@ -238,16 +241,20 @@ func (p *pacer) refusal(now, sent time.Time) {
 		// above the service's rate.
 		p.setPace(refused / 2)
 		p.climbing = true
+		p.plateau = refused * plateauFactor
 	case p.since < shortRefusal:
 		// Refused soon after a cut: the pace cut to is still above the
-		// service's rate.
+		// service's rate, and the pace refused was reached on what the
+		// service's bucket saved while its worker waited out the last
+		// Retry-After, not at its rate. The plateau is the pace cut to.
 		p.setPace(refused * shortCutFactor)
 		p.climbing = false
+		p.plateau = p.pace
 	default:
 		p.setPace(refused * plateauFactor * cutFactor)
 		p.climbing = false
+		p.plateau = refused * plateauFactor
 	}
-	p.plateau = refused * plateauFactor
 	p.cut, p.from, p.since, p.climbed = now, p.pace, 0, 0
 }
 
