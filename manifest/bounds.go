@@ -1,10 +1,13 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -65,13 +68,24 @@ const (
 // readLimited reads at most limit+1 bytes of a file, so that the caller can
 // tell a file over the limit without reading all of it.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	// Opened without blocking, so that a named pipe in its place is
+	// refused rather than waited on for ever (a device such as /dev/zero
+	// is read up to the limit like a file).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if st.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errPipe}
+	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
+
+// errPipe refuses an input that is a named pipe or a socket.
+var errPipe = errors.New("a named pipe or socket, not a file")
 
 // tooLarge reports a source over limit at its first byte past the limit;
 // what names the kind of file ("manifest file", "-var-file").

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -351,5 +352,36 @@ syntheses:
 		if s.Voice != want || s.Language != "hi-IN" || s.AudioConfig == nil || s.AudioConfig.Container != "mulaw" {
 			t.Fatalf("%s: voice %s, language %s, audio config %+v; want voice %s, hi-IN, mulaw", s.Address, s.Voice, s.Language, s.AudioConfig, want)
 		}
+	}
+}
+
+// TestNamedPipeInputsRefused: a named pipe where a text_file, a lexicon or
+// a for_each data file should be is refused at the field naming it; the
+// load does not wait for a writer that never comes.
+func TestNamedPipeInputsRefused(t *testing.T) {
+	for _, c := range []struct{ name, field, pipe string }{
+		{"text_file", `text_file: in/pipe.txt`, "in/pipe.txt"},
+		{"lexicon", `text: "hello", lexicon: in/pipe.csv`, "in/pipe.csv"},
+		{"for_each", `for_each: in/pipe.csv, text: "${each.value.text}"`, "in/pipe.csv"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "voxform.yaml", `version: 1
+voices:
+  v: { model: tts-v2.5, voice: Kaveri, language: en-IN }
+syntheses:
+  s: { voice: v, `+c.field+`, output: "o/x.wav" }
+`)
+			if err := os.MkdirAll(filepath.Join(dir, "in"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(filepath.Join(dir, filepath.FromSlash(c.pipe)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := errorsOf(loadWithin(t, 10*time.Second, dir, manifest.LoadOptions{}))
+			if len(got) != 1 || !strings.Contains(got[0], c.pipe) || !strings.Contains(got[0], "named pipe") {
+				t.Errorf("errors %q, want one naming %s as a named pipe", got, c.pipe)
+			}
+		})
 	}
 }
