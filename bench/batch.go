@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
 )
 
@@ -14,10 +15,8 @@ import (
 // emulator that voxform polls as it polls the service
 // (VOXFORM_POLL=documented).
 const (
-	batchJobFiles    = 100              // the most files of one batch job
-	batchParallelism = 16               // B2's configured limit
-	batchPollMany    = 30 * time.Second // the documented interval for a job of 100 files or more
-	batchRSS         = 256 << 20        // B6, bytes
+	batchParallelism = 16        // B2's configured limit
+	batchRSS         = 256 << 20 // B6, bytes
 )
 
 // batchStats is the part of GET /_emulator/stats the batch step reads.
@@ -68,7 +67,7 @@ func (h *harness) batchScale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	jobs := int64((n + batchJobFiles - 1) / batchJobFiles)
+	jobs := int64((n + contract.MaxJobFiles - 1) / contract.MaxJobFiles)
 	if st.FilesTranscribed != int64(n) || files != 3*n || st.BatchJobsStarted != st.BatchJobsCreated || st.Polls.Jobs != st.BatchJobsCreated {
 		return fmt.Errorf("batch transcription of %d files: %d transcribed, %d transcript files, %d jobs created, %d started, %d polled: see %s",
 			n, st.FilesTranscribed, files, st.BatchJobsCreated, st.BatchJobsStarted, st.Polls.Jobs, m.LogPath)
@@ -81,7 +80,7 @@ func (h *harness) batchScale(ctx context.Context) error {
 func (h *harness) batchFigures(n int, jobs int64, m measured, st batchStats) {
 	what := func(s string) string { return fmt.Sprintf(s, thousands(n)) }
 	apply := fmt.Sprintf("`VOXFORM_POLL=documented voxform apply -auto-approve -parallelism=%d`", batchParallelism)
-	h.add(result{ID: "B1", What: what("batch jobs of a transcription of %s files"), Target: fmt.Sprintf("%d (at most %d files a job)", jobs, batchJobFiles),
+	h.add(result{ID: "B1", What: what("batch jobs of a transcription of %s files"), Target: fmt.Sprintf("%d (at most %d files a job)", jobs, contract.MaxJobFiles),
 		Figure: fmt.Sprint(st.BatchJobsCreated), Verdict: h.verdict(st.BatchJobsCreated == jobs, false),
 		Details: []string{fmt.Sprintf("%s of %s recordings of %d s (16 kHz WAV), api batch with diarization, formats json, txt, srt: %d jobs created and started, %s files transcribed, %s transcript files written",
 			apply, thousands(n), recordingSeconds, st.BatchJobsCreated, thousands(int(st.FilesTranscribed)), thousands(3*n))}})
@@ -95,7 +94,7 @@ func (h *harness) batchFigures(n int, jobs int64, m measured, st batchStats) {
 		Figure: fmt.Sprintf("mean %.2f, max %d", mean, st.Polls.MaxPerJob), Verdict: h.verdict(true, false),
 		Details: []string{fmt.Sprintf("the emulator's batch_polls: %d status requests of %d jobs (GET /stt/v3/batch/jobs/{job_id}: %d); "+
 			"each job is asked once before its start (is it still CREATED?), then every %s until it has ended",
-			st.Polls.Requests, st.Polls.Jobs, st.Requests["GET /stt/v3/batch/jobs/{job_id}"], wholeSecs(batchPollMany))}})
+			st.Polls.Requests, st.Polls.Jobs, st.Requests["GET /stt/v3/batch/jobs/{job_id}"], wholeSecs(contract.JobPollIntervalMany))}})
 
 	gap, ok := 0.0, st.Polls.MinGapSeconds != nil
 	if ok {
@@ -105,16 +104,16 @@ func (h *harness) batchFigures(n int, jobs int64, m measured, st batchStats) {
 	if !ok {
 		figure = "no job asked twice"
 	}
-	h.add(result{ID: "B4", What: "shortest time between two status requests of one job (jobs of 100 files)", Target: fmt.Sprintf(">= %s, none sooner", wholeSecs(batchPollMany)),
-		Figure: figure, Verdict: h.verdict(ok && gap >= batchPollMany.Seconds() && st.Polls.Early == 0, false),
+	h.add(result{ID: "B4", What: "shortest time between two status requests of one job (jobs of 100 files)", Target: fmt.Sprintf(">= %s, none sooner", wholeSecs(contract.JobPollIntervalMany)),
+		Figure: figure, Verdict: h.verdict(ok && gap >= contract.JobPollIntervalMany.Seconds() && st.Polls.Early == 0, false),
 		Details: []string{"the emulator's batch_polls.min_gap_seconds and early (answers sooner after the job's previous one than speech-recognition.md's \"Limits\" ask: 10 s, 30 s for 100 files or more), on its clock"}})
 
 	rounds := (jobs + batchParallelism - 1) / batchParallelism
-	floor := time.Duration(rounds) * batchPollMany
-	h.add(result{ID: "B5", What: what("wall time of that apply of %s files"), Target: fmt.Sprintf("reported (floor %d x %s = %s)", rounds, wholeSecs(batchPollMany), wholeSecs(floor)),
+	floor := time.Duration(rounds) * contract.JobPollIntervalMany
+	h.add(result{ID: "B5", What: what("wall time of that apply of %s files"), Target: fmt.Sprintf("reported (floor %d x %s = %s)", rounds, wholeSecs(contract.JobPollIntervalMany), wholeSecs(floor)),
 		Figure: secs(m.Wall) + " s", Verdict: h.verdict(true, false),
 		Details: []string{fmt.Sprintf("whole process, one run: %s s wall, %s; the floor is %d jobs, %d at a time, each polled %s after its start; the emulator runs each job in well under a second (-time-scale 1000)",
-			secs(m.Wall), cpuNote(m), jobs, batchParallelism, wholeSecs(batchPollMany))}})
+			secs(m.Wall), cpuNote(m), jobs, batchParallelism, wholeSecs(contract.JobPollIntervalMany))}})
 
 	h.add(result{ID: "B6", What: what("peak RSS of that apply of %s files"), Target: "< " + mib(batchRSS),
 		Figure: mib(m.MaxRSS), Verdict: h.verdict(m.MaxRSS < batchRSS, true),

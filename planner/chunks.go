@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
@@ -56,7 +55,7 @@ func sentText(s *manifest.Synthesis) (string, []narration.Applied) {
 // are the chunks' (the repeated tags included). applied maps the text
 // back to the text as written (narration.OriginalOffset).
 func (d *Desired) split(text string, applied []narration.Applied, max int, tags bool, canonical *contract.SynthesisRequest, emb map[string]any) error {
-	if max <= 0 || utf8.RuneCountInString(text) <= max {
+	if max <= 0 || d.Characters <= int64(max) { // d.Characters counts text's code points
 		return nil
 	}
 	parts := narration.Split(text, max, narration.Options{RendersTags: tags})
