@@ -46,10 +46,21 @@ const (
 	MaxZipBytes         = 50_000_000
 	MaxZipExpandedBytes = 200_000_000
 	// JobPollInterval is the documented minimum between status polls of a
-	// batch job; JobPollIntervalMany that of a job of 100 files or more.
+	// batch job; JobPollIntervalMany that of a job of JobPollManyFiles
+	// files or more.
 	JobPollInterval     = 10 * time.Second
 	JobPollIntervalMany = 30 * time.Second
+	JobPollManyFiles    = 100
 )
+
+// JobPollIntervalOf is the documented minimum between status polls of a
+// batch job of files files.
+func JobPollIntervalOf(files int) time.Duration {
+	if files >= JobPollManyFiles {
+		return JobPollIntervalMany
+	}
+	return JobPollInterval
+}
 
 // Older batch limits (speech-recognition.md, "Limits").
 const (

@@ -386,7 +386,7 @@ func (b *batchOp) follow(ctx context.Context, api, jobID string, members []*memb
 // "Limits": at least 10 s between two polls of a job, 30 s for 100 files
 // or more). A stop request ends the wait (the job stays pending).
 func (b *batchOp) waitJob(ctx context.Context, jobID string, last *speechapi.Job, n int) (*speechapi.Job, error) {
-	interval := b.jobPollInterval(n)
+	interval := b.pollInterval(contract.JobPollIntervalOf(n))
 	job := last
 	for !speechapi.IsTerminal(job.Status) {
 		if err := b.stops.pause(ctx, interval); err != nil {
@@ -405,15 +405,6 @@ func (b *batchOp) waitJob(ctx context.Context, jobID string, last *speechapi.Job
 func (b *batchOp) progress(jobID string, job *speechapi.Job) {
 	b.report.emit(Event{Kind: EventProgress, Address: "batch job " + jobID, JobID: jobID, JobStatus: job.Status,
 		FilesDone: job.Progress.CompletedFiles + job.Progress.FailedFiles + job.Progress.CancelledFiles, FilesTotal: job.Progress.TotalFiles})
-}
-
-// jobPollInterval is the interval between two status polls of a batch job
-// of n files.
-func (b *batchOp) jobPollInterval(n int) time.Duration {
-	if n >= 100 {
-		return b.pollInterval(speechapi.JobPollIntervalMany)
-	}
-	return b.pollInterval(speechapi.JobPollInterval)
 }
 
 // pollInterval is the interval between status polls: the documented

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/contract"
+
 	"github.com/voxform/voxform/speechapi"
 )
 
@@ -68,7 +70,7 @@ func TestDocumentedPollingOnLoopback(t *testing.T) {
 		{false, 1, 50 * time.Millisecond},
 	} {
 		b := &batchOp{client: local, documentedPolls: c.asLive}
-		if got := b.jobPollInterval(c.files); got != c.want {
+		if got := b.pollInterval(contract.JobPollIntervalOf(c.files)); got != c.want {
 			t.Errorf("job of %d files, DocumentedPolling %v: polled every %v, want %v", c.files, c.asLive, got, c.want)
 		}
 	}

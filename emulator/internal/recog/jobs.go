@@ -52,13 +52,14 @@ const (
 // come sooner (batch_polls.early).
 const (
 	pollGuidance       = 10 * time.Second
-	pollGuidanceMany   = 30 * time.Second // a job of 100 files or more
+	pollGuidanceMany   = 30 * time.Second // a job of pollManyFiles files or more
+	pollManyFiles      = 100
 	legacyPollGuidance = 60 * time.Second
 )
 
 // pollGuidanceOf is the guidance for polls of j.
 func pollGuidanceOf(j *job) time.Duration {
-	if len(j.files) >= 100 {
+	if len(j.files) >= pollManyFiles {
 		return pollGuidanceMany
 	}
 	return pollGuidance
