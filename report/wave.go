@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -122,10 +121,17 @@ func (e *envelope) svg() []byte {
 	return b.Bytes()
 }
 
-// analyse reads the placed audio at path once: its waveform (written as
-// wave/BASE.svg), clipping, sample peak and, when asked, loudness. What
-// cannot be read is said in c.Note; the audio still plays.
+// analyse reads the placed audio at path: its waveform (written as
+// wave/BASE.svg), clipping, sample peak and, when asked, loudness, measured
+// as apply and verify measure it (audio.MeasureLoudnessFile: an MP3's
+// encoder delay and padding cut, Ogg Opus decoded). What cannot be read is
+// said in c.Note; the audio still plays.
 func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
+	if m.in.Loudness {
+		if l, err := audio.MeasureLoudnessFile(ctx, path, nil); err == nil {
+			setLoudness(c, l)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		c.Note = err.Error()
@@ -133,24 +139,11 @@ func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 	}
 	defer f.Close()
 	d, err := audio.Decode(f)
-	if errors.Is(err, audio.ErrUnsupported) {
-		c.Note = "no waveform: " + err.Error()
-		if m.in.Loudness {
-			m.loudnessOfFile(ctx, path, c)
-		}
-		return
-	}
 	if err != nil {
 		c.Note = "no waveform: " + err.Error()
 		return
 	}
 	env := newEnvelope()
-	var meter *audio.LoudnessMeter
-	if m.in.Loudness {
-		if meter, err = audio.NewLoudnessMeter(d.Format.SampleRate, d.Samples.Channels()); err != nil {
-			c.Note = "no loudness: " + err.Error()
-		}
-	}
 	ch := d.Samples.Channels()
 	buf := make([]float64, 4096*ch)
 	for {
@@ -160,9 +153,6 @@ func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 		}
 		n, err := d.Samples.ReadSamples(buf)
 		env.write(buf[:n], ch)
-		if meter != nil {
-			meter.Write(buf[:n])
-		}
 		if err == io.EOF {
 			break
 		}
@@ -175,9 +165,6 @@ func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 	if env.frames > 0 {
 		c.Peak = dB(env.peak)
 	}
-	if meter != nil {
-		setLoudness(c, meter.Loudness())
-	}
 	name := base + ".svg"
 	err = owned.WriteFileAt(m.wave, name, 0o644, false, func(w io.Writer) error {
 		_, err := w.Write(env.svg())
@@ -188,16 +175,6 @@ func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 		return
 	}
 	c.Wave = waveDir + "/" + name
-}
-
-// loudnessOfFile measures audio the report does not decode for its
-// waveform (Ogg Opus).
-func (m *media) loudnessOfFile(ctx context.Context, path string, c *clip) {
-	l, err := audio.MeasureLoudnessFile(ctx, path, nil)
-	if err != nil {
-		return
-	}
-	setLoudness(c, l)
 }
 
 func setLoudness(c *clip, l audio.Loudness) {
