@@ -62,11 +62,11 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	if (o.set["max-deviation"] || o.set["max-true-peak"]) && !o.loudness {
 		return usageErrorf("verify: -max-deviation and -max-true-peak go with -loudness")
 	}
-	if d := o.limits.MaxDeviation; !(d > 0 && d <= 100) {
-		return usageErrorf("verify: -max-deviation %g must be above 0 and at most 100", d)
+	if err := manifest.CheckMaxDeviation(o.limits.MaxDeviation); err != nil {
+		return usageErrorf("verify: -max-deviation %v", err)
 	}
-	if p := o.limits.MaxTruePeak; !(p >= -100 && p <= 20) {
-		return usageErrorf("verify: -max-true-peak %g must be within -100..20", p)
+	if err := manifest.CheckMaxTruePeak(o.limits.MaxTruePeak); err != nil {
+		return usageErrorf("verify: -max-true-peak %v", err)
 	}
 	return doVerify(ctx, env, &o)
 }

@@ -213,6 +213,24 @@ type Loudness struct {
 // Zero values mean "not set"; the service documents the defaults.
 type AudioConfig = contract.AudioConfig
 
+// CheckMaxDeviation and CheckMaxTruePeak bound the loudness limits, from
+// the manifest's loudness: block or verify's flags alike.
+func CheckMaxDeviation(v float64) error {
+	if !(v > 0 && v <= 100) {
+		return fmt.Errorf("%g must be above 0 and at most 100 (LU)", v)
+	}
+	return nil
+}
+
+// CheckMaxTruePeak: see CheckMaxDeviation.
+func CheckMaxTruePeak(v float64) error {
+	if !(v >= -100 && v <= 20) {
+		return fmt.Errorf("%g must be within -100..20 (dBTP)", v)
+	}
+	return nil
+}
+
+
 // Voice is a voices: entry: a model and how to speak. A voice makes no API
 // call of its own; syntheses refer to it by name.
 type Voice struct {

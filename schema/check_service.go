@@ -208,11 +208,15 @@ func (c *checker) checkLoudness() {
 	if l == nil {
 		return
 	}
-	if v := l.MaxDeviation; v != nil && !(*v > 0 && *v <= 100) {
-		c.ds.Errorf(fieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %g must be above 0 and at most 100 (LU)", *v)
+	if v := l.MaxDeviation; v != nil {
+		if err := manifest.CheckMaxDeviation(*v); err != nil {
+			c.ds.Errorf(fieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %v", err)
+		}
 	}
-	if v := l.MaxTruePeak; v != nil && !(*v >= -100 && *v <= 20) {
-		c.ds.Errorf(fieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %g must be within -100..20 (dBTP)", *v)
+	if v := l.MaxTruePeak; v != nil {
+		if err := manifest.CheckMaxTruePeak(*v); err != nil {
+			c.ds.Errorf(fieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %v", err)
+		}
 	}
 }
 
