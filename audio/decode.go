@@ -77,11 +77,11 @@ func decodeMP3(rs io.ReadSeeker) (*Decoded, error) {
 		return nil, fmt.Errorf("decode MP3: %w", err)
 	}
 	br := bufio.NewReaderSize(rs, 64<<10)
-	if _, err := syncMPEG(br, mpegSearch); err != nil {
+	if _, err := mp3.Sync(br, mp3.SearchLimit); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
 	first, _ := br.Peek(4)
-	h, _ := parseMPEGHeader(first)
+	h, _ := mp3.ParseHeader(first)
 	if h.Layer != 3 {
 		return nil, fmt.Errorf("decode: %w: MPEG layer %d audio", ErrUnsupported, h.Layer)
 	}

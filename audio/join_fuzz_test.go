@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // ffmpegSeed encodes a short sine with ffmpeg, for a fuzz seed; it fails
@@ -53,9 +55,9 @@ func FuzzMP3Joiner(f *testing.F) {
 			return
 		}
 		b := out.Bytes()
-		first, ok := parseMPEGHeader(b)
+		first, ok := mp3.ParseHeader(b)
 		for at := 0; at < len(b); {
-			h, ok2 := parseMPEGHeader(b[at:])
+			h, ok2 := mp3.ParseHeader(b[at:])
 			if !ok || !ok2 || h.SampleRate != first.SampleRate || h.Channels != first.Channels || at+h.Length > len(b) {
 				t.Fatalf("joined: no frame of the stream at byte %d of %d", at, len(b))
 			}

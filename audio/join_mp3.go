@@ -36,7 +36,7 @@ import (
 type MP3Joiner struct {
 	w      *bufio.Writer
 	seeker io.Seeker // nil: no Info frame
-	first  mpegHeader
+	first  mp3.Header
 	raw    [4]byte // first's header bytes
 	known  bool
 	infoAt int64 // offset of the Info frame
@@ -91,7 +91,7 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 	if err := skipMP3Tags(br); err != nil {
 		return err
 	}
-	skipped, err := syncMPEG(br, mpegSearch)
+	skipped, err := mp3.Sync(br, mp3.SearchLimit)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 			j.skip += int64(len(b))
 			return nil
 		}
-		h, ok := parseMPEGHeader(b)
+		h, ok := mp3.ParseHeader(b)
 		if ok && lost {
 			ok = mp3.NextHeaderOK(br, h)
 		}
@@ -149,7 +149,7 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 
 // check refuses a frame whose stream differs from the first piece's, and
 // takes the first frame's as the stream's.
-func (j *MP3Joiner) check(h mpegHeader, b []byte) error {
+func (j *MP3Joiner) check(h mp3.Header, b []byte) error {
 	if !j.known {
 		j.first, j.known = h, true
 		copy(j.raw[:], b)
@@ -192,7 +192,7 @@ func (j *MP3Joiner) writeInfo() error {
 			return fmt.Errorf("%w: no bitrate of %s holds an Info frame", ErrFormat, j.first)
 		}
 		hb[2] = bi<<4 | hb[2]&0x0F
-		h, ok := parseMPEGHeader(hb[:])
+		h, ok := mp3.ParseHeader(hb[:])
 		if ok && h.Length >= 4+h.SideInfoLen()+4+xingFields {
 			j.info = make([]byte, h.Length)
 			copy(j.info, hb[:])
@@ -221,7 +221,7 @@ func (j *MP3Joiner) Close() error {
 	if j.info == nil {
 		return nil
 	}
-	h, _ := parseMPEGHeader(j.info)
+	h, _ := mp3.ParseHeader(j.info)
 	at := 4 + h.SideInfoLen()
 	if j.mixed {
 		copy(j.info[at:], "Xing")

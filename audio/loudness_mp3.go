@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // MP3 is decoded with Decode (package mp3, every MPEG version of layer
@@ -52,20 +54,20 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 
 // readMP3Head finds the first MPEG audio frame after any ID3v2 tags and
 // reads the LAME tag in it, if any.
-func readMP3Head(rs io.ReadSeeker) (mpegHeader, *mp3Gapless, error) {
+func readMP3Head(rs io.ReadSeeker) (mp3.Header, *mp3Gapless, error) {
 	start, err := skipID3(rs)
 	if err != nil {
-		return mpegHeader{}, nil, err
+		return mp3.Header{}, nil, err
 	}
 	if _, err := rs.Seek(start, io.SeekStart); err != nil {
-		return mpegHeader{}, nil, err
+		return mp3.Header{}, nil, err
 	}
 	br := bufio.NewReaderSize(rs, 4<<10)
-	if _, err := syncMPEG(br, mpegSearch); err != nil {
-		return mpegHeader{}, nil, err
+	if _, err := mp3.Sync(br, mp3.SearchLimit); err != nil {
+		return mp3.Header{}, nil, err
 	}
 	b, _ := br.Peek(4)
-	h, _ := parseMPEGHeader(b)
+	h, _ := mp3.ParseHeader(b)
 	frame, _ := br.Peek(h.Length)
 	return h, readLAMETag(frame, h), nil
 }
@@ -73,7 +75,7 @@ func readMP3Head(rs io.ReadSeeker) (mpegHeader, *mp3Gapless, error) {
 // readLAMETag reads the encoder delay and padding from the LAME tag that
 // follows the Xing/Info header of the first frame, accepting the encoder
 // names ffmpeg accepts (mp3dec.c: "LAME", "Lavf", "Lavc").
-func readLAMETag(frame []byte, h mpegHeader) *mp3Gapless {
+func readLAMETag(frame []byte, h mp3.Header) *mp3Gapless {
 	at := 4 + h.SideInfoLen()
 	if len(frame) < at+8 || (string(frame[at:at+4]) != "Xing" && string(frame[at:at+4]) != "Info") {
 		return nil

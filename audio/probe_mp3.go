@@ -11,19 +11,11 @@ import (
 	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
-// mpegHeader is a parsed MPEG audio frame header; package mp3 owns the
-// rules of MPEG audio framing, which probing, validating, joining and
-// decoding share.
-type mpegHeader = mp3.Header
-
-// parseMPEGHeader parses the 4-byte frame header at the start of b.
-func parseMPEGHeader(b []byte) (mpegHeader, bool) { return mp3.ParseHeader(b) }
+// Package mp3 owns the rules of MPEG audio framing, which probing,
+// validating, joining and decoding share.
 
 // mpegCodec names the codec of a stream for Info.Codec: mp1, mp2, mp3.
-func mpegCodec(h mpegHeader) string { return fmt.Sprintf("mp%d", h.Layer) }
-
-// mpegSearch is how far past the tags the first frame may start.
-const mpegSearch = mp3.SearchLimit
+func mpegCodec(h mp3.Header) string { return fmt.Sprintf("mp%d", h.Layer) }
 
 // skipID3 returns the offset after any ID3v2 tags at the start of rs.
 func skipID3(rs io.ReadSeeker) (int64, error) {
@@ -62,12 +54,12 @@ func probeMPEG(rs io.ReadSeeker, size int64) (Info, error) {
 			return probeADTS(br, size-start)
 		}
 	}
-	skipped, err := syncMPEG(br, mpegSearch)
+	skipped, err := mp3.Sync(br, mp3.SearchLimit)
 	if err != nil {
 		return Info{Container: ContainerMP3}, err
 	}
 	first, _ := br.Peek(4)
-	h, _ := parseMPEGHeader(first)
+	h, _ := mp3.ParseHeader(first)
 	info := Info{Container: ContainerMP3, Codec: mpegCodec(h), SampleRate: h.SampleRate, Channels: h.Channels, Bitrate: h.Bitrate}
 	frame, _ := br.Peek(h.Length)
 	frames, bytesTotal, tagged := readXing(frame, h)
@@ -93,12 +85,8 @@ func probeMPEG(rs io.ReadSeeker, size int64) (Info, error) {
 	return info, nil
 }
 
-// syncMPEG discards bytes until br is at a frame header followed by
-// another valid header (or the end), searching at most limit bytes.
-func syncMPEG(br *bufio.Reader, limit int) (int, error) { return mp3.Sync(br, limit) }
-
 // readXing reads a Xing or Info header in the first frame.
-func readXing(frame []byte, h mpegHeader) (frames, size int64, ok bool) {
+func readXing(frame []byte, h mp3.Header) (frames, size int64, ok bool) {
 	at := 4 + h.SideInfoLen()
 	if len(frame) < at+8 || (string(frame[at:at+4]) != "Xing" && string(frame[at:at+4]) != "Info") {
 		return 0, 0, false

@@ -2,6 +2,8 @@ package audio
 
 import (
 	"bytes"
+
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // Container names a file format. The values are the names the manifest and
@@ -52,7 +54,7 @@ func Sniff(head []byte) Container {
 	case isADTS(head):
 		return ContainerAAC
 	case len(head) >= 4:
-		if _, ok := parseMPEGHeader(head); ok {
+		if _, ok := mp3.ParseHeader(head); ok {
 			return ContainerMP3
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
 // ErrInvalid is wrapped by every error Validate and ValidateRaw return
@@ -136,7 +138,7 @@ func validateMP3(rs io.ReadSeeker, size int64) error {
 		return err
 	}
 	br := bufio.NewReaderSize(rs, 64<<10)
-	skipped, err := syncMPEG(br, mpegSearch)
+	skipped, err := mp3.Sync(br, mp3.SearchLimit)
 	if err != nil {
 		return invalid(err)
 	}

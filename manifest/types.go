@@ -230,7 +230,6 @@ func CheckMaxTruePeak(v float64) error {
 	return nil
 }
 
-
 // Voice is a voices: entry: a model and how to speak. A voice makes no API
 // call of its own; syntheses refer to it by name.
 type Voice struct {
