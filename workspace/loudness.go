@@ -73,7 +73,8 @@ type LoudnessCheck struct {
 	Loudness bool `json:"outside_loudness,omitempty"`
 	Peak     bool `json:"above_peak,omitempty"`
 	// Unmeasured says why an output has no figures: its file is missing,
-	// or voxform has no decoder for its format.
+	// voxform has no decoder for its format, or its recorded audio_config
+	// does not say what the format is.
 	Unmeasured string `json:"unmeasured,omitempty"`
 }
 
@@ -122,11 +123,11 @@ func (w *Workspace) CheckLoudness(ctx context.Context, st *state.File, lim Loudn
 			if l := o.Loudness; l != nil && !changed[o.Path] {
 				c.IntegratedLUFS, c.TruePeakDBTP, c.Silent = l.Integrated, l.TruePeak, l.Silent
 			} else {
-				raw, err := rawFormat(r)
-				if err != nil {
-					return nil, fmt.Errorf("check loudness of %s: %w", addr, err)
+				if raw, err := rawFormat(r); err != nil {
+					c.Unmeasured = fmt.Sprintf("its recorded audio_config: %v", err)
+				} else {
+					jobs = append(jobs, job{len(rep.Outputs), raw})
 				}
-				jobs = append(jobs, job{len(rep.Outputs), raw})
 			}
 			rep.Outputs = append(rep.Outputs, c)
 		}
