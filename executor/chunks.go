@@ -76,7 +76,7 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 	if err != nil {
 		return result{}, err
 	}
-	outs, records, err := op.joinChunks(a, store, format)
+	outs, records, err := op.joinChunks(ctx, a, store, format)
 	if err != nil {
 		return result{}, err
 	}
@@ -198,13 +198,14 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 // writes the cue files from where the joiner put each chunk, and commits
 // them once the audio is valid. It returns the outputs (the audio first)
 // and the chunk records.
-func (op *synthesisOp) joinChunks(a *planner.Action, store *cache.Local, format contract.Format) ([]state.Output, []state.ChunkRecord, error) {
+func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format) ([]state.Output, []state.ChunkRecord, error) {
 	s := a.Desired.Synthesis
 	out, err := op.files.output(a, s.Output)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer out.Abort()
+	out.measure(ctx, format)
 	var pcm *audio.Format
 	if !format.Headered() {
 		f, err := format.Audio()

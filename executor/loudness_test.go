@@ -122,3 +122,27 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkedSynthesisRecordsLoudness: an output joined from chunks has
+// its loudness in the state too, the figures the joined file measures.
+func TestChunkedSynthesisRecordsLoudness(t *testing.T) {
+	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": chapterManifest, "chapter.txt": hindiChapter(12)})
+	if s := h.apply(); s.Done != 1 || s.Failed != 0 {
+		t.Fatalf("apply: %+v %v", s, s.Failures)
+	}
+	r := h.state().Resources["synthesis.chapter"]
+	if len(r.Chunks) < 2 {
+		t.Fatalf("the chapter was sent in %d request(s), want it split", len(r.Chunks))
+	}
+	o := r.Outputs[0]
+	want, err := audio.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Loudness == nil {
+		t.Fatal("no loudness recorded for the joined output")
+	}
+	if diff := cmp.Diff(state.LoudnessOf(want), o.Loudness); diff != "" {
+		t.Errorf("recorded loudness differs from the joined file's (-file +state):\n%s", diff)
+	}
+}
