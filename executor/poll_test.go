@@ -54,7 +54,6 @@ func TestPollIntervalHonoursDocumentedMinimum(t *testing.T) {
 // With DocumentedPolling (VOXFORM_POLL=documented) an emulator on a
 // loopback address is polled as the service is: a job of 100 files or
 // more every 30 s, a smaller one every 10 s; without it, every 50 ms.
-// conformance: BJ-100
 func TestDocumentedPollingOnLoopback(t *testing.T) {
 	local := pollClient(t, "http://127.0.0.1:9")
 	for _, c := range []struct {
