@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"time"
 
 	"github.com/voxform/voxform/owned"
@@ -87,7 +88,11 @@ func (op *moveOp) rename(a *planner.Action, m planner.Rename) error {
 	// Adopted: the move that put it there (a process killed after its
 	// rename, before its sync) may not be durable yet. It is before it is
 	// recorded.
-	for _, p := range []string{m.To, m.From} {
+	dirs := []string{m.To}
+	if path.Dir(m.From) != path.Dir(m.To) {
+		dirs = append(dirs, m.From)
+	}
+	for _, p := range dirs {
 		if err := op.files.root.SyncDir(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("move %s to %s: %w", m.From, m.To, err)
 		}

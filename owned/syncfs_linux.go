@@ -62,11 +62,6 @@ func SyncFS(dir string) error {
 		return fmt.Errorf("sync the file system of %s: %w", dir, err)
 	}
 	defer unix.Close(fd)
-	return syncFSAt(fd, dir)
-}
-
-// syncFSAt is SyncFS through an open handle of dir.
-func syncFSAt(fd int, dir string) error {
 	if err := unix.Syncfs(fd); err != nil {
 		return fmt.Errorf("sync the file system of %s: %w", dir, err)
 	}

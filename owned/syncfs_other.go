@@ -9,5 +9,3 @@ func SyncsFS() bool { return false }
 
 // SyncFS is not available on this system: callers sync each file.
 func SyncFS(dir string) error { return errors.ErrUnsupported }
-
-func syncFSAt(fd int, dir string) error { return errors.ErrUnsupported }

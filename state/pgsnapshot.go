@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -100,6 +101,9 @@ func (p *PG) loadSnapshot(lineage string, epoch int64) (*File, string, bool) {
 	var snap pgSnapshot
 	if !readSnapshot(fh, p.snapshotKey(&st, lineage, epoch), &snap) || snap.State.Lineage != lineage {
 		return nil, "", false
+	}
+	if _, err := strconv.ParseUint(snap.Xmin, 10, 64); err != nil {
+		return nil, "", false // not a transaction id: read every row
 	}
 	f, ok := snap.State.file()
 	return f, snap.Xmin, ok
