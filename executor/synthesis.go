@@ -45,20 +45,8 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 	defer out.Abort()
 	format, _ := contract.Resolve(req.AudioConfig)
 	out.measure(ctx, format)
-	call := op.client.Synthesize
-	switch s.Transport {
-	case manifest.TransportSSE:
-		call = op.client.SynthesizeStream
-	case manifest.TransportWebSocket:
-		call = op.client.SynthesizeRealtime
-	}
-	if s.Transport == manifest.TransportWebSocket {
-		err = op.sessions.session(ctx, func() error { _, err := call(ctx, req, out); return err })
-	} else {
-		_, err = call(ctx, req, out)
-	}
-	if err != nil {
-		return result{}, fmt.Errorf("synthesize over %s: %w", transportName(s.Transport), err)
+	if err := op.send(ctx, s.Transport, req, out); err != nil {
+		return result{}, err
 	}
 	sl.Release() // the audio is here: the next call need not wait for the disk
 	var cues *cueFiles
