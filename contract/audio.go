@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -350,4 +351,29 @@ func joinInts(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// RecordedRawFormat is the sample format of headerless audio made with a
+// recorded request's audio_config (a decoded JSON object, nil for none:
+// the defaults), or nil when that audio has a container of its own.
+func RecordedRawFormat(audioConfig map[string]any) (*audio.Format, error) {
+	var cfg AudioConfig
+	if audioConfig != nil {
+		b, err := json.Marshal(audioConfig)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return nil, fmt.Errorf("recorded audio_config: %w", err)
+		}
+	}
+	f, _ := Resolve(&cfg)
+	if f.Headered() {
+		return nil, nil
+	}
+	a, err := f.Audio()
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -257,37 +256,15 @@ func (m *media) playable(raw, base string, config map[string]any) (string, error
 		}
 		return name, os.Rename(raw, filepath.Join(m.out.Name(), name))
 	}
-	format, ok := rawFormat(config)
-	if !ok {
+	format, err := contract.RecordedRawFormat(config)
+	if err != nil || format == nil || format.Validate() != nil {
 		return "", fmt.Errorf("%s audio that the report cannot play", c)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
 	name := base + ".wav"
-	return name, owned.WriteFileAt(m.out, name, 0o644, false, func(w io.Writer) error { return toWAV(w, f, format) })
-}
-
-// rawFormat is the sample format of headerless audio made with the
-// request's audio_config.
-func rawFormat(config map[string]any) (audio.Format, bool) {
-	if config == nil {
-		return audio.Format{}, false
-	}
-	b, err := json.Marshal(config)
-	if err != nil {
-		return audio.Format{}, false
-	}
-	var ac contract.AudioConfig
-	if json.Unmarshal(b, &ac) != nil {
-		return audio.Format{}, false
-	}
-	f, _ := contract.Resolve(&ac)
-	if f.Headered() {
-		return audio.Format{}, false
-	}
-	a, err := f.Audio()
-	return a, err == nil && a.Validate() == nil
+	return name, owned.WriteFileAt(m.out, name, 0o644, false, func(w io.Writer) error { return toWAV(w, f, *format) })
 }
 
 // toWAV writes headerless audio in format f as a 16-bit PCM WAV file (a

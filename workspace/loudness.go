@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -123,7 +122,7 @@ func (w *Workspace) CheckLoudness(ctx context.Context, st *state.File, lim Loudn
 			if l := o.Loudness; l != nil && !changed[o.Path] {
 				c.IntegratedLUFS, c.TruePeakDBTP, c.Silent = l.Integrated, l.TruePeak, l.Silent
 			} else {
-				if raw, err := rawFormat(r); err != nil {
+				if raw, err := contract.RecordedRawFormat(audioConfigOf(r)); err != nil {
 					c.Unmeasured = fmt.Sprintf("its recorded audio_config: %v", err)
 				} else {
 					jobs = append(jobs, job{len(rep.Outputs), raw})
@@ -200,27 +199,8 @@ func (r *LoudnessReport) judge() {
 	}
 }
 
-// rawFormat is the format of a synthesis output that has no header (raw,
-// mulaw, alaw), from its recorded request; nil for a container that names
-// its own (wav, mp3, ogg).
-func rawFormat(r *state.Resource) (*audio.Format, error) {
-	var cfg contract.AudioConfig
-	if ac, ok := r.RequestFields()["audio_config"]; ok {
-		b, err := json.Marshal(ac)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(b, &cfg); err != nil {
-			return nil, fmt.Errorf("recorded audio_config: %w", err)
-		}
-	}
-	f, _ := contract.Resolve(&cfg)
-	if f.Headered() {
-		return nil, nil
-	}
-	a, err := f.Audio()
-	if err != nil {
-		return nil, err
-	}
-	return &a, nil
+// audioConfigOf is the audio_config recorded with r's request, nil for none.
+func audioConfigOf(r *state.Resource) map[string]any {
+	c, _ := r.RequestFields()["audio_config"].(map[string]any)
+	return c
 }
