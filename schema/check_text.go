@@ -122,26 +122,11 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 			WithHint("add words after the tags")
 		return
 	}
+	var applied []narration.Applied
 	if s.Lexicon != nil {
-		_, applied := s.Lexicon.Apply(s.Text, s.Language)
-		c.checkUncovered(s.Text, narration.UncoveredDigits(s.Text, applied), newTextPos(s, fallback).at)
-		return
+		_, applied = s.Lexicon.Apply(s.Text, s.Language)
 	}
-	c.checkDigits(s.Text, newTextPos(s, fallback).at)
-}
-
-// checkUncovered warns about the digit runs of a text that its lexicon
-// does not cover (narration.UncoveredDigits): the service mispronounces
-// them (speech-synthesis.md, "What the service does", item 5).
-func (c *checker) checkUncovered(text string, runs []narration.Span, pos func(int) manifest.Pos) {
-	for _, r := range runs {
-		p := pos(r.Start)
-		if !c.textWarning(p) {
-			return
-		}
-		c.ds.Warnf(p, "digits %s in text are mispronounced by the service, and no lexicon entry covers them", quoteDigits(text[r.Start:r.End])).
-			WithHint("add an entry for them to the lexicon, or spell them out as words")
-	}
+	c.checkDigits(s.Text, narration.UncoveredDigits(s.Text, applied), s.Lexicon != nil, newTextPos(s, fallback).at)
 }
 
 // checkTags reads the audio tags of a text: the first, whether there is
@@ -169,26 +154,23 @@ func (c *checker) checkTags(text string, model *contract.Model, pos func(int) ma
 	return first, hasTags, words
 }
 
-// checkDigits warns about digit runs outside audio tags, which the
-// service mispronounces (speech-synthesis.md, "What the service does",
-// item 5).
-func (c *checker) checkDigits(text string, pos func(int) manifest.Pos) {
-	tag, inTags := narration.NextTag(text, 0)
-	for start, end, ok := narration.NextDigits(text, 0); ok; start, end, ok = narration.NextDigits(text, end) {
-		if c.textWarnings > MaxTextWarnings {
-			return
-		}
-		for inTags && tag.End <= start {
-			tag, inTags = narration.NextTag(text, tag.End)
-		}
-		if inTags && tag.Offset <= start {
-			continue // a run that starts in a tag ends in it
-		}
-		p := pos(start)
+// checkDigits warns about the digit runs of a text outside audio tags
+// that no lexicon entry covers (narration.UncoveredDigits): the service
+// mispronounces them (speech-synthesis.md, "What the service does", item
+// 5). lexicon says whether the text has a lexicon to add entries to.
+func (c *checker) checkDigits(text string, runs []narration.Span, lexicon bool, pos func(int) manifest.Pos) {
+	for _, r := range runs {
+		p := pos(r.Start)
 		if !c.textWarning(p) {
 			return
 		}
-		c.ds.Warnf(p, "digits %s in text are mispronounced by the service", quoteDigits(text[start:end])).
+		digits := quoteDigits(text[r.Start:r.End])
+		if lexicon {
+			c.ds.Warnf(p, "digits %s in text are mispronounced by the service, and no lexicon entry covers them", digits).
+				WithHint("add an entry for them to the lexicon, or spell them out as words")
+			continue
+		}
+		c.ds.Warnf(p, "digits %s in text are mispronounced by the service", digits).
 			WithHint("spell numbers, amounts, dates and IDs out as words (for example \"two thousand twenty six\")")
 	}
 }
