@@ -153,14 +153,27 @@ func (r *Resource) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a resource, refusing unknown fields and keeping the
 // request undecoded.
 func (r *Resource) UnmarshalJSON(b []byte) error {
+	res, err := decodeResource(b)
+	if err != nil {
+		return err
+	}
+	*r = *res
+	return nil
+}
+
+// decodeResource decodes one resource, strictly: no unknown field, and
+// nothing after it.
+func decodeResource(b []byte) (*Resource, error) {
 	var aux resourceJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return err
+		return nil, err
 	}
-	*r = *aux.resource()
-	return nil
+	if dec.More() {
+		return nil, errors.New("more than one value for a resource")
+	}
+	return aux.resource(), nil
 }
 
 // fileJSON is the file form of a File; decoding it directly (rather than
@@ -338,14 +351,12 @@ func decodeParallel(data []byte) (*File, bool) {
 					failed.Store(true)
 					return
 				}
-				var rj resourceJSON
-				d := json.NewDecoder(bytes.NewReader(raw))
-				d.DisallowUnknownFields()
-				if d.Decode(&rj) != nil || d.More() {
+				r, err := decodeResource(raw)
+				if err != nil {
 					failed.Store(true)
 					return
 				}
-				decoded[i] = rj.resource()
+				decoded[i] = r
 			}
 		}()
 	}
