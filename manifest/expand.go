@@ -34,7 +34,9 @@ type expander struct {
 	// relative to the manifest directory, so that each is read once.
 	texts    map[string]*textFile
 	lexicons map[string]*lexiconFile
-	voices   map[string]*Voice
+	// spoken bounds the texts with their lexicons applied (spokenBound).
+	spoken spokenCount
+	voices map[string]*Voice
 	// voiceNames lists the voices once they are all expanded.
 	voiceNames []string
 	// sg answers every "did you mean" of the expansion.
