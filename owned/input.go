@@ -65,7 +65,7 @@ func (r *Root) explicit(name string) (string, bool) {
 
 // errOutside is the reason an input reached through a symbolic link out
 // of the manifest directory is refused.
-const errOutside = "leads outside the manifest directory through a symbolic link; name a file outside it by its path"
+const errOutside = "leads outside the manifest directory through a symbolic link"
 
 // OpenInput opens name as Root.OpenInput does, relative to the manifest
 // directory dir, for a caller that holds no Root (a check of one file).
