@@ -72,6 +72,15 @@ func (r *Raw) inputs() (*owned.Root, error) {
 	return r.root, nil
 }
 
+// closeInputs releases the directory handle inputs opened; a later read
+// opens it again.
+func (r *Raw) closeInputs() {
+	if r.root != nil {
+		r.root.Close()
+		r.root = nil
+	}
+}
+
 // readInput reads at most limit+1 bytes of the input name, as the
 // manifest or the command line names it (owned.Root.OpenInput).
 func (r *Raw) readInput(name string, limit int64) ([]byte, error) {
