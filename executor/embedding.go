@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
@@ -20,7 +22,7 @@ type embeddingOp struct {
 
 func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	e := a.Desired.Embedding
-	f, err := os.Open(op.files.abs(e.ReferenceAudio))
+	f, err := op.files.openInput(e.ReferenceAudio)
 	if err != nil {
 		return result{}, fmt.Errorf("reference audio: %w", err)
 	}
@@ -49,11 +51,43 @@ func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 	return op.files.record(a, &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}, 0, 0)
 }
 
-// readEmbedding reads a speaker embedding JSON file, as a synthesis sends it.
-func readEmbedding(path string) (*speechapi.Embedding, error) {
-	b, err := os.ReadFile(path)
+// openInput opens a file the manifest names as an input, checked
+// (owned.Root.OpenInput): inside the manifest directory unless named
+// outside it, and a regular file.
+func (w *outputs) openInput(rel string) (*os.File, error) {
+	return w.root.OpenInput(filepath.FromSlash(rel))
+}
+
+// readEmbeddingInput reads a speaker embedding JSON file the manifest
+// names (an embedding's output or a voice's embedding_file) as an input.
+func (w *outputs) readEmbeddingInput(rel string) (*speechapi.Embedding, error) {
+	f, err := w.openInput(rel)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	return decodeEmbedding(rel, f)
+}
+
+// readEmbedding reads a speaker embedding JSON file, as a synthesis sends
+// it: at most speechapi.MaxEmbeddingBytes.
+func readEmbedding(path string) (*speechapi.Embedding, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return decodeEmbedding(path, f)
+}
+
+// decodeEmbedding reads the embedding JSON of the file at path from r.
+func decodeEmbedding(path string, r io.Reader) (*speechapi.Embedding, error) {
+	b, err := io.ReadAll(io.LimitReader(r, speechapi.MaxEmbeddingBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > speechapi.MaxEmbeddingBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB, the limit for an embedding (MaxEmbeddingBytes)", path, speechapi.MaxEmbeddingBytes>>20)
 	}
 	var e speechapi.Embedding
 	if err := json.Unmarshal(b, &e); err != nil {

@@ -107,7 +107,7 @@ func (op *synthesisOp) request(a *planner.Action) (*speechapi.SynthesisRequest, 
 		if src.Role != "embedding" {
 			continue
 		}
-		emb, err := readEmbedding(op.files.abs(src.Path))
+		emb, err := op.files.readEmbeddingInput(src.Path)
 		if err != nil {
 			return nil, fmt.Errorf("speaker embedding for voice %s: %w", a.Desired.Synthesis.Voice, err)
 		}

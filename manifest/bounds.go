@@ -1,22 +1,17 @@
 package manifest
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strconv"
-	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
 
 // Limits on what the loader reads, so that a hostile or mistaken input (a
-// YAML alias bomb, a data file that is a disk image, a link to /dev/zero)
-// is refused with a positioned error instead of taking minutes or all the
-// memory. A manifest within them validates in well under a second.
+// YAML alias bomb, a data file that is a disk image) is refused with a
+// positioned error instead of taking minutes or all the memory. (A device,
+// a pipe or a procfs file is not read at all: owned.Root.OpenInput.) A manifest within them validates in well under a second.
 const (
 	// MaxManifestBytes is the largest manifest file, and the largest
 	// -var-file, the loader reads: 4 MiB.
@@ -63,29 +58,19 @@ const (
 	// of validation on two cores); the element (or block) past it is
 	// refused, and data files are read no further.
 	MaxSyntheses = 100_000
+	// MaxSpokenTextBytes is the longest text of one synthesis with its
+	// lexicon applied, as it is sent: 8 MiB, twice MaxTextFileBytes. A
+	// lexicon spells a term out; a one-line lexicon (a spoken as 500
+	// characters) makes a 4 MiB text 1 GB, which took 17 s and 4 GB to
+	// validate. The text is measured without being made
+	// (narration.Lexicon.SpokenLen), and refused at its lexicon field.
+	MaxSpokenTextBytes = 2 * MaxTextFileBytes
+	// MaxLexiconAddedBytes bounds the bytes lexicons add to the texts of
+	// one manifest's syntheses, all together: 64 MiB, as much as
+	// MaxExpandedBytes, since each synthesis's text is made with its
+	// lexicon applied again by every plan.
+	MaxLexiconAddedBytes = MaxExpandedBytes
 )
-
-// readLimited reads at most limit+1 bytes of a file, so that the caller can
-// tell a file over the limit without reading all of it.
-func readLimited(path string, limit int64) ([]byte, error) {
-	// Opened without blocking, so that a named pipe in its place is
-	// refused rather than waited on for ever (a device such as /dev/zero
-	// is read up to the limit like a file).
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, err
-	} else if st.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errPipe}
-	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
-}
-
-// errPipe refuses an input that is a named pipe or a socket.
-var errPipe = errors.New("a named pipe or socket, not a file")
 
 // tooLarge reports a source over limit at its first byte past the limit;
 // what names the kind of file ("manifest file", "-var-file").

@@ -19,7 +19,18 @@
 // against transcription input patterns (MaxGlobMatches), and what
 // expansion fans out: the bytes of values copied into resources by
 // variables, defaults and for_each (MaxExpandedBytes), the syntheses
-// (MaxSyntheses) and the names a catalog: block adds (MaxCatalogNames).
+// (MaxSyntheses), the names a catalog: block adds (MaxCatalogNames), and
+// each text with its lexicon applied (MaxSpokenTextBytes; what lexicons
+// add, all texts together, MaxLexiconAddedBytes), measured without making
+// the text.
+//
+// Every file it reads (a manifest, a -var-file, a for_each data file, a
+// text_file, a lexicon) is opened by owned.Root.OpenInput: a name spelled
+// inside the manifest directory must resolve inside it (a symbolic link
+// out of it is refused unread), a name spelled outside it (absolute, or
+// through ..) names an outside file explicitly, and only a regular file is
+// read. A *.yaml that is a symbolic link is never read as a manifest, and
+// a *.yaml named as data (for_each, -var-file, lexicon, text_file) is data.
 // "Did you mean" compares at most MaxSuggestCompares names per load, and
 // errors repeated by every instance of a block are reported once.
 package manifest

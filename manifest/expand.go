@@ -34,7 +34,9 @@ type expander struct {
 	// relative to the manifest directory, so that each is read once.
 	texts    map[string]*textFile
 	lexicons map[string]*lexiconFile
-	voices   map[string]*Voice
+	// spoken bounds the texts with their lexicons applied (spokenBound).
+	spoken spokenCount
+	voices map[string]*Voice
 	// voiceNames lists the voices once they are all expanded.
 	voiceNames []string
 	// sg answers every "did you mean" of the expansion.
@@ -62,6 +64,7 @@ type expander struct {
 // broken (by schema validation) are skipped. Semantic rules beyond what
 // expansion needs (models, limits, formats) are the schema package's.
 func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
+	defer raw.closeInputs()
 	files := make(map[string]*File, len(raw.Files))
 	for _, f := range raw.Files {
 		files[f.Name] = f
@@ -331,6 +334,7 @@ func (x *expander) backend() {
 // it may use), for the commands that must know where the state is before
 // the manifest is loaded in full.
 func ExpandBackend(raw *Raw, opts LoadOptions) (Backend, Diagnostics) {
+	defer raw.closeInputs()
 	x := &expander{raw: raw, opts: opts, m: &Manifest{Dir: raw.Dir, Variables: map[string]any{}},
 		dataSeen: map[string]bool{}, dataCache: map[string]*dataFile{}}
 	files := make(map[string]*File, len(raw.Files))

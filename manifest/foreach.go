@@ -155,10 +155,6 @@ func (x *expander) eachFromMap(file string, m *yaml.Node, key *value) (*eachValu
 // forEachFile reads a data file named by a for_each value.
 func (x *expander) forEachFile(at Pos, path string, room int) ([]*eachValue, bool) {
 	rel := filepath.ToSlash(filepath.Clean(path))
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(x.raw.Dir, path)
-	}
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".csv", ".tsv", ".json", ".yaml", ".yml":
@@ -167,7 +163,7 @@ func (x *expander) forEachFile(at Pos, path string, room int) ([]*eachValue, boo
 			WithHint("use a .csv, .tsv, .json, .yaml or .yml file")
 		return nil, false
 	}
-	df, err := x.readData(full, ext)
+	df, err := x.readData(filepath.Clean(path), ext)
 	if err != nil {
 		x.ds.Errorf(at, "for_each file %q: %v", path, errCause(err))
 		return nil, false
@@ -243,17 +239,17 @@ func parseData(rel string, src []byte, ds *Diagnostics) *yaml.Node {
 	return root
 }
 
-// readData reads a data file once: up to MaxDataBytes for CSV and TSV,
-// MaxDocumentDataBytes for JSON and YAML.
-func (x *expander) readData(full, ext string) (*dataFile, error) {
-	if df, ok := x.dataCache[full]; ok {
+// readData reads a data file, named as the manifest names it, once: up to
+// MaxDataBytes for CSV and TSV, MaxDocumentDataBytes for JSON and YAML.
+func (x *expander) readData(name, ext string) (*dataFile, error) {
+	if df, ok := x.dataCache[name]; ok {
 		return df, nil
 	}
 	limit, tooLarge := MaxDataBytes, errDataTooLarge
 	if ext != ".csv" && ext != ".tsv" {
 		limit, tooLarge = MaxDocumentDataBytes, errDocumentTooLarge
 	}
-	b, err := readLimited(full, int64(limit))
+	b, err := x.raw.readInput(name, int64(limit))
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +257,7 @@ func (x *expander) readData(full, ext string) (*dataFile, error) {
 		return nil, tooLarge
 	}
 	df := &dataFile{src: b}
-	x.dataCache[full] = df
+	x.dataCache[name] = df
 	return df, nil
 }
 

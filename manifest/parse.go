@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/voxform/voxform/owned"
 	"gopkg.in/yaml.v3"
 )
 
@@ -54,6 +55,40 @@ type Raw struct {
 	// data holds the data and variable files beside the manifests that
 	// were parsed with them without a problem (see dataDocument).
 	data map[string]*File
+	// root reads every input, checked (owned.Root.OpenInput); opened by
+	// Parse, or on first use.
+	root *owned.Root
+}
+
+// inputs is the manifest directory opened for reading inputs.
+func (r *Raw) inputs() (*owned.Root, error) {
+	if r.root == nil {
+		root, err := owned.Open(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		r.root = root
+	}
+	return r.root, nil
+}
+
+// closeInputs releases the directory handle inputs opened; a later read
+// opens it again.
+func (r *Raw) closeInputs() {
+	if r.root != nil {
+		r.root.Close()
+		r.root = nil
+	}
+}
+
+// readInput reads at most limit+1 bytes of the input name, as the
+// manifest or the command line names it (owned.Root.OpenInput).
+func (r *Raw) readInput(name string, limit int64) ([]byte, error) {
+	root, err := r.inputs()
+	if err != nil {
+		return nil, err
+	}
+	return root.ReadInput(filepath.FromSlash(name), limit)
 }
 
 // MarkBroken records that the value at a JSON pointer of a file failed
@@ -105,11 +140,19 @@ func (r *Raw) dropBroken(section, name string, fs map[string]*field) {
 
 // ManifestFiles lists the *.yaml and *.yml files of dir, sorted.
 func ManifestFiles(dir string) ([]string, error) {
+	names, _, err := listYAML(dir)
+	return names, err
+}
+
+// listYAML lists the *.yaml and *.yml files of dir, sorted, and which of
+// them are symbolic links: a link is never read as a manifest.
+func listYAML(dir string) ([]string, map[string]bool, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read manifest directory: %w", err)
+		return nil, nil, fmt.Errorf("read manifest directory: %w", err)
 	}
 	var names []string
+	links := map[string]bool{}
 	for _, e := range ents {
 		n := e.Name()
 		if e.IsDir() || strings.HasPrefix(n, ".") {
@@ -117,10 +160,13 @@ func ManifestFiles(dir string) ([]string, error) {
 		}
 		if ext := filepath.Ext(n); ext == ".yaml" || ext == ".yml" {
 			names = append(names, n)
+			if e.Type()&os.ModeSymlink != 0 {
+				links[n] = true
+			}
 		}
 	}
 	sort.Strings(names)
-	return names, nil
+	return names, links, nil
 }
 
 // Parse reads and merges every manifest file of dir. Problems are returned
@@ -132,7 +178,7 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		ds.Errorf(Pos{File: dir}, "manifest directory %s: %v", dir, err)
 		return nil, ds
 	}
-	names, err := ManifestFiles(abs)
+	names, links, err := listYAML(abs)
 	if err != nil {
 		ds.Errorf(Pos{File: dir}, "%v", err)
 		return nil, ds
@@ -141,16 +187,13 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		ds.Errorf(Pos{File: dir}, "no manifest files (*.yaml, *.yml) in %s", dir).
 			WithHint("run 'voxform init' to write a starter manifest")
 	}
-	srcs := make([][]byte, len(names))
-	for i, n := range names {
-		// At most one byte over the limit is read: parseFile refuses it.
-		b, err := readLimited(filepath.Join(abs, n), MaxManifestBytes)
-		if err != nil {
-			ds.Errorf(Pos{File: n}, "read %s: %v", n, err)
-		}
-		srcs[i] = b
+	root, err := owned.Open(abs)
+	if err != nil {
+		ds.Errorf(Pos{File: dir}, "%v", err)
+		return nil, ds
 	}
-	files := parseAll(abs, names, srcs, opts)
+	srcs := readManifests(root, names, links, &ds)
+	files := parseAll(abs, names, srcs, links, opts)
 	var r *Raw
 	var pds Diagnostics
 	var skip map[string]bool
@@ -161,8 +204,9 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		for i, p := range files {
 			if p.unparsed && !skip[p.f.Name] {
 				// Named as data by a block that a block of the same name
-				// in another file hides: a manifest after all.
-				files[i], reparsed = parseFile(names[i], srcs[i]), true
+				// in another file hides: a manifest after all (a link
+				// is refused as one).
+				files[i], reparsed = parseManifest(names[i], srcs[i], links[names[i]]), true
 			}
 		}
 	}
@@ -182,8 +226,39 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 		r, pds = merge(abs, kept)
 		r.data = data
 	}
+	r.root = root
 	ds.Append(pds)
 	return r, ds
+}
+
+// readManifests reads the manifest files of root (a symbolic link is not
+// read: it is data, read as such, or refused as a manifest). At most one
+// byte over the limit is read: parseFile refuses it.
+func readManifests(root *owned.Root, names []string, links map[string]bool, ds *Diagnostics) [][]byte {
+	srcs := make([][]byte, len(names))
+	for i, n := range names {
+		if links[n] {
+			continue
+		}
+		b, err := root.ReadInput(n, MaxManifestBytes)
+		if err != nil {
+			ds.Errorf(Pos{File: n}, "read %s: %v", n, errCause(err))
+		}
+		srcs[i] = b
+	}
+	return srcs
+}
+
+// parseManifest parses a manifest file, or refuses a symbolic link as one:
+// a link may lead anywhere, and a manifest's parse errors quote its lines.
+func parseManifest(name string, src []byte, link bool) parsedFile {
+	if !link {
+		return parseFile(name, src)
+	}
+	p := parsedFile{f: &File{Name: name}}
+	p.ds.Errorf(Pos{File: name}, "manifest file %s is a symbolic link; voxform reads only regular files as manifests", name).
+		WithHint("copy the file into the manifest directory; a YAML file named by for_each, -var-file or lexicon is data and may be a link inside the manifest directory")
+	return p
 }
 
 // parseAll parses the files of a manifest directory. The files no larger
@@ -191,10 +266,14 @@ func Parse(dir string, opts LoadOptions) (*Raw, Diagnostics) {
 // they (or -var-file) name as data is not parsed as a manifest, since it
 // is not one (it is refused as data, or read as a -var-file). Parsing a
 // few MiB of YAML takes a second.
-func parseAll(dir string, names []string, srcs [][]byte, opts LoadOptions) []parsedFile {
+func parseAll(dir string, names []string, srcs [][]byte, links map[string]bool, opts LoadOptions) []parsedFile {
 	files := make([]parsedFile, len(names))
 	var small []parsedFile
 	for i, n := range names {
+		if links[n] {
+			files[i] = parsedFile{f: &File{Name: n}, unparsed: true}
+			continue
+		}
 		if len(srcs[i]) <= MaxDocumentDataBytes {
 			files[i] = parseFile(n, srcs[i])
 			small = append(small, files[i])
@@ -204,6 +283,7 @@ func parseAll(dir string, names []string, srcs [][]byte, opts LoadOptions) []par
 	data := r.dataFiles(opts, names)
 	for i, n := range names {
 		switch {
+		case links[n]:
 		case len(srcs[i]) <= MaxDocumentDataBytes:
 		case data[n]:
 			files[i] = parsedFile{f: &File{Name: n, Src: srcs[i]}, unparsed: true}
@@ -215,7 +295,8 @@ func parseAll(dir string, names []string, srcs [][]byte, opts LoadOptions) []par
 }
 
 // dataFiles returns the files (among names, in the manifest directory)
-// named by a literal for_each or by -var-file.
+// named by a literal for_each, lexicon or text_file, or by -var-file:
+// they are inputs, not manifests.
 func (r *Raw) dataFiles(opts LoadOptions, names []string) map[string]bool {
 	out := map[string]bool{}
 	add := func(p string) {
@@ -226,9 +307,20 @@ func (r *Raw) dataFiles(opts LoadOptions, names []string) map[string]bool {
 	for _, v := range opts.VarFiles {
 		add(v)
 	}
+	literal := func(n *yaml.Node, field string) {
+		if v := lookup(n, field); v != nil && v.Kind == yaml.ScalarNode && !strings.Contains(v.Value, "${") {
+			add(v.Value)
+		}
+	}
 	for _, b := range r.Blocks["syntheses"] {
-		if fe := lookup(b.Node, "for_each"); fe != nil && fe.Kind == yaml.ScalarNode && !strings.Contains(fe.Value, "${") {
-			add(fe.Value)
+		for _, field := range []string{"for_each", "lexicon", "text_file"} {
+			literal(b.Node, field)
+		}
+	}
+	if d := r.Blocks["defaults"][""]; d != nil {
+		if s := lookup(d.Node, "synthesis"); s != nil {
+			literal(s, "lexicon")
+			literal(s, "text_file")
 		}
 	}
 	for n := range out {

@@ -243,6 +243,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 		}
 	}
 	s.Language, s.Speed = lang, speed
+	x.spokenBound(s, fs["lexicon"])
 	if x.failed {
 		return nil
 	}

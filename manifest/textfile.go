@@ -86,7 +86,7 @@ func (x *expander) synthesisText(s *Synthesis, fs map[string]*field, sc *scope) 
 // most MaxTextFileBytes. A problem is reported at the field, or at the
 // invalid byte's line and column in the file.
 func (x *expander) readText(f *field, rel string) *textFile {
-	src, err := readLimited(filepath.Join(x.raw.Dir, filepath.FromSlash(rel)), MaxTextFileBytes)
+	src, err := x.raw.readInput(rel, MaxTextFileBytes)
 	if err != nil {
 		x.ds.Errorf(f.Pos(), "text_file %q: %v", rel, errCause(err))
 		return &textFile{}
@@ -150,7 +150,7 @@ func (x *expander) synthesisLexicon(s *Synthesis, fs map[string]*field, sc *scop
 // readLexicon reads and parses a lexicon file of at most
 // narration.MaxLexiconBytes.
 func (x *expander) readLexicon(f *field, rel string) *lexiconFile {
-	src, err := readLimited(filepath.Join(x.raw.Dir, filepath.FromSlash(rel)), narration.MaxLexiconBytes)
+	src, err := x.raw.readInput(rel, narration.MaxLexiconBytes)
 	if err != nil {
 		x.ds.Errorf(f.Pos(), "lexicon %q: %v", rel, errCause(err))
 		return &lexiconFile{}
@@ -186,4 +186,58 @@ func (x *expander) textInputs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// spokenCount is what spokenBound has counted: the bytes lexicons added
+// so far, and the length of each text_file with a lexicon and a language
+// applied, measured once however many syntheses share them.
+type spokenCount struct {
+	added  int
+	over   bool
+	byFile map[spokenKey]int
+}
+
+type spokenKey struct{ text, lexicon, language string }
+
+// spokenBound refuses, at its lexicon field f, a synthesis whose text with
+// the lexicon applied is longer than MaxSpokenTextBytes, or whose lexicon
+// brings what lexicons add to the manifest's texts over
+// MaxLexiconAddedBytes. The text is measured, never made.
+func (x *expander) spokenBound(s *Synthesis, f *field) {
+	if s.Lexicon == nil || f == nil || x.spoken.over {
+		return
+	}
+	n, over := x.spokenLen(s)
+	if over {
+		x.failed = true
+		x.ds.Errorf(f.Pos(), "lexicon %s makes the text of %s longer than %s bytes (%s), the limit for a text with its lexicon applied (MaxSpokenTextBytes)",
+			s.LexiconFile, s.Address, thousands(MaxSpokenTextBytes), mib(MaxSpokenTextBytes)).
+			WithHint("a spoken form should say its term, not repeat text: shorten the spoken forms, or split the text")
+		return
+	}
+	if x.spoken.added += max(n-len(s.Text), 0); x.spoken.added > MaxLexiconAddedBytes {
+		x.failed, x.spoken.over = true, true
+		x.ds.Errorf(f.Pos(), "lexicon %s brings the bytes lexicons add to the texts of this manifest over %s (%s), the limit for one manifest (MaxLexiconAddedBytes)",
+			s.LexiconFile, thousands(MaxLexiconAddedBytes), mib(MaxLexiconAddedBytes)).
+			WithHint("each synthesis's text is spoken with its lexicon applied: shorten the spoken forms, or use the lexicon in fewer places")
+	}
+}
+
+// spokenLen measures s's text with its lexicon applied, up to
+// MaxSpokenTextBytes; a text_file's is measured once per lexicon and
+// language.
+func (x *expander) spokenLen(s *Synthesis) (int, bool) {
+	if s.TextFile == "" {
+		return s.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
+	}
+	k := spokenKey{s.TextFile, s.LexiconFile, s.Language}
+	if n, ok := x.spoken.byFile[k]; ok {
+		return n, n > MaxSpokenTextBytes
+	}
+	n, over := s.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
+	if x.spoken.byFile == nil {
+		x.spoken.byFile = map[spokenKey]int{}
+	}
+	x.spoken.byFile[k] = n
+	return n, over
 }

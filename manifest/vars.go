@@ -1,10 +1,11 @@
 package manifest
 
 import (
+	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/voxform/voxform/owned"
 	"gopkg.in/yaml.v3"
 )
 
@@ -61,11 +62,7 @@ func (x *expander) resolveVars() map[string]value {
 
 // readVarFile reads one -var-file (YAML; JSON is YAML) into vars.
 func (x *expander) readVarFile(path string, declared map[string]bool, names []string, vars map[string]value) {
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(x.raw.Dir, path)
-	}
-	src, err := readLimited(full, MaxManifestBytes)
+	src, err := x.raw.readInput(path, MaxManifestBytes)
 	if err != nil {
 		x.ds.Errorf(Pos{File: path}, "read -var-file %s: %v", path, errCause(err))
 		return
@@ -125,10 +122,13 @@ func exactScalar(n *yaml.Node) bool {
 		(n.Style&yaml.SingleQuotedStyle == 0 || !strings.Contains(n.Value, "'"))
 }
 
-// errCause strips the path os errors repeat.
+// errCause strips the path os errors and owned's refusals repeat.
 func errCause(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
+	}
+	if oe, ok := err.(*owned.Error); ok {
+		return errors.New(oe.Reason)
 	}
 	return err
 }

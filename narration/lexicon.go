@@ -85,6 +85,47 @@ func (l *Lexicon) Apply(text, language string) (string, []Applied) {
 	var out strings.Builder
 	var applied []Applied
 	copied := 0 // text[:copied] is in out
+	l.scan(text, language, func(start, end int, e *Entry) bool {
+		if out.Len() == 0 {
+			out.Grow(len(text) + len(text)/8)
+		}
+		out.WriteString(text[copied:start])
+		applied = append(applied, Applied{Start: start, End: end, Out: out.Len(), Entry: e})
+		out.WriteString(e.Spoken)
+		copied = end
+		return true
+	})
+	if applied == nil {
+		return text, nil
+	}
+	out.WriteString(text[copied:])
+	return out.String(), applied
+}
+
+// SpokenLen is the length in bytes of the text Apply returns, without
+// making it: once the text so far passes max, the count stops and over is
+// set (n is then only past max). A one-line lexicon can make a text a
+// hundred times longer; this is how its length is bounded cheaply.
+func (l *Lexicon) SpokenLen(text, language string, max int) (n int, over bool) {
+	if l == nil || len(l.entries) == 0 {
+		return len(text), len(text) > max
+	}
+	copied := 0 // text[:copied] is counted in n
+	l.scan(text, language, func(start, end int, e *Entry) bool {
+		n += start - copied + len(e.Spoken)
+		copied = end
+		return n <= max
+	})
+	if n > max {
+		return n, true
+	}
+	n += len(text) - copied
+	return n, n > max
+}
+
+// scan finds the replacements Apply makes, in order, and calls found with
+// each (the replaced text is text[start:end]) until it returns false.
+func (l *Lexicon) scan(text, language string, found func(start, end int, e *Entry) bool) {
 	segStart := 0
 	for segStart <= len(text) {
 		tag, hasTag := NextTag(text, segStart)
@@ -94,28 +135,20 @@ func (l *Lexicon) Apply(text, language string) (string, []Applied) {
 		}
 		for i := segStart; i < segEnd; {
 			if end, e := l.match(text, i, segEnd, language); e != nil {
-				if out.Len() == 0 {
-					out.Grow(len(text) + len(text)/8)
+				if !found(i, end, e) {
+					return
 				}
-				out.WriteString(text[copied:i])
-				applied = append(applied, Applied{Start: i, End: end, Out: out.Len(), Entry: e})
-				out.WriteString(e.Spoken)
-				copied, i = end, end
+				i = end
 				continue
 			}
 			_, w := utf8.DecodeRuneInString(text[i:])
 			i += w
 		}
 		if !hasTag {
-			break
+			return
 		}
 		segStart = tag.End
 	}
-	if applied == nil {
-		return text, nil
-	}
-	out.WriteString(text[copied:])
-	return out.String(), applied
 }
 
 // maxTermSpace bounds the white space that one space of a term matches.

@@ -15,4 +15,13 @@
 // A file that an operation would replace must be voxform's own: Commit and
 // Rename refuse an existing destination unless the caller says it may be
 // replaced (the planner knows which paths hold recorded outputs).
+//
+// Inputs are resolved like outputs: Root.OpenInput opens every file
+// voxform reads as text or data. A name spelled inside the manifest
+// directory must lie inside it as the file system resolves it (a symbolic
+// link out of it is refused before its target is opened); a name spelled
+// outside it (absolute, or through ..) is an outside input named
+// explicitly. Only a regular file is read: a directory, a pipe, a socket,
+// a device or a file of a kernel pseudo file system (procfs, sysfs) is
+// refused.
 package owned

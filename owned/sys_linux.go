@@ -29,3 +29,32 @@ func renameNoReplace(oldDir int, oldName string, newDir int, newName string) err
 // reading through it cannot be redirected by a directory swapped for a
 // symbolic link after f was made. Valid while f is open.
 func HandlePath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
+
+// pseudoFS names the kernel pseudo file system f is on ("" for any
+// other): their files say they are regular but are made when read
+// (/proc/self/environ holds the process environment).
+func pseudoFS(f *os.File) string {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
+		return ""
+	}
+	switch st.Type {
+	case unix.PROC_SUPER_MAGIC:
+		return "proc"
+	case unix.SYSFS_MAGIC:
+		return "sys"
+	case unix.DEBUGFS_MAGIC:
+		return "debug"
+	case unix.TRACEFS_MAGIC:
+		return "trace"
+	case unix.SECURITYFS_MAGIC:
+		return "security"
+	case unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC:
+		return "cgroup"
+	case unix.BPF_FS_MAGIC:
+		return "bpf"
+	case unix.EFIVARFS_MAGIC:
+		return "efivar"
+	}
+	return ""
+}

@@ -19,3 +19,7 @@ func renameNoReplace(oldDir int, oldName string, newDir int, newName string) err
 
 // HandlePath is f's name (no per-descriptor path on this system).
 func HandlePath(f *os.File) string { return f.Name() }
+
+// pseudoFS is "" where the file system type is not known: the mode check
+// of a regular file is all there is.
+func pseudoFS(_ *os.File) string { return "" }

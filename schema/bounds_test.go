@@ -178,7 +178,7 @@ func padTo(size int) string {
 
 // TestManifestSizeLimit: a manifest file of MaxManifestBytes is read; one
 // byte more is refused at that byte, naming the limit; a manifest that is
-// a link to an endless device is refused the same way instead of read.
+// a link to an endless device is refused as a link, not read.
 func TestManifestSizeLimit(t *testing.T) {
 	const over = "error: manifest file voxform.yaml is larger than 4,194,304 bytes (4 MiB), the limit for a manifest file" +
 		"\nhint: split it into several files, or move long lists into a for_each data file"
@@ -208,8 +208,9 @@ func TestManifestSizeLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := loadWithin(t, 10*time.Second, dir, manifest.LoadOptions{})
-		if diff := cmp.Diff([]string{"voxform.yaml:1:4194305: " + over}, got); diff != "" {
-			t.Errorf("diagnostics (-want +got):\n%s", diff)
+		want := "voxform.yaml: error: manifest file voxform.yaml is a symbolic link; voxform reads only regular files as manifests"
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("diagnostics %q, want one starting %q", got, want)
 		}
 	})
 }

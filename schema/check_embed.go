@@ -1,8 +1,12 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,6 +15,8 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/speechapi"
 )
 
 // checkEmbeddings checks reference recordings: present, WAV or MP3, and
@@ -33,25 +39,46 @@ func (c *checker) checkEmbeddings() {
 			c.ds.Errorf(f("reference_audio"), "reference_audio %q must be a WAV or MP3 file", e.ReferenceAudio)
 			continue
 		}
-		full := c.abs(e.ReferenceAudio)
-		st, err := os.Stat(full)
-		if err != nil || st.IsDir() {
-			c.ds.Errorf(f("reference_audio"), "reference_audio %q does not exist or is not a file", e.ReferenceAudio)
-			continue
-		}
-		if got := sniffFile(full); got != "" && got != string(audio.ContainerWAV) && got != string(audio.ContainerMP3) {
-			c.ds.Errorf(f("reference_audio"), "reference_audio %q is not WAV or MP3 (its content is %s)", e.ReferenceAudio, got)
-			continue
-		}
-		info, ok := c.probe(full, e.ReferenceAudio, f("reference_audio"))
-		if !ok {
-			continue
-		}
-		if info.Duration < c.cat.RefAudioMin || info.Duration > c.cat.RefAudioMax {
-			c.ds.Warnf(f("reference_audio"), "reference_audio %q is %s long; 5 to 30 s of clear speech is ideal",
-				e.ReferenceAudio, roundDuration(info.Duration))
-		}
+		c.checkReferenceAudio(e, f("reference_audio"))
 	}
+}
+
+// checkReferenceAudio checks an embedding's reference recording, opened
+// as an input (owned.OpenInput) and read through that handle: WAV or MP3,
+// and ideally 5 to 30 s long.
+func (c *checker) checkReferenceAudio(e *manifest.Embedding, pos manifest.Pos) {
+	in, err := owned.OpenInput(c.m.Dir, filepath.FromSlash(e.ReferenceAudio))
+	if err != nil {
+		c.ds.Errorf(pos, "reference_audio %q %s", e.ReferenceAudio, inputProblem(err, "does not exist or is not a file"))
+		return
+	}
+	defer in.Close()
+	full := owned.HandlePath(in)
+	if got := sniffFile(full); got != "" && got != string(audio.ContainerWAV) && got != string(audio.ContainerMP3) {
+		c.ds.Errorf(pos, "reference_audio %q is not WAV or MP3 (its content is %s)", e.ReferenceAudio, got)
+		return
+	}
+	info, ok := c.probe(full, e.ReferenceAudio, pos)
+	if !ok {
+		return
+	}
+	if info.Duration < c.cat.RefAudioMin || info.Duration > c.cat.RefAudioMax {
+		c.ds.Warnf(pos, "reference_audio %q is %s long; 5 to 30 s of clear speech is ideal",
+			e.ReferenceAudio, roundDuration(info.Duration))
+	}
+}
+
+// inputProblem says why an input could not be opened (owned.OpenInput),
+// after its name; missing, when set, says it of a file that is not there.
+func inputProblem(err error, missing string) string {
+	var oe *owned.Error
+	switch {
+	case errors.As(err, &oe):
+		return oe.Reason
+	case missing != "" && errors.Is(err, fs.ErrNotExist):
+		return missing
+	}
+	return fmt.Sprintf("cannot be read: %v", causeOf(err))
 }
 
 // checkEmbeddingFile checks a vc-v1 voice's embedding file: present and an
@@ -66,9 +93,9 @@ func (c *checker) checkEmbeddingFile(v *manifest.Voice) {
 			return
 		}
 	}
-	f, err := os.Open(c.abs(v.EmbeddingFile))
+	f, err := owned.OpenInput(c.m.Dir, filepath.FromSlash(v.EmbeddingFile))
 	if err != nil {
-		c.ds.Errorf(pos, "embedding_file %q cannot be read: %v", v.EmbeddingFile, causeOf(err))
+		c.ds.Errorf(pos, "embedding_file %q %s", v.EmbeddingFile, inputProblem(err, ""))
 		return
 	}
 	defer f.Close()
@@ -77,7 +104,17 @@ func (c *checker) checkEmbeddingFile(v *manifest.Voice) {
 		Shape     []int   `json:"shape"`
 		Dtype     *string `json:"dtype"`
 	}
-	if err := json.NewDecoder(f).Decode(&obj); err != nil {
+	src, err := io.ReadAll(io.LimitReader(f, speechapi.MaxEmbeddingBytes+1))
+	switch {
+	case err != nil:
+		c.ds.Errorf(pos, "embedding_file %q cannot be read: %v", v.EmbeddingFile, causeOf(err))
+		return
+	case len(src) > speechapi.MaxEmbeddingBytes:
+		c.ds.Errorf(pos, "embedding_file %q is larger than %d MiB, the limit for an embedding (MaxEmbeddingBytes)",
+			v.EmbeddingFile, speechapi.MaxEmbeddingBytes>>20)
+		return
+	}
+	if err := json.NewDecoder(bytes.NewReader(src)).Decode(&obj); err != nil {
 		c.ds.Errorf(pos, "embedding_file %q is not an embedding JSON object: %v", v.EmbeddingFile, err)
 		return
 	}

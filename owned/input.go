@@ -1,0 +1,143 @@
+package owned
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// OpenInput opens a file voxform reads as text or data (a manifest, a
+// -var-file, a for_each data file, a text_file, a lexicon, an embedding
+// file), named as the manifest or the command line names it.
+//
+// A name spelled inside the manifest directory is a file of the project:
+// its real path, symbolic links resolved, must lie inside the directory
+// too. A link that leads out of it is refused before the file it points to
+// is opened, and the file opened is checked once more where it really is,
+// so a link swapped in meanwhile is seen. A name spelled outside it, an
+// absolute path or one through "..", names an input outside the project
+// explicitly (in the manifest or on the command line, for anyone reading
+// it to see), and is opened as named, links and all.
+//
+// Either way the file must be a regular file: a directory, a named pipe, a
+// socket, a device or a file of a kernel pseudo file system (procfs,
+// sysfs) is refused without being read. It is opened without blocking, so
+// a named pipe is refused rather than waited on.
+func (r *Root) OpenInput(name string) (*os.File, error) {
+	if explicit, ok := r.explicit(name); ok {
+		return openInputFile(name, explicit)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(r.real, name))
+	if err != nil {
+		return nil, cleanPathError(name, err)
+	}
+	if _, ok := r.inside(real); !ok {
+		return nil, &Error{Path: name, Reason: errOutside}
+	}
+	f, err := openInputFile(name, real)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := realPath(f, real); err != nil {
+		f.Close()
+		return nil, cleanPathError(name, err)
+	} else if _, ok := r.inside(now); !ok {
+		f.Close()
+		return nil, &Error{Path: name, Reason: errOutside}
+	}
+	return f, nil
+}
+
+// explicit is name as a path outside the root when its spelling says so.
+func (r *Root) explicit(name string) (string, bool) {
+	switch {
+	case filepath.IsAbs(name):
+		return name, true
+	case filepath.IsLocal(name):
+		return "", false
+	}
+	return filepath.Join(r.dir, name), true
+}
+
+// errOutside is the reason an input reached through a symbolic link out
+// of the manifest directory is refused.
+const errOutside = "leads outside the manifest directory through a symbolic link"
+
+// OpenInput opens name as Root.OpenInput does, relative to the manifest
+// directory dir, for a caller that holds no Root (a check of one file).
+func OpenInput(dir, name string) (*os.File, error) {
+	r, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.OpenInput(name)
+}
+
+// ReadInput reads at most limit+1 bytes of the input name (OpenInput), so
+// that the caller can tell a file over its limit without reading it all.
+func (r *Root) ReadInput(name string, limit int64) ([]byte, error) {
+	f, err := r.OpenInput(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, cleanPathError(name, err)
+	}
+	return b, nil
+}
+
+// openInputFile opens path (name for messages) for reading without
+// blocking and refuses anything but a regular file.
+func openInputFile(name, path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, cleanPathError(name, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, cleanPathError(name, err)
+	}
+	if reason := notRegular(st.Mode()); reason != "" {
+		f.Close()
+		return nil, &Error{Path: name, Reason: reason}
+	}
+	if fsName := pseudoFS(f); fsName != "" {
+		f.Close()
+		return nil, &Error{Path: name, Reason: "is a file of the kernel's " + fsName + " file system, not a regular file"}
+	}
+	return f, nil
+}
+
+// notRegular says what a file of mode m is when it is not a regular file.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "is a directory, not a regular file"
+	case m&(fs.ModeNamedPipe|fs.ModeSocket) != 0:
+		return "is a named pipe or socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "is a device, not a regular file"
+	default:
+		return fmt.Sprintf("is not a regular file (%s)", m.Type())
+	}
+}
+
+// cleanPathError names name, the input as given, in place of the path a
+// file system error carries (a link's target, which may be outside).
+func cleanPathError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
