@@ -483,3 +483,67 @@ func TestStartRefusesAnUnknownProfile(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestEveryAnswerNamesTheProfile: whatever the emulator answers (a
+// synthesis, a refusal, an unknown route, its own routes, a WebSocket
+// handshake of either realtime API) names the profile it serves in
+// X-Emulator-Profile, and GET /_emulator/profile says it in its body: a
+// client speaking the other profile can tell. LiveQuirks is the live one.
+func TestEveryAnswerNamesTheProfile(t *testing.T) {
+	for _, tc := range []struct {
+		opts emulator.Options
+		want string
+	}{
+		{emulator.Options{}, "documented"},
+		{emulator.Options{Profile: emulator.ProfileDocumented}, "documented"},
+		{emulator.Options{Profile: emulator.ProfileLive}, "live"},
+		{emulator.Options{LiveQuirks: true}, "live"},
+	} {
+		s := newService(t, tc.opts)
+		get := func(method, path, key, body string) *http.Response {
+			t.Helper()
+			req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+			if key != "" {
+				req.Header.Set("X-API-Key-ID", key)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp
+		}
+		model := map[string]string{"documented": "tts-v2.5", "live": "timbre-v2.5"}[tc.want]
+		answers := map[string]*http.Response{
+			"synthesis":    get("POST", "/api/v1/tts/inference", "k", `{"text": "Hi.", "model": "`+model+`", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "wav"}}`),
+			"refused":      get("POST", "/api/v1/tts/inference", "", `{}`),
+			"unknown path": get("GET", "/no/such/route", "", ""),
+			"stats":        get("GET", "/_emulator/stats", "", ""),
+			"discovery":    get("GET", "/_emulator/profile", "", ""),
+		}
+		if r := answers["synthesis"]; r.StatusCode != http.StatusOK {
+			t.Errorf("%s: synthesis with %s: %d", tc.want, model, r.StatusCode)
+		}
+		ws := "ws" + strings.TrimPrefix(s.url, "http")
+		h := liveHeaders("k", "hi-IN", "16000")
+		realtime := map[string]string{"documented": "/stt/v3?language_code=hi-IN", "live": "/stt/v3/stream"}[tc.want]
+		for name, url := range map[string]string{"realtime": ws + realtime, "synthesis websocket": ws + "/api/v1/tts"} {
+			conn, resp, err := websocket.DefaultDialer.Dial(url, h)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tc.want, name, err)
+			}
+			conn.Close()
+			answers[name] = resp
+		}
+		for name, r := range answers {
+			if got := r.Header.Get(emulator.HeaderProfile); got != tc.want {
+				t.Errorf("%+v: %s answered %d with %s %q, want %q", tc.opts, name, r.StatusCode, emulator.HeaderProfile, got, tc.want)
+			}
+		}
+		_, body := s.send("GET", "/_emulator/profile", "", "", nil)
+		if got := object(t, body); !sameKeys(got, "profile") || got["profile"] != tc.want {
+			t.Errorf("%+v: GET /_emulator/profile: %s", tc.opts, body)
+		}
+	}
+}

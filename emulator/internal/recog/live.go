@@ -88,7 +88,7 @@ func (s *service) liveRealtime(w http.ResponseWriter, r *http.Request) {
 	}
 	s.env.Receive(r.Pattern, rq)
 	drop := emu.ShouldDrop(r.Context())
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, w.Header()) // the handshake names the profile (emu.HeaderProfile)
 	if err != nil {
 		return // the upgrader answered
 	}
