@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -204,5 +205,64 @@ func TestEmulateSpeaksTheManifestsProfile(t *testing.T) {
 			t.Errorf("%v: the emulator was sent models %v, want [%s]", tc.environ, models, tc.want)
 		}
 		mu.Unlock()
+	}
+}
+
+// oggManifest writes Ogg Opus as the documents do: container ogg.
+const oggManifest = `version: 1
+voices:
+  narrator: { model: tts-v2.5, voice: Nalini, language: hi-IN }
+syntheses:
+  hello: { voice: narrator, text: "Hello there", output: build/hello.opus, audio_config: { container: ogg } }
+`
+
+// TestOggAsTheDocumentsWriteIt: a manifest that writes Ogg Opus as the
+// documents do (container ogg) works under the default, live profile
+// unchanged: the live spelling (container raw, encoding oggopus) is sent,
+// as a model is sent by its live name, and the result is an Ogg file. The
+// fingerprint is that of the output, not of its spelling: a state made
+// under the documented profile plans no change under the live one, nor
+// does the manifest spelled the live way.
+func TestOggAsTheDocumentsWriteIt(t *testing.T) {
+	var mu sync.Mutex
+	var sent []any
+	saved := emulateOptions
+	t.Cleanup(func() { emulateOptions = saved })
+	emulateOptions.Received = func(route string, rq map[string]any) {
+		if ac, ok := rq["audio_config"]; ok {
+			mu.Lock()
+			sent = append(sent, ac)
+			mu.Unlock()
+		}
+	}
+	env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": oggManifest})
+	if code := runCmd(env, "apply", "-emulate", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply -emulate of container ogg under the live profile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	mu.Lock()
+	if len(sent) != 1 || !reflect.DeepEqual(sent[0], map[string]any{"container": "raw", "encoding": "oggopus", "sample_rate": 48000.0, "num_channels": 1.0}) {
+		t.Errorf("audio_config sent: %v, want container raw with encoding oggopus", sent)
+	}
+	mu.Unlock()
+	if b, err := os.ReadFile(filepath.Join(env.Dir, "build/hello.opus")); err != nil || !strings.HasPrefix(string(b), "OggS") {
+		t.Errorf("build/hello.opus is not an Ogg file: %v", err)
+	}
+	live := strings.Replace(oggManifest, "{ container: ogg }", "{ container: raw, encoding: oggopus }", 1)
+	if err := os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(live), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := runCmd(env, "plan", "-emulate", "-detailed-exitcode"); code != ExitOK {
+		t.Errorf("the live spelling of the same output: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// A state made under the documented profile, where container ogg was
+	// always taken: the default profile replaces nothing.
+	env, stdout, stderr = manifestEnv(t, map[string]string{"voxform.yaml": oggManifest}, "VOXFORM_PROFILE=documented")
+	if code := runCmd(env, "apply", "-emulate", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply -emulate under the documented profile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	env.Environ = func() []string { return nil }
+	if code := runCmd(env, "plan", "-emulate", "-detailed-exitcode"); code != ExitOK {
+		t.Errorf("a documented state under the live profile: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
