@@ -113,6 +113,11 @@ func checkService(ctx context.Context, env *Env, m *manifest.Manifest, flags ser
 	if err != nil || flags.emulate {
 		return err
 	}
+	if d := m.Service.Timeout; d > 0 { // no host stays silent longer (service.timeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	err = speechapi.CheckProfile(ctx, nil, t.base, t.profile)
 	var pe *speechapi.ProfileMismatchError
 	if !errors.As(err, &pe) {

@@ -55,8 +55,9 @@ func (e *ProfileMismatchError) Error() string {
 // is a loopback address (the only place voxform reaches an emulator over
 // plain HTTP, and never the real service), and returns a
 // *ProfileMismatchError when it names another than speaks. It sends one
-// GET /_emulator/profile without the API key, within ProfileProbeTimeout,
-// through hc (nil: a fresh client) with no redirect followed. A service
+// GET /_emulator/profile without the API key, within ProfileProbeTimeout
+// (or ctx's deadline, when sooner), through hc's transport (nil: the
+// default one) with no redirect followed. A service
 // that does not answer, or answers without HeaderEmulatorProfile, passes:
 // only an emulator says which profile it serves, and the calls that follow
 // report a service that is not there.

@@ -3,10 +3,12 @@ package speechapi_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
@@ -83,5 +85,34 @@ func TestProfileMismatchQuotesAStrangeProfile(t *testing.T) {
 	if err == nil || strings.ContainsRune(err.Error(), 0x202e) || !strings.Contains(err.Error(), `"staging\u202e`) ||
 		!strings.Contains(err.Error(), `...", which this voxform does not know,`) || len(err.Error()) > 200 {
 		t.Errorf("error %q", err)
+	}
+}
+
+// TestCheckProfileOfASilentHost: a loopback host that takes the connection
+// and never answers says nothing, within the caller's deadline when it is
+// sooner than ProfileProbeTimeout (voxform passes service.timeout).
+func TestCheckProfileOfASilentHost(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := speechapi.CheckProfile(ctx, nil, "http://"+ln.Addr().String(), contract.ProfileLive); err != nil {
+		t.Errorf("a silent host: %v", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v with a deadline of 200ms", took)
 	}
 }
