@@ -195,7 +195,9 @@ func TestEmulateSpeaksTheManifestsProfile(t *testing.T) {
 		{[]string{"VOXFORM_PROFILE=documented"}, "tts-v2.5"},
 		{[]string{"VOXFORM_PROFILE=live"}, "timbre-v2.5"},
 	} {
+		mu.Lock()
 		models = nil
+		mu.Unlock()
 		env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": tourManifest}, tc.environ...)
 		if code := runCmd(env, "apply", "-emulate", "-auto-approve"); code != ExitOK {
 			t.Fatalf("%v: apply -emulate: exit %d\n%s%s", tc.environ, code, stdout, stderr)
