@@ -29,9 +29,10 @@ live service answers its owner's published client: the live synthesis
 model names (timbre-v2.0, timbre-v2.5), voices and Opus rule,
 WAV-per-chunk SSE, JSON WebSocket frames, the live REST recognition answer
 and realtime recognition at /stt/v3/stream with the live protocol;
--profile documented serves the service its documents describe. Every
-answer names the profile in an X-Emulator-Profile header: voxform apply
-refuses an emulator whose profile is not the manifest's. -live-quirks is -profile live.
+-profile documented serves the service its documents describe.
+-live-quirks is -profile live. Every answer names the profile in an
+X-Emulator-Profile header: voxform apply refuses an emulator whose
+profile is not the manifest's.
 
 -rps R gives the service a rate limit of its own: a token bucket of R
 API requests a second (every API route, WebSocket upgrades and batch
