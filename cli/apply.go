@@ -128,9 +128,9 @@ func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) erro
 	}
 	p := pr.plan
 	if err == nil && p.CallsService() {
-		// No key, no service: said before the plan is shown, not after it
-		// is confirmed.
-		if _, terr := serviceTarget(env, pr.manifest, f.plan.service); terr != nil {
+		// No key, no service, an emulator of the other profile: said
+		// before the plan is shown, not after it is confirmed.
+		if terr := checkService(ctx, env, pr.manifest, f.plan.service); terr != nil {
 			return jsonError(env, f.plan.jsonOut, terr)
 		}
 	}

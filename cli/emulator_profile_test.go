@@ -3,16 +3,19 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // TestEmulatorProfileFlag: -profile picks the service the emulator
-// behaves as (documented unless told), and -live-quirks is -profile live.
+// behaves as (unless told, the one a manifest speaks by default), and
+// -live-quirks is -profile live.
 func TestEmulatorProfileFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		live bool
 	}{
-		{nil, false},
+		{nil, contract.DefaultProfile == contract.ProfileLive},
 		{[]string{"-profile", "documented"}, false},
 		{[]string{"-profile", "live"}, true},
 		{[]string{"-live-quirks"}, true},
@@ -29,7 +32,7 @@ func TestEmulatorProfileFlag(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if opts.Live() != tc.live || opts.CheckProfile() != nil {
+		if opts.Live() != tc.live || opts.CheckProfile() != nil || (tc.args == nil && opts.Served() != string(contract.DefaultProfile)) {
 			t.Errorf("%v: options %+v, want live %v", tc.args, opts, tc.live)
 		}
 	}

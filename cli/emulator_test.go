@@ -33,7 +33,7 @@ func TestEmulatorFlagsReachOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := emulator.Options{Latency: 50 * time.Millisecond, FailRate: 0.1, RateLimit: 0.2, RetryAfter: 3 * time.Second,
-		DropRate: 0.05, Seed: 42, LiveQuirks: true, TranscriptURLTTL: 2 * time.Minute, Keys: []string{"k1", "k2"},
+		DropRate: 0.05, Seed: 42, Profile: "live", LiveQuirks: true, TranscriptURLTTL: 2 * time.Minute, Keys: []string{"k1", "k2"},
 		TimeScale: 60, MaxText: 300, NoEspeak: true, RPS: 20, Burst: 4}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
@@ -70,7 +70,8 @@ func TestEmulatorBadFlags(t *testing.T) {
 
 // TestEmulatorCommand starts 'voxform emulator' in-process on a free port:
 // stats are served, -keys admits its keys and refuses others (403),
-// -max-text is enforced, and cancelling the context stops it cleanly.
+// -max-text is enforced, and cancelling the context stops it cleanly. It
+// serves the documented profile, whose model names its requests use.
 // conformance: ERR-003
 func TestEmulatorCommand(t *testing.T) {
 	env, _, _ := manifestEnv(t, nil)
@@ -80,7 +81,7 @@ func TestEmulatorCommand(t *testing.T) {
 	defer cancel()
 	exit := make(chan int, 1)
 	go func() {
-		exit <- Run(ctx, env, []string{"emulator", "-addr", "127.0.0.1:0", "-keys", "good-key,other-key", "-no-espeak", "-max-text", "8"})
+		exit <- Run(ctx, env, []string{"emulator", "-addr", "127.0.0.1:0", "-keys", "good-key,other-key", "-no-espeak", "-max-text", "8", "-profile", "documented"})
 		pw.Close()
 	}()
 	lines := make(chan string, 8)

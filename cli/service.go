@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/voxform/voxform/contract"
@@ -97,6 +99,46 @@ func serviceTarget(env *Env, m *manifest.Manifest, flags serviceFlags) (target, 
 		return t, withHint(fmt.Errorf("no service base url"), "set service.base_url in the manifest or VOXFORM_BASE_URL")
 	}
 	return t, nil
+}
+
+// checkService is serviceTarget for a command about to show a plan that
+// calls the service, with one question more: an emulator on a loopback
+// address must serve the profile the manifest speaks (every synthesis of
+// a model the two profiles name differently would be refused). Asked
+// before the plan is shown, so nothing is confirmed or billed in vain;
+// the in-process emulator of -emulate is started with the manifest's
+// profile and is not asked.
+func checkService(ctx context.Context, env *Env, m *manifest.Manifest, flags serviceFlags) error {
+	t, err := serviceTarget(env, m, flags)
+	if err != nil || flags.emulate {
+		return err
+	}
+	if d := m.Service.Timeout; d > 0 { // no host stays silent longer (service.timeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	err = speechapi.CheckProfile(ctx, nil, t.base, t.profile)
+	var pe *speechapi.ProfileMismatchError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	var speak string
+	switch pos, set := m.Service.Fields["profile"]; {
+	case set && pos.File == "VOXFORM_PROFILE":
+		err = fmt.Errorf("%w (VOXFORM_PROFILE)", err)
+		speak = "VOXFORM_PROFILE=" + pe.Serves
+	case set:
+		err = fmt.Errorf("%w (service.profile)", err)
+		speak = "service.profile: " + pe.Serves + " in the manifest"
+	default:
+		err = fmt.Errorf("%w (the default)", err)
+		speak = "profile: " + pe.Serves + " in the manifest's service block"
+	}
+	if !slices.Contains(contract.Profiles, contract.Profile(pe.Serves)) {
+		return withHint(err, fmt.Sprintf("start the emulator with 'voxform emulator -profile %s'", t.profile))
+	}
+	return withHint(err, fmt.Sprintf("start the emulator with 'voxform emulator -profile %s', or set %s", t.profile, speak))
 }
 
 // connect builds the speech service client for the service serviceTarget

@@ -265,9 +265,12 @@ func (f Format) Canonical() map[string]any {
 }
 
 // Wire is the audio_config voxform sends for f in profile p: every field
-// the container uses, spelled as the documents' format reference does; the
+// the container uses, spelled as the documents' format reference does. The
 // live service takes Ogg Opus only as container raw with encoding oggopus
-// (the same bytes).
+// (the same bytes; it refuses container ogg): every spelling of Ogg Opus
+// resolves to container ogg (Resolve), and the live profile sends it so, as
+// it sends a model by its live name (WireModel). The fingerprint is over
+// Canonical, the same for every spelling and profile.
 func (p Profile) Wire(f Format) *AudioConfig {
 	w := &AudioConfig{Container: f.Container, SampleRate: f.SampleRate, NumChannels: f.NumChannels}
 	switch f.Container {
@@ -281,18 +284,6 @@ func (p Profile) Wire(f Format) *AudioConfig {
 		}
 	}
 	return w
-}
-
-// CheckAudio returns the rules of profile p that c breaks beyond the
-// documented ones (Resolve): the live service refuses container ogg with
-// any encoding.
-func (p Profile) CheckAudio(c *AudioConfig) []Problem {
-	if p == ProfileLive && c != nil && c.Container == Ogg {
-		return []Problem{{Field: "container", Severity: Error,
-			Message: "container ogg is refused by the live service",
-			Hint:    "for Ogg Opus write container: raw with encoding: oggopus (the same file); or set service.profile: documented"}}
-	}
-	return nil
 }
 
 // FrameBytes is the size of one frame of a PCM-like format (0 for mp3, ogg).

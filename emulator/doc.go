@@ -7,5 +7,8 @@
 // With Options.Profile live it behaves as the live service does where that
 // differs from the documents: synthesis model names, voices and the Opus
 // rule, stream framing, the REST recognition answer and the realtime
-// recognition protocol at /stt/v3/stream.
+// recognition protocol at /stt/v3/stream. Every answer names the profile
+// served in the X-Emulator-Profile header (HeaderProfile), which the
+// service itself never sends, so that a client of the other profile can
+// say so rather than fail call by call.
 package emulator

@@ -25,6 +25,12 @@ const (
 	ProfileLive = emu.ProfileLive
 )
 
+// HeaderProfile is the header in which the emulator names the profile it
+// serves (ProfileLive or ProfileDocumented) on every answer, WebSocket
+// handshakes included; GET /_emulator/profile answers with it too. The
+// service itself sends no such header, so its absence says nothing.
+const HeaderProfile = emu.HeaderProfile
+
 // Bounds of Options.RPS and Options.Burst.
 const (
 	MinRPS   = emu.MinRPS
@@ -48,6 +54,10 @@ func New(opts Options) *Server {
 	synth.Register(s.mux, env)
 	s.closers = append(s.closers, recog.Register(s.mux, env))
 	s.mux.HandleRaw("GET /_emulator/stats", s.serveStats)
+	s.mux.HandleRaw("GET /_emulator/profile", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, "{\"profile\": %q}\n", env.Opts.Served())
+	})
 	s.mux.HandleRaw("POST /_emulator/reset", func(w http.ResponseWriter, r *http.Request) {
 		env.Stats.Reset()
 		w.WriteHeader(http.StatusNoContent)

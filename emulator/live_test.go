@@ -154,21 +154,29 @@ func TestLiveRealtimeRefusals(t *testing.T) {
 			t.Errorf("%s: closed with %d, want 1008", tc.name, code)
 		}
 	}
+	// Only the last frame may be short: a frame after a short one, a long
+	// one or half a sample is refused.
 	frames := []struct {
-		name string
-		kind int
-		data []byte
-		want string
+		name   string
+		before [][]byte
+		kind   int
+		data   []byte
+		want   string
 	}{
-		{"json", websocket.TextMessage, []byte(`{"audio": "AAAA"}`), "binary frames"},
-		{"short", websocket.BinaryMessage, make([]byte, 100), "frames must be 1024 bytes"},
-		{"end of audio", websocket.BinaryMessage, nil, "no message ends the audio"},
+		{"json", nil, websocket.TextMessage, []byte(`{"audio": "AAAA"}`), "binary frames"},
+		{"after a short one", [][]byte{make([]byte, 100)}, websocket.BinaryMessage, make([]byte, 1024), "only the last may be shorter, and a frame of 1024 bytes came after one of 100"},
+		{"two short ones", [][]byte{make([]byte, 1024), make([]byte, 512)}, websocket.BinaryMessage, make([]byte, 512), "only the last may be shorter"},
+		{"long", nil, websocket.BinaryMessage, make([]byte, 2048), "frames must be 1024 bytes (512 samples of 16-bit PCM), got 2048"},
+		{"half a sample", nil, websocket.BinaryMessage, make([]byte, 101), "whole 16-bit samples: a frame of 101 bytes"},
+		{"end of audio", nil, websocket.BinaryMessage, nil, "no message ends the audio"},
+		{"end of audio after a short frame", [][]byte{make([]byte, 100)}, websocket.BinaryMessage, nil, "no message ends the audio"},
 	}
 	for _, tc := range frames {
 		conn := dialLive(t, s, "", liveHeaders("k", "hi-IN", "16000"))
 		if m := readJSON(t, conn); m["type"] != "connected" {
 			t.Fatalf("%s: first message %v", tc.name, m)
 		}
+		sendFrames(t, conn, tc.before)
 		if err := conn.WriteMessage(tc.kind, tc.data); err != nil {
 			t.Fatal(err)
 		}
@@ -354,6 +362,57 @@ func TestLiveRealtimeITN(t *testing.T) {
 	}
 }
 
+// TestLiveRealtimeShortLastFrame: the service owner's client streams a
+// file as it reads it, 1,024 bytes at a time, so its last frame is short;
+// the live service takes it. The emulator transcribes the whole recording,
+// bills every sample sent, the short frame's included, and closes normally
+// when the client does.
+func TestLiveRealtimeShortLastFrame(t *testing.T) {
+	s := newService(t, emulator.Options{Profile: emulator.ProfileLive, TimeScale: 100, NoEspeak: true})
+	const spoken = "मुझे दो लाख रुपये मिले।"
+	status, wav := s.send(http.MethodPost, "/api/v1/tts/inference", "k", "application/json",
+		jsonBody(`{"text": "`+spoken+`", "model": "timbre-v2.5", "voice": "Nalini", "language": "hi-IN", "audio_config": {"sample_rate": 16000}}`))
+	if status != 200 {
+		t.Fatalf("synthesis: %d %s", status, wav)
+	}
+	pcm := wav[44:]
+	if len(pcm)%1024 == 0 {
+		pcm = pcm[:len(pcm)-300] // the end of the recording is silence
+	}
+	var frames [][]byte
+	for rest := pcm; len(rest) > 0; rest = rest[min(len(rest), 1024):] {
+		frames = append(frames, rest[:min(len(rest), 1024)])
+	}
+	if last := len(frames[len(frames)-1]); last == 1024 {
+		t.Fatalf("the last frame is %d bytes, want it short", last)
+	}
+	conn := dialLive(t, s, "", liveHeaders("k", "hi-IN", "16000"))
+	readJSON(t, conn) // connected
+	sendFrames(t, conn, frames)
+	var text []string
+	for !strings.HasSuffix(strings.Join(text, " "), "।") {
+		m := readJSON(t, conn)
+		switch m["type"] {
+		case "transcript":
+			text = append(text, m["text"].(string))
+		case "error":
+			t.Fatalf("error message after a short last frame: %v", m)
+		}
+	}
+	if got := strings.Join(text, " "); got != spoken {
+		t.Errorf("transcript %q, want %q", got, spoken)
+	}
+	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	if err := conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if code := closeCode(t, conn); code != websocket.CloseNormalClosure {
+		t.Errorf("closed with %d after the client's 1000, want 1000", code)
+	}
+	sent := float64(len(pcm)/2) / 16000
+	eventually(t, "billing", func() bool { return math.Abs(billed(t, s)-sent) < 1e-6 })
+}
+
 // TestLiveSynthesisRules: the live service knows tts-v2.0 and tts-v2.5
 // by their live names only (timbre-v2.0, also vachana-voice-v3, and
 // timbre-v2.5), has its own timbre-v2.5 voices, takes speed with
@@ -481,5 +540,69 @@ func TestStartRefusesAnUnknownProfile(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), `profile "staging"`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestEveryAnswerNamesTheProfile: whatever the emulator answers (a
+// synthesis, a refusal, an unknown route, its own routes, a WebSocket
+// handshake of either realtime API) names the profile it serves in
+// X-Emulator-Profile, and GET /_emulator/profile says it in its body: a
+// client speaking the other profile can tell. LiveQuirks is the live one.
+func TestEveryAnswerNamesTheProfile(t *testing.T) {
+	for _, tc := range []struct {
+		opts emulator.Options
+		want string
+	}{
+		{emulator.Options{}, "documented"},
+		{emulator.Options{Profile: emulator.ProfileDocumented}, "documented"},
+		{emulator.Options{Profile: emulator.ProfileLive}, "live"},
+		{emulator.Options{LiveQuirks: true}, "live"},
+	} {
+		s := newService(t, tc.opts)
+		get := func(method, path, key, body string) *http.Response {
+			t.Helper()
+			req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+			if key != "" {
+				req.Header.Set("X-API-Key-ID", key)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp
+		}
+		model := map[string]string{"documented": "tts-v2.5", "live": "timbre-v2.5"}[tc.want]
+		answers := map[string]*http.Response{
+			"synthesis":    get("POST", "/api/v1/tts/inference", "k", `{"text": "Hi.", "model": "`+model+`", "voice": "Kaveri", "language": "en-IN", "audio_config": {"container": "wav"}}`),
+			"refused":      get("POST", "/api/v1/tts/inference", "", `{}`),
+			"unknown path": get("GET", "/no/such/route", "", ""),
+			"stats":        get("GET", "/_emulator/stats", "", ""),
+			"discovery":    get("GET", "/_emulator/profile", "", ""),
+		}
+		if r := answers["synthesis"]; r.StatusCode != http.StatusOK {
+			t.Errorf("%s: synthesis with %s: %d", tc.want, model, r.StatusCode)
+		}
+		ws := "ws" + strings.TrimPrefix(s.url, "http")
+		h := liveHeaders("k", "hi-IN", "16000")
+		realtime := map[string]string{"documented": "/stt/v3?language_code=hi-IN", "live": "/stt/v3/stream"}[tc.want]
+		for name, url := range map[string]string{"realtime": ws + realtime, "synthesis websocket": ws + "/api/v1/tts"} {
+			conn, resp, err := websocket.DefaultDialer.Dial(url, h)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tc.want, name, err)
+			}
+			conn.Close()
+			answers[name] = resp
+		}
+		for name, r := range answers {
+			if got := r.Header.Get(emulator.HeaderProfile); got != tc.want {
+				t.Errorf("%+v: %s answered %d with %s %q, want %q", tc.opts, name, r.StatusCode, emulator.HeaderProfile, got, tc.want)
+			}
+		}
+		_, body := s.send("GET", "/_emulator/profile", "", "", nil)
+		if got := object(t, body); !sameKeys(got, "profile") || got["profile"] != tc.want {
+			t.Errorf("%+v: GET /_emulator/profile: %s", tc.opts, body)
+		}
 	}
 }

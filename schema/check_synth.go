@@ -169,7 +169,6 @@ func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInf
 		}
 	}
 	format, problems := contract.Resolve(a)
-	problems = append(problems, c.profile.CheckAudio(a)...)
 	ok := true
 	for _, p := range problems {
 		switch {

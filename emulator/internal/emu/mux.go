@@ -54,8 +54,17 @@ type Mux struct {
 // NewMux returns an empty router.
 func NewMux(env *Env) *Mux { return &Mux{env: env, mux: http.NewServeMux()} }
 
-// ServeHTTP implements http.Handler.
-func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.mux.ServeHTTP(w, r) }
+// HeaderProfile is the header in which the emulator names the profile it
+// serves (Options.Served) on every answer, WebSocket handshakes and
+// errors included, so that a client speaking the other profile can say
+// so. The service itself sends no such header.
+const HeaderProfile = "X-Emulator-Profile"
+
+// ServeHTTP implements http.Handler: every answer names the profile served.
+func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(HeaderProfile, m.env.Opts.Served())
+	m.mux.ServeHTTP(w, r)
+}
 
 // HandleRaw registers a handler with no wrapping (emulator control routes).
 func (m *Mux) HandleRaw(pattern string, h http.HandlerFunc) { m.mux.HandleFunc(pattern, h) }

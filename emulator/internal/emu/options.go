@@ -115,6 +115,15 @@ func (o Options) burst() int {
 // Live reports whether the options ask for the live service's behaviour.
 func (o Options) Live() bool { return o.Profile == ProfileLive || o.LiveQuirks }
 
+// Served is the profile the options serve: ProfileLive or
+// ProfileDocumented, as HeaderProfile names it.
+func (o Options) Served() string {
+	if o.Live() {
+		return ProfileLive
+	}
+	return ProfileDocumented
+}
+
 // CheckProfile refuses a Profile that names neither service.
 func (o Options) CheckProfile() error {
 	switch {

@@ -88,7 +88,7 @@ func (s *service) liveRealtime(w http.ResponseWriter, r *http.Request) {
 	}
 	s.env.Receive(r.Pattern, rq)
 	drop := emu.ShouldDrop(r.Context())
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, w.Header()) // the handshake names the profile (emu.HeaderProfile)
 	if err != nil {
 		return // the upgrader answered
 	}
@@ -114,6 +114,7 @@ type liveSession struct {
 	samples  int64         // received
 	start    int64         // where the current segment's audio begins: the end of the previous one
 	speaking bool
+	short    int         // bytes of a frame shorter than liveChunk samples: the last one
 	silence  int64       // samples of silence since the last speech
 	hash     hash.Hash64 // of the current segment's audio (placeholder text)
 	index    int         // of the next transcript
@@ -285,15 +286,11 @@ func (ls *liveSession) bill() {
 // speech_start); enough silence after speech ends it. problem is what is
 // wrong with the frame; err ends the session without another word.
 func (ls *liveSession) frame(kind int, data []byte) (problem string, err error) {
-	if kind != websocket.BinaryMessage {
-		return "audio must be sent as binary frames of 16-bit PCM, never text or JSON", nil
-	}
-	if len(data) != 2*liveChunk {
-		problem = fmt.Sprintf("frames must be %d bytes (%d samples of 16-bit PCM), got %d", 2*liveChunk, liveChunk, len(data))
-		if len(data) == 0 {
-			problem += ": no message ends the audio, close the connection instead"
-		}
+	if problem := ls.frameProblem(kind, len(data)); problem != "" {
 		return problem, nil
+	}
+	if len(data) < 2*liveChunk {
+		ls.short = len(data)
 	}
 	var sum float64
 	for i := 0; i+1 < len(data); i += 2 {
@@ -323,6 +320,28 @@ func (ls *liveSession) frame(kind int, data []byte) (problem string, err error) 
 		}
 	}
 	return "", nil
+}
+
+// frameProblem says what is wrong with a frame of n bytes, if anything.
+// Frames are liveChunk samples of 16-bit PCM; the last may be shorter (the
+// service owner's client reads a file 1024 bytes at a time and sends what
+// it read, and the live service takes it), but no frame follows a short
+// one.
+func (ls *liveSession) frameProblem(kind, n int) string {
+	full := 2 * liveChunk
+	switch {
+	case kind != websocket.BinaryMessage:
+		return "audio must be sent as binary frames of 16-bit PCM, never text or JSON"
+	case n == 0:
+		return fmt.Sprintf("frames must be %d bytes (%d samples of 16-bit PCM), got 0: no message ends the audio, close the connection instead", full, liveChunk)
+	case ls.short > 0:
+		return fmt.Sprintf("frames must be %d bytes (%d samples of 16-bit PCM); only the last may be shorter, and a frame of %d bytes came after one of %d", full, liveChunk, n, ls.short)
+	case n > full:
+		return fmt.Sprintf("frames must be %d bytes (%d samples of 16-bit PCM), got %d", full, liveChunk, n)
+	case n%2 != 0:
+		return fmt.Sprintf("frames hold whole 16-bit samples: a frame of %d bytes", n)
+	}
+	return ""
 }
 
 // endSegment ends the speech segment in progress (speech_end, vad_end)

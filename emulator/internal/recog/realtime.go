@@ -57,7 +57,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		}
 		rate = n
 	}
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, w.Header()) // the handshake names the profile (emu.HeaderProfile)
 	if err != nil {
 		return // the upgrader answered
 	}

@@ -44,7 +44,7 @@ func wsFormat(f outFormat) outFormat {
 // realtime is GET /api/v1/tts upgraded to a WebSocket.
 func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 	drop := emu.ShouldDrop(r.Context())
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, w.Header()) // the handshake names the profile (emu.HeaderProfile)
 	if err != nil {
 		return // the upgrader answered the client
 	}
