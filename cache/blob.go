@@ -15,6 +15,25 @@ import (
 // copyBuffer is the size of the chunks that blobs are copied and hashed in.
 const copyBuffer = 256 << 10
 
+// MaxEntryContent bounds the sizes the files of one entry declare, in
+// all: a remote entry declaring more is not downloaded (a blob is checked
+// only once it is whole, so its declared size is what bounds the disk it
+// takes), and an entry larger than that is not pushed. 4 GiB is the
+// largest WAV file; every other output is far smaller.
+const MaxEntryContent = 4 << 30
+
+// checkContent refuses an entry whose files declare more than
+// MaxEntryContent bytes in all, naming the limit.
+func checkContent(e *Entry) error {
+	var n int64
+	for _, f := range e.Files {
+		if n += f.Size; f.Size < 0 || n > MaxEntryContent {
+			return fmt.Errorf("entry %.64s: its files declare more than the limit of %d bytes in all", e.Fingerprint, int64(MaxEntryContent))
+		}
+	}
+	return nil
+}
+
 // testHookCopied, when set (by tests, before any copy starts), is called
 // after each chunk that copyHashing moves, with the bytes moved so far.
 var testHookCopied func(n int64)

@@ -66,7 +66,8 @@ func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, er
 // or lacks a blob is removed and the remote tried; the error wrapping
 // ErrCorrupt is returned only when the remote has nothing either. A
 // remote blob that does not match its entry stores nothing locally and
-// is an error wrapping ErrCorrupt.
+// is an error wrapping ErrCorrupt, as is a remote entry whose files
+// declare more than MaxEntryContent bytes, which downloads nothing.
 func (c *Cache) Fetch(ctx context.Context, fp string) (*Entry, error) {
 	return c.fetch(ctx, nil, fp)
 }
@@ -131,6 +132,9 @@ func (l *Local) missingBlobs(e *Entry) int {
 // last, under the shared lock; through b (blobs unsynced, the entry held
 // for b's flush) when it is not nil.
 func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
+	if err := checkContent(e); err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
 	durable := b == nil
 	if durable {
 		unlock, err := c.Local.lock(unix.LOCK_SH)
@@ -240,6 +244,9 @@ func (c *Cache) PushEntry(ctx context.Context, e *Entry) error {
 		return nil
 	}
 	ent, err := prepare(e)
+	if err == nil {
+		err = checkContent(ent)
+	}
 	if err != nil {
 		return fmt.Errorf("push cache entry: %w", err)
 	}

@@ -38,6 +38,14 @@
 // which shares those syncs between thousands of entries and still writes
 // an entry only once its blobs are durable.
 //
+// What a remote sends is bounded before it reaches the disk: an entry
+// whose files declare more than MaxEntryContent bytes in all is not
+// downloaded, a blob is taken up to its declared size, an index segment
+// is checked (format, size, SHA-256 against its name) as it streams and
+// kept only once it checks, and one remote's segments take at most
+// maxIndexTotal bytes together (a larger index is not used: a lookup asks
+// the remote).
+//
 // Nothing is trusted on the way out: CopyBlob hashes what it copies and
 // Fetch hashes what it downloads; a mismatch removes the bad blob, stores
 // nothing and is an error wrapping ErrCorrupt. A malformed entry (bad
@@ -53,8 +61,10 @@
 // the cached content under its old SHA-256. A reflink shares blocks only
 // until either side is written. CopyBlob hands blobs out the same way.
 //
-// GC removes entries not kept (see GCOptions) and then the blobs no entry
-// references. A lock file (v1/lock, flock) keeps it from running while a
+// GC removes entries not kept (see GCOptions), then the blobs no entry
+// references, then the local copies of index segments that do not check
+// or are older than GCOptions.OlderThan (a copy is downloaded again when
+// a lookup needs it). A lock file (v1/lock, flock) keeps it from running while a
 // Store or Fetch writes, in this process or another.
 //
 // # Remotes

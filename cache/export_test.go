@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -56,4 +57,39 @@ func SetIndexLimits(t testing.TB, size int64, merge int) {
 	oldSize, oldMerge := maxIndexSize, indexMerge
 	maxIndexSize, indexMerge = size, merge
 	t.Cleanup(func() { maxIndexSize, indexMerge = oldSize, oldMerge })
+}
+
+// SetIndexTotal sets the most bytes of one remote's segments kept and
+// downloaded together, until the test ends.
+func SetIndexTotal(t testing.TB, total int64) {
+	old := maxIndexTotal
+	maxIndexTotal = total
+	t.Cleanup(func() { maxIndexTotal = old })
+}
+
+// FetchIndex downloads the segments of c's remote that the local cache
+// lacks, as a lookup does, and returns the error a lookup falls back on.
+func (c *Cache) FetchIndex(ctx context.Context) error {
+	names, err := c.Remote.ListIndex(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.fetchIndex(ctx, names)
+	return err
+}
+
+// CheckSegment checks data as the index segment name, as a download or a
+// read of the local copy does, given step bytes at a time (as a stream
+// delivers it), and returns its mark and fingerprints.
+func CheckSegment(name string, data []byte, step int) (complete bool, fps [][32]byte, err error) {
+	check := newSegmentCheck(name, func(rec *[32]byte) { fps = append(fps, *rec) })
+	for len(data) > 0 {
+		n := min(max(step, 1), len(data))
+		if k, err := check.Write(data[:n]); err != nil || k != n {
+			return false, nil, err
+		}
+		data = data[n:]
+	}
+	complete, err = check.done()
+	return complete, fps, err
 }

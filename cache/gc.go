@@ -32,11 +32,14 @@ type GCOptions struct {
 // GCReport counts what GC removed (or, with DryRun, would remove).
 type GCReport struct {
 	Entries, Blobs int
-	Bytes          int64 // the sizes of the removed entry files and blobs
+	// Segments are the local copies of remote index segments.
+	Segments int
+	Bytes    int64 // the sizes of the removed entry files, blobs and segments
 }
 
 // GC removes the entries that opts does not keep, then every blob that no
-// remaining entry references. A malformed entry is removed whatever opts
+// remaining entry references, then the local copies of remote index
+// segments (see pruneIndex). A malformed entry is removed whatever opts
 // says. It waits for the writes in progress (Store, Cache.Fetch) to end,
 // and holds them off while it runs, so that it never removes a blob whose
 // entry is about to be written; their temporary files are never touched.
@@ -98,7 +101,56 @@ func (l *Local) GC(opts GCOptions) (GCReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("collect garbage: %w", err)
 	}
+	if err := l.pruneIndex(opts, now, &rep); err != nil {
+		return rep, fmt.Errorf("collect garbage: %w", err)
+	}
 	return rep, nil
+}
+
+// pruneIndex removes the local copies of remote index segments (below
+// v1/index/<remote>/) that are older than opts.OlderThan (every one when
+// it is zero) or that do not check against their name and format: a copy
+// is only ever a saving, downloaded again when a lookup needs it, and one
+// of a remote no longer used, or a bad one, is never read again.
+func (l *Local) pruneIndex(opts GCOptions, now time.Time, rep *GCReport) error {
+	root := filepath.Join(l.dir, "v1", "index")
+	remotes, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range remotes {
+		if !r.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, r.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			info, err := f.Info()
+			if err != nil || !f.Type().IsRegular() || !ValidKey(f.Name()) {
+				continue // gone meanwhile, or not a segment (a temporary file is swept)
+			}
+			p := filepath.Join(dir, f.Name())
+			if opts.OlderThan > 0 && now.Sub(info.ModTime()) <= opts.OlderThan {
+				if _, err := scanSegment(p, f.Name(), nil); !errors.Is(err, ErrCorrupt) {
+					continue
+				}
+			}
+			rep.Segments++
+			rep.Bytes += info.Size()
+			if !opts.DryRun {
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // remove removes the file of key, unless dryRun.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -43,9 +44,12 @@ import (
 // segment, or when the index cannot be read whole, a lookup asks the
 // remote about every fingerprint, as before.
 //
-// A segment read once is kept below the local cache (v1/index/<remote>/),
-// and checked against its name each time it is read, so a lookup costs
-// one LIST request plus the GET of each segment written since. A writer
+// A segment is checked as it is downloaded (segmentCheck) and kept below
+// the local cache (v1/index/<remote>/) only if it checks; it is checked
+// against its name each time it is read, so a lookup costs one LIST
+// request plus the GET of each segment written since. The segments of a
+// remote take at most maxIndexTotal bytes together, downloaded and kept:
+// past that the index is not used. A writer
 // that finds more than indexMerge segments merges them into one and
 // deletes them.
 //
@@ -62,6 +66,11 @@ var (
 	// maxIndexSize is the largest segment read or written, in bytes:
 	// about two million fingerprints.
 	maxIndexSize int64 = 64 << 20
+	// maxIndexTotal bounds the bytes of one remote's segments kept and
+	// downloaded together: an index larger than that is not used (a
+	// lookup asks the remote), so a remote listing many large segments
+	// cannot fill the disk.
+	maxIndexTotal int64 = 256 << 20
 	// maxIndexSegments is the most segments a lookup reads; a remote with
 	// more is asked fingerprint by fingerprint.
 	maxIndexSegments = 4096
@@ -230,82 +239,84 @@ func (c *Cache) fetchIndex(ctx context.Context, names []string) (string, error) 
 	for _, n := range names {
 		listed[n] = true
 	}
+	left := maxIndexTotal
 	for _, n := range have {
-		if listed[n] {
-			delete(listed, n)
-		} else if ValidKey(n) {
-			os.Remove(filepath.Join(dir, n)) // merged away
+		if !listed[n] {
+			if ValidKey(n) {
+				os.Remove(filepath.Join(dir, n)) // merged away
+			}
+			continue
+		}
+		delete(listed, n)
+		if st, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			left -= st.Size()
 		}
 	}
+	if left < 0 {
+		return "", indexTooLarge(c.Remote)
+	}
+	return dir, c.downloadIndex(ctx, d, listed, left)
+}
+
+// downloadIndex downloads the segments names into the directory d, each
+// checked as it streams (segmentCheck), so that one that does not check
+// is never kept, and all of them together at most left bytes.
+func (c *Cache) downloadIndex(ctx context.Context, d *os.File, names map[string]bool, left int64) error {
+	var budget atomic.Int64
+	budget.Store(left)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(indexWorkers)
-	for name := range listed {
+	for name := range names {
 		g.Go(func() error {
 			return owned.WriteFileAt(d, name, 0o600, false, func(w io.Writer) error {
-				return c.Remote.GetIndex(gctx, name, &limitWriter{w: w, left: maxIndexSize})
+				check := newSegmentCheck(name, nil)
+				err := c.Remote.GetIndex(gctx, name, io.MultiWriter(check, &budgetWriter{w: w, left: &budget, remote: c.Remote}))
+				if err != nil {
+					return err
+				}
+				_, err = check.done()
+				return err
 			})
 		})
 	}
-	return dir, g.Wait()
+	return g.Wait()
 }
 
-// limitWriter fails a write past left bytes, naming the limit.
-type limitWriter struct {
-	w    io.Writer
-	left int64
+// indexTooLarge is the error of an index of more than maxIndexTotal bytes.
+func indexTooLarge(r Remote) error {
+	return fmt.Errorf("%w: the index of remote cache %s is larger than the limit of %d bytes in all", ErrCorrupt, r, maxIndexTotal)
 }
 
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > l.left {
-		return 0, fmt.Errorf("%w: an index segment is larger than the limit of %d bytes", ErrCorrupt, maxIndexSize)
+// budgetWriter writes to w while the bytes it shares with other
+// budgetWriters (left) last.
+type budgetWriter struct {
+	w      io.Writer
+	left   *atomic.Int64
+	remote Remote
+}
+
+func (b *budgetWriter) Write(p []byte) (int, error) {
+	if b.left.Add(-int64(len(p))) < 0 {
+		return 0, indexTooLarge(b.remote)
 	}
-	l.left -= int64(len(p))
-	return l.w.Write(p)
+	return b.w.Write(p)
 }
 
-// scanSegment reads the segment file path, checks it against its name (its
-// SHA-256) and its format, and calls visit with each fingerprint; what
-// visit saw counts only if scanSegment returns no error. complete is the
-// segment's mark. A segment that does not check is an error wrapping
-// ErrCorrupt.
+// scanSegment reads the segment file path, checks it as segmentCheck
+// does, and calls visit with each fingerprint; what visit saw counts only
+// if scanSegment returns no error. complete is the segment's mark. A
+// segment that does not check is an error wrapping ErrCorrupt.
 func scanSegment(path, name string, visit func(rec *[32]byte)) (complete bool, err error) {
 	f, err := openRegular(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	r := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, maxIndexSize+1), h), 64<<10)
-	bad := func(why string) error { return fmt.Errorf("%w: index segment %s: %s", ErrCorrupt, name, why) }
-	head := make([]byte, len(indexMagic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != indexMagic {
-		return false, bad("not an index segment of this version")
+	check := newSegmentCheck(name, visit)
+	if _, err := io.CopyBuffer(check, struct{ io.Reader }{f}, make([]byte, 64<<10)); err != nil {
+		return false, err
 	}
-	mark, err := r.ReadSlice('\n')
-	switch {
-	case err == nil && bytes.Equal(mark, lineComplete):
-		complete = true
-	case err == nil && bytes.Equal(mark, linePartial):
-	default:
-		return false, bad("no complete or partial line")
-	}
-	var rec, prev [32]byte
-	for n := 0; ; n++ {
-		if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
-			break
-		} else if err != nil {
-			return false, bad("a fingerprint cut short")
-		}
-		if n > 0 && bytes.Compare(prev[:], rec[:]) >= 0 {
-			return false, bad("fingerprints out of order")
-		}
-		prev = rec
-		visit(&rec)
-	}
-	if hex.EncodeToString(h.Sum(nil)) != name {
-		return false, bad("content does not match its name")
-	}
-	return complete, nil
+	return check.done()
 }
 
 // Announce adds the fingerprints fps to the remote's index, in one

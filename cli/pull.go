@@ -134,10 +134,12 @@ const cacheUsage = `
 Usage: voxform cache gc [flags]
 
 Removes from the local output cache the entries that no state references
-(this project's, and each -project's), once unused for -older-than, then
-the files no entry references. The cache is shared by every project of the
-user: name the others with -project, or let -older-than protect them. The
-remote cache is never touched.
+(this project's, and each -project's; a chunked synthesis references its
+chunks too), once unused for -older-than, then the files no entry
+references, and the copies of remote index segments older than
+-older-than or that do not check. The cache is shared by every project of
+the user: name the others with -project, or let -older-than protect them.
+The remote cache is never touched.
 
 Flags:
 `
@@ -183,7 +185,7 @@ func runCache(ctx context.Context, env *Env, args []string) error {
 	if opts.DryRun {
 		verb = "Would remove"
 	}
-	fmt.Fprintf(env.Stdout, "%s %d entr%s and %d file(s), %d bytes, from the local output cache.\n", verb, rep.Entries, plural(rep.Entries, "y", "ies"), rep.Blobs, rep.Bytes)
+	fmt.Fprintf(env.Stdout, "%s %d entr%s and %d file(s), %d bytes, from the local output cache.\n", verb, rep.Entries, plural(rep.Entries, "y", "ies"), rep.Blobs+rep.Segments, rep.Bytes)
 	return nil
 }
 

@@ -90,19 +90,21 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 // synthesizeChunks synthesizes the chunks of a that store lacks (all of
 // them when the plan asks for them afresh) and returns the characters
 // billed. A failure does not cancel the chunks in flight: each one that
-// completes is kept. No chunk starts once the apply is asked to stop.
+// completes is kept. No chunk starts once the apply is asked to stop, and
+// none when they would bill more than the plan priced (see chunksToBill).
 func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (int64, error) {
 	chunks := a.Desired.Chunks
-	fresh := a.Chunks != nil && a.Chunks.Fresh
+	todo, err := op.chunksToBill(ctx, a, store)
+	if err != nil {
+		return 0, err
+	}
 	var g errgroup.Group
 	g.SetLimit(max(op.parallelism, 1))
 	var mu sync.Mutex
 	var billed int64
 	var errs []error
-	for i, ch := range chunks {
-		if !fresh && op.cached(ctx, store, ch.Fingerprint) {
-			continue
-		}
+	for _, i := range todo {
+		ch := chunks[i]
 		if op.stops.stopped(ctx) {
 			mu.Lock()
 			errs = append(errs, fmt.Errorf("chunk %d of %d not started: %w", i+1, len(chunks), ErrInterrupted))
@@ -126,6 +128,30 @@ func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, 
 		return billed, errors.Join(errs...)
 	}
 	return billed, nil
+}
+
+// chunksToBill returns the indexes of the chunks of a that store lacks
+// (fetched from the remote cache where only that has them), all of them
+// when the plan asks for them afresh. Before any is billed it refuses
+// (checkPriced) chunks that bill more than the plan priced: a chunk the
+// plan found in the cache or the state and that is gone since (removed
+// by cache gc, say) is planned again, not paid for unseen.
+func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, store *cache.Local) ([]int, error) {
+	fresh := a.Chunks != nil && a.Chunks.Fresh
+	var todo []int
+	var chars int64
+	for i, ch := range a.Desired.Chunks {
+		if !fresh && op.cached(ctx, store, ch.Fingerprint) {
+			continue
+		}
+		todo = append(todo, i)
+		chars += ch.Characters
+	}
+	missing := fmt.Sprintf("%d of %d chunks not in the cache", len(todo), len(a.Desired.Chunks))
+	if err := checkPriced(a, chars, missing); err != nil {
+		return nil, err
+	}
+	return todo, nil
 }
 
 // cached reports whether the store holds the chunk fp, fetching it from

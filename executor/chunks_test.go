@@ -155,3 +155,65 @@ func TestChunkedApplyStopsAndResumes(t *testing.T) {
 func blobPath(dir, sha string) string {
 	return filepath.Join(dir, executor.ChunkDir, "v1", "blobs", sha[:2], sha)
 }
+
+// TestChunksNeverBilledUnpriced: a plan prices only the chunks its store
+// lacks; chunks it found there and that are gone by the apply (a cache gc,
+// a cleared store) are not paid for unseen: that resource fails before
+// any call, naming both figures, and bills nothing. The next plan prices
+// every chunk the store lacks, and its apply bills exactly that.
+func TestChunksNeverBilledUnpriced(t *testing.T) {
+	text := hindiChapter(40)
+	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": chapterManifest, "chapter.txt": text})
+	if s := h.apply(); s.Done != 1 {
+		t.Fatalf("first apply: %+v", s)
+	}
+	edited := strings.Replace(text, "क्रमांक21 घर में आज सुबह", "क्रमांक21 घर में कल शाम", 1)
+	if err := os.WriteFile(filepath.Join(h.dir, "chapter.txt"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, rec, done := h.plan()
+	a := p.Actions[0]
+	if a.Type != planner.Replace || a.Chunks.Synthesize < 1 || a.Chunks.Synthesize > 2 {
+		done()
+		t.Fatalf("edit plan: %s %v; want a replace of 1 or 2 chunks", a.Type, a.Reasons)
+	}
+	priced := a.Cost.Characters
+	// The store loses its chunks between the plan and the apply.
+	if err := os.RemoveAll(filepath.Join(h.dir, executor.ChunkDir, "v1", "entries")); err != nil {
+		t.Fatal(err)
+	}
+	before := int64(h.counter("billed_characters"))
+	var failed []string
+	s, err := executor.Apply(t.Context(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec,
+		Events: func(e executor.Event) {
+			if e.Kind == executor.EventFailed {
+				failed = append(failed, e.Err.Error())
+			}
+		}})
+	done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(h.counter("billed_characters")) - before; got > priced {
+		t.Fatalf("apply billed %d characters, the plan priced %d", got, priced)
+	}
+	if s.Failed != 1 || len(failed) != 1 || !strings.Contains(failed[0], "plan priced "+planner.Thousands(priced)) ||
+		!strings.Contains(failed[0], "plan again") {
+		t.Fatalf("apply: %+v %q; want the chapter failed, naming the priced %d characters", s, failed, priced)
+	}
+
+	// The next plan prices every chunk the store lacks; its apply bills
+	// that, and nothing is left.
+	p, _, done = h.plan()
+	done()
+	if a = p.Actions[0]; a.Chunks.Synthesize != len(a.Desired.Chunks) || a.Cost.Characters != a.Desired.Characters {
+		t.Fatalf("plan after the loss: %v %+v cost %d; want every chunk priced (%d)", a.Reasons, a.Chunks, a.Cost.Characters, a.Desired.Characters)
+	}
+	before = int64(h.counter("billed_characters"))
+	if s := h.apply(); s.Done != 1 {
+		t.Fatalf("apply after planning again: %+v", s)
+	}
+	if got := int64(h.counter("billed_characters")) - before; got != a.Cost.Characters {
+		t.Errorf("apply billed %d characters, the plan priced %d", got, a.Cost.Characters)
+	}
+}

@@ -33,6 +33,9 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return op.applyChunks(ctx, a, sl)
 	}
 	s := a.Desired.Synthesis
+	if err := checkPriced(a, a.Desired.Characters, "the whole text"); err != nil {
+		return result{}, err
+	}
 	req, err := op.request(a)
 	if err != nil {
 		return result{}, err

@@ -102,9 +102,13 @@ func (w *ChunkWork) Reason() string {
 }
 
 // chunkWork prices the creates, replaces and paid repairs of chunked
-// syntheses by the chunks they synthesize: those whose fingerprint the
-// prior state does not record and the cache (asked once, for all of
-// them) does not hold. Their cost is those chunks' characters.
+// syntheses by the chunks they synthesize: those that the store an apply
+// takes them from (the output cache, else the chunk store: Cached, else
+// Chunks; asked once, for all of them) does not hold. That the state
+// records a chunk does not make it free: the store may have lost it (cache
+// gc, a cleared cache), and the apply would pay for it again. Only with
+// neither lookup are the chunks the state records taken to be kept. Their
+// cost is the chunks' characters.
 func (c *computer) chunkWork() error {
 	var acts []*Action
 	var ask []string
@@ -129,17 +133,21 @@ func (c *computer) chunkWork() error {
 	if len(acts) == 0 {
 		return nil
 	}
+	lookup := c.in.Cached
+	if lookup == nil {
+		lookup = c.in.Chunks
+	}
 	var cached map[string]string
-	if c.in.Cached != nil {
+	if lookup != nil {
 		var err error
-		if cached, err = c.in.Cached(ask); err != nil {
+		if cached, err = lookup(ask); err != nil {
 			return fmt.Errorf("look up the cache: %w", err)
 		}
 	}
 	for _, a := range acts {
 		w := &ChunkWork{Total: len(a.Desired.Chunks), Fresh: c.replace[a.Address]}
 		known := map[string]bool{}
-		if a.Prior != nil && !w.Fresh {
+		if a.Prior != nil && !w.Fresh && lookup == nil {
 			for _, r := range a.Prior.Chunks {
 				known[r.Fingerprint] = true
 			}

@@ -149,10 +149,11 @@ func TestChunkedPlan(t *testing.T) {
 		t.Errorf("edit: %s %v cost %d; want replace (text; %s) costing %d", a.Type, a.Reasons, a.Cost.Characters, want, chars)
 	}
 
-	// The changed chunks in the cache: nothing is billed.
+	// The changed chunks in the cache, beside the recorded ones: nothing
+	// is billed.
 	cached := func(fps []string) (map[string]string, error) {
 		out := map[string]string{}
-		for _, ch := range changed {
+		for _, ch := range append(changed, d.Chunks...) {
 			out[ch.Fingerprint] = "local"
 		}
 		return out, nil
@@ -163,6 +164,16 @@ func TestChunkedPlan(t *testing.T) {
 	}
 	if a = p.Actions[0]; a.Cost.Characters != 0 || a.Chunks.Synthesize != 0 {
 		t.Errorf("changed chunks cached: cost %d, %d to synthesize; want 0", a.Cost.Characters, a.Chunks.Synthesize)
+	}
+	// With a cache, a chunk the state records and the cache lost is
+	// billed: the apply would synthesize it again.
+	lost := func(fps []string) (map[string]string, error) { return map[string]string{}, nil }
+	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d2}, State: st, Options: planner.Options{NoRefresh: true}, Cached: lost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a = p.Actions[0]; a.Cost.Characters != d2.Characters || a.Chunks.Synthesize != len(d2.Chunks) {
+		t.Errorf("recorded chunks lost from the cache: cost %d, %d to synthesize; want every chunk (%d)", a.Cost.Characters, a.Chunks.Synthesize, d2.Characters)
 	}
 	// -replace synthesizes every chunk again.
 	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d2}, State: st, Options: planner.Options{NoRefresh: true, Replace: []string{d2.Address}}, Cached: cached})

@@ -281,8 +281,13 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		a.Type = Move
 		return a, nil
 	case formatGone:
+		// The outputs are made again without the dropped one: the work
+		// is billed (unless the cache holds it: see restore), and priced
+		// so, never run unpriced.
 		a.Type = Repair
-		return a, nil
+		cost, err := c.billed(d)
+		a.Cost = cost
+		return a, err
 	}
 	return nil, nil
 }

@@ -176,6 +176,11 @@ type Input struct {
 	// (see Lookup): an action that would bill for a fingerprint it knows
 	// becomes a free Restore.
 	Cached Lookup
+	// Chunks, when set and Cached is not, tells which chunks of chunked
+	// syntheses the store an apply without an output cache keeps them in
+	// holds (executor.ChunkDir). With neither, the chunks the state
+	// records are taken to be kept.
+	Chunks Lookup
 }
 
 // Lookup reports, for the fingerprints asked (all in one call), where

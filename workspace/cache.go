@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 )
@@ -57,4 +60,26 @@ func OpenCache(ctx context.Context, m *manifest.Manifest, mode, dir string) (*ca
 	}
 	c.Remote = remote
 	return c, nil
+}
+
+// chunkLookup tells which chunks the store of an apply without an output
+// cache holds (executor.ChunkDir below the manifest directory dir), so
+// that a plan with -cache=off prices every chunk that store lacks: none
+// when there is no store yet.
+func chunkLookup(dir string) planner.Lookup {
+	return func(fps []string) (map[string]string, error) {
+		p := filepath.Join(dir, executor.ChunkDir)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return map[string]string{}, nil
+		}
+		l, err := cache.OpenLocal(p)
+		if err != nil {
+			return nil, fmt.Errorf("open the chunk store %s: %w", executor.ChunkDir, err)
+		}
+		out := map[string]string{}
+		for fp := range l.HasEntries(fps) {
+			out[fp] = "local"
+		}
+		return out, nil
+	}
 }

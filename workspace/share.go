@@ -166,8 +166,9 @@ type GCOptions struct {
 }
 
 // GC removes from the local cache of m the entries that neither this
-// project's state nor those of opts.Projects reference (and that have not
-// been used for opts.OlderThan), then the files no entry references. The
+// project's state (read from its backend) nor those of opts.Projects
+// reference (state.File.Fingerprints: chunks included), and that have not
+// been used for opts.OlderThan, then the files no entry references. The
 // remote is never touched.
 func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions) (cache.GCReport, error) {
 	c, err := w.openCache(ctx, m, planner.CacheLocal)
@@ -175,14 +176,16 @@ func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions
 		return cache.GCReport{}, err
 	}
 	keep := map[string]bool{}
-	for _, dir := range append([]string{w.Dir}, opts.Projects...) {
-		st, err := New(dir).ReadState()
+	states := []*Workspace{w} // the others on their local state files
+	for _, dir := range opts.Projects {
+		states = append(states, New(dir))
+	}
+	for _, ws := range states {
+		st, err := ws.ReadState()
 		if err != nil {
-			return cache.GCReport{}, fmt.Errorf("gc: state of %s: %w", dir, err)
+			return cache.GCReport{}, fmt.Errorf("gc: state of %s: %w", ws.Dir, err)
 		}
-		for _, r := range st.Resources {
-			keep[r.Fingerprint] = true
-		}
+		st.Fingerprints(func(fp string) { keep[fp] = true })
 	}
 	return c.Local.GC(cache.GCOptions{Keep: func(fp string) bool { return keep[fp] },
 		OlderThan: opts.OlderThan, Now: time.Now(), DryRun: opts.DryRun})

@@ -244,6 +244,8 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 			}
 		}
 		in.Cached = func(fps []string) (map[string]string, error) { return s.outputs.Lookup(ctx, fps) }
+	} else {
+		in.Chunks = chunkLookup(s.ws.Dir)
 	}
 	p, err := planner.Compute(in)
 	if err == nil {

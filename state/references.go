@@ -1,0 +1,25 @@
+package state
+
+// Fingerprints calls fn with every request fingerprint f references: each
+// resource's own, each of its chunks' (a chunked synthesis's outputs are
+// joined from its chunks' cache entries, and an edit re-uses the chunks
+// it did not change) and each one of an output an interrupted apply wrote
+// (Written). This is what the output cache must keep for the project:
+// an entry it references and loses is paid for again. A fingerprint may
+// come more than once; empty ones are left out.
+func (f *File) Fingerprints(fn func(fp string)) {
+	call := func(fp string) {
+		if fp != "" {
+			fn(fp)
+		}
+	}
+	for _, r := range f.Resources {
+		call(r.Fingerprint)
+		for _, c := range r.Chunks {
+			call(c.Fingerprint)
+		}
+	}
+	for _, w := range f.Written {
+		call(w.Fingerprint)
+	}
+}
