@@ -421,7 +421,7 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := f.checkPaths(); err != nil {
+	if err := f.checkEntries(); err != nil {
 		return nil, fmt.Errorf("read state (%s): %w", p.Describe(), err)
 	}
 	return f, nil
@@ -809,9 +809,6 @@ type pgStore struct {
 }
 
 func (s *pgStore) write(rec *record, lineage string, serial int64, apply func()) (func() error, error) {
-	if err := rec.checkPaths(); err != nil {
-		return nil, err
-	}
 	err := s.p.retry(func() error { return s.writeOnce(rec, lineage, serial) })
 	if err != nil {
 		return nil, err
