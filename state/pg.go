@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // PGConfig configures the PostgreSQL backend.
@@ -108,10 +112,38 @@ func NewPG(cfg PGConfig) (*PG, error) {
 		// pgx's message may quote the string: say only where it came from.
 		return nil, fmt.Errorf("backend pg: %s is not a PostgreSQL connection string (postgres://user@host/db or key=value form)", cfg.Env)
 	}
+	p := &PG{cfg: cfg, conf: conf}
+	if err := p.checkTLS(); err != nil {
+		return nil, err
+	}
 	conf.MaxConns = 8
 	conf.ConnConfig.ConnectTimeout = 10 * time.Second
 	conf.ConnConfig.RuntimeParams["application_name"] = "voxform"
-	return &PG{cfg: cfg, conf: conf}, nil
+	return p, nil
+}
+
+// checkTLS refuses, before any connection, a connection string that may
+// reach a host other than loopback or a Unix socket without TLS: with
+// sslmode disable, allow or prefer (the default, also when PGSSLMODE is
+// unset), a server or a man in the middle that refuses TLS and asks for a
+// cleartext password receives it, and the state crosses the network
+// readable. Every host of the string counts (host=a,b and PGHOST too, as
+// pgx resolved them): pgx tries each, and those of sslmode allow and
+// prefer once without TLS, as a fallback of its own.
+func (p *PG) checkTLS() error {
+	c := p.conf.ConnConfig
+	tries := append([]*pgconn.FallbackConfig{{Host: c.Host, Port: c.Port, TLSConfig: c.TLSConfig}}, c.Fallbacks...)
+	for _, t := range tries {
+		if t.TLSConfig != nil {
+			continue
+		}
+		if network, _ := pgconn.NetworkAddress(t.Host, t.Port); network == "unix" || contract.IsLoopback(t.Host) {
+			continue
+		}
+		return fmt.Errorf("backend pg: %s: host %s is not loopback and the connection may go without TLS: add sslmode=verify-full (or verify-ca, require) to the connection string, or the password and the state cross the network readable",
+			p.cfg.Env, p.scrub(strconv.Quote(t.Host)))
+	}
+	return nil
 }
 
 // CheckPGConfig checks the names and the lease of cfg (not the connection
@@ -130,9 +162,9 @@ func CheckPGConfig(cfg PGConfig) error {
 }
 
 // Describe names the state for messages: database, schema and workspace,
-// never the password.
+// never the password (see scrub: a database name may hold it).
 func (p *PG) Describe() string {
-	return fmt.Sprintf("pg database %s on %s, schema %s, workspace %s", p.conf.ConnConfig.Database, p.host(), p.cfg.Schema, p.cfg.Workspace)
+	return p.scrub(fmt.Sprintf("pg database %s on %s, schema %s, workspace %s", p.conf.ConnConfig.Database, p.host(), p.cfg.Schema, p.cfg.Workspace))
 }
 
 func (p *PG) host() string {
@@ -157,20 +189,40 @@ func (p *PG) Close() error {
 	return nil
 }
 
-// redact removes the password from an error's text, and wraps it with
-// what was being done. Text a server sends back goes through it too.
+// redact wraps an error of the driver or the server with what was being
+// done, its text scrubbed. Every error of the backend that holds text the
+// driver or the server gave goes through it.
 func (p *PG) redact(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	if pw := p.conf.ConnConfig.Password; len(pw) >= 3 {
-		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	return &PGError{What: what, Where: p.Describe(), Msg: p.scrub(err.Error()), cause: err}
+}
+
+// urlUserinfo and passwordSetting find the user information of a URL and
+// the password of a key=value connection string in a text.
+var (
+	urlUserinfo     = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@`)
+	passwordSetting = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+)
+
+// scrub is the one home of the pg backend's redaction: it removes from a
+// text the password of the connection, wherever it appears (the driver
+// echoes the user and the database, and a server the database name, which
+// may hold it), as written and URL-escaped, the connection string, and the
+// user information of any URL or password= setting. A password of any
+// length is removed, even at the cost of a message's readability.
+func (p *PG) scrub(s string) string {
+	if cs := p.cfg.ConnString; cs != "" {
+		s = strings.ReplaceAll(s, cs, "$"+p.cfg.Env)
 	}
-	if len(p.cfg.ConnString) >= 3 {
-		msg = strings.ReplaceAll(msg, p.cfg.ConnString, "$"+p.cfg.Env)
+	if pw := p.conf.ConnConfig.Password; pw != "" {
+		for _, v := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw), url.UserPassword("", pw).String()[1:]} {
+			s = strings.ReplaceAll(s, v, "xxxxx")
+		}
 	}
-	return &PGError{What: what, Where: p.Describe(), Msg: msg, cause: err}
+	s = urlUserinfo.ReplaceAllString(s, "${1}xxxxx@")
+	return passwordSetting.ReplaceAllString(s, "${1}xxxxx")
 }
 
 // PGError is an error of the PostgreSQL backend, its text free of the
