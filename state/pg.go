@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -425,48 +426,37 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 		return nil, p.redact("read state", err)
 	}
 	defer tx.Rollback(ctx)
-	f := &File{Resources: map[string]*Resource{}}
-	var moved []byte
-	var at pgPoint
-	err = tx.QueryRow(ctx, "SELECT lineage, serial, format_version, voxform_version, moved_to, epoch, pg_snapshot_xmin(pg_current_snapshot())::text FROM "+p.table("states")+
-		" WHERE workspace = $1", p.cfg.Workspace).Scan(&f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved, &at.Epoch, &at.Xmin)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return f, nil
-	case err != nil:
-		return nil, p.redact("read state", err)
-	case f.Version > FormatVersion:
-		return nil, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
+	rd := &pgRead{tx: tx}
+	f, at, err := p.readHeader(ctx, rd)
+	if err != nil || at.Xmin == "" { // an error, or no state
+		return f, err
 	}
-	if len(moved) > 0 {
-		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
-			return nil, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
-		}
-	}
-	if err := p.readResourcesSince(ctx, tx, f, at); err != nil {
+	if err := p.readResourcesSince(ctx, rd, f, at); err != nil {
 		return nil, err
 	}
 	ws := []any{p.cfg.Workspace}
-	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", ws, func(id string, b []byte) error {
+	intents := rowQuery{what: "job intent", key: "id", val: "intent", from: p.table("job_intents") + " WHERE workspace = $1 ORDER BY seq"}
+	if err := p.readRows(ctx, rd, intents, ws, func(id string, b []byte) error {
 		var in JobIntent
 		if err := strictJSON(b, &in); err != nil {
-			return fmt.Errorf("job intent %s: %v", id, err)
+			return fmt.Errorf("job intent %q: %v", id, err)
 		}
 		if in.ID != id {
-			return fmt.Errorf("job intent %s: its row's id is %q", in.ID, id)
+			return fmt.Errorf("job intent %q: its row's id is %q", in.ID, id)
 		}
 		f.JobIntents = append(f.JobIntents, in)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", ws, func(path string, b []byte) error {
+	written := rowQuery{what: "written entry", key: "path", val: "entry", from: p.table("written") + " WHERE workspace = $1 ORDER BY path"}
+	if err := p.readRows(ctx, rd, written, ws, func(path string, b []byte) error {
 		var w Written
 		if err := strictJSON(b, &w); err != nil {
-			return fmt.Errorf("written %s: %v", path, err)
+			return fmt.Errorf("written %q: %v", path, err)
 		}
 		if w.Path != path {
-			return fmt.Errorf("written %s: its row's path is %q", w.Path, path)
+			return fmt.Errorf("written %q: its row's path is %q", w.Path, path)
 		}
 		f.Written = append(f.Written, w)
 		return nil
@@ -479,21 +469,90 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	return f, nil
 }
 
-// readRows calls fn for each (key, json) row of q, refusing a row over
-// maxPGRow.
-func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, args []any, fn func(string, []byte) error) error {
-	rows, err := tx.Query(ctx, q, args...)
+// readHeader reads the workspace's row of states, bounded in the query
+// as every row is (see rowQuery). A workspace with no state is an empty
+// File with a zero pgPoint.
+func (p *PG) readHeader(ctx context.Context, rd *pgRead) (*File, pgPoint, error) {
+	f := &File{Resources: map[string]*Resource{}}
+	var moved []byte
+	var at pgPoint
+	var size int64
+	fits := fmt.Sprintf("size <= %d", maxPGRow)
+	err := rd.tx.QueryRow(ctx, "SELECT size, CASE WHEN "+fits+" THEN lineage ELSE '' END, serial, format_version, CASE WHEN "+fits+
+		" THEN voxform_version ELSE '' END, CASE WHEN "+fits+" THEN moved_to END, epoch, pg_snapshot_xmin(pg_current_snapshot())::text FROM (SELECT *,"+
+		" octet_length(lineage)::bigint + octet_length(voxform_version) + coalesce(octet_length(moved_to::text), 0) AS size FROM "+p.table("states")+
+		" WHERE workspace = $1) s", p.cfg.Workspace).Scan(&size, &f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved, &at.Epoch, &at.Xmin)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return f, pgPoint{}, nil
+	case err != nil:
+		return nil, at, p.redact("read state", err)
+	case size > maxPGRow:
+		return nil, at, fmt.Errorf("read state (%s): the row of workspace %s in states: %s, more than %s, the limit of a row", p.Describe(), p.cfg.Workspace, sizeString(size), sizeString(maxPGRow))
+	case f.Version > FormatVersion:
+		return nil, at, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
+	}
+	rd.total += size
+	if len(moved) > 0 {
+		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
+			return nil, at, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
+		}
+	}
+	return f, at, nil
+}
+
+// pgRead is one read of the state: its transaction, and the bytes read
+// so far, bounded by pgReadLimit as a state file is by MaxStateSize.
+type pgRead struct {
+	tx    pgx.Tx
+	total int64
+}
+
+// pgReadLimit bounds the bytes of rows one read of the state takes: the
+// file backend's bound of a state (a variable for tests).
+var pgReadLimit int64 = MaxStateSize
+
+// rowNameChars is how much of a key names a row too large to be read.
+const rowNameChars = 200
+
+// rowQuery is a read of (key, value) rows: the two columns and what
+// follows FROM (the table, the conditions and the order). Each row is
+// bounded in the query, by maxPGRow: one larger comes back as its size and
+// the start of its key, its value NULL, so that the driver never buffers
+// it (a row of 400 MB took the memory of the process before).
+type rowQuery struct {
+	what, key, val, from string
+}
+
+func (q rowQuery) sql() string {
+	size := "(octet_length(" + q.key + ")::bigint + coalesce(octet_length(" + q.val + "::text), 0))"
+	fits := size + " <= " + strconv.Itoa(maxPGRow)
+	return "SELECT CASE WHEN " + fits + " THEN " + q.key + " ELSE left(" + q.key + ", " + strconv.Itoa(rowNameChars) + ") END, CASE WHEN " +
+		fits + " THEN " + q.val + "::text END, " + size + "::text FROM " + q.from
+}
+
+// readRows calls fn for each (key, value) row of q, refusing a row over
+// maxPGRow and a read over pgReadLimit, naming the row, escaped.
+func (p *PG) readRows(ctx context.Context, rd *pgRead, q rowQuery, args []any, fn func(string, []byte) error) error {
+	rows, err := rd.tx.Query(ctx, q.sql(), args...)
 	if err != nil {
 		return p.redact("read state", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		raw := rows.RawValues()
-		if len(raw) != 2 {
+		if len(raw) != 3 {
 			return fmt.Errorf("read state (%s): %d columns", p.Describe(), len(raw))
 		}
-		if len(raw[1]) > maxPGRow {
-			return fmt.Errorf("read state (%s): a row of %s, more than %s, the limit of a row", p.Describe(), sizeString(int64(len(raw[1]))), sizeString(maxPGRow))
+		size, err := strconv.ParseInt(string(raw[2]), 10, 64)
+		if err != nil {
+			return fmt.Errorf("read state (%s): %s %s: size %q", p.Describe(), q.what, rowName(raw[0]), raw[2])
+		}
+		if size > maxPGRow {
+			return fmt.Errorf("read state (%s): %s %s: a row of %s, more than %s, the limit of a row", p.Describe(), q.what, rowName(raw[0]), sizeString(size), sizeString(maxPGRow))
+		}
+		if rd.total += size; rd.total > pgReadLimit {
+			return fmt.Errorf("read state (%s): more than %s at %s %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), q.what, rowName(raw[0]))
 		}
 		if err := fn(string(raw[0]), raw[1]); err != nil {
 			return fmt.Errorf("read state (%s): %w", p.Describe(), err)
@@ -502,10 +561,19 @@ func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, args []any, fn f
 	return p.redact("read state", rows.Err())
 }
 
+// rowName is a row's key for an error: escaped, and marked when cut.
+func rowName(key []byte) string {
+	s := strconv.Quote(string(key))
+	if utf8.RuneCount(key) >= rowNameChars {
+		s += " (its first " + strconv.Itoa(rowNameChars) + " characters)"
+	}
+	return s
+}
+
 // readResources reads the workspace's resource rows into into, decoding
 // them on every CPU as they arrive: a plan of 100,000 resources waited
 // 2.2 s for one goroutine to decode them.
-func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any, into map[string]*Resource) (int, error) {
+func (p *PG) readResources(ctx context.Context, rd *pgRead, q rowQuery, args []any, into map[string]*Resource) (int, error) {
 	type row struct {
 		addr string
 		json []byte
@@ -520,7 +588,7 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any,
 			for rw := range rows {
 				var r Resource
 				if err := r.UnmarshalJSON(rw.json); err != nil {
-					return fmt.Errorf("read state (%s): resource %s: %v", p.Describe(), rw.addr, err)
+					return fmt.Errorf("read state (%s): resource %q: %v", p.Describe(), rw.addr, err)
 				}
 				decoded[i][rw.addr] = &r
 			}
@@ -528,7 +596,7 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any,
 		})
 	}
 	n := 0
-	err := p.readRows(gctx, tx, q, args, func(addr string, b []byte) error {
+	err := p.readRows(gctx, rd, q, args, func(addr string, b []byte) error {
 		n++
 		select {
 		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
@@ -669,7 +737,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	var old []byte
 	var live bool
 	var until time.Time
-	err = tx.QueryRow(ctx, "SELECT info, lease_until > clock_timestamp(), lease_until FROM "+p.table("locks")+
+	err = tx.QueryRow(ctx, "SELECT "+boundedInfo+", lease_until > clock_timestamp(), lease_until FROM "+p.table("locks")+
 		" WHERE workspace = $1 FOR UPDATE", p.cfg.Workspace).Scan(&old, &live, &until)
 	switch {
 	case err == nil && live:
@@ -703,6 +771,10 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	return l, nil
 }
 
+// boundedInfo is the info column of a holder row, NULL (no holder
+// information) when it is over maxLockInfo, as a lock file's is read.
+var boundedInfo = fmt.Sprintf("CASE WHEN octet_length(info::text) <= %d THEN info END", maxLockInfo)
+
 // holder reads the holder row.
 func (p *PG) holder(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
@@ -711,7 +783,7 @@ func (p *PG) holder(ctx context.Context, q interface {
 	var b []byte
 	var pid int32
 	var info LockInfo
-	err := q.QueryRow(ctx, "SELECT info, backend_pid FROM "+p.table("locks")+" WHERE workspace = $1", p.cfg.Workspace).Scan(&b, &pid)
+	err := q.QueryRow(ctx, "SELECT "+boundedInfo+", backend_pid FROM "+p.table("locks")+" WHERE workspace = $1", p.cfg.Workspace).Scan(&b, &pid)
 	if err != nil {
 		return info, 0, err
 	}

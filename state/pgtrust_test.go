@@ -1,8 +1,10 @@
 package state
 
 import (
+	"context"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -113,5 +115,82 @@ func TestPGPasswordInDatabaseName(t *testing.T) {
 		if got := q.scrub("at " + s + " end"); strings.Contains(got, "zq") || strings.Contains(got, "other") || strings.Contains(got, "a b") {
 			t.Errorf("scrub(%q) = %q", s, got)
 		}
+	}
+}
+
+// A row over the limit of a row is refused in the query, before the
+// driver buffers it: the read allocates far less than the row, and the
+// error names the row, escaped, and the bound. So is the header row, and
+// a read past the state's bound.
+func TestPGRowsBoundedInQuery(t *testing.T) {
+	url := pgtest.Database(t)
+	p := newPG(t, url, "", 0)
+	lk, rec := openPG(t, p)
+	for _, a := range []string{"synthesis.a", "synthesis.b", "synthesis.c"} {
+		if err := rec.Record(a, sampleResource(a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.Close()
+	lk.Unlock()
+	ctx := context.Background()
+	conn := sqlConn(t, url)
+	exec := func(q string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readErr := func() (error, uint64) {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := p.Read()
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatal("read")
+		}
+		return err, after.TotalAlloc - before.TotalAlloc
+	}
+
+	// Just over 64 MiB of JSON, made by the server (stored uncompressed,
+	// which is quicker to write).
+	exec(`ALTER TABLE voxform.resources ALTER COLUMN resource SET STORAGE EXTERNAL`)
+	exec(`ALTER TABLE voxform.states ALTER COLUMN voxform_version SET STORAGE EXTERNAL`)
+	exec(`UPDATE voxform.resources SET resource = json_build_object('kind', 'synthesis', 'pad', repeat('x', 64 << 20)) WHERE address = 'synthesis.b'`)
+	err, alloc := readErr()
+	if !strings.Contains(err.Error(), `resource "synthesis.b": a row of 67108909 bytes, more than 64 MiB, the limit of a row`) {
+		t.Errorf("row: %v", err)
+	}
+	if alloc > 16<<20 {
+		t.Errorf("the read allocated %d MiB for a row it refused", alloc>>20)
+	}
+	exec(`UPDATE voxform.resources SET resource = json_build_object('kind', 'synthesis') WHERE address = 'synthesis.b'`)
+
+	// The header row too.
+	exec(`UPDATE voxform.states SET voxform_version = repeat('v', 64 << 20)`)
+	err, alloc = readErr()
+	if !strings.Contains(err.Error(), "the row of workspace default in states: 67108900 bytes, more than 64 MiB, the limit of a row") || alloc > 16<<20 {
+		t.Errorf("header (%d MiB allocated): %v", alloc>>20, err)
+	}
+	exec(`UPDATE voxform.states SET voxform_version = 'v'`)
+
+	// A hostile address is named escaped.
+	exec(`UPDATE voxform.resources SET address = E'synthesis.a\x1b[1A\x1b[2K', resource = json_build_object('kind', 'synthesis') WHERE address = 'synthesis.b'`)
+	err, _ = readErr()
+	if strings.ContainsRune(err.Error(), 0x1b) || !strings.Contains(err.Error(), `resources["synthesis.a\x1b[1A\x1b[2K"]: not a voxform address`) {
+		t.Errorf("address: %v", err)
+	}
+	exec(`UPDATE voxform.resources SET address = 'synthesis.b' WHERE address LIKE E'synthesis.a\x1b%'`)
+
+	// The whole read is bounded as a state file is: here lowered to 1 MiB,
+	// with three rows of 400 KiB.
+	defer func(l int64) { pgReadLimit = l }(pgReadLimit)
+	pgReadLimit = 1 << 20
+	exec(`UPDATE voxform.resources SET resource = json_build_object('kind', 'synthesis', 'consent', repeat('x', 400 << 10))`)
+	err, _ = readErr()
+	if !strings.Contains(err.Error(), "more than 1 MiB at resource") || !strings.Contains(err.Error(), "the limit of a state") {
+		t.Errorf("total: %v", err)
 	}
 }
