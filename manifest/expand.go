@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/state"
 )
 
 // hashed is one input of Manifest.Hash.
@@ -391,12 +392,10 @@ func fieldPositions(fs map[string]*field) map[string]Pos {
 }
 
 // Address returns the address of a resource: KIND.NAME, or
-// KIND.NAME["KEY"] for an instance of a block.
+// KIND.NAME["KEY"] for an instance of a block, spelled as the state reads
+// it back (state.Address, the grammar's one home).
 func Address(kind Kind, name string, key string, hasKey bool) string {
-	if !hasKey {
-		return string(kind) + "." + name
-	}
-	return string(kind) + "." + name + "[" + strconv.Quote(key) + "]"
+	return state.Address{Kind: string(kind), Name: name, Key: key, HasKey: hasKey}.String()
 }
 
 // finish sorts resources and computes the hash.

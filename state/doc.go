@@ -45,6 +45,19 @@
 // the project. Reads are bounded: the state file by MaxStateSize, each
 // journal line by MaxJournalLine, a cache file by MaxCacheFileSize.
 //
+// An address is read only in the one spelling Address gives (KIND.NAME or
+// KIND.NAME["KEY"], the key quoted as Go quotes a string): a state file,
+// journal record or pg row naming anything else is refused, the address
+// escaped in the error, so that no address carries a control character or
+// an escape sequence to a terminal.
+//
+// The PostgreSQL backend (pg.go) refuses, before connecting, a connection
+// string that may reach a host other than loopback or a Unix socket
+// without TLS; scrub is the one redaction of its messages (the password,
+// the connection string, URL user information). Its rows are bounded in
+// the query (maxPGRow each, MaxStateSize for a whole read), so that the
+// driver never buffers a row it would refuse.
+//
 // Backend is the small interface a future shared backend (PostgreSQL,
 // SPEC section 12) will implement; Local is the only implementation.
 package state

@@ -367,7 +367,7 @@ func decodeParallel(data []byte) (*File, bool) {
 	for i, a := range addrs {
 		f.Resources[a] = decoded[i]
 	}
-	if f.checkPaths() != nil {
+	if f.checkEntries() != nil {
 		return nil, false
 	}
 	return f, true
@@ -552,7 +552,7 @@ func decodeSerial(data []byte) (*File, error) {
 		}
 		f.Resources[a] = rj.resource()
 	}
-	if err := f.checkPaths(); err != nil {
+	if err := f.checkEntries(); err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
 	}
 	return &f, nil

@@ -2,7 +2,10 @@ package state
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/owned"
 )
@@ -23,8 +26,11 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Whatever decodes names only paths voxform may own.
+		// Whatever decodes names only addresses and paths voxform may own.
 		for addr, r := range st.Resources {
+			if err := CheckAddress(addr); err != nil {
+				t.Fatalf("decoded %q: %v", addr, err)
+			}
 			for _, o := range r.Outputs {
 				if err := owned.CheckRel(o.Path); err != nil {
 					t.Fatalf("decoded %s with output %q: %v", addr, o.Path, err)
@@ -61,6 +67,39 @@ func FuzzJournalLine(f *testing.F) {
 		rec, ok := decodeRecord(data)
 		if ok && rec == nil {
 			t.Fatal("ok without a record")
+		}
+	})
+}
+
+// FuzzAddress: any string is an address or refused, never a panic; an
+// address accepted spells itself (String gives it back) and holds only
+// printable runes, so no control character or escape sequence reaches a
+// terminal through one. Any key of a block makes an address that parses
+// back to it.
+func FuzzAddress(f *testing.F) {
+	for _, s := range []string{"synthesis.a", `synthesis.menu["billing"]`, `transcription.calls["recordings/a.wav"]`,
+		hostileAddress, `synthesis.a["` + "\x1b[2K" + `"]`, `synthesis.a["\x1b[2K"]`, `voice.n["a"]["b"]`, "synthesis.p[1]",
+		`synthesis.a["\u202e"]`, "synthesis.\u00e9", "embedding.-a", "voice.a\n", `synthesis.a["\xff"]`, ""} {
+		f.Add(s, "key")
+	}
+	f.Add("voice.v", "\x1b[1A\u202e\xff\"\\")
+	f.Fuzz(func(t *testing.T, s, key string) {
+		if a, err := ParseAddress(s); err == nil {
+			if a.String() != s {
+				t.Fatalf("%q accepted as %#v, which spells %q", s, a, a.String())
+			}
+			if !utf8.ValidString(s) {
+				t.Fatalf("%q accepted: not UTF-8", s)
+			}
+			for _, r := range s {
+				if unicode.IsControl(r) || !strconv.IsPrint(r) {
+					t.Fatalf("%q accepted with %U", s, r)
+				}
+			}
+		}
+		a := Address{Kind: "synthesis", Name: "n", Key: key, HasKey: true}
+		if got, err := ParseAddress(a.String()); err != nil || got != a {
+			t.Fatalf("key %q: %q parses as %#v, %v", key, a.String(), got, err)
 		}
 	})
 }

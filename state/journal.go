@@ -105,10 +105,16 @@ func (rec *record) apply(f *File) {
 	f.addWritten(rec.Written)
 }
 
-// checkPaths refuses a record naming a path voxform could not own.
-func (rec *record) checkPaths() error {
+// checkEntries refuses a record naming an address that is not one or a
+// path voxform could not own (see File.checkEntries).
+func (rec *record) checkEntries() error {
+	for i, a := range rec.Remove {
+		if err := CheckAddress(a); err != nil {
+			return fmt.Errorf("remove[%d] %q: %w", i, a, err)
+		}
+	}
 	tmp := File{Resources: rec.Resources, Written: rec.Written}
-	return tmp.checkPaths()
+	return tmp.checkEntries()
 }
 
 // journalReplay is the outcome of reading a journal.
@@ -162,7 +168,7 @@ func replayJournal(path string, f *File, stateExists bool) (journalReplay, error
 		}
 		switch rec.Op {
 		case opPut, opRemove, opWritten:
-			if err := rec.checkPaths(); err != nil {
+			if err := rec.checkEntries(); err != nil {
 				return out, fmt.Errorf("read journal %s: %w", path, err)
 			}
 			rec.apply(f)

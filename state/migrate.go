@@ -146,7 +146,7 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 	if !ok || l.p != p || l.LostErr() != nil {
 		return errors.New("replace state: the state is not locked")
 	}
-	if err := f.checkPaths(); err != nil {
+	if err := f.checkEntries(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*pgTimeout)

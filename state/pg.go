@@ -9,16 +9,21 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/voxform/voxform/contract"
 )
 
 // PGConfig configures the PostgreSQL backend.
@@ -108,10 +113,38 @@ func NewPG(cfg PGConfig) (*PG, error) {
 		// pgx's message may quote the string: say only where it came from.
 		return nil, fmt.Errorf("backend pg: %s is not a PostgreSQL connection string (postgres://user@host/db or key=value form)", cfg.Env)
 	}
+	p := &PG{cfg: cfg, conf: conf}
+	if err := p.checkTLS(); err != nil {
+		return nil, err
+	}
 	conf.MaxConns = 8
 	conf.ConnConfig.ConnectTimeout = 10 * time.Second
 	conf.ConnConfig.RuntimeParams["application_name"] = "voxform"
-	return &PG{cfg: cfg, conf: conf}, nil
+	return p, nil
+}
+
+// checkTLS refuses, before any connection, a connection string that may
+// reach a host other than loopback or a Unix socket without TLS: with
+// sslmode disable, allow or prefer (the default, also when PGSSLMODE is
+// unset), a server or a man in the middle that refuses TLS and asks for a
+// cleartext password receives it, and the state crosses the network
+// readable. Every host of the string counts (host=a,b and PGHOST too, as
+// pgx resolved them): pgx tries each, and those of sslmode allow and
+// prefer once without TLS, as a fallback of its own.
+func (p *PG) checkTLS() error {
+	c := p.conf.ConnConfig
+	tries := append([]*pgconn.FallbackConfig{{Host: c.Host, Port: c.Port, TLSConfig: c.TLSConfig}}, c.Fallbacks...)
+	for _, t := range tries {
+		if t.TLSConfig != nil {
+			continue
+		}
+		if network, _ := pgconn.NetworkAddress(t.Host, t.Port); network == "unix" || contract.IsLoopback(t.Host) {
+			continue
+		}
+		return fmt.Errorf("backend pg: %s: host %s is not loopback and the connection may go without TLS: add sslmode=verify-full (or verify-ca, require) to the connection string, or the password and the state cross the network readable",
+			p.cfg.Env, p.scrub(strconv.Quote(t.Host)))
+	}
+	return nil
 }
 
 // CheckPGConfig checks the names and the lease of cfg (not the connection
@@ -130,9 +163,9 @@ func CheckPGConfig(cfg PGConfig) error {
 }
 
 // Describe names the state for messages: database, schema and workspace,
-// never the password.
+// never the password (see scrub: a database name may hold it).
 func (p *PG) Describe() string {
-	return fmt.Sprintf("pg database %s on %s, schema %s, workspace %s", p.conf.ConnConfig.Database, p.host(), p.cfg.Schema, p.cfg.Workspace)
+	return p.scrub(fmt.Sprintf("pg database %s on %s, schema %s, workspace %s", p.conf.ConnConfig.Database, p.host(), p.cfg.Schema, p.cfg.Workspace))
 }
 
 func (p *PG) host() string {
@@ -157,20 +190,40 @@ func (p *PG) Close() error {
 	return nil
 }
 
-// redact removes the password from an error's text, and wraps it with
-// what was being done. Text a server sends back goes through it too.
+// redact wraps an error of the driver or the server with what was being
+// done, its text scrubbed. Every error of the backend that holds text the
+// driver or the server gave goes through it.
 func (p *PG) redact(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	if pw := p.conf.ConnConfig.Password; len(pw) >= 3 {
-		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	return &PGError{What: what, Where: p.Describe(), Msg: p.scrub(err.Error()), cause: err}
+}
+
+// urlUserinfo and passwordSetting find the user information of a URL and
+// the password of a key=value connection string in a text.
+var (
+	urlUserinfo     = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@`)
+	passwordSetting = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+)
+
+// scrub is the one home of the pg backend's redaction: it removes from a
+// text the password of the connection, wherever it appears (the driver
+// echoes the user and the database, and a server the database name, which
+// may hold it), as written and URL-escaped, the connection string, and the
+// user information of any URL or password= setting. A password of any
+// length is removed, even at the cost of a message's readability.
+func (p *PG) scrub(s string) string {
+	if cs := p.cfg.ConnString; cs != "" {
+		s = strings.ReplaceAll(s, cs, "$"+p.cfg.Env)
 	}
-	if len(p.cfg.ConnString) >= 3 {
-		msg = strings.ReplaceAll(msg, p.cfg.ConnString, "$"+p.cfg.Env)
+	if pw := p.conf.ConnConfig.Password; pw != "" {
+		for _, v := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw), url.UserPassword("", pw).String()[1:]} {
+			s = strings.ReplaceAll(s, v, "xxxxx")
+		}
 	}
-	return &PGError{What: what, Where: p.Describe(), Msg: msg, cause: err}
+	s = urlUserinfo.ReplaceAllString(s, "${1}xxxxx@")
+	return passwordSetting.ReplaceAllString(s, "${1}xxxxx")
 }
 
 // PGError is an error of the PostgreSQL backend, its text free of the
@@ -373,75 +426,133 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 		return nil, p.redact("read state", err)
 	}
 	defer tx.Rollback(ctx)
-	f := &File{Resources: map[string]*Resource{}}
-	var moved []byte
-	var at pgPoint
-	err = tx.QueryRow(ctx, "SELECT lineage, serial, format_version, voxform_version, moved_to, epoch, pg_snapshot_xmin(pg_current_snapshot())::text FROM "+p.table("states")+
-		" WHERE workspace = $1", p.cfg.Workspace).Scan(&f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved, &at.Epoch, &at.Xmin)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return f, nil
-	case err != nil:
-		return nil, p.redact("read state", err)
-	case f.Version > FormatVersion:
-		return nil, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
+	rd := &pgRead{tx: tx}
+	f, at, err := p.readHeader(ctx, rd)
+	if err != nil || at.Xmin == "" { // an error, or no state
+		return f, err
 	}
-	if len(moved) > 0 {
-		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
-			return nil, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
-		}
-	}
-	if err := p.readResourcesSince(ctx, tx, f, at); err != nil {
+	if err := p.readResourcesSince(ctx, rd, f, at); err != nil {
 		return nil, err
 	}
 	ws := []any{p.cfg.Workspace}
-	if err := p.readRows(ctx, tx, "SELECT id, intent FROM "+p.table("job_intents")+" WHERE workspace = $1 ORDER BY seq", ws, func(id string, b []byte) error {
+	intents := rowQuery{what: "job intent", key: "id", val: "intent", from: p.table("job_intents") + " WHERE workspace = $1 ORDER BY seq"}
+	if err := p.readRows(ctx, rd, intents, ws, func(id string, b []byte) error {
 		var in JobIntent
 		if err := strictJSON(b, &in); err != nil {
-			return fmt.Errorf("job intent %s: %v", id, err)
+			return fmt.Errorf("job intent %q: %v", id, err)
 		}
 		if in.ID != id {
-			return fmt.Errorf("job intent %s: its row's id is %q", in.ID, id)
+			return fmt.Errorf("job intent %q: its row's id is %q", in.ID, id)
 		}
 		f.JobIntents = append(f.JobIntents, in)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := p.readRows(ctx, tx, "SELECT path, entry FROM "+p.table("written")+" WHERE workspace = $1 ORDER BY path", ws, func(path string, b []byte) error {
+	written := rowQuery{what: "written entry", key: "path", val: "entry", from: p.table("written") + " WHERE workspace = $1 ORDER BY path"}
+	if err := p.readRows(ctx, rd, written, ws, func(path string, b []byte) error {
 		var w Written
 		if err := strictJSON(b, &w); err != nil {
-			return fmt.Errorf("written %s: %v", path, err)
+			return fmt.Errorf("written %q: %v", path, err)
 		}
 		if w.Path != path {
-			return fmt.Errorf("written %s: its row's path is %q", w.Path, path)
+			return fmt.Errorf("written %q: its row's path is %q", w.Path, path)
 		}
 		f.Written = append(f.Written, w)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := f.checkPaths(); err != nil {
+	if err := f.checkEntries(); err != nil {
 		return nil, fmt.Errorf("read state (%s): %w", p.Describe(), err)
 	}
 	return f, nil
 }
 
-// readRows calls fn for each (key, json) row of q, refusing a row over
-// maxPGRow.
-func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, args []any, fn func(string, []byte) error) error {
-	rows, err := tx.Query(ctx, q, args...)
+// readHeader reads the workspace's row of states, bounded in the query
+// as every row is (see rowQuery). A workspace with no state is an empty
+// File with a zero pgPoint.
+func (p *PG) readHeader(ctx context.Context, rd *pgRead) (*File, pgPoint, error) {
+	f := &File{Resources: map[string]*Resource{}}
+	var moved []byte
+	var at pgPoint
+	var size int64
+	fits := fmt.Sprintf("size <= %d", maxPGRow)
+	err := rd.tx.QueryRow(ctx, "SELECT size, CASE WHEN "+fits+" THEN lineage ELSE '' END, serial, format_version, CASE WHEN "+fits+
+		" THEN voxform_version ELSE '' END, CASE WHEN "+fits+" THEN moved_to END, epoch, pg_snapshot_xmin(pg_current_snapshot())::text FROM (SELECT *,"+
+		" octet_length(lineage)::bigint + octet_length(voxform_version) + coalesce(octet_length(moved_to::text), 0) AS size FROM "+p.table("states")+
+		" WHERE workspace = $1) s", p.cfg.Workspace).Scan(&size, &f.Lineage, &f.Serial, &f.Version, &f.VoxformVersion, &moved, &at.Epoch, &at.Xmin)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return f, pgPoint{}, nil
+	case err != nil:
+		return nil, at, p.redact("read state", err)
+	case size > maxPGRow:
+		return nil, at, fmt.Errorf("read state (%s): the row of workspace %s in states: %s, more than %s, the limit of a row", p.Describe(), p.cfg.Workspace, sizeString(size), sizeString(maxPGRow))
+	case f.Version > FormatVersion:
+		return nil, at, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
+	}
+	rd.total += size
+	if len(moved) > 0 {
+		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
+			return nil, at, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
+		}
+	}
+	return f, at, nil
+}
+
+// pgRead is one read of the state: its transaction, and the bytes read
+// so far, bounded by pgReadLimit as a state file is by MaxStateSize.
+type pgRead struct {
+	tx    pgx.Tx
+	total int64
+}
+
+// pgReadLimit bounds the bytes of rows one read of the state takes: the
+// file backend's bound of a state (a variable for tests).
+var pgReadLimit int64 = MaxStateSize
+
+// rowNameChars is how much of a key names a row too large to be read.
+const rowNameChars = 200
+
+// rowQuery is a read of (key, value) rows: the two columns and what
+// follows FROM (the table, the conditions and the order). Each row is
+// bounded in the query, by maxPGRow: one larger comes back as its size and
+// the start of its key, its value NULL, so that the driver never buffers
+// it (a row of 400 MB took the memory of the process before).
+type rowQuery struct {
+	what, key, val, from string
+}
+
+func (q rowQuery) sql() string {
+	size := "(octet_length(" + q.key + ")::bigint + coalesce(octet_length(" + q.val + "::text), 0))"
+	fits := size + " <= " + strconv.Itoa(maxPGRow)
+	return "SELECT CASE WHEN " + fits + " THEN " + q.key + " ELSE left(" + q.key + ", " + strconv.Itoa(rowNameChars) + ") END, CASE WHEN " +
+		fits + " THEN " + q.val + "::text END, " + size + "::text FROM " + q.from
+}
+
+// readRows calls fn for each (key, value) row of q, refusing a row over
+// maxPGRow and a read over pgReadLimit, naming the row, escaped.
+func (p *PG) readRows(ctx context.Context, rd *pgRead, q rowQuery, args []any, fn func(string, []byte) error) error {
+	rows, err := rd.tx.Query(ctx, q.sql(), args...)
 	if err != nil {
 		return p.redact("read state", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		raw := rows.RawValues()
-		if len(raw) != 2 {
+		if len(raw) != 3 {
 			return fmt.Errorf("read state (%s): %d columns", p.Describe(), len(raw))
 		}
-		if len(raw[1]) > maxPGRow {
-			return fmt.Errorf("read state (%s): a row of %s, more than %s, the limit of a row", p.Describe(), sizeString(int64(len(raw[1]))), sizeString(maxPGRow))
+		size, err := strconv.ParseInt(string(raw[2]), 10, 64)
+		if err != nil {
+			return fmt.Errorf("read state (%s): %s %s: size %q", p.Describe(), q.what, rowName(raw[0]), raw[2])
+		}
+		if size > maxPGRow {
+			return fmt.Errorf("read state (%s): %s %s: a row of %s, more than %s, the limit of a row", p.Describe(), q.what, rowName(raw[0]), sizeString(size), sizeString(maxPGRow))
+		}
+		if rd.total += size; rd.total > pgReadLimit {
+			return fmt.Errorf("read state (%s): more than %s at %s %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), q.what, rowName(raw[0]))
 		}
 		if err := fn(string(raw[0]), raw[1]); err != nil {
 			return fmt.Errorf("read state (%s): %w", p.Describe(), err)
@@ -450,10 +561,19 @@ func (p *PG) readRows(ctx context.Context, tx pgx.Tx, q string, args []any, fn f
 	return p.redact("read state", rows.Err())
 }
 
+// rowName is a row's key for an error: escaped, and marked when cut.
+func rowName(key []byte) string {
+	s := strconv.Quote(string(key))
+	if utf8.RuneCount(key) >= rowNameChars {
+		s += " (its first " + strconv.Itoa(rowNameChars) + " characters)"
+	}
+	return s
+}
+
 // readResources reads the workspace's resource rows into into, decoding
 // them on every CPU as they arrive: a plan of 100,000 resources waited
 // 2.2 s for one goroutine to decode them.
-func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any, into map[string]*Resource) (int, error) {
+func (p *PG) readResources(ctx context.Context, rd *pgRead, q rowQuery, args []any, into map[string]*Resource) (int, error) {
 	type row struct {
 		addr string
 		json []byte
@@ -468,7 +588,7 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any,
 			for rw := range rows {
 				var r Resource
 				if err := r.UnmarshalJSON(rw.json); err != nil {
-					return fmt.Errorf("read state (%s): resource %s: %v", p.Describe(), rw.addr, err)
+					return fmt.Errorf("read state (%s): resource %q: %v", p.Describe(), rw.addr, err)
 				}
 				decoded[i][rw.addr] = &r
 			}
@@ -476,7 +596,7 @@ func (p *PG) readResources(ctx context.Context, tx pgx.Tx, q string, args []any,
 		})
 	}
 	n := 0
-	err := p.readRows(gctx, tx, q, args, func(addr string, b []byte) error {
+	err := p.readRows(gctx, rd, q, args, func(addr string, b []byte) error {
 		n++
 		select {
 		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
@@ -617,7 +737,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	var old []byte
 	var live bool
 	var until time.Time
-	err = tx.QueryRow(ctx, "SELECT info, lease_until > clock_timestamp(), lease_until FROM "+p.table("locks")+
+	err = tx.QueryRow(ctx, "SELECT "+boundedInfo+", lease_until > clock_timestamp(), lease_until FROM "+p.table("locks")+
 		" WHERE workspace = $1 FOR UPDATE", p.cfg.Workspace).Scan(&old, &live, &until)
 	switch {
 	case err == nil && live:
@@ -651,6 +771,10 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	return l, nil
 }
 
+// boundedInfo is the info column of a holder row, NULL (no holder
+// information) when it is over maxLockInfo, as a lock file's is read.
+var boundedInfo = fmt.Sprintf("CASE WHEN octet_length(info::text) <= %d THEN info END", maxLockInfo)
+
 // holder reads the holder row.
 func (p *PG) holder(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
@@ -659,7 +783,7 @@ func (p *PG) holder(ctx context.Context, q interface {
 	var b []byte
 	var pid int32
 	var info LockInfo
-	err := q.QueryRow(ctx, "SELECT info, backend_pid FROM "+p.table("locks")+" WHERE workspace = $1", p.cfg.Workspace).Scan(&b, &pid)
+	err := q.QueryRow(ctx, "SELECT "+boundedInfo+", backend_pid FROM "+p.table("locks")+" WHERE workspace = $1", p.cfg.Workspace).Scan(&b, &pid)
 	if err != nil {
 		return info, 0, err
 	}
@@ -809,9 +933,6 @@ type pgStore struct {
 }
 
 func (s *pgStore) write(rec *record, lineage string, serial int64, apply func()) (func() error, error) {
-	if err := rec.checkPaths(); err != nil {
-		return nil, err
-	}
 	err := s.p.retry(func() error { return s.writeOnce(rec, lineage, serial) })
 	if err != nil {
 		return nil, err

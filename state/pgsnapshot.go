@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 )
 
@@ -122,26 +121,26 @@ func (p *PG) saveSnapshot(f *File, at pgPoint) {
 // at: those a snapshot holds and the rows changed since it was read, or
 // every row. A new snapshot is saved after a read of every row, or of many
 // changed.
-func (p *PG) readResourcesSince(ctx context.Context, tx pgx.Tx, f *File, at pgPoint) error {
-	q := "SELECT address, resource FROM " + p.table("resources") + " WHERE workspace = $1"
+func (p *PG) readResourcesSince(ctx context.Context, rd *pgRead, f *File, at pgPoint) error {
+	q := rowQuery{what: "resource", key: "address", val: "resource", from: p.table("resources") + " WHERE workspace = $1"}
 	args := []any{p.cfg.Workspace}
 	snap, since, ok := p.loadSnapshot(f.Lineage, at.Epoch)
 	if ok {
 		f.Resources = snap.Resources
-		q += " AND tx >= $2::text::xid8"
+		q.from += " AND tx >= $2::text::xid8"
 		args = append(args, since)
 	}
-	n, err := p.readResources(ctx, tx, q, args, f.Resources)
+	n, err := p.readResources(ctx, rd, q, args, f.Resources)
 	if err != nil {
 		return err
 	}
 	if ok {
-		err := p.readRows(ctx, tx, "SELECT address, '' FROM "+p.table("removed")+" WHERE workspace = $1 AND tx >= $2::text::xid8", args,
-			func(addr string, _ []byte) error {
-				n++
-				delete(f.Resources, addr)
-				return nil
-			})
+		removed := rowQuery{what: "removal", key: "address", val: "''", from: p.table("removed") + " WHERE workspace = $1 AND tx >= $2::text::xid8"}
+		err := p.readRows(ctx, rd, removed, args, func(addr string, _ []byte) error {
+			n++
+			delete(f.Resources, addr)
+			return nil
+		})
 		if err != nil {
 			return err
 		}

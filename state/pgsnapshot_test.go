@@ -29,7 +29,7 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 	local := NewLocal(t.TempDir())
 	src := New()
 	for i := range n {
-		src.Resources[fmt.Sprintf("synthesis.p[%d]", i)] = sampleResource(fmt.Sprintf("text %d", i))
+		src.Resources[fmt.Sprintf(`synthesis.p["%d"]`, i)] = sampleResource(fmt.Sprintf("text %d", i))
 	}
 	var rec *Recorder
 	lk, err := local.Lock("test")
@@ -73,17 +73,17 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 	}
 
 	lk, rec = openPG(t, writer)
-	rec.Record("synthesis.p[1]", sampleResource("changed"))
+	rec.Record(`synthesis.p["1"]`, sampleResource("changed"))
 	rec.Record("synthesis.new", sampleResource("new"))
-	rec.Remove("synthesis.p[2]", "synthesis.p[3]")
-	rec.Record("synthesis.p[3]", sampleResource("back again"))
+	rec.Remove(`synthesis.p["2"]`, `synthesis.p["3"]`)
+	rec.Record(`synthesis.p["3"]`, sampleResource("back again"))
 	rec.Close()
 	lk.Unlock()
 	ctx := context.Background()
 	conn := sqlConn(t, url)
 	for _, q := range []string{ // by hand
-		`UPDATE voxform.resources SET resource = replace(resource::text, 'text 4"', 'by hand"')::json WHERE address = 'synthesis.p[4]'`,
-		`DELETE FROM voxform.resources WHERE address = 'synthesis.p[5]'`,
+		`UPDATE voxform.resources SET resource = replace(resource::text, 'text 4"', 'by hand"')::json WHERE address = 'synthesis.p["4"]'`,
+		`DELETE FROM voxform.resources WHERE address = 'synthesis.p["5"]'`,
 	} {
 		if tag, err := conn.Exec(ctx, q); err != nil || tag.RowsAffected() != 1 {
 			t.Fatalf("%s: %v, %v", q, tag, err)

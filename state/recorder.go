@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -107,6 +108,9 @@ func (r *Recorder) append(rec *record, apply func()) error {
 // write hands rec to the store, which applies it in memory in its order,
 // without waiting for it to be durable; it returns the wait.
 func (r *Recorder) write(rec *record, apply func()) (func() error, error) {
+	if err := rec.checkEntries(); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

@@ -74,7 +74,7 @@ func (l *Local) loadSnapshot(key [32]byte) (*File, bool) {
 		return nil, false
 	}
 	f, ok := sb.file()
-	if !ok || f.checkPaths() != nil { // a snapshot is never trusted further than the file
+	if !ok || f.checkEntries() != nil { // a snapshot is never trusted further than the file
 		return nil, false
 	}
 	return f, true
@@ -110,7 +110,7 @@ func snapshotOf(f *File) snapshotBody {
 	return sb
 }
 
-// file is the state sb holds, not checked yet (see File.checkPaths).
+// file is the state sb holds, not checked yet (see File.checkEntries).
 func (sb *snapshotBody) file() (*File, bool) {
 	if sb.Version != FormatVersion {
 		return nil, false

@@ -76,20 +76,27 @@ func (r *Resource) CheckPaths() error {
 	return nil
 }
 
-// checkPaths applies CheckPaths to every resource and checks the paths of
-// Written entries, naming the first offender by its place in the file.
-func (f *File) checkPaths() error {
+// checkEntries refuses a state naming an address that is not one
+// (ParseAddress) or a path voxform could not own (CheckPaths), naming the
+// first offender by its place in the file, its address escaped.
+func (f *File) checkEntries() error {
 	addrs := make([]string, 0, len(f.Resources))
 	for a := range f.Resources {
 		addrs = append(addrs, a)
 	}
 	sort.Strings(addrs)
 	for _, a := range addrs {
+		if err := CheckAddress(a); err != nil {
+			return fmt.Errorf("resources[%q]: %w", a, err)
+		}
 		if err := f.Resources[a].CheckPaths(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}
 	}
 	for i, w := range f.Written {
+		if err := CheckAddress(w.Address); err != nil {
+			return fmt.Errorf("written[%d].address %q: %w", i, w.Address, err)
+		}
 		if err := owned.CheckRel(w.Path); err != nil {
 			return fmt.Errorf("written[%d].path: %w", i, err)
 		}
