@@ -173,7 +173,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		announceEmulated(env, f.op(), planFile+" was made with -emulate")
 	}
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
-		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, flags)
+		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, untrusted.Escape(flags))
 	}
 	if pr.session, err = ws.Lock(f.op()); err != nil {
 		return pr, true, err
@@ -291,7 +291,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		return err
 	}
 	if cerr := pr.session.SaveHashes(); cerr != nil {
-		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", cerr)
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(cerr.Error()))
 	}
 	if !f.plan.jsonOut {
 		printSummary(env.Stdout, f.op(), summary, f.plan.service.emulate)

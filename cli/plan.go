@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/cli/planview"
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
@@ -243,7 +244,7 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	}
 	pr.plan, err = pr.session.Plan(ctx, pr.manifest, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
-		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(serr.Error()))
 	}
 	return pr, err
 }
