@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
@@ -133,4 +134,42 @@ func TestCodeCell(t *testing.T) {
 			t.Errorf("codeCell(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzCells: whatever an address (from a state) and a text (from a
+// manifest) hold, a Markdown row keeps its five cells, no control reaches
+// the summary or the table raw, and a mention or a bare URL survives only
+// inside the address's code span.
+func FuzzCells(f *testing.F) {
+	f.Add("synthesis.a`|b", hostile)
+	f.Add("``\\|\x1b", "@x #1 https://y www.z \u202e")
+	border := regexp.MustCompile(`(^|[^\\])\|`)
+	f.Fuzz(func(t *testing.T, addr, text string) {
+		p := &planner.Plan{Actions: []*planner.Action{synthesis(addr, text)}}
+		var md, table strings.Builder
+		if err := Markdown(&md, p, nil, MarkdownOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Render(&table, p, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, out := range []string{md.String(), table.String()} {
+			if strings.ContainsFunc(out, func(r rune) bool {
+				return r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d')
+			}) || !utf8.ValidString(out) {
+				t.Fatalf("a raw control in %q", out)
+			}
+		}
+		for _, line := range strings.Split(md.String(), "\n") {
+			if strings.HasPrefix(line, "| `+`") {
+				if n := len(border.FindAllString(line, -1)); n != 6 {
+					t.Fatalf("%d cell borders in %q", n, line)
+				}
+				cells := strings.SplitN(line, " | ", 4)
+				if regexp.MustCompile(`@[A-Za-z0-9]|#[0-9]|(?i)https?://|www\.`).MatchString(cells[3]) {
+					t.Fatalf("a live mention or link in %q", cells[3])
+				}
+			}
+		}
+	})
 }
