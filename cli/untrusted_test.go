@@ -130,3 +130,18 @@ func TestRenderEscapesAddresses(t *testing.T) {
 		t.Errorf("escapes not shown:\n%s", b.String())
 	}
 }
+
+// TestMarkdownBytesFlag: -markdown-bytes bounds a -markdown summary (a
+// job summary may take 1 MiB); below the minimum, or without -markdown,
+// it is a usage error.
+func TestMarkdownBytesFlag(t *testing.T) {
+	env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": planManifest})
+	if code := runCmd(env, "plan", "-markdown", "-markdown-bytes", "1048576"); code != ExitOK || !strings.Contains(stdout.String(), "| `+` | `synthesis.hello` |") {
+		t.Errorf("a job summary's bound: exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{{"plan", "-markdown", "-markdown-bytes", "100"}, {"plan", "-markdown-bytes", "1048576"}, {"show", "-markdown-bytes", "100", "-markdown", "x.plan"}} {
+		if code := runCmd(env, args...); code != ExitError || !strings.Contains(stderr.String(), "-markdown-bytes") || stdout.Len() > 0 {
+			t.Errorf("%v: exit %d: %s%s", args, code, stdout, stderr)
+		}
+	}
+}
