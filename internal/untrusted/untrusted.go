@@ -11,8 +11,8 @@ import (
 // MaxExcerpt is how many characters of a text Excerpt and Body keep.
 const MaxExcerpt = 200
 
-// MaxScan is how many bytes of a body Body reads: more than an excerpt
-// needs, even of markup.
+// MaxScan is how many bytes of a text Excerpt and Body read: more than an
+// excerpt needs, even of markup.
 const MaxScan = 16 << 10
 
 // Escape returns s with every character that could act on a terminal
@@ -45,10 +45,7 @@ func Excerpt(s string) string {
 func Body(body []byte) string {
 	size := len(body)
 	cut := len(body) > MaxScan
-	s := string(body[:min(len(body), MaxScan)])
-	if cut {
-		s = prefix(s, MaxScan)
-	}
+	s := prefix(string(body[:min(len(body), MaxScan+utf8.UTFMax)]), MaxScan)
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "<") {
 		s = markupText(t)
 	}

@@ -88,6 +88,10 @@ func TestBody(t *testing.T) {
 	if got := Body([]byte("plain\x00\x07 text")); got != `plain\x00\x07 text` {
 		t.Errorf("plain: %q", got)
 	}
+	// A cut at MaxScan never splits a character.
+	if got := Body([]byte("ab" + strings.Repeat("क", MaxScan))); strings.Contains(got, `\x`) {
+		t.Errorf("a split character: %q", got)
+	}
 	huge := []byte(strings.Repeat("overloaded ", 20000))
 	if got := Body(huge); !strings.HasSuffix(got, "… (220,000 bytes)") || !strings.HasPrefix(got, "overloaded overloaded") {
 		t.Errorf("huge: %q", got)
