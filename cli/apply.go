@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 )
 
@@ -172,7 +173,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		announceEmulated(env, f.op(), planFile+" was made with -emulate")
 	}
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
-		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, flags)
+		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, untrusted.Escape(flags))
 	}
 	if pr.session, err = ws.Lock(f.op()); err != nil {
 		return pr, true, err
@@ -290,7 +291,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		return err
 	}
 	if cerr := pr.session.SaveHashes(); cerr != nil {
-		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", cerr)
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(cerr.Error()))
 	}
 	if !f.plan.jsonOut {
 		printSummary(env.Stdout, f.op(), summary, f.plan.service.emulate)
@@ -308,7 +309,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 }
 
 // printSummary ends a human apply or destroy: counts, billing, and every
-// failure.
+// failure, once (the log line of a failure does not repeat its error).
 func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	word := "complete"
 	switch {
@@ -332,10 +333,10 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 		fmt.Fprintf(w, "Cancelled %d orphan batch job(s) that an interrupted apply created but never recorded (never started, never billed).\n", s.OrphansCancelled)
 	}
 	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "Warning: %s\n", warn)
+		fmt.Fprintf(w, "Warning: %s\n", untrusted.Lines(warn))
 	}
 	for _, fl := range s.Failures {
-		fmt.Fprintf(w, "  %s: %v\n", fl.Address, fl.Err)
+		fmt.Fprintf(w, "  %s: %s\n", untrusted.Escape(fl.Address), untrusted.Lines(errString(fl.Err)))
 	}
 }
 

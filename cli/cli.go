@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // Exit codes shared by every subcommand.
@@ -269,13 +271,15 @@ func report(env *Env, err error) int {
 }
 
 // printError writes "voxform: msg" and any "hint: ..." lines. Messages are
-// lowercase with no final period, as everywhere in voxform.
+// lowercase with no final period, as everywhere in voxform. An error may
+// quote a server, a remote or a state: what could act on the terminal is
+// escaped (untrusted.Lines).
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "voxform: %s\n", strings.TrimSpace(err.Error()))
+	fmt.Fprintf(w, "voxform: %s\n", untrusted.Lines(strings.TrimSpace(err.Error())))
 	var he hinted
 	if errors.As(err, &he) {
 		for _, line := range strings.Split(he.Hint(), "\n") {
-			fmt.Fprintf(w, "hint: %s\n", line)
+			fmt.Fprintf(w, "hint: %s\n", untrusted.Escape(line))
 		}
 	}
 }

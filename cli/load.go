@@ -50,11 +50,12 @@ func (v *varFlags) options(env *Env) manifest.LoadOptions {
 }
 
 // loadManifest loads, expands and validates the manifest of env.Dir. It
-// prints every diagnostic (warnings included) to stderr in the standard
-// form and returns an error when any of them is an error.
+// prints its diagnostics to stderr in the standard form, warnings of one
+// kind folded after a few (writeFoldedDiagnostics), and returns an error
+// when any of them is an error.
 func loadManifest(env *Env, vars *varFlags) (*manifest.Manifest, error) {
 	m, ds := workspace.New(env.Dir).Load(vars.options(env))
-	writeDiagnostics(env.Stderr, ds)
+	writeFoldedDiagnostics(env.Stderr, ds)
 	if err := diagnosticsError(ds); err != nil {
 		return nil, err
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/voxform/voxform/cli/planview"
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
@@ -43,9 +45,11 @@ type planFlags struct {
 	noColor   bool
 	jsonOut   bool
 	markdown  bool
-	out       string
-	detailed  bool
-	cache     cacheFlag
+	// markdownBytes is -markdown-bytes: the size bound of the summary.
+	markdownBytes int
+	out           string
+	detailed      bool
+	cache         cacheFlag
 	// lockTimeout is -lock-timeout.
 	lockTimeout time.Duration
 }
@@ -68,6 +72,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours in the output")
 	fs.BoolVar(&f.jsonOut, "json", false, "newline-delimited JSON messages instead of the table")
 	fs.BoolVar(&f.markdown, "markdown", false, "a Markdown summary instead of the table (for a pull request comment or a CI job summary)")
+	markdownBytesFlag(fs, &f.markdownBytes)
 	fs.StringVar(&f.out, "out", "", "save the plan to `FILE` for 'voxform apply FILE'")
 	fs.BoolVar(&f.detailed, "detailed-exitcode", false, "exit 2 when there are changes, 0 when none")
 	f.service.register(fs)
@@ -81,6 +86,9 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.jsonOut && f.markdown {
 		return usageErrorf("plan: -json and -markdown cannot be used together")
+	}
+	if err := checkMarkdownBytes("plan", f.markdown, f.markdownBytes); err != nil {
+		return err
 	}
 	return doPlan(ctx, env, &f)
 }
@@ -133,12 +141,34 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 }
 
 // planOutput is how a plan is shown: the table (coloured on a terminal
-// unless noColor), its -json messages or its -markdown summary.
-type planOutput struct{ json, markdown, noColor bool }
+// unless noColor), its -json messages or its -markdown summary (of at
+// most markdownBytes bytes, 0 for the default).
+type planOutput struct {
+	json, markdown, noColor bool
+	markdownBytes           int
+}
 
 // output is the plan output the flags ask for.
 func (f *planFlags) output() planOutput {
-	return planOutput{json: f.jsonOut, markdown: f.markdown, noColor: f.noColor}
+	return planOutput{json: f.jsonOut, markdown: f.markdown, noColor: f.noColor, markdownBytes: f.markdownBytes}
+}
+
+// markdownBytesFlag registers -markdown-bytes (plan and show).
+func markdownBytesFlag(fs *flag.FlagSet, n *int) {
+	fs.IntVar(n, "markdown-bytes", planview.DefaultMaxBytes,
+		fmt.Sprintf("with -markdown, at most `N` bytes: the default fits a pull request comment, %d a CI job summary (at least %d)", 1<<20, planview.MinMaxBytes))
+}
+
+// checkMarkdownBytes refuses a -markdown-bytes below the minimum, or set
+// without -markdown.
+func checkMarkdownBytes(cmd string, markdown bool, n int) error {
+	switch {
+	case n != planview.DefaultMaxBytes && !markdown:
+		return usageErrorf("%s: -markdown-bytes bounds the -markdown summary: use them together", cmd)
+	case n < planview.MinMaxBytes:
+		return usageErrorf("%s: -markdown-bytes %d is below the minimum, %d", cmd, n, planview.MinMaxBytes)
+	}
+	return nil
 }
 
 // table reports whether the plan is shown as the table, for people.
@@ -150,7 +180,7 @@ func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, o planOutput) er
 	case o.json:
 		return planview.WriteJSON(env.Stdout, p, m.Budget)
 	case o.markdown:
-		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{})
+		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{MaxBytes: o.markdownBytes})
 	}
 	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, o.noColor)})
 }
@@ -214,7 +244,7 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	}
 	pr.plan, err = pr.session.Plan(ctx, pr.manifest, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
-		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", serr)
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(serr.Error()))
 	}
 	return pr, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // renderer turns executor events into output. All renderers are safe for
@@ -162,7 +163,11 @@ func (r *plainRenderer) Event(e executor.Event) {
 func (r *plainRenderer) Close() {}
 
 // plainLine is the log line of an event, or "" for events not logged.
+// A failure's error is not in it: the summary lists each failure once.
+// What a state or the service wrote (addresses, job ids and statuses,
+// errors) is escaped.
 func plainLine(e executor.Event, color bool) string {
+	e.Address, e.JobID, e.JobStatus, e.Reason = untrusted.Escape(e.Address), untrusted.Escape(e.JobID), untrusted.Escape(e.JobStatus), untrusted.Escape(e.Reason)
 	paint := func(code, s string) string {
 		if !color {
 			return s
@@ -186,15 +191,15 @@ func plainLine(e executor.Event, color bool) string {
 		detail = append(detail, e.Elapsed.Round(time.Millisecond).String())
 		return fmt.Sprintf("%s: %s (%s)", e.Address, paint("32", pastAction(e.Action, true)), strings.Join(detail, ", "))
 	case executor.EventFailed:
-		return fmt.Sprintf("%s: %s: %v", e.Address, paint("31", "failed"), e.Err)
+		return fmt.Sprintf("%s: %s (the error is listed at the end)", e.Address, paint("31", "failed"))
 	case executor.EventSkipped:
 		return fmt.Sprintf("%s: %s: %s", e.Address, paint("33", "skipped"), e.Reason)
 	case executor.EventRetry:
-		return fmt.Sprintf("%s: retrying: %v", e.Address, e.Err)
+		return fmt.Sprintf("%s: retrying: %s", e.Address, untrusted.Lines(errString(e.Err)))
 	case executor.EventOrphansCancelled:
 		return fmt.Sprintf("cancelled %d orphan batch job(s) of an interrupted apply (never started, never billed)", e.Count)
 	case executor.EventWarning:
-		return fmt.Sprintf("%s: %v", paint("33", "warning"), e.Err)
+		return fmt.Sprintf("%s: %s", paint("33", "warning"), untrusted.Lines(errString(e.Err)))
 	case executor.EventProgress:
 		if e.JobID != "" && e.FilesTotal > 0 {
 			return fmt.Sprintf("%s: job %s %s, %d/%d files", e.Address, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal)

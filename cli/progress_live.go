@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // liveRenderer shows finished resources as log lines and keeps one status
@@ -88,7 +89,7 @@ func (r *liveRenderer) draw() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		j := r.jobs[id]
-		parts = append(parts, fmt.Sprintf("job %s %s %d/%d files", shortID(id), j.JobStatus, j.FilesDone, j.FilesTotal))
+		parts = append(parts, fmt.Sprintf("job %s %s %d/%d files", untrusted.Escape(shortID(id)), untrusted.Escape(j.JobStatus), j.FilesDone, j.FilesTotal))
 	}
 	if r.done > 0 && r.done < r.total {
 		elapsed := time.Since(r.start)

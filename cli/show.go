@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
@@ -32,11 +33,16 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 	jsonOut := fs.Bool("json", false, "JSON output")
 	noColor := fs.Bool("no-color", false, "no colours in the output")
 	markdown := fs.Bool("markdown", false, "a saved plan as a Markdown summary (for a pull request comment or a CI job summary)")
+	var markdownBytes int
+	markdownBytesFlag(fs, &markdownBytes)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *jsonOut && *markdown {
 		return usageErrorf("show: -json and -markdown cannot be used together")
+	}
+	if err := checkMarkdownBytes("show", *markdown, markdownBytes); err != nil {
+		return err
 	}
 	switch fs.NArg() {
 	case 0:
@@ -45,7 +51,7 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 		}
 		return showState(env, *jsonOut)
 	case 1:
-		return showPlan(env, fs.Arg(0), planOutput{json: *jsonOut, markdown: *markdown, noColor: *noColor})
+		return showPlan(env, fs.Arg(0), planOutput{json: *jsonOut, markdown: *markdown, noColor: *noColor, markdownBytes: markdownBytes})
 	}
 	return usageErrorf("show: too many arguments")
 }
@@ -90,14 +96,19 @@ func renderState(w io.Writer, st *state.File) error {
 		if r.JobID != "" && r.Status == state.StatusPending {
 			status += " (job " + r.JobID + ")"
 		}
-		if err := table.Append([]string{addr, status, strings.Join(outs, ", "), billedCell(r)}); err != nil {
+		// The state is anyone's text: nothing in it acts on the terminal.
+		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r)}
+		for i := range row {
+			row[i] = untrusted.Escape(row[i])
+		}
+		if err := table.Append(row); err != nil {
 			return err
 		}
 	}
 	if err := table.Render(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d resource%s, state serial %d, lineage %s.\n", len(st.Resources), pluralS(len(st.Resources)), st.Serial, st.Lineage)
+	_, err := fmt.Fprintf(w, "\n%d resource%s, state serial %d, lineage %s.\n", len(st.Resources), pluralS(len(st.Resources)), st.Serial, untrusted.Escape(st.Lineage))
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/state"
@@ -134,7 +135,7 @@ func stateList(env *Env, ws *workspace.Workspace, patterns []string) error {
 	}
 	for _, addr := range st.Addresses() {
 		if len(patterns) == 0 || matchAddresses(patterns, addr) {
-			fmt.Fprintln(env.Stdout, addr)
+			fmt.Fprintln(env.Stdout, untrusted.Escape(addr))
 		}
 	}
 	return nil
@@ -204,7 +205,7 @@ func stateRemove(env *Env, ws *workspace.Workspace, patterns []string) (err erro
 		return err
 	}
 	for _, a := range addrs {
-		fmt.Fprintf(env.Stdout, "Removed %s\n", a)
+		fmt.Fprintf(env.Stdout, "Removed %s\n", untrusted.Escape(a))
 	}
 	fmt.Fprintf(env.Stdout, "Forgot %d resource%s; their output files were left in place.\n", len(addrs), pluralS(len(addrs)))
 	return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/workspace"
 )
@@ -103,7 +104,7 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 			writeJSONLine(env.Stdout, d)
 			continue
 		}
-		fmt.Fprintf(env.Stdout, "%s: %s: %s\n", d.Address, d.Path, d.Problem)
+		fmt.Fprintf(env.Stdout, "%s: %s: %s\n", untrusted.Escape(d.Address), untrusted.Escape(d.Path), d.Problem)
 	}
 	if !o.json {
 		fmt.Fprintf(env.Stdout, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", checked, len(st.Resources), outputsDrifted)
@@ -154,7 +155,7 @@ func writeLoudness(w io.Writer, rep *workspace.LoudnessReport, jsonOut bool) int
 		if c.Unmeasured != "" {
 			unmeasured++
 			if !jsonOut {
-				fmt.Fprintf(w, "%s: %s: loudness not measured: %s\n", c.Address, c.Path, c.Unmeasured)
+				fmt.Fprintf(w, "%s: %s: loudness not measured: %s\n", untrusted.Escape(c.Address), untrusted.Escape(c.Path), untrusted.Lines(c.Unmeasured))
 			}
 		}
 		if !c.Flagged() {
@@ -165,7 +166,7 @@ func writeLoudness(w io.Writer, rep *workspace.LoudnessReport, jsonOut bool) int
 			writeJSONLine(w, c)
 			continue
 		}
-		fmt.Fprintf(w, "%s: %s: %s\n", c.Address, c.Path, loudnessProblems(c, rep.Limits))
+		fmt.Fprintf(w, "%s: %s: %s\n", untrusted.Escape(c.Address), untrusted.Escape(c.Path), loudnessProblems(c, rep.Limits))
 	}
 	if jsonOut {
 		return flagged

@@ -23,6 +23,11 @@ type Diagnostic struct {
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
 	Hint     string   `json:"hint,omitempty"`
+	// Kind names the check that found the problem, so that many alike can
+	// be told apart from many different: Errorf and Warnf set it to their
+	// format ("digits %s in text are mispronounced by the service"), or
+	// to the message when the format is only a verb ("%s").
+	Kind string `json:"-"`
 }
 
 // String renders the diagnostic as "file.yaml:LINE:COL: error: message",
@@ -48,18 +53,23 @@ type Diagnostics []Diagnostic
 
 // Errorf appends an error at pos.
 func (ds *Diagnostics) Errorf(pos Pos, format string, a ...any) *Diagnostic {
-	return ds.add(pos, SeverityError, fmt.Sprintf(format, a...))
+	return ds.add(pos, SeverityError, format, fmt.Sprintf(format, a...))
 }
 
 // Warnf appends a warning at pos.
 func (ds *Diagnostics) Warnf(pos Pos, format string, a ...any) *Diagnostic {
-	return ds.add(pos, SeverityWarning, fmt.Sprintf(format, a...))
+	return ds.add(pos, SeverityWarning, format, fmt.Sprintf(format, a...))
 }
 
-// add appends a diagnostic and returns a pointer to it so that a hint can
-// be attached; the pointer is valid until the next append.
-func (ds *Diagnostics) add(pos Pos, sev Severity, msg string) *Diagnostic {
-	*ds = append(*ds, Diagnostic{Pos: pos, Severity: sev, Message: msg})
+// add appends a diagnostic of the kind format and returns a pointer to it
+// so that a hint can be attached; the pointer is valid until the next
+// append.
+func (ds *Diagnostics) add(pos Pos, sev Severity, format, msg string) *Diagnostic {
+	kind := format
+	if format == "%s" || format == "%v" {
+		kind = msg
+	}
+	*ds = append(*ds, Diagnostic{Pos: pos, Severity: sev, Message: msg, Kind: kind})
 	return &(*ds)[len(*ds)-1]
 }
 

@@ -41,6 +41,10 @@ var markdownCases = []markdownCase{
 			strings.Repeat("Please listen carefully, as our menu options have changed recently. ", 3)
 		p.synthesis(`synthesis.menu["billing"]`).Text = "Line one\nline two\twith a tab and a very long tail that goes on past the limit of the cell"
 	}}, opts: planview.MarkdownOptions{MaxRows: 7, MaxText: 60}},
+	{name: "inert", sc: scenario{fresh: true, setup: func(p *project) {
+		p.synthesis("synthesis.welcome").Text = "@voxform/team see #123, GH-7 and https://evil.example or www.evil.example: " +
+			"![x](https://evil.example/i.png) [click](http://evil.example) <img src=x onerror=alert(1)> `code` a|b \x1b[2K"
+	}}, opts: planview.MarkdownOptions{MaxText: 300}},
 }
 
 // TestPlanMarkdownGolden renders plans as the Markdown summary of

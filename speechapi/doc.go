@@ -15,6 +15,9 @@
 //     error message, not even when a server echoes it (as sent, URL-encoded,
 //     JSON-escaped or in base64): all server text is redacted where it
 //     enters an error;
+//   - server text in an error is an excerpt (internal/untrusted): its
+//     controls and escape sequences escaped, at most 200 characters of it
+//     and the size of what was cut;
 //   - only https and wss URLs are used, except for loopback addresses;
 //   - every documented error body becomes one *Error with status, type and
 //     message;

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"io/fs"
 	"net"
@@ -13,7 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
+
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // Error is an error answered by the service. The documents define three body
@@ -22,7 +22,9 @@ import (
 //   - batch jobs: {"error": CODE, "message": M}
 //   - batch jobs 401: {"detail": {"error_code": CODE, "message": M, "status_code": N}}
 //
-// A body that is not JSON keeps a short, printable excerpt as Message.
+// A body that is not JSON keeps a short, printable excerpt as Message;
+// Type and Message are always such excerpts (untrusted.Excerpt), whatever
+// the server sent.
 type Error struct {
 	StatusCode int
 	// Type is error.type (REST shape), the batch error code, or
@@ -94,8 +96,10 @@ const maxErrorBody = 64 << 10
 // fillError decodes any of the documented error shapes from body into e.
 // It never fails: an unreadable or non-JSON body still gives an Error
 // with the status. Server text reaches an *Error only through
-// redactor.serviceError, which calls it.
-func fillError(e *Error, body []byte) {
+// redactor.serviceError, which calls it with the body redacted and r to
+// redact what JSON escapes hid; every text is then an untrusted excerpt
+// (at most untrusted.MaxExcerpt characters, controls escaped).
+func fillError(e *Error, body []byte, r redactor) {
 	var shapes struct {
 		Success json.RawMessage `json:"success"`
 		Error   json.RawMessage `json:"error"`
@@ -104,7 +108,7 @@ func fillError(e *Error, body []byte) {
 		Detail  json.RawMessage `json:"detail"`
 	}
 	if err := json.Unmarshal(body, &shapes); err != nil {
-		e.Message = excerpt(body)
+		e.Message = untrusted.Body(body)
 		return
 	}
 	e.object = bytes.HasPrefix(bytes.TrimSpace(body), []byte("{"))
@@ -139,8 +143,12 @@ func fillError(e *Error, body []byte) {
 		e.Type, e.Message = shapes.Type, shapes.Message
 	}
 	if e.Message == "" && e.Type == "" {
-		e.Message = excerpt(body)
+		e.Message = untrusted.Body(body)
+		return
 	}
+	// JSON escapes (\u0073k-...) decode to the key itself: redacted before
+	// the excerpt could cut it.
+	e.Type, e.Message = untrusted.Excerpt(r.text(e.Type)), untrusted.Excerpt(r.text(e.Message))
 }
 
 // restShape notes on the service *Error in err, if any, that its JSON
@@ -156,71 +164,6 @@ func restShape(err error) error {
 		se.Deviation = `its error body does not say "success": false`
 	}
 	return err
-}
-
-// maxExcerpt bounds the excerpt of a body that is not a documented error.
-const maxExcerpt = 200
-
-// excerpt returns a short, single-line, printable excerpt of a body: for
-// HTML or XML (a proxy's or a storage service's error page), its text
-// without the markup; at most maxExcerpt characters and "...".
-func excerpt(body []byte) string {
-	if len(body) > 16<<10 { // more than an excerpt needs, even of markup
-		body = body[:16<<10]
-	}
-	s := strings.ToValidUTF8(string(body), "?")
-	if t := strings.TrimSpace(s); strings.HasPrefix(t, "<") {
-		s = markupText(t)
-	}
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || !unicode.IsPrint(r)
-	}), " ")
-	if r := []rune(s); len(r) > maxExcerpt {
-		s = string(r[:maxExcerpt]) + "..."
-	}
-	return s
-}
-
-// markupText drops tags, comments, and script and style contents from
-// HTML or XML, leaving the words between them (enough of them for an
-// excerpt).
-func markupText(s string) string {
-	var b strings.Builder
-	for len(s) > 0 && b.Len() < 4*maxExcerpt {
-		i := strings.IndexByte(s, '<')
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i])
-		b.WriteByte(' ')
-		s = s[i:]
-		end := ">"
-		switch {
-		case strings.HasPrefix(s, "<!--"):
-			end = "-->"
-		case indexFold(s[:min(len(s), 7)], "<script") == 0:
-			end = "</script>"
-		case indexFold(s[:min(len(s), 6)], "<style") == 0:
-			end = "</style>"
-		}
-		j := indexFold(s, end)
-		if j < 0 {
-			break
-		}
-		s = s[j+len(end):]
-	}
-	return html.UnescapeString(b.String())
-}
-
-// indexFold is strings.Index ignoring ASCII case.
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
 }
 
 // IncompleteError reports a stream or body that ended before its documented

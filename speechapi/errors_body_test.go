@@ -3,9 +3,11 @@ package speechapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,6 +15,10 @@ import (
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/speechapi"
 )
+
+// excerptForm is an excerpt of server text: at most 200 characters on one
+// line, then the size of the text when it was cut.
+var excerptForm = regexp.MustCompile(`^.{0,200}(… \([0-9]{1,3}(,[0-9]{3})* bytes\))?$`)
 
 // TestNonJSONErrorBodies: an error answer whose body is not one of the
 // documented JSON shapes (a proxy's HTML page, a storage service's XML, plain
@@ -87,8 +93,8 @@ func TestNonJSONErrorBodies(t *testing.T) {
 				t.Errorf("%s %s: message %q, want it to begin %q", b.name, name, se.Message, b.want)
 			}
 			msg := err.Error()
-			if n := utf8.RuneCountInString(se.Message); n > 203 || len(msg) > 400 {
-				t.Errorf("%s %s: %d-character message, %d-byte error: not bounded", b.name, name, n, len(msg))
+			if !excerptForm.MatchString(se.Message) || len(msg) > 400 {
+				t.Errorf("%s %s: %d-character message, %d-byte error: not bounded (at most 200 characters and the size)", b.name, name, utf8.RuneCountInString(se.Message), len(msg))
 			}
 			if strings.ContainsAny(msg, "<>\n\r\x00\x07") || strings.Contains(msg, "color:red") || strings.Contains(msg, "var x") {
 				t.Errorf("%s %s: raw body in %q", b.name, name, msg)
@@ -98,5 +104,53 @@ func TestNonJSONErrorBodies(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// TestJSONErrorMessageIsAnExcerpt: the message of a documented JSON error
+// body is the server's text, and so it reaches the error as an excerpt: a
+// 64 KiB message full of escape sequences, carriage returns and bidi
+// overrides gives a short line with each of them escaped and the size of
+// the text, and the key it echoes across the cut is redacted first.
+func TestJSONErrorMessageIsAnExcerpt(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	// The largest body the client reads, 64 KiB.
+	var body []byte
+	for n := 1; ; n++ {
+		m := strings.Repeat("x", 150) + key + strings.Repeat("bad\x1b[2K\x1b[1A\r\b\u202e\u009b", n)
+		b, err := json.Marshal(map[string]any{"success": false, "error": map[string]any{"type": "INVALID_REQUEST_ERROR", "message": m}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 64<<10 {
+			break
+		}
+		body = b
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := speechapi.New(speechapi.Config{BaseURL: srv.URL, APIKey: key, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth := &speechapi.SynthesisRequest{SynthesisRequest: contract.SynthesisRequest{Text: "Hello.", Model: "tts-v2.5", Voice: "Poorvi", Language: "en-IN"}}
+	_, err = c.Synthesize(context.Background(), synth, &bytes.Buffer{})
+	var se *speechapi.Error
+	if !errors.As(err, &se) || se.Type != speechapi.TypeInvalidRequest {
+		t.Fatalf("want a 400 INVALID_REQUEST_ERROR, got %v", err)
+	}
+	msg := err.Error()
+	if !excerptForm.MatchString(se.Message) || len(msg) > 400 || !strings.Contains(se.Message, " bytes)") {
+		t.Errorf("%d-byte error, not an excerpt with the message's size: %q", len(msg), msg)
+	}
+	if strings.ContainsAny(msg, "\x1b\r\b\u202e\u009b") || strings.Contains(msg, key[:8]) {
+		t.Errorf("raw controls or the key in %q", msg)
+	}
+	if !strings.Contains(msg, `x[redacted]bad\x1b[2K\x1b[1A \x08\u202e\u009bbad`) {
+		t.Errorf("the escapes are not shown: %q", msg)
 	}
 }

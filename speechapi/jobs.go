@@ -280,11 +280,11 @@ func (c *Client) startJob(ctx context.Context, jobID string) (*StartJobResult, e
 	case body.JobID == nil:
 		return nil, errors.New(`the 202 answer has no "job_id"`)
 	case *body.JobID != jobID:
-		return nil, fmt.Errorf("the 202 answer names job %q, not %s", c.red.text(*body.JobID), jobID)
+		return nil, fmt.Errorf("the 202 answer names job \"%s\", not %s", c.red.quote(*body.JobID), jobID)
 	case body.Status == nil:
 		return nil, fmt.Errorf(`the 202 answer has no "status", the documented %s`, JobStarting)
 	case *body.Status != JobStarting:
-		return nil, fmt.Errorf("the 202 answer's status is %q, not the documented %s", c.red.text(*body.Status), JobStarting)
+		return nil, fmt.Errorf("the 202 answer's status is \"%s\", not the documented %s", c.red.quote(*body.Status), JobStarting)
 	case body.Message == nil:
 		return nil, errors.New(`the 202 answer has no "message"`)
 	}
@@ -328,7 +328,7 @@ func (c *Client) CancelJob(ctx context.Context, jobID, reason string) (*CancelJo
 		return nil, fmt.Errorf("cancel batch job %s: %w", jobID, err)
 	}
 	if out.Status != JobCancelled && out.Status != JobCancelling {
-		return nil, fmt.Errorf("cancel batch job %s: unexpected status %q", jobID, c.red.text(out.Status))
+		return nil, fmt.Errorf("cancel batch job %s: unexpected status \"%s\"", jobID, c.red.quote(out.Status))
 	}
 	return &out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // FileRecord is one entry of a job's files listing.
@@ -216,17 +217,19 @@ func (e *FileError) Error() string {
 		b.WriteString(e.Op + " ")
 	}
 	b.WriteString(e.names())
+	// Status, job id and message may be the service's words.
 	if e.Status != "" {
-		b.WriteString(": " + strings.ToLower(e.Status))
+		b.WriteString(": " + untrusted.Excerpt(strings.ToLower(e.Status)))
 	}
 	if e.JobID != "" {
-		b.WriteString(" in job " + e.JobID)
+		b.WriteString(" in job " + untrusted.Excerpt(e.JobID))
 	}
+	msg := untrusted.Excerpt(e.Message)
 	switch {
 	case e.Message != "" && e.Err != nil:
-		b.WriteString(": " + e.Message + ": " + e.Err.Error())
+		b.WriteString(": " + msg + ": " + e.Err.Error())
 	case e.Message != "":
-		b.WriteString(": " + e.Message)
+		b.WriteString(": " + msg)
 	case e.Err != nil:
 		b.WriteString(": " + e.Err.Error())
 	}
@@ -304,9 +307,10 @@ func (e *JobError) Error() string {
 	if e.Legacy {
 		kind = "older batch job"
 	}
-	s := fmt.Sprintf("%s %s %s", kind, e.JobID, strings.ToLower(e.Status))
+	// Job id, status and reason are the service's words.
+	s := fmt.Sprintf("%s %s %s", kind, untrusted.Excerpt(e.JobID), untrusted.Excerpt(strings.ToLower(e.Status)))
 	if e.Reason != "" {
-		s += ": " + e.Reason
+		s += ": " + untrusted.Excerpt(e.Reason)
 	}
 	return s
 }

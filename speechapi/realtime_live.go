@@ -102,7 +102,7 @@ func (s *rtSession) connected() error {
 	_ = json.Unmarshal(data, &m)
 	switch {
 	case m.Type != "connected":
-		return fmt.Errorf("the service's first message is %q, not connected", s.red.text(m.Type))
+		return fmt.Errorf("the service's first message is \"%s\", not connected", s.red.quote(m.Type))
 	case m.Config == nil || m.Config.SampleRate == 0:
 		return fmt.Errorf("the service's connected message names no sample rate (config.sample_rate); %d Hz was asked for", s.opts.SampleRate)
 	case m.Config.SampleRate != s.opts.SampleRate:

@@ -469,7 +469,7 @@ func (s *rtSession) message(data []byte) (*RealtimeMessage, error) {
 		}
 		return &m, nil
 	case head.Type == "error" && s.live:
-		return nil, &RealtimeError{Message: s.red.text(head.Message)}
+		return nil, &RealtimeError{Message: s.red.quote(head.Message)}
 	}
 	return nil, nil
 }
@@ -482,9 +482,9 @@ func (s *rtSession) ended(err error) error {
 		s.res.Closed = true
 		return nil
 	case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure: // connection cut: worth a retry
-		return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, s.red.text(ce.Text))}
+		return &IncompleteError{What: "realtime transcription", Reason: fmt.Sprintf("the connection was cut: %d %s", ce.Code, s.red.quote(ce.Text))}
 	case errors.As(err, &ce):
-		return &closedError{code: ce.Code, text: s.red.text(ce.Text)}
+		return &closedError{code: ce.Code, text: s.red.quote(ce.Text)}
 	}
 	s.mu.Lock()
 	armed, got := s.sent, s.got

@@ -18,6 +18,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // minSecondsPerChar is the least audio a spoken character can take: a
@@ -187,7 +188,7 @@ func (rs *realtimeState) message(typ int, msg []byte) (done bool, err error) {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(msg, &head); err != nil {
-		return false, fmt.Errorf("websocket text frame is not JSON: %s", excerpt(rs.red.bytes(msg)))
+		return false, fmt.Errorf("websocket text frame is not JSON: %s", untrusted.Body(rs.red.bytes(msg)))
 	}
 	switch head.Type {
 	case "error":
@@ -252,7 +253,7 @@ func (rs *realtimeState) ended(err error, req *SynthesisRequest) error {
 		return rs.out.finish()
 	}
 	if errors.As(err, &ce) {
-		reason := fmt.Sprintf("closed with %d %s", ce.Code, rs.red.text(ce.Text))
+		reason := fmt.Sprintf("closed with %d %s", ce.Code, rs.red.quote(ce.Text))
 		if rs.json {
 			reason += " before the complete message"
 		}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // redacted replaces the API key wherever a service, a proxy or a storage
@@ -63,6 +65,11 @@ func (r redactor) bytes(b []byte) []byte {
 	return b
 }
 
+// quote is server text s as it may enter an error message: without the
+// key, and an untrusted excerpt (controls escaped, at most
+// untrusted.MaxExcerpt characters).
+func (r redactor) quote(s string) string { return untrusted.Excerpt(r.text(s)) }
+
 // holds reports whether s shows the key in any form.
 func (r redactor) holds(s string) bool {
 	for _, f := range r.forms {
@@ -85,9 +92,7 @@ func (r redactor) ptr(p *string) {
 // key removed from everything the server wrote.
 func (r redactor) serviceError(status int, retryAfter string, body []byte) *Error {
 	e := &Error{StatusCode: status, RetryAfter: retryAfter}
-	fillError(e, r.bytes(body))
-	// JSON escapes (\u0073k-...) decode to the key itself.
-	e.Type, e.Message = r.text(e.Type), r.text(e.Message)
+	fillError(e, r.bytes(body), r)
 	return e
 }
 

@@ -86,7 +86,7 @@ func (c *Client) checkEventStream(resp *http.Response) error {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return c.red.serviceError(resp.StatusCode, "", b)
 	}
-	return fmt.Errorf("response Content-Type %q is not text/event-stream", c.red.text(ct))
+	return fmt.Errorf("response Content-Type \"%s\" is not text/event-stream", c.red.quote(ct))
 }
 
 // streamLimit is what readSynthesisEvents needs to know of its stream:
@@ -158,7 +158,7 @@ func finishStream(data []byte, name string, order *chunkOrder, sink *streamSink,
 		return fmt.Errorf("%s event: %v", name, err)
 	}
 	if name == "completed" && ch.Status != "" && ch.Status != "success" {
-		return fmt.Errorf("completed event has status %q", red.text(ch.Status))
+		return fmt.Errorf("completed event has status \"%s\"", red.quote(ch.Status))
 	}
 	if ch.ChunkIndex != nil {
 		if err := order.final(*ch.ChunkIndex, "sse stream"); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/untrusted"
 )
 
 // SynthesisRequest is the JSON body of every synthesis transport
@@ -155,7 +156,7 @@ func checkContentType(ct, container string, body io.Reader, red redactor) error 
 		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
 		return restShape(red.serviceError(http.StatusOK, "", b))
 	}
-	return fmt.Errorf("response Content-Type %q does not match container %s (want %s)", red.text(ct), container, contentTypes[container][0])
+	return fmt.Errorf("response Content-Type \"%s\" does not match container %s (want %s)", red.quote(ct), container, contentTypes[container][0])
 }
 
 // bodyValidator passes audio through to the caller's writer while checking
@@ -215,7 +216,7 @@ func checkMagic(container string, head []byte) error {
 		ok = bytes.HasPrefix(head, []byte("OggS"))
 	}
 	if !ok {
-		return fmt.Errorf("response is not %s audio (starts with %q)", container, excerpt(head[:min(len(head), 8)]))
+		return fmt.Errorf("response is not %s audio (starts with \"%s\")", container, untrusted.Escape(string(head[:min(len(head), 8)])))
 	}
 	return nil
 }

@@ -4,6 +4,11 @@
 // costs, the budget as planner.CheckBudget judges it). The planner
 // computes plans and knows nothing of how they are shown.
 //
+// Addresses and reasons may come from a state anyone can edit: the table
+// escapes them (internal/untrusted), and the Markdown summary keeps them
+// and the manifest's texts inert (no mention, reference, link, image or
+// HTML) and bounded (MarkdownOptions).
+//
 // # JSON messages
 //
 // WriteJSONWith (WriteJSON without diagnostics) writes newline-delimited

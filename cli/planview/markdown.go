@@ -7,24 +7,38 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 )
 
-// Bounds of a Markdown summary: a pull request comment must stay short
-// (GitHub cuts a comment at 65,536 characters, a job summary at 1 MiB).
+// Bounds of a Markdown summary: a pull request comment must stay a
+// comment. GitHub takes at most 65,536 characters in a comment and 1 MiB
+// in a job summary; a summary is bounded in bytes, which is never fewer
+// than its characters.
 const (
 	// DefaultMaxRows is how many changes are listed before "and K more".
 	DefaultMaxRows = 50
-	// DefaultMaxText is how many characters of a text are shown before it
-	// is cut with an ellipsis.
+	// DefaultMaxText is how many characters of a synthesis text are shown
+	// before it is cut with an ellipsis.
 	DefaultMaxText = 80
+	// DefaultMaxBytes is the size of a summary, in bytes: a pull request
+	// comment's 65,536 characters.
+	DefaultMaxBytes = 65536
+	// MinMaxBytes is the smallest MaxBytes: the counts, the cost, the
+	// budget and a few rows.
+	MinMaxBytes = 4096
+	// MaxAddress is how many characters of an address are shown.
+	MaxAddress = 120
+	// MaxReason is how many characters of a reason are shown.
+	MaxReason = 200
 )
 
 // MarkdownOptions bound a Markdown summary; zero fields take the defaults.
 type MarkdownOptions struct {
-	MaxRows int
-	MaxText int
+	MaxRows  int
+	MaxText  int
+	MaxBytes int
 }
 
 // Markdown writes a compact GitHub-flavoured Markdown summary of the plan,
@@ -32,15 +46,21 @@ type MarkdownOptions struct {
 // the cost and the budget (b, nil for none), then one table row per
 // change in the order of the table Render writes (its reason and cost as
 // Render shows them) with the synthesis text: old → new when a replace
-// changes it, struck through on a delete. A text longer than MaxText is
-// cut with an ellipsis; past MaxRows changes the rest are counted, not
-// listed.
+// changes it, struck through on a delete.
+//
+// The summary is bounded: a text longer than MaxText characters, a reason
+// longer than MaxReason and an address longer than MaxAddress are cut with
+// an ellipsis; past MaxRows changes, or where one more row would pass
+// MaxBytes bytes, the rest are counted ("… and K more"), not listed.
+//
+// What a manifest or a state holds stays text: nothing in a cell renders
+// as HTML, a link, an image or emphasis, breaks out of its cell or its
+// code span, notifies anyone (@team) or links elsewhere (#123, a bare
+// URL), and no control character is written raw.
 func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOptions) error {
-	if o.MaxRows <= 0 {
-		o.MaxRows = DefaultMaxRows
-	}
-	if o.MaxText <= 0 {
-		o.MaxText = DefaultMaxText
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
 	}
 	var sb strings.Builder
 	if !p.HasChanges() {
@@ -57,15 +77,39 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	sb.WriteString("\n|   | address | reason | text | cost |\n|---|---|---|---|---|\n")
 	actions := grouped(p)
 	for i, a := range actions {
-		if i == o.MaxRows {
-			fmt.Fprintf(&sb, "\n… and %d more.\n", len(actions)-i)
+		row := fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
+			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(a.Cost.Short()))
+		if i == o.MaxRows || sb.Len()+len(row)+len(moreLine(len(actions))) > o.MaxBytes {
+			sb.WriteString(moreLine(len(actions) - i))
 			break
 		}
-		fmt.Fprintf(&sb, "| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(a.Address),
-			escapeCell(reason(a)), textCell(a, o.MaxText), escapeCell(a.Cost.Short()))
+		sb.WriteString(row)
 	}
-	_, err := io.WriteString(w, sb.String())
+	_, err = io.WriteString(w, sb.String())
 	return err
+}
+
+// withDefaults fills the zero bounds of o; a MaxBytes below MinMaxBytes
+// is an error.
+func (o MarkdownOptions) withDefaults() (MarkdownOptions, error) {
+	if o.MaxRows <= 0 {
+		o.MaxRows = DefaultMaxRows
+	}
+	if o.MaxText <= 0 {
+		o.MaxText = DefaultMaxText
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxBytes < MinMaxBytes {
+		return o, fmt.Errorf("markdown summary of at most %d bytes: below the minimum, %s bytes", o.MaxBytes, planner.Thousands(MinMaxBytes))
+	}
+	return o, nil
+}
+
+// moreLine ends a summary that lists only some of the changes.
+func moreLine(n int) string {
+	return fmt.Sprintf("\n… and %d more; 'voxform plan' lists every change.\n", n)
 }
 
 // budgetLines states the budget, if any, and whether the cost exceeds it
@@ -134,21 +178,88 @@ func cut(s string, max int) string {
 	return strings.TrimRightFunc(string(r[:end]), unicode.IsSpace) + "…"
 }
 
+// cutAddress shortens an address to MaxAddress characters, with an
+// ellipsis.
+func cutAddress(s string) string {
+	if r := []rune(s); len(r) > MaxAddress {
+		return string(r[:MaxAddress-1]) + "…"
+	}
+	return s
+}
+
 // cellEscaper makes text literal in a table cell: the pipe would end the
 // cell, HTML would be rendered (audio tags such as <excited> vanish), and
-// emphasis or links would change what is read.
+// emphasis, links or images would change what is read.
 var cellEscaper = strings.NewReplacer(
 	`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "~", `\~`, "[", `\[`, "]", `\]`,
-	"<", "&lt;", ">", "&gt;", "&", "&amp;", "\n", " ", "\r", " ",
+	"<", "&lt;", ">", "&gt;", "&", "&amp;",
 )
 
-func escapeCell(s string) string { return cellEscaper.Replace(s) }
+// escapeCell is s as literal, inert text in a table cell: its controls
+// escaped (untrusted.Escape, so no line break either), Markdown and HTML
+// escaped, and mentions, references and bare URLs broken (inert).
+func escapeCell(s string) string { return inert(cellEscaper.Replace(untrusted.Escape(s))) }
 
-// codeCell is s as inline code in a table cell (an address), or escaped
-// text when s holds a backtick.
+// codeCell is s as inline code in a table cell (an address): its controls
+// escaped, fenced by more backticks than it holds in a row, padded when it
+// begins or ends with a backtick or a space (CommonMark strips one space
+// on each side), the pipe escaped for the table. Nothing in a code span
+// is a mention, a reference or a link.
 func codeCell(s string) string {
-	if strings.ContainsAny(s, "`\n\r") {
-		return escapeCell(s)
+	s = strings.ReplaceAll(untrusted.Escape(s), "|", `\|`)
+	run, longest := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
 	}
-	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
+
+// zwj, the zero-width joiner, is put where GitHub would otherwise see a
+// mention, a reference or a link; it does not show.
+const zwj = "\u200d"
+
+// inert breaks, in escaped text, what GitHub turns into a notification
+// or a link: a mention or an e-mail address (@team, a@b.example), an issue
+// or pull request reference (#123, owner/repo#123, GH-123) and a bare URL
+// (http://, https://, ftp://, www.), by a zero-width joiner after the @,
+// the #, the GH, the scheme's colon or the www.
+func inert(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		rest := s[i+1:]
+		switch {
+		case s[i] == '@' && isAlnum(next),
+			s[i] == '#' && isDigit(next),
+			s[i] == ':' && strings.HasPrefix(rest, "//") && linkScheme(s[:i]),
+			(s[i] == 'h' || s[i] == 'H') && i > 0 && (s[i-1] == 'g' || s[i-1] == 'G') && strings.HasPrefix(rest, "-") && len(rest) > 1 && isDigit(rest[1]),
+			(s[i] == 'w' || s[i] == 'W') && i >= 2 && strings.EqualFold(s[i-2:i+1], "www") && strings.HasPrefix(rest, "."):
+			b.WriteString(zwj)
+		}
+	}
+	return b.String()
+}
+
+// linkScheme reports whether s ends with a scheme GitHub links bare
+// (http, https, ftp); s3:// and the like stay as they are.
+func linkScheme(s string) bool {
+	s = strings.ToLower(s[max(0, len(s)-5):])
+	return strings.HasSuffix(s, "http") || strings.HasSuffix(s, "https") || strings.HasSuffix(s, "ftp")
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isAlnum(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

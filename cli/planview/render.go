@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 )
 
@@ -65,7 +66,10 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		if o.Color {
 			sym = color(a.Type) + sym + ansiReset
 		}
-		if err := table.Append([]string{sym, string(a.Type), a.Address, reason(a), a.Cost.Short()}); err != nil {
+		// An address or a reason may come from the state: nothing in it
+		// acts on the terminal.
+		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), a.Cost.Short()}
+		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render plan: %w", err)
 		}
 	}
