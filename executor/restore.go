@@ -59,23 +59,37 @@ func (op *restoreOp) entry(ctx context.Context, a *planner.Action) (*cache.Entry
 		return nil, errors.New("restore: the cache is off; plan again to see what the work costs")
 	}
 	fp := a.Desired.Fingerprint
-	e, err := k.cache.FetchInto(ctx, k.batch, fp)
-	if err != nil {
+	var refused error
+	e, err := k.cache.FetchChecked(ctx, k.batch, fp, func(e *cache.Entry) error {
+		refused = checkEntry(a, e)
+		return refused
+	})
+	switch {
+	case refused != nil:
+		return nil, fmt.Errorf("restore from %s: %w", a.RestoreFrom, refused)
+	case err != nil:
 		return nil, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.RestoreFrom, err)
-	}
-	if e == nil {
+	case e == nil:
 		return nil, fmt.Errorf("restore: %s no longer holds fingerprint %s; plan again to see what the work costs", a.RestoreFrom, fp[:12])
 	}
+	return e, nil
+}
+
+// checkEntry refuses an entry that a restore of a may not take: of
+// another kind, without the files the state records for the resource
+// (planner.Action.EntryMismatch), or with metadata a state could not hold.
+func checkEntry(a *planner.Action, e *cache.Entry) error {
+	fp := a.Desired.Fingerprint
 	if e.Kind != string(a.Desired.Kind) {
-		return nil, fmt.Errorf("restore: the cache entry of %s is a %s, not a %s: %w", fp[:12], e.Kind, a.Desired.Kind, cache.ErrCorrupt)
+		return fmt.Errorf("the cache entry of %s is a %s, not a %s: %w", fp[:12], e.Kind, a.Desired.Kind, cache.ErrCorrupt)
 	}
 	if why := a.EntryMismatch(EntryFiles(e)); why != "" {
-		return nil, fmt.Errorf("restore from %s: %s: refused, nothing written and the record kept; plan again to see the repair it bills", a.RestoreFrom, why)
+		return fmt.Errorf("%s: refused, nothing written and the record kept; plan again to see the repair it bills", why)
 	}
 	if err := checkMeta(e.Meta); err != nil {
-		return nil, fmt.Errorf("restore: the cache entry of %s: meta: %w: %w", fp[:12], err, cache.ErrCorrupt)
+		return fmt.Errorf("the cache entry of %s: meta: %w: %w", fp[:12], err, cache.ErrCorrupt)
 	}
-	return e, nil
+	return nil
 }
 
 // checkMeta refuses entry metadata that a restore would record and that a
