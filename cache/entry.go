@@ -163,6 +163,11 @@ func (e *Entry) validate(fp string) error {
 	return nil
 }
 
+// DecodeEntry reads the entry of fp from r as every reader of the cache
+// does, local or remote: at most MaxEntrySize bytes of one JSON object,
+// validated. Its errors wrap ErrCorrupt, except those of reading r.
+func DecodeEntry(r io.Reader, fp string) (*Entry, error) { return decodeEntry(r, fp) }
+
 // decodeEntry reads the entry of fp from r: at most MaxEntrySize bytes of
 // one JSON object, validated. Its errors wrap ErrCorrupt, except those of
 // reading r.
