@@ -286,3 +286,19 @@ func (op *restoreOp) restoreCues(a *planner.Action, o state.Output, format contr
 	defer cues.Abort()
 	return commitCues(o, cues)
 }
+
+// recordedChunk refuses the cached audio f of the chunk fp of a's
+// synthesis when the state records other audio for that chunk: a join
+// puts back the recorded chunks or nothing, as a restore does.
+func recordedChunk(a *planner.Action, fp string, f cache.File) error {
+	if a.Prior == nil {
+		return nil
+	}
+	for _, r := range a.Prior.Chunks {
+		if r.Fingerprint == fp && r.SHA256 != f.SHA256 {
+			return fmt.Errorf("the cached audio of chunk %.12s (sha256 %.12s) is not the recorded one (sha256 %.12s): refused; "+
+				"'voxform apply -replace=%s' synthesizes every chunk again (billed)", fp, f.SHA256, r.SHA256, a.Address)
+		}
+	}
+	return nil
+}
