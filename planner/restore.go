@@ -113,12 +113,14 @@ func EntryRole(kind manifest.Kind, format string) string {
 }
 
 // KeepsRecord reports whether restoring a puts back outputs that the
-// state records for the same request (a repair of a recorded resource):
-// the record stays as it is, history included, and the cached files must
-// be the recorded ones. A new resource, or one whose request changed, is
-// recorded with what its cached entry holds.
+// state records, complete, for the same request (a repair of a recorded
+// resource): the record stays as it is, history included, and the cached
+// files must be the recorded ones. A new resource, one whose request
+// changed, or one left pending, is recorded with what its cached entry
+// holds.
 func (a *Action) KeepsRecord() bool {
-	return a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint == a.Desired.Fingerprint
+	return a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint == a.Desired.Fingerprint &&
+		a.Prior.Status == state.StatusComplete
 }
 
 // RecordedFiles returns, for an action that keeps its record, the

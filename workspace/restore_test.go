@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,38 @@ func TestRestoreRefusesImpossibleMetadata(t *testing.T) {
 	}
 	if st.Resources["synthesis.hello"] != nil || c.exists("out/hello.wav") {
 		t.Errorf("an entry with an impossible loudness figure was restored: %+v", st.Resources["synthesis.hello"])
+	}
+}
+
+// A resource left pending without a job (written by hand) whose request
+// the cache holds is restored and recorded complete, with what the entry
+// holds: there is no complete record to keep.
+func TestRestoreOfPendingRecordsComplete(t *testing.T) {
+	tm := newTeam(t)
+	c, committed := tm.clone(t)
+	var st map[string]any
+	if err := json.Unmarshal(committed, &st); err != nil {
+		t.Fatal(err)
+	}
+	hello := st["resources"].(map[string]any)["synthesis.hello"].(map[string]any)
+	hello["status"] = "pending"
+	b, _ := json.Marshal(st)
+	if err := os.WriteFile(filepath.Join(c.ws.Dir, "voxform.state.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum, left := c.pull(); sum.Done != 2 || sum.Failed != 0 || left.HasChanges() {
+		t.Fatalf("pull: %+v, left %+v; want 2 restored", sum, left.Actions)
+	}
+	got, err := c.ws.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Resources["synthesis.hello"]; r == nil || r.Status != "complete" || len(r.Outputs) != 1 {
+		t.Errorf("synthesis.hello recorded as %+v; want complete with its output", r)
+	}
+	plan, s := c.plan(planner.Options{Cache: planner.CacheOn})
+	s.Close()
+	if plan.HasChanges() {
+		t.Errorf("plan after pull: %+v", plan.Actions)
 	}
 }
