@@ -87,7 +87,7 @@ func checkEntry(a *planner.Action, e *cache.Entry) error {
 		return fmt.Errorf("%s: refused, nothing written and the record kept; plan again to see the repair it bills", why)
 	}
 	if err := checkMeta(e.Meta); err != nil {
-		return fmt.Errorf("the cache entry of %s: meta: %w: %w", fp[:12], err, cache.ErrCorrupt)
+		return fmt.Errorf("the cache entry of %s: meta: %w: %w; 'voxform apply -cache=off' does the work instead (billed)", fp[:12], err, cache.ErrCorrupt)
 	}
 	return nil
 }
