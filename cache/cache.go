@@ -69,24 +69,35 @@ func (c *Cache) Lookup(ctx context.Context, fps []string) (map[string]string, er
 // is an error wrapping ErrCorrupt, as is a remote entry whose files
 // declare more than MaxEntryContent bytes, which downloads nothing.
 func (c *Cache) Fetch(ctx context.Context, fp string) (*Entry, error) {
-	return c.fetch(ctx, nil, fp)
+	return c.fetch(ctx, nil, fp, nil)
 }
 
 // FetchInto is Fetch writing what it downloads through the batch b: the
 // blobs are in place when it returns, the entry once b has flushed. An
 // entry b holds is returned as it is.
 func (c *Cache) FetchInto(ctx context.Context, b *Batch, fp string) (*Entry, error) {
-	return c.fetch(ctx, b, fp)
+	return c.fetch(ctx, b, fp, nil)
 }
 
-// fetch is Fetch, through b when it is not nil.
-func (c *Cache) fetch(ctx context.Context, b *Batch, fp string) (*Entry, error) {
+// FetchChecked is FetchInto with the entry found passed to check first:
+// an entry check refuses is returned with its error, and one from the
+// remote is then not downloaded (nothing of it is stored locally).
+func (c *Cache) FetchChecked(ctx context.Context, b *Batch, fp string, check func(*Entry) error) (*Entry, error) {
+	return c.fetch(ctx, b, fp, check)
+}
+
+// fetch is Fetch, through b when it is not nil, checking the entry with
+// check when it is not nil.
+func (c *Cache) fetch(ctx context.Context, b *Batch, fp string, check func(*Entry) error) (*Entry, error) {
 	if err := checkFingerprint(fp); err != nil {
 		return nil, fmt.Errorf("fetch cache entry: %w", err)
 	}
+	if check == nil {
+		check = func(*Entry) error { return nil }
+	}
 	if b != nil {
 		if e := b.Held(fp); e != nil && c.Local.missingBlobs(e) == 0 {
-			return e, nil
+			return e, check(e)
 		}
 	}
 	e, lerr := c.Local.Entry(fp)
@@ -96,7 +107,7 @@ func (c *Cache) fetch(ctx context.Context, b *Batch, fp string) (*Entry, error) 
 	if e != nil {
 		missing := c.Local.missingBlobs(e)
 		if missing == 0 {
-			return e, nil
+			return e, check(e)
 		}
 		c.Local.Remove(fp)
 		lerr = fmt.Errorf("read cache entry %s: %w: %d of its blobs missing (removed)", fp, ErrCorrupt, missing)
@@ -110,6 +121,9 @@ func (c *Cache) fetch(ctx context.Context, b *Batch, fp string) (*Entry, error) 
 	}
 	if re == nil {
 		return nil, lerr
+	}
+	if err := check(re); err != nil {
+		return re, err
 	}
 	if err := c.download(ctx, b, re); err != nil {
 		return nil, fmt.Errorf("fetch cache entry %s: %w", fp, err)

@@ -52,7 +52,11 @@
 // JSON, another version, a fingerprint not its own, an invalid file) is
 // removed when read locally, and is an error wrapping ErrCorrupt. Push
 // uploads only content that matches its SHA-256: the upload fails before
-// it completes otherwise.
+// it completes otherwise. An entry is only what its writer says the
+// outputs of a fingerprint are: whoever can write the remote can say
+// anything. Entries reads the entries a plan compares with the state
+// (one request each to the remote), and FetchChecked lets a restore
+// refuse an entry before anything of it is stored locally.
 //
 // A blob is a reflink of the file it came from (FICLONE, on file systems
 // that share extents: Btrfs, XFS) or a copy; never a hard link. A hard

@@ -64,6 +64,9 @@ func (e *Entry) File(role string) (File, bool) {
 	return File{}, false
 }
 
+// kinds are the kinds of resource an entry may be of.
+var kinds = map[string]bool{"synthesis": true, "embedding": true, "transcription": true}
+
 // roles are the roles a file may have.
 var roles = map[string]bool{
 	"audio": true, "embedding": true,
@@ -143,8 +146,11 @@ func (e *Entry) validate(fp string) error {
 	if e.Fingerprint != fp {
 		return fmt.Errorf("%w: fingerprint %.80q, want %s", ErrCorrupt, e.Fingerprint, fp)
 	}
-	if e.Kind == "" {
+	switch {
+	case e.Kind == "":
 		return fmt.Errorf("%w: no kind", ErrCorrupt)
+	case !kinds[e.Kind]:
+		return fmt.Errorf("%w: unknown kind %.40q", ErrCorrupt, e.Kind)
 	}
 	seen := map[string]bool{}
 	for _, f := range e.Files {
@@ -162,6 +168,11 @@ func (e *Entry) validate(fp string) error {
 	}
 	return nil
 }
+
+// DecodeEntry reads the entry of fp from r as every reader of the cache
+// does, local or remote: at most MaxEntrySize bytes of one JSON object,
+// validated. Its errors wrap ErrCorrupt, except those of reading r.
+func DecodeEntry(r io.Reader, fp string) (*Entry, error) { return decodeEntry(r, fp) }
 
 // decodeEntry reads the entry of fp from r: at most MaxEntrySize bytes of
 // one JSON object, validated. Its errors wrap ErrCorrupt, except those of

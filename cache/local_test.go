@@ -213,6 +213,7 @@ func TestMalformedEntryRemoved(t *testing.T) {
 		{"invalid sha256", strings.Replace(good, sum(nil), "../../etc/passwd", 1), "invalid sha256"},
 		{"unknown role", strings.Replace(good, `"audio"`, `"exe"`, 1), "unknown file role"},
 		{"no kind", strings.Replace(good, `"synthesis"`, `""`, 1), "no kind"},
+		{"unknown kind", strings.Replace(good, `"synthesis"`, `"\u001b[2Kvoice"`, 1), `unknown kind "\x1b[2Kvoice"`},
 		{"negative size", strings.Replace(good, `"size":0`, `"size":-1`, 1), "negative size"},
 		{"data after", good + "{}", "data after"},
 		{"too large", good + strings.Repeat(" ", cache.MaxEntrySize), "limit of 1048576 bytes"},

@@ -22,9 +22,12 @@ Usage: voxform pull [flags]
 
 Restores from the output cache (local, then the manifest's remote) every
 output the plan can restore: on a fresh clone whose state is committed and
-whose outputs are not, every recorded output, byte for byte. It calls no
-speech service and bills nothing; what the caches do not hold is listed
-and left for 'voxform apply', which shows what it costs.
+whose outputs are not, every recorded output, byte for byte, leaving the
+state file as it was. A cached entry whose files are not the ones the
+state records is refused, never written. It calls no speech service and
+bills nothing; what the caches do not hold, or hold otherwise than the
+state records, is listed with why and left for 'voxform apply', which
+shows what it costs.
 
 Flags:
 `
@@ -74,7 +77,7 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "Restored %d resource(s) from the output cache; the service was not called.\n", sum.Done)
 	if left.HasChanges() {
-		fmt.Fprintf(env.Stdout, "Not in the cache, left for 'voxform apply' (%d change(s)):\n", len(left.Actions))
+		fmt.Fprintf(env.Stdout, "Not restored from the cache, left for 'voxform apply' (%d change(s)):\n", len(left.Actions))
 		for _, a := range left.Actions {
 			fmt.Fprintf(env.Stdout, "  %s %s: %s (%s)\n", a.Type.Symbol(), a.Address, strings.Join(a.Reasons, "; "), a.Cost.Short())
 		}

@@ -249,6 +249,9 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 	for i, ch := range a.Desired.Chunks {
 		starts = append(starts, j.Duration())
 		f, err := chunkAudio(store, ch.Fingerprint)
+		if err == nil {
+			err = recordedChunk(a, ch.Fingerprint, f)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
 		}

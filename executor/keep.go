@@ -193,15 +193,9 @@ func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cac
 		Meta: cache.Meta{DurationSeconds: res.DurationSeconds, DetectedLanguage: res.DetectedLanguage, Model: res.Model}}
 	paths := map[string]string{}
 	for _, o := range res.Outputs {
-		role := o.Format
-		switch kind {
-		case manifest.KindSynthesis:
-			if o.Format != "" {
-				continue // a cue file: made again from the audio and the text as written
-			}
-			role = roleAudio
-		case manifest.KindEmbedding:
-			role = roleEmbedding
+		role := planner.EntryRole(kind, o.Format)
+		if role == "" {
+			continue // a cue file: made again from the audio and the text as written
 		}
 		e.Files = append(e.Files, cache.File{Role: role, SHA256: o.SHA256, Size: o.Size})
 		paths[role] = filepath.Join(dir, filepath.FromSlash(o.Path))

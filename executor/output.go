@@ -54,6 +54,10 @@ type owner struct {
 	// note, when set, records the output as voxform's just before it is
 	// renamed into place (state.Recorder.NoteWritten).
 	note func(state.Output) error
+	// want, when set, is the only content the output may have (a restore
+	// of an output the state records): any other is refused before it is
+	// renamed into place.
+	want string
 }
 
 // openOutput opens the output rel below root. The directory is made, checked
@@ -209,6 +213,9 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 	}
 	if err := o.f.Close(); err != nil {
 		return fail(fmt.Errorf("close %s: %w", o.rel, err))
+	}
+	if o.own.want != "" && sum != o.own.want {
+		return fail(fmt.Errorf("validate %s: sha256 %.12s, not the recorded %.12s", o.rel, sum, o.own.want))
 	}
 	out := state.Output{Path: o.rel, SHA256: sum, Size: size, Loudness: o.loud.result()}
 	if o.own.note != nil {

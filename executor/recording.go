@@ -37,7 +37,13 @@ func (w *outputs) abs(rel string) string { return filepath.Join(w.dir, filepath.
 
 // output starts writing the output at rel for the action a.
 func (w *outputs) output(a *planner.Action, rel string) (*outputFile, error) {
-	o, err := w.openOutput(a, rel)
+	return w.ownedOutput(a, rel, "")
+}
+
+// ownedOutput is output of an output whose content must be want (see
+// openOwned).
+func (w *outputs) ownedOutput(a *planner.Action, rel, want string) (*outputFile, error) {
+	o, err := w.openOwned(a, rel, want)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +57,25 @@ func (w *outputs) output(a *planner.Action, rel string) (*outputFile, error) {
 // caller that is about to wait for the service lets the file system's work
 // (an inode) overlap that wait.
 func (w *outputs) openOutput(a *planner.Action, rel string) (*outputFile, error) {
+	return w.openOwned(a, rel, "")
+}
+
+// openOwned is openOutput of an output whose content must be want (""
+// for any; see owner.want). An output of a resource whose record is kept
+// (planner.Action.KeepsRecord) that holds what the state records at its
+// path is not noted as written: the record proves it voxform's already,
+// and a restore that puts back what was recorded leaves the state as it
+// was.
+func (w *outputs) openOwned(a *planner.Action, rel, want string) (*outputFile, error) {
 	expect, replace := a.Replaces(rel)
-	own := owner{replace: replace, expect: expect}
+	own := owner{replace: replace, expect: expect, want: want}
 	if rec := w.recorder; rec != nil {
+		recorded, _ := recordedOutput(a.Prior, rel)
+		keeps := a.KeepsRecord()
 		own.note = func(o state.Output) error {
+			if keeps && o.SHA256 == recorded.SHA256 {
+				return nil
+			}
 			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
 		}
 	}
@@ -73,6 +94,13 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 	if err := w.recorder.Record(a.Address, res); err != nil {
 		return result{}, fmt.Errorf("record %s: %w", a.Address, err)
 	}
+	return w.recorded(a, res, chars, secs), nil
+}
+
+// recorded finishes an action whose outputs res records: the hash cache
+// learns them, the output cache keeps them, and outputs no longer
+// declared are removed.
+func (w *outputs) recorded(a *planner.Action, res *state.Resource, chars int64, secs float64) result {
 	if w.cache != nil {
 		for _, o := range res.Outputs {
 			w.cache.Put(o.Path, o.SHA256)
@@ -80,7 +108,7 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 	}
 	w.kept.keep(a, res)
 	w.removeStale(a)
-	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}, nil
+	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}
 }
 
 // removeStale deletes recorded outputs that nothing declares any more, once

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
@@ -20,77 +21,171 @@ import (
 // earlier apply (here or on another machine) kept them under the same
 // fingerprint: each file is cloned or copied from its verified cache
 // entry into place, exactly as an operation that calls the service writes
-// it, and recorded. It calls nothing and bills nothing.
+// it, and recorded. It calls nothing and bills nothing. A resource the
+// state records under that fingerprint gets back exactly the recorded
+// files, and its record is kept (see keepRecord); the entry is compared
+// with the record before anything is written.
 type restoreOp struct {
 	files *outputs
 }
 
 func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	sl.Release() // nothing is asked of the service
+	e, err := op.entry(ctx, a)
+	if err != nil {
+		return result{}, err
+	}
+	made, err := op.restore(a, e)
+	if err != nil {
+		return result{}, err
+	}
+	if a.RestoreFrom == "local" {
+		op.files.kept.cache.Local.Touch(e.Fingerprint) // an entry fetched from the remote is new
+	}
+	if a.KeepsRecord() {
+		return op.files.keepRecord(a, made)
+	}
+	return op.files.record(a, made, 0, 0)
+}
+
+// entry fetches the cache entry a restores and checks it before anything
+// is written: its kind, the files the state records for the resource
+// (planner.Action.EntryMismatch: the entry may have changed since the
+// plan), and the metadata a restore records (state.Resource.
+// CheckReported).
+func (op *restoreOp) entry(ctx context.Context, a *planner.Action) (*cache.Entry, error) {
 	k := op.files.kept
 	if k == nil {
-		return result{}, errors.New("restore: the cache is off; plan again to see what the work costs")
+		return nil, errors.New("restore: the cache is off; plan again to see what the work costs")
 	}
 	fp := a.Desired.Fingerprint
-	e, err := k.cache.FetchInto(ctx, k.batch, fp)
-	if err != nil {
-		return result{}, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.RestoreFrom, err)
+	var refused error
+	e, err := k.cache.FetchChecked(ctx, k.batch, fp, func(e *cache.Entry) error {
+		refused = checkEntry(a, e)
+		return refused
+	})
+	switch {
+	case refused != nil:
+		return nil, fmt.Errorf("restore from %s: %w", a.RestoreFrom, refused)
+	case err != nil:
+		return nil, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.RestoreFrom, err)
+	case e == nil:
+		return nil, fmt.Errorf("restore: %s no longer holds fingerprint %s; plan again to see what the work costs", a.RestoreFrom, fp[:12])
 	}
-	if e == nil {
-		return result{}, fmt.Errorf("restore: %s no longer holds fingerprint %s; plan again to see what the work costs", a.RestoreFrom, fp[:12])
-	}
+	return e, nil
+}
+
+// checkEntry refuses an entry that a restore of a may not take: of
+// another kind, without the files the state records for the resource
+// (planner.Action.EntryMismatch), or with metadata a state could not hold.
+func checkEntry(a *planner.Action, e *cache.Entry) error {
+	fp := a.Desired.Fingerprint
 	if e.Kind != string(a.Desired.Kind) {
-		return result{}, fmt.Errorf("restore: the cache entry of %s is a %s, not a %s: %w", fp[:12], e.Kind, a.Desired.Kind, cache.ErrCorrupt)
+		return fmt.Errorf("the cache entry of %s is a %s, not a %s: %w", fp[:12], e.Kind, a.Desired.Kind, cache.ErrCorrupt)
 	}
-	var rec *state.Resource
+	if why := a.EntryMismatch(EntryFiles(e)); why != "" {
+		return fmt.Errorf("%s: refused, nothing written and the record kept; plan again to see the repair it bills", why)
+	}
+	if err := checkMeta(e.Meta); err != nil {
+		return fmt.Errorf("the cache entry of %s: meta: %w: %w; 'voxform apply -cache=off' does the work instead (billed)", fp[:12], err, cache.ErrCorrupt)
+	}
+	return nil
+}
+
+// checkMeta refuses entry metadata that a restore would record and that a
+// state could not hold (state.Resource.CheckReported).
+func checkMeta(m cache.Meta) error {
+	r := &state.Resource{Model: m.Model, DetectedLanguage: m.DetectedLanguage, DurationSeconds: m.DurationSeconds}
+	if err := r.CheckReported(); err != nil {
+		return err
+	}
+	return loudnessOfMeta(m).Check()
+}
+
+// EntryFiles are the files of e by role, as the planner compares them
+// with the state (planner.Action.EntryMismatch).
+func EntryFiles(e *cache.Entry) map[string]planner.CachedFile {
+	files := make(map[string]planner.CachedFile, len(e.Files))
+	for _, f := range e.Files {
+		files[f.Role] = planner.CachedFile{SHA256: f.SHA256, Size: f.Size}
+	}
+	return files
+}
+
+// restore writes the outputs of a from the entry e and returns what they
+// are, with the metadata the entry adds.
+func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource, error) {
 	switch a.Desired.Kind {
 	case manifest.KindSynthesis:
 		format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
 		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Synthesis.Output, audioValidator(format))
 		if err != nil {
-			return result{}, err
+			return nil, err
 		}
 		o.Loudness = loudnessOfMeta(e.Meta) // measured when the entry's audio was made
 		outs, err := op.restoreCues(a, o, format)
 		if err != nil {
-			return result{}, err
+			return nil, err
 		}
-		rec = &state.Resource{Outputs: outs}
+		return &state.Resource{Outputs: outs}, nil
 	case manifest.KindEmbedding:
 		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Embedding.Output,
 			func(path string) error { _, err := readEmbedding(path); return err })
 		if err != nil {
-			return result{}, err
+			return nil, err
 		}
-		rec = &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}
+		return &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}, nil
 	case manifest.KindTranscription:
 		outs, err := op.restoreTranscripts(a, e)
 		if err != nil {
-			return result{}, err
+			return nil, err
 		}
-		rec = transcriptionRecord(a, outs, e.Meta.DurationSeconds)
+		rec := transcriptionRecord(a, outs, e.Meta.DurationSeconds)
 		rec.BilledAudioSeconds = 0 // this state paid nothing for it
 		rec.DetectedLanguage = e.Meta.DetectedLanguage
 		if e.Meta.Model != "" {
 			rec.Model = e.Meta.Model
 		}
-	default:
-		return result{}, fmt.Errorf("restore: a %s has no outputs to restore", a.Desired.Kind)
+		return rec, nil
 	}
-	if a.RestoreFrom == "local" {
-		k.cache.Local.Touch(fp) // an entry fetched from the remote is new
+	return nil, fmt.Errorf("restore: a %s has no outputs to restore", a.Desired.Kind)
+}
+
+// keepRecord finishes a restore of a resource whose record is kept
+// (planner.Action.KeepsRecord): the record stays as it was, history
+// included (created_at, billed amounts, the service's metadata, loudness
+// figures); only outputs that differ from the recorded ones (a format
+// added, an output at a new path) are recorded anew. A restore that put
+// back every recorded output as it was records nothing: the state is left
+// as it was, byte for byte.
+func (w *outputs) keepRecord(a *planner.Action, made *state.Resource) (result, error) {
+	rec := *a.Prior
+	rec.Outputs = make([]state.Output, len(made.Outputs))
+	same := len(made.Outputs) == len(a.Prior.Outputs) && len(a.Removes) == 0
+	for i, o := range made.Outputs {
+		p, ok := recordedOutput(a.Prior, o.Path)
+		if ok && p.SHA256 == o.SHA256 && p.Size == o.Size && p.Format == o.Format {
+			rec.Outputs[i] = p // with its recorded loudness
+			continue
+		}
+		rec.Outputs[i], same = o, false
 	}
-	return op.files.record(a, rec, 0, 0)
+	if same {
+		return w.recorded(a, a.Prior, 0, 0), nil
+	}
+	rec.UpdatedAt = time.Time{} // stamped now
+	return w.record(a, &rec, 0, 0)
 }
 
 // restoreFile writes the cached file of role at rel and commits it once
-// validate accepts it.
+// validate accepts it: the recorded content, when the state records one
+// for role.
 func (op *restoreOp) restoreFile(a *planner.Action, e *cache.Entry, role, rel string, validate func(string) error) (state.Output, error) {
 	f, ok := e.File(role)
 	if !ok {
 		return state.Output{}, fmt.Errorf("restore: the cache entry of %s has no %s file: %w", e.Fingerprint[:12], role, cache.ErrCorrupt)
 	}
-	out, err := op.files.output(a, rel)
+	out, err := op.files.ownedOutput(a, rel, a.RecordedFiles()[role].SHA256)
 	if err != nil {
 		return state.Output{}, err
 	}
@@ -110,6 +205,7 @@ func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]st
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
 	local := op.files.kept.cache.Local
+	recorded := a.RecordedFiles()
 	var segs []transcript.Segment
 	segsRead := false
 	readSegs := func() error {
@@ -142,12 +238,17 @@ func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]st
 	hasText := false
 	for _, format := range formats {
 		rel := t.Outputs[format]
-		out, err := op.files.output(a, rel)
+		cached, fromEntry := e.File(format)
+		want := ""
+		if fromEntry {
+			want = recorded[format].SHA256
+		}
+		out, err := op.files.ownedOutput(a, rel, want)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, out)
-		if cached, ok := e.File(format); ok {
+		if fromEntry {
 			err = out.Fill(func(dst *os.File) error { return local.CopyBlob(cached.SHA256, dst) })
 		} else if err = readSegs(); err == nil {
 			err = transcript.RenderSlice(out, transcript.Format(format), segs, transcript.Options{})
@@ -184,4 +285,20 @@ func (op *restoreOp) restoreCues(a *planner.Action, o state.Output, format contr
 	}
 	defer cues.Abort()
 	return commitCues(o, cues)
+}
+
+// recordedChunk refuses the cached audio f of the chunk fp of a's
+// synthesis when the state records other audio for that chunk: a join
+// puts back the recorded chunks or nothing, as a restore does.
+func recordedChunk(a *planner.Action, fp string, f cache.File) error {
+	if a.Prior == nil {
+		return nil
+	}
+	for _, r := range a.Prior.Chunks {
+		if r.Fingerprint == fp && r.SHA256 != f.SHA256 {
+			return fmt.Errorf("the cached audio of chunk %.12s (sha256 %.12s) is not the recorded one (sha256 %.12s): refused; "+
+				"'voxform apply -replace=%s' synthesizes every chunk again (billed)", fp, f.SHA256, r.SHA256, a.Address)
+		}
+	}
+	return nil
 }

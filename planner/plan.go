@@ -181,6 +181,12 @@ type Input struct {
 	// holds (executor.ChunkDir). With neither, the chunks the state
 	// records are taken to be kept.
 	Chunks Lookup
+	// CachedFiles, when set, lists the files of the cached entries of
+	// fingerprints whose outputs the state records (see EntryLookup): a
+	// repair of such a resource becomes a Restore only when the entry
+	// holds exactly the recorded files. Without it such repairs stay
+	// billed.
+	CachedFiles EntryLookup
 }
 
 // Lookup reports, for the fingerprints asked (all in one call), where
@@ -188,6 +194,26 @@ type Input struct {
 // it has nowhere are not in the map. An error (an unreachable remote)
 // fails the plan: voxform never pays for work it cannot rule out having.
 type Lookup func(fingerprints []string) (map[string]string, error)
+
+// EntryLookup reports, for the fingerprints asked (all in one call), the
+// cached entry of each: where it is (as Lookup says) and the files it
+// lists. Fingerprints it has nowhere are not in the map; an error fails
+// the plan, as Lookup's does.
+type EntryLookup func(fingerprints []string) (map[string]CachedEntry, error)
+
+// CachedEntry is what the cache holds for a fingerprint.
+type CachedEntry struct {
+	// From is "local" or the remote's URL.
+	From string
+	// Files are the entry's files by role (see EntryRole).
+	Files map[string]CachedFile
+}
+
+// CachedFile is one file of a cached entry.
+type CachedFile struct {
+	SHA256 string
+	Size   int64
+}
 
 // Plan is the outcome of Compute.
 type Plan struct {

@@ -2,42 +2,174 @@ package planner
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
 )
 
 // restore turns each action that would bill for outputs the cache holds
 // into a free Restore: a create, a replace, or a repair that is not
 // rendered from a recorded transcript. A replacement forced with -replace
-// is the work asked for again, never a restore. The cache is asked once,
-// for every such fingerprint. A resource whose request depends on an output of this
-// plan (a vc-v1 synthesis whose embedding is made first) has no final
-// fingerprint yet and is left as it is.
+// is the work asked for again, never a restore. A resource whose request
+// depends on an output of this plan (a vc-v1 synthesis whose embedding is
+// made first) has no final fingerprint yet and is left as it is. A repair
+// of outputs the state records is a restore only when the cache holds
+// exactly the recorded files (see restoreRecorded).
 func (c *computer) restore() error {
 	if c.in.Cached == nil {
 		return nil
 	}
-	var fps []string
-	var candidates []*Action
+	var fresh, recorded []*Action
 	for _, a := range c.actions {
-		if restorable(a) && !c.replace[a.Address] { // -replace asks for the work again
-			fps = append(fps, a.Desired.Fingerprint)
-			candidates = append(candidates, a)
+		switch {
+		case !restorable(a) || c.replace[a.Address]: // -replace asks for the work again
+		case a.KeepsRecord():
+			recorded = append(recorded, a)
+		default:
+			fresh = append(fresh, a)
 		}
 	}
-	if len(fps) == 0 {
+	if err := c.restoreFresh(fresh); err != nil {
+		return err
+	}
+	return c.restoreRecorded(recorded)
+}
+
+// restoreFresh makes a Restore of each action whose fingerprint the
+// cache holds, asking it once for all of them.
+func (c *computer) restoreFresh(acts []*Action) error {
+	if len(acts) == 0 {
 		return nil
 	}
-	where, err := c.in.Cached(fps)
+	where, err := c.in.Cached(fingerprints(acts))
 	if err != nil {
 		return fmt.Errorf("look up the cache: %w", err)
 	}
-	for _, a := range candidates {
+	for _, a := range acts {
 		if from, ok := where[a.Desired.Fingerprint]; ok {
 			a.Type, a.RestoreFrom, a.Cost = Restore, from, Cost{}
 		}
 	}
 	return nil
+}
+
+// restoreRecorded makes a Restore of each repair whose cached entry holds
+// the files the state records, asking the cache once for all of them. A
+// cached entry that holds other content stays a billed repair, and its
+// reasons say why: a restore puts back what the state recorded or
+// nothing.
+func (c *computer) restoreRecorded(acts []*Action) error {
+	if len(acts) == 0 || c.in.CachedFiles == nil {
+		return nil
+	}
+	found, err := c.in.CachedFiles(fingerprints(acts))
+	if err != nil {
+		return fmt.Errorf("look up the cache: %w", err)
+	}
+	for _, a := range acts {
+		e, ok := found[a.Desired.Fingerprint]
+		if !ok {
+			continue
+		}
+		if why := a.EntryMismatch(e.Files); why != "" {
+			a.Reasons = append(a.Reasons, "not restored: "+why)
+			continue
+		}
+		a.Type, a.RestoreFrom, a.Cost = Restore, e.From, Cost{}
+	}
+	return nil
+}
+
+// fingerprints returns the fingerprints of acts, each once.
+func fingerprints(acts []*Action) []string {
+	seen := make(map[string]bool, len(acts))
+	fps := make([]string, 0, len(acts))
+	for _, a := range acts {
+		if fp := a.Desired.Fingerprint; !seen[fp] {
+			seen[fp] = true
+			fps = append(fps, fp)
+		}
+	}
+	return fps
+}
+
+// EntryRole is the role, in a cache entry of a resource of kind, of the
+// file that holds its output of format: audio for a synthesis's audio,
+// embedding for an embedding, the format for a transcript. "" for an
+// output made from the others (a synthesis's cue files), which no entry
+// holds.
+func EntryRole(kind manifest.Kind, format string) string {
+	switch kind {
+	case manifest.KindSynthesis:
+		if format == "" {
+			return "audio"
+		}
+		return ""
+	case manifest.KindEmbedding:
+		return "embedding"
+	}
+	return format
+}
+
+// KeepsRecord reports whether restoring a puts back outputs that the
+// state records, complete, for the same request (a repair of a recorded
+// resource): the record stays as it is, history included, and the cached
+// files must be the recorded ones. A new resource, one whose request
+// changed, or one left pending, is recorded with what its cached entry
+// holds.
+func (a *Action) KeepsRecord() bool {
+	return a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint == a.Desired.Fingerprint &&
+		a.Prior.Status == state.StatusComplete
+}
+
+// RecordedFiles returns, for an action that keeps its record, the
+// recorded output of each file a restore takes from the cache, by entry
+// role: those of the outputs the resource still declares. nil otherwise.
+func (a *Action) RecordedFiles() map[string]state.Output {
+	if !a.KeepsRecord() {
+		return nil
+	}
+	out := map[string]state.Output{}
+	for _, d := range a.Desired.Outputs {
+		role := EntryRole(a.Desired.Kind, d.Format)
+		if role == "" {
+			continue
+		}
+		if o, ok := findFormat(a.Prior.Outputs, d.Format); ok {
+			out[role] = o
+		}
+	}
+	return out
+}
+
+// EntryMismatch says why a restore of a may not take the files of a
+// cached entry (by role): "" when each file the state records for it is
+// in the entry with the recorded SHA-256 and size. A transcript format
+// the entry lacks is rendered from the entry's JSON, which must then be
+// the recorded one. Planning and applying a restore both ask (the entry
+// may change between the two).
+func (a *Action) EntryMismatch(files map[string]CachedFile) string {
+	rec := a.RecordedFiles()
+	roles := make([]string, 0, len(rec))
+	for role := range rec {
+		roles = append(roles, role)
+	}
+	sort.Strings(roles)
+	for _, role := range roles {
+		want := rec[role]
+		got, ok := files[role]
+		switch {
+		case !ok && a.Desired.Kind == manifest.KindTranscription && rec["json"].SHA256 != "" && files["json"].SHA256 != "":
+			// Rendered from the entry's JSON, which is compared in turn.
+		case !ok:
+			return fmt.Sprintf("the cached entry has no %s file for %s", role, want.Path)
+		case got.SHA256 != want.SHA256 || got.Size != want.Size:
+			return fmt.Sprintf("the cached %s (sha256 %.12s, %d bytes) is not the recorded %s (sha256 %.12s, %d bytes)",
+				role, got.SHA256, got.Size, want.Path, want.SHA256, want.Size)
+		}
+	}
+	return ""
 }
 
 // restorable reports whether the outputs of a could come from the cache.

@@ -23,8 +23,10 @@ func (s *Session) Cache() *cache.Cache { return s.outputs }
 // Pull materialises from the output cache (in mode: planner.CacheOn or
 // CacheLocal) every output the plan of m can restore, calling no service:
 // on a fresh clone whose state is committed and whose outputs are not,
-// every recorded output. It returns the summary of the restores and the
-// plan of what is left for apply (billed work among it).
+// every recorded output, the state left as it was. A cached entry whose
+// files are not the ones the state records is never written: the plan
+// keeps it a billed repair. It returns the summary of the restores and
+// the plan of what is left for apply (billed work among it).
 func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, opts executor.Options) (*executor.Summary, *planner.Plan, error) {
 	if mode == planner.CacheOff {
 		return nil, nil, errors.New("pull: the cache is off")

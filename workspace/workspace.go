@@ -244,6 +244,7 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 			}
 		}
 		in.Cached = func(fps []string) (map[string]string, error) { return s.outputs.Lookup(ctx, fps) }
+		in.CachedFiles = cachedFiles(ctx, s.outputs)
 	} else {
 		in.Chunks = chunkLookup(s.ws.Dir)
 	}
@@ -252,6 +253,22 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 		err = s.ws.checkPaths(p)
 	}
 	return p, err
+}
+
+// cachedFiles is the planner's view of the entries c holds (cache.Cache.
+// Entries), whose files a restore of recorded outputs must match.
+func cachedFiles(ctx context.Context, c *cache.Cache) planner.EntryLookup {
+	return func(fps []string) (map[string]planner.CachedEntry, error) {
+		found, err := c.Entries(ctx, fps)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]planner.CachedEntry, len(found))
+		for fp, f := range found {
+			out[fp] = planner.CachedEntry{From: f.From, Files: executor.EntryFiles(f.Entry)}
+		}
+		return out, nil
+	}
 }
 
 // probe measures transcription inputs for the cost line.

@@ -1,0 +1,97 @@
+package state
+
+import (
+	"fmt"
+	"math"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of the recorded fields whose content voxform takes from outside
+// (the service's answers, a cache entry another machine wrote).
+const (
+	// MaxLabel bounds a label: a model name, a detected language.
+	MaxLabel = 128
+	// MaxRecordedSeconds bounds a recorded duration (about 11.6 days).
+	MaxRecordedSeconds = 1_000_000
+	// MaxLoudnessMagnitude bounds a loudness figure, in LUFS or dBTP,
+	// either side of zero.
+	MaxLoudnessMagnitude = 200
+)
+
+// CheckLabel refuses a label field that no honest source reports: more
+// than MaxLabel bytes, not UTF-8, or holding a character that is not
+// printable (a control character, an escape sequence, a bidirectional
+// override). Empty is fine.
+func CheckLabel(field, s string) error {
+	if len(s) > MaxLabel {
+		return fmt.Errorf("%s: %d bytes, more than the limit of %d", field, len(s), MaxLabel)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s: not UTF-8", field)
+	}
+	for i, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%s: character %U at byte %d is not printable", field, r, i)
+		}
+	}
+	return nil
+}
+
+// CheckReported refuses a resource whose fields that voxform takes from
+// outside could not be honest: its model and detected language
+// (CheckLabel), its durations (finite, not negative, at most
+// MaxRecordedSeconds) and the loudness of its outputs (finite, within
+// MaxLoudnessMagnitude). Each error names the field.
+func (r *Resource) CheckReported() error {
+	if err := CheckLabel("model", r.Model); err != nil {
+		return err
+	}
+	if err := CheckLabel("detected_language", r.DetectedLanguage); err != nil {
+		return err
+	}
+	if err := checkSeconds("duration_seconds", r.DurationSeconds); err != nil {
+		return err
+	}
+	if err := checkSeconds("billed_audio_seconds", r.BilledAudioSeconds); err != nil {
+		return err
+	}
+	if r.BilledCharacters < 0 {
+		return fmt.Errorf("billed_characters: negative (%d)", r.BilledCharacters)
+	}
+	for i, o := range r.Outputs {
+		if o.Size < 0 {
+			return fmt.Errorf("outputs[%d].size: negative (%d)", i, o.Size)
+		}
+		if err := o.Loudness.Check(); err != nil {
+			return fmt.Errorf("outputs[%d].loudness.%w", i, err)
+		}
+	}
+	return nil
+}
+
+// Check refuses loudness figures no meter gives: each finite and within
+// MaxLoudnessMagnitude of zero. A nil Loudness is fine.
+func (l *Loudness) Check() error {
+	if l == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"integrated_lufs", l.Integrated}, {"true_peak_dbtp", l.TruePeak}} {
+		if f.v != nil && !(math.Abs(*f.v) <= MaxLoudnessMagnitude) {
+			return fmt.Errorf("%s: %g, beyond the limit of ±%d", f.name, *f.v, MaxLoudnessMagnitude)
+		}
+	}
+	return nil
+}
+
+// checkSeconds refuses a duration that is not finite, is negative, or is
+// more than MaxRecordedSeconds.
+func checkSeconds(field string, v float64) error {
+	if !(v >= 0 && v <= MaxRecordedSeconds) {
+		return fmt.Errorf("%s: %g, not between 0 and the limit of %d", field, v, MaxRecordedSeconds)
+	}
+	return nil
+}
