@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/workspace"
@@ -60,7 +61,7 @@ func openWorkspace(env *Env, vars *varFlags, lockTimeout time.Duration) (*worksp
 	ws := workspace.On(env.Dir, be)
 	ws.CacheDir = env.CacheDir
 	ws.LockTimeout = lockTimeout
-	ws.Notify = func(s string) { fmt.Fprintf(env.Stderr, "voxform: %s\n", s) }
+	ws.Notify = func(s string) { fmt.Fprintf(env.Stderr, "voxform: %s\n", untrusted.Lines(s)) }
 	return ws, nil
 }
 

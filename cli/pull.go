@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
@@ -65,7 +66,7 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 	defer sess.Close()
 	warn := func(e executor.Event) {
 		if e.Kind == executor.EventWarning || e.Kind == executor.EventFailed {
-			fmt.Fprintf(env.Stderr, "voxform: warning: %s: %v\n", e.Address, e.Err)
+			fmt.Fprintf(env.Stderr, "voxform: warning: %s: %s\n", untrusted.Escape(e.Address), untrusted.Lines(errString(e.Err)))
 		}
 	}
 	sum, left, err := sess.Pull(ctx, m, c.mode(), executor.Options{Events: warn})
@@ -79,7 +80,7 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 	if left.HasChanges() {
 		fmt.Fprintf(env.Stdout, "Not restored from the cache, left for 'voxform apply' (%d change(s)):\n", len(left.Actions))
 		for _, a := range left.Actions {
-			fmt.Fprintf(env.Stdout, "  %s %s: %s (%s)\n", a.Type.Symbol(), a.Address, strings.Join(a.Reasons, "; "), a.Cost.Short())
+			fmt.Fprintf(env.Stdout, "  %s %s: %s (%s)\n", a.Type.Symbol(), untrusted.Escape(a.Address), untrusted.Escape(strings.Join(a.Reasons, "; ")), a.Cost.Short())
 		}
 		fmt.Fprintln(env.Stdout, left.Cost.Line())
 	}
@@ -124,9 +125,9 @@ func runPush(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	for _, p := range rep.Problems {
-		fmt.Fprintf(env.Stderr, "voxform: warning: %v\n", p)
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(errString(p)))
 	}
-	fmt.Fprintf(env.Stdout, "Pushed %d resource(s) to %s; %d were there already.\n", rep.Pushed, m.Cache.Remote, rep.Present)
+	fmt.Fprintf(env.Stdout, "Pushed %d resource(s) to %s; %d were there already.\n", rep.Pushed, untrusted.Escape(m.Cache.Remote), rep.Present)
 	if len(rep.Problems) > 0 {
 		return fmt.Errorf("push: %d resource(s) not pushed", len(rep.Problems))
 	}
