@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
 )
