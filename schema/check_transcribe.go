@@ -2,14 +2,15 @@ package schema
 
 import (
 	"fmt"
-	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 )
 
 var apiNames = []string{manifest.APIREST, manifest.APIRealtime, manifest.APIBatch, manifest.APIBatchLegacy}
@@ -221,8 +222,17 @@ func (c *checker) checkInput(t *manifest.Transcription, api *contract.Recognitio
 			WithHint("api %s accepts %s", t.API, strings.Join(api.InputFormats, ", "))
 		return
 	}
-	full := c.abs(t.Input)
-	st, err := os.Stat(full)
+	in, err := owned.OpenInputWithin(c.m.Dir, filepath.FromSlash(t.Input), t.InputDirs)
+	if err != nil {
+		d := c.ds.Errorf(pos, "input %q %s", t.Input, inputProblem(err, "does not exist or is not a file"))
+		if owned.IsOutside(err) {
+			d.WithHint("inputs must really lie inside the manifest directory; name a shared recordings directory the link leads to under input_dirs:")
+		}
+		return
+	}
+	defer in.Close()
+	full := owned.HandlePath(in)
+	st, err := in.Stat()
 	if err != nil {
 		c.ds.Errorf(pos, "input %q cannot be read: %v", t.Input, causeOf(err))
 		return
