@@ -192,7 +192,7 @@ func regroup(members []*member, plan [][]speechapi.Source) [][]*member {
 func (b *batchOp) sources(members []*member) ([]speechapi.Source, error) {
 	out := make([]speechapi.Source, 0, len(members))
 	for _, m := range members {
-		src, err := speechapi.FileSource(b.files.abs(m.action.Desired.Transcription.Input))
+		src, err := b.files.recordingSource(m.action.Desired.Transcription)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func (op *transcriptionOp) apply(ctx context.Context, a *planner.Action, sl *slo
 
 func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
-	src, err := speechapi.FileSource(op.files.abs(t.Input))
+	src, err := op.files.recordingSource(t)
 	if err != nil {
 		return result{}, err
 	}
@@ -50,7 +50,7 @@ func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot
 		return result{}, err
 	}
 	sl.Release()
-	secs := probeSeconds(op.files.abs(t.Input))
+	secs := op.files.recordingSeconds(t)
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
 	outs, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
@@ -88,7 +88,7 @@ type realtimeDocSegment struct {
 
 func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	t := a.Desired.Transcription
-	f, err := os.Open(op.files.abs(t.Input))
+	f, err := op.files.openRecording(t)
 	if err != nil {
 		return result{}, err
 	}

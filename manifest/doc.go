@@ -31,6 +31,10 @@
 // through ..) names an outside file explicitly, and only a regular file is
 // read. A *.yaml that is a symbolic link is never read as a manifest, and
 // a *.yaml named as data (for_each, -var-file, lexicon, text_file) is data.
+// A transcription's inputs are globbed, not read: a pattern's directory
+// prefix must really lie inside the manifest directory or a directory the
+// block names under input_dirs, and each matched input is opened, when
+// schema checks it and when apply sends it, by owned.Root.OpenInputWithin.
 // "Did you mean" compares at most MaxSuggestCompares names per load, and
 // errors repeated by every instance of a block are reported once.
 package manifest

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/owned"
 )
 
 // DefaultBatchModel is the batch jobs model (speech-recognition.md, Versioning).
@@ -46,7 +47,7 @@ func (x *expander) expandTranscriptions() {
 			x.ds.Errorf(b.Pos(), "transcription %q has neither inputs nor urls", name).
 				WithHint("list local files (globs allowed) under inputs:, or https URLs under urls: (api batch)")
 		}
-		for _, in := range x.transcriptionInputs(b, fs, sc) {
+		for _, in := range x.transcriptionInputs(b, fs, sc, proto) {
 			t := *proto
 			t.Key, t.Input, t.IsURL, t.Pattern = in.key, in.key, in.isURL, in.pattern
 			if in.input != "" {
@@ -95,16 +96,40 @@ func (x *expander) transcriptionProto(b *Block, fs map[string]*field, sc *scope)
 	if len(t.Formats) == 0 {
 		t.Formats = []string{"json"}
 	}
+	t.InputDirs = x.inputDirs(fs["input_dirs"], sc)
 	return t
+}
+
+// inputDirs evaluates input_dirs: absolute directories, outside the
+// manifest directory, that inputs may really lie in. Each is named in the
+// manifest for a reviewer to see; a symbolic link a contributor adds
+// reaches no further than they do.
+func (x *expander) inputDirs(f *field, sc *scope) []string {
+	dirs, pos, _ := x.strList(f, sc)
+	var out []string
+	for i, d := range dirs {
+		native := filepath.FromSlash(d)
+		if !filepath.IsAbs(native) {
+			x.ds.Errorf(pos[i], "input_dirs entry %q is not an absolute path", d).
+				WithHint("name the directory outside the project that a symbolic link among the inputs leads to, as an absolute path")
+			continue
+		}
+		if st, err := os.Stat(native); err != nil || !st.IsDir() {
+			x.ds.Errorf(pos[i], "input_dirs entry %q does not exist or is not a directory", d)
+			continue
+		}
+		out = append(out, filepath.Clean(native))
+	}
+	return out
 }
 
 // transcriptionInputs expands inputs: globs and urls: into inputs with
 // their output stems.
-func (x *expander) transcriptionInputs(b *Block, fs map[string]*field, sc *scope) []transcriptionInput {
+func (x *expander) transcriptionInputs(b *Block, fs map[string]*field, sc *scope, proto *Transcription) []transcriptionInput {
 	var out []transcriptionInput
 	pats, ppos, _ := x.strList(fs["inputs"], sc)
 	for i, p := range pats {
-		out = append(out, x.glob(p, ppos[i])...)
+		out = append(out, x.glob(p, ppos[i], proto.InputDirs)...)
 	}
 	urls, upos, _ := x.strList(fs["urls"], sc)
 	for i, u := range urls {
@@ -193,8 +218,9 @@ func (x *expander) walk(root string) *walked {
 func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // glob expands one inputs: pattern (with ** for any number of directories)
-// relative to the manifest directory.
-func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
+// relative to the manifest directory. Its directory prefix must really lie
+// inside the manifest directory or one of dirs (input_dirs).
+func (x *expander) glob(pattern string, pos Pos, dirs []string) []transcriptionInput {
 	pat := cleanRel(pattern)
 	if filepath.IsAbs(filepath.FromSlash(pattern)) {
 		x.ds.Errorf(pos, "input pattern %q is absolute", pattern).WithHint("write inputs relative to the manifest directory")
@@ -202,7 +228,7 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 	}
 	if pat == ".." || strings.HasPrefix(pat, "../") {
 		x.ds.Errorf(pos, "input pattern %q leaves the manifest directory", pattern).
-			WithHint("inputs live below the manifest directory; a symbolic link to a recordings directory works")
+			WithHint("inputs live below the manifest directory; a symbolic link to a recordings directory works when input_dirs names it")
 		return nil
 	}
 	segs := strings.Split(pat, "/")
@@ -229,6 +255,11 @@ func (x *expander) glob(pattern string, pos Pos) []transcriptionInput {
 	prefix := strings.Join(segs[:fixed], "/")
 	root := filepath.Join(x.raw.Dir, filepath.FromSlash(prefix))
 	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		if !x.inputPlace(resolved, dirs) {
+			x.ds.Errorf(pos, "input pattern %q: %s leads outside the manifest directory through a symbolic link", pattern, prefix).
+				WithHint("name the directory it leads to under input_dirs: of this transcription, if its recordings are meant to be read")
+			return nil
+		}
 		root = resolved // walk a linked directory's contents
 	}
 	w := x.walk(root)
@@ -286,4 +317,17 @@ func matchSegs(pat, name []string) bool {
 		pat, name = pat[1:], name[1:]
 	}
 	return len(name) == 0
+}
+
+// inputPlace reports whether real, a path with its symbolic links
+// resolved, lies inside the manifest directory or one of dirs, resolved
+// alike (owned.Within).
+func (x *expander) inputPlace(real string, dirs []string) bool {
+	allowed := make([]string, 0, len(dirs)+1)
+	for _, d := range append([]string{x.raw.Dir}, dirs...) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			allowed = append(allowed, r)
+		}
+	}
+	return owned.Within(real, allowed...)
 }

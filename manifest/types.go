@@ -347,6 +347,11 @@ type Transcription struct {
 	Pattern string
 	// InputPos is where Pattern is written.
 	InputPos Pos
+	// InputDirs are the absolute directories outside the manifest
+	// directory that the block names (input_dirs) as places its inputs
+	// may really be, reached through a symbolic link; any other input
+	// must really lie inside the manifest directory.
+	InputDirs []string
 
 	OutputDir string   // relative to Dir
 	Formats   []string // json, txt, srt, vtt

@@ -23,5 +23,6 @@
 // outside it (absolute, or through ..) is an outside input named
 // explicitly. Only a regular file is read: a directory, a pipe, a socket,
 // a device or a file of a kernel pseudo file system (procfs, sysfs) is
-// refused.
+// refused. Root.OpenInputWithin also accepts a link into one of the
+// directories the manifest names for it (a transcription's input_dirs).
 package owned

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -28,6 +29,16 @@ import (
 // sysfs) is refused without being read. It is opened without blocking, so
 // a named pipe is refused rather than waited on.
 func (r *Root) OpenInput(name string) (*os.File, error) {
+	return r.OpenInputWithin(name, nil)
+}
+
+// OpenInputWithin opens name as OpenInput does, and accepts too a name
+// spelled inside the manifest directory whose real path lies inside one of
+// dirs: absolute directories outside the project that the manifest names
+// explicitly as places its inputs really are (a shared recordings
+// directory reached through a symbolic link). A link to anywhere else is
+// refused as OpenInput refuses it, before and after the file is opened.
+func (r *Root) OpenInputWithin(name string, dirs []string) (*os.File, error) {
 	if explicit, ok := r.explicit(name); ok {
 		return openInputFile(name, explicit)
 	}
@@ -35,7 +46,8 @@ func (r *Root) OpenInput(name string) (*os.File, error) {
 	if err != nil {
 		return nil, cleanPathError(name, err)
 	}
-	if _, ok := r.inside(real); !ok {
+	allowed := append([]string{r.real}, realDirs(dirs)...)
+	if !Within(real, allowed...) {
 		return nil, &Error{Path: name, Reason: errOutside}
 	}
 	f, err := openInputFile(name, real)
@@ -45,11 +57,36 @@ func (r *Root) OpenInput(name string) (*os.File, error) {
 	if now, err := realPath(f, real); err != nil {
 		f.Close()
 		return nil, cleanPathError(name, err)
-	} else if _, ok := r.inside(now); !ok {
+	} else if !Within(now, allowed...) {
 		f.Close()
 		return nil, &Error{Path: name, Reason: errOutside}
 	}
 	return f, nil
+}
+
+// Within reports whether path lies inside one of dirs (or is one of
+// them). Both are taken as they are spelled: pass real paths (symbolic
+// links resolved) to ask where a file really is.
+func Within(path string, dirs ...string) bool {
+	for _, d := range dirs {
+		rel, err := filepath.Rel(d, path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// realDirs is dirs with symbolic links resolved; a directory that cannot
+// be resolved is left out (nothing lies inside it).
+func realDirs(dirs []string) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(real) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
 
 // explicit is name as a path outside the root when its spelling says so.
@@ -67,15 +104,29 @@ func (r *Root) explicit(name string) (string, bool) {
 // of the manifest directory is refused.
 const errOutside = "leads outside the manifest directory through a symbolic link"
 
+// IsOutside reports whether err refuses an input reached through a
+// symbolic link out of the manifest directory (and out of the directories
+// named for it, OpenInputWithin).
+func IsOutside(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Reason == errOutside
+}
+
 // OpenInput opens name as Root.OpenInput does, relative to the manifest
 // directory dir, for a caller that holds no Root (a check of one file).
 func OpenInput(dir, name string) (*os.File, error) {
+	return OpenInputWithin(dir, name, nil)
+}
+
+// OpenInputWithin opens name as Root.OpenInputWithin does, relative to the
+// manifest directory dir, for a caller that holds no Root.
+func OpenInputWithin(dir, name string, dirs []string) (*os.File, error) {
 	r, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.OpenInput(name)
+	return r.OpenInputWithin(name, dirs)
 }
 
 // ReadInput reads at most limit+1 bytes of the input name (OpenInput), so
@@ -92,6 +143,12 @@ func (r *Root) ReadInput(name string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// OpenRegular opens path for reading as OpenInput opens the file it has
+// found: without blocking, and only when it is a regular file (not a
+// directory, a named pipe, a socket, a device or a file of a kernel pseudo
+// file system such as /proc/self/environ).
+func OpenRegular(path string) (*os.File, error) { return openInputFile(path, path) }
 
 // openInputFile opens path (name for messages) for reading without
 // blocking and refuses anything but a regular file.

@@ -2,14 +2,15 @@ package schema
 
 import (
 	"fmt"
-	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 )
 
 var apiNames = []string{manifest.APIREST, manifest.APIRealtime, manifest.APIBatch, manifest.APIBatchLegacy}
@@ -19,9 +20,18 @@ func (c *checker) checkTranscriptions() {
 	for _, t := range c.m.TranscriptionSettings {
 		valid[t.Name] = c.checkTranscriptionConfig(t)
 	}
+	if len(c.m.Transcriptions) == 0 {
+		return
+	}
+	root, err := owned.Open(c.m.Dir)
+	if err != nil {
+		c.ds.Errorf(c.m.Transcriptions[0].InputPos, "%v", err)
+		return
+	}
+	defer root.Close()
 	for _, t := range c.m.Transcriptions {
 		if api := c.cat.Recognition[t.API]; api != nil && valid[t.Name] {
-			c.checkInput(t, api)
+			c.checkInput(root, t, api)
 		}
 	}
 }
@@ -207,10 +217,11 @@ func supportedBy(cat *contract.Catalog, field string) string {
 	return fmt.Sprintf("%s is for api %s", field, strings.Join(apis, ", "))
 }
 
-// checkInput checks one local input file: format per API, size and
-// duration limits, and the REST sample rate range.
+// checkInput checks one local input file, opened through root as apply
+// opens it (inside the manifest directory or input_dirs, a regular file):
+// format per API, size and duration limits, and the REST sample rate range.
 // conformance: STT-030, STT-031, STT-032, OB-032, OB-037, BJ-095, BJ-098, BJ-101, ERR-016, ERR-021, ERR-035
-func (c *checker) checkInput(t *manifest.Transcription, api *contract.RecognitionAPI) {
+func (c *checker) checkInput(root *owned.Root, t *manifest.Transcription, api *contract.RecognitionAPI) {
 	if t.IsURL {
 		return
 	}
@@ -221,8 +232,17 @@ func (c *checker) checkInput(t *manifest.Transcription, api *contract.Recognitio
 			WithHint("api %s accepts %s", t.API, strings.Join(api.InputFormats, ", "))
 		return
 	}
-	full := c.abs(t.Input)
-	st, err := os.Stat(full)
+	in, err := root.OpenInputWithin(filepath.FromSlash(t.Input), t.InputDirs)
+	if err != nil {
+		d := c.ds.Errorf(pos, "input %q %s", t.Input, inputProblem(err, "does not exist or is not a file"))
+		if owned.IsOutside(err) {
+			d.WithHint("inputs must really lie inside the manifest directory; name a shared recordings directory the link leads to under input_dirs:")
+		}
+		return
+	}
+	defer in.Close()
+	full := owned.HandlePath(in)
+	st, err := in.Stat()
 	if err != nil {
 		c.ds.Errorf(pos, "input %q cannot be read: %v", t.Input, causeOf(err))
 		return

@@ -268,8 +268,10 @@ func (c *HashCache) Save() error {
 }
 
 // HashFile streams a file through SHA-256.
+// Only a regular file is read (owned.OpenRegular): never a device, a
+// pipe or a file of the kernel's procfs or sysfs.
 func HashFile(path string) (sum string, size int64, err error) {
-	f, err := os.Open(path)
+	f, err := owned.OpenRegular(path)
 	if err != nil {
 		return "", 0, err
 	}

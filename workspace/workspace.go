@@ -235,7 +235,7 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 	if err != nil {
 		return nil, err
 	}
-	in := planner.Input{Desired: desired, State: s.st, Hash: hash, Probe: probe(m.Dir), Options: opts, Budget: m.Budget}
+	in := planner.Input{Desired: desired, State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget}
 	if opts.Cache != planner.CacheOff {
 		if s.outputs == nil {
 			var err error
@@ -272,9 +272,22 @@ func cachedFiles(ctx context.Context, c *cache.Cache) planner.EntryLookup {
 }
 
 // probe measures transcription inputs for the cost line.
-func probe(dir string) planner.ProbeFunc {
+// Each is opened as validate opens it (owned.OpenInputWithin: inside the
+// manifest directory or its block's input_dirs, and a regular file).
+func probe(m *manifest.Manifest) planner.ProbeFunc {
+	dirs := map[string][]string{}
+	for _, t := range m.Transcriptions {
+		if !t.IsURL {
+			dirs[t.Input] = t.InputDirs
+		}
+	}
 	return func(p string) (float64, error) {
-		info, err := audio.Probe(filepath.Join(dir, p))
+		f, err := owned.OpenInputWithin(m.Dir, filepath.FromSlash(p), dirs[p])
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		info, err := audio.Probe(owned.HandlePath(f))
 		if err != nil {
 			return 0, err
 		}
