@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -39,16 +40,17 @@ func (r *Root) OpenInput(name string) (*os.File, error) {
 // directory reached through a symbolic link). A link to anywhere else is
 // refused as OpenInput refuses it, before and after the file is opened.
 func (r *Root) OpenInputWithin(name string, dirs []string) (*os.File, error) {
-	if explicit, ok := r.explicit(name); ok {
+	local, explicit := r.explicit(name)
+	if explicit != "" {
 		return openInputFile(name, explicit)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(r.real, name))
+	real, err := filepath.EvalSymlinks(filepath.Join(r.real, local))
 	if err != nil {
 		return nil, cleanPathError(name, err)
 	}
 	allowed := append([]string{r.real}, realDirs(dirs)...)
-	if !Within(real, allowed...) {
-		return nil, &Error{Path: name, Reason: errOutside}
+	if err := r.checkInput(name, real, allowed); err != nil {
+		return nil, err
 	}
 	f, err := openInputFile(name, real)
 	if err != nil {
@@ -57,11 +59,39 @@ func (r *Root) OpenInputWithin(name string, dirs []string) (*os.File, error) {
 	if now, err := realPath(f, real); err != nil {
 		f.Close()
 		return nil, cleanPathError(name, err)
-	} else if !Within(now, allowed...) {
+	} else if err := r.checkInput(name, now, allowed); err != nil {
 		f.Close()
-		return nil, &Error{Path: name, Reason: errOutside}
+		return nil, err
 	}
 	return f, nil
+}
+
+// checkInput refuses an input of the project (name) whose real path lies
+// outside allowed (the manifest directory and the directories named for
+// it), or, inside the manifest directory, in voxform's own files or version
+// control's (.voxform/, the state files, .git/ at any depth): a link to
+// .git/config would otherwise make a CI job's checkout token a synthesis
+// text.
+func (r *Root) checkInput(name, real string, allowed []string) error {
+	if !Within(real, allowed...) {
+		return &Error{Path: name, Reason: errOutside}
+	}
+	rel, ok := r.inside(real)
+	if !ok {
+		return nil // inside a directory named for inputs
+	}
+	if rel == "." {
+		return &Error{Path: name, Reason: "is the manifest directory itself"}
+	}
+	if reason := relProblem(rel); reason != "" {
+		return &Error{Path: name, Reason: fmt.Sprintf("resolves to %q, which %s", rel, reason)}
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if slices.Contains(vcsDirs, strings.ToLower(part)) {
+			return &Error{Path: name, Reason: fmt.Sprintf("resolves to %q, inside %s/, which belongs to version control", rel, part)}
+		}
+	}
+	return nil
 }
 
 // Within reports whether path lies inside one of dirs (or is one of
@@ -89,15 +119,29 @@ func realDirs(dirs []string) []string {
 	return out
 }
 
-// explicit is name as a path outside the root when its spelling says so.
-func (r *Root) explicit(name string) (string, bool) {
-	switch {
-	case filepath.IsAbs(name):
-		return name, true
-	case filepath.IsLocal(name):
-		return "", false
+// explicit sorts name by its spelling: a path outside the root (absolute,
+// or through "..") is returned as explicit; a name that is local, or that
+// leads back into the root however it is spelled ("../project/link",
+// the root's own absolute path), is a file of the project, returned as
+// local, relative to the root, and checked as one.
+func (r *Root) explicit(name string) (local, explicit string) {
+	if filepath.IsLocal(name) {
+		return name, ""
 	}
-	return filepath.Join(r.dir, name), true
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.dir, name)
+	}
+	p = filepath.Clean(p)
+	for _, root := range []string{r.dir, r.real} {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			return rel, ""
+		}
+		if p == root {
+			return ".", ""
+		}
+	}
+	return "", p
 }
 
 // errOutside is the reason an input reached through a symbolic link out

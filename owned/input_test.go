@@ -34,6 +34,12 @@ func TestOpenInput(t *testing.T) {
 	link(outside, "shared")
 	link("texts/a.txt", "rel-in.txt")
 	link(filepath.Join(dir, "texts/a.txt"), "abs-in.txt")
+	writeInput(t, dir, ".git/config", "[http] extraheader = AUTHORIZATION: basic TOKEN")
+	writeInput(t, dir, "vendor/lib/.git/config", "TOKEN")
+	writeInput(t, dir, ".voxform/hashes.bin", "cache")
+	link(".git/config", "notes.txt")
+	link("vendor/lib/.git/config", "notes2.txt")
+	link(".voxform/hashes.bin", "notes3.txt")
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.txt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +50,17 @@ func TestOpenInput(t *testing.T) {
 		{name: filepath.Join(outside, "secret.txt"), want: "outside"}, // named explicitly
 		{name: "../outside/secret.txt", want: "outside"},              // spelled outside: named explicitly
 		{name: "out.txt", refused: "leads outside the manifest directory through a symbolic link"},
+		// Spelled through ".." or absolute but leading back into the
+		// project: a file of the project, checked as one.
+		{name: "../project/out.txt", refused: "leads outside the manifest directory through a symbolic link"},
+		{name: filepath.Join(dir, "out.txt"), refused: "leads outside the manifest directory through a symbolic link"},
+		{name: "../project/texts/a.txt", want: "inside"},
+		// Links inside the project to version control's or voxform's own
+		// files (a CI checkout keeps its token in .git/config).
+		{name: "notes.txt", refused: `resolves to ".git/config", which is inside .git/, which belongs to version control`},
+		{name: "notes2.txt", refused: "inside .git/, which belongs to version control"},
+		{name: "notes3.txt", refused: "which voxform keeps for its caches"},
+		{name: ".git/config", refused: "belongs to version control"},
 		{name: "environ.txt", refused: "leads outside the manifest directory through a symbolic link"},
 		{name: "shared/secret.txt", refused: "leads outside the manifest directory through a symbolic link"},
 		{name: "texts", refused: "is a directory, not a regular file"},
