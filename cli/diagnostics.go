@@ -29,7 +29,7 @@ func writeDiagnostics(w io.Writer, ds manifest.Diagnostics) {
 // apply): every error, and at most maxSimilarWarnings warnings of a
 // kind; after the last one shown, a line counts the rest:
 //
-//	warning: and 997 more similar warnings elsewhere ('voxform validate' lists them all)
+//	warning: and 997 more similar warnings elsewhere ('voxform validate' lists them)
 //
 // A data file of a thousand prompts with a digit each would otherwise
 // bury the plan under two thousand lines.
@@ -52,7 +52,7 @@ func writeFoldedDiagnostics(w io.Writer, ds manifest.Diagnostics) {
 		}
 		writeDiagnostic(w, d)
 		if n := total[k] - maxSimilarWarnings; shown[k] == maxSimilarWarnings && n > 0 {
-			fmt.Fprintf(w, "warning: and %d more similar warning%s elsewhere ('voxform validate' lists them all)\n", n, pluralS(n))
+			fmt.Fprintf(w, "warning: and %d more similar warning%s elsewhere ('voxform validate' lists them)\n", n, pluralS(n))
 		}
 	}
 }
