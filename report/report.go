@@ -145,12 +145,13 @@ func outputPaths(in Input) []string {
 // directory dir (absolute) that voxform may not write: the manifest
 // directory itself, .voxform/, version control, a state file, or a
 // directory that holds or lies below one of the outputs (relative paths).
-// A directory outside the manifest directory is the user's to name.
+// A directory outside the manifest directory is the user's to name, by
+// its path: one named inside it that a symbolic link leads out of (a link
+// a contributor committed) is refused, as an input reached so would be.
 func CheckOut(dir, out string, outputs []string) error {
 	dir, out = filepath.Clean(dir), filepath.Clean(out)
-	if real, err := filepath.EvalSymlinks(out); err == nil {
-		out = real
-	}
+	given, spelledInside := out, owned.Within(out, dir)
+	out = resolveExisting(out)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
@@ -163,6 +164,9 @@ func CheckOut(dir, out string, outputs []string) error {
 	}
 	rel = filepath.ToSlash(rel)
 	inside := rel != ".." && !strings.HasPrefix(rel, "../")
+	if spelledInside && !inside {
+		return fmt.Errorf("report -out %s: leads outside the manifest directory through a symbolic link; name the outside directory by its own path", given)
+	}
 	if inside {
 		if err := owned.CheckRel(rel); err != nil {
 			return fmt.Errorf("report -out: %w", err)
@@ -180,4 +184,20 @@ func CheckOut(dir, out string, outputs []string) error {
 		}
 	}
 	return nil
+}
+
+// resolveExisting is path with the symbolic links of its longest existing
+// part resolved (a directory -out makes may not exist yet, but the link
+// above it does).
+func resolveExisting(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }

@@ -20,6 +20,17 @@ import (
 func TestCheckOut(t *testing.T) {
 	dir := t.TempDir()
 	outputs := []string{"build/a.wav", "prompts/x/b.wav"}
+	// A link committed in the project leading out of it is refused; one
+	// leading to a directory inside it is that directory.
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "linked-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "pages"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pages", filepath.Join(dir, "linked-in")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		out  string
 		want string // "" when allowed
@@ -37,6 +48,9 @@ func TestCheckOut(t *testing.T) {
 		{"build/a.wav", "is an output"},
 		{"build/a.wav/r", "below the output"},
 		{"..", "holds the output"},
+		{"linked-out", "leads outside the manifest directory through a symbolic link"},
+		{"linked-out/sub", "leads outside the manifest directory through a symbolic link"},
+		{"linked-in", ""},
 	}
 	for _, tc := range tests {
 		out := tc.out
