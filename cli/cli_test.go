@@ -109,3 +109,23 @@ func TestInitWritesStarterAndGitignore(t *testing.T) {
 		t.Error("init overwrote an existing manifest")
 	}
 }
+
+// TestInitLeavesAGitignoreLinkAlone: a .gitignore that is a symbolic link
+// (committed by anyone) is not appended to through the link, which could
+// lead anywhere; init says so and writes nothing there.
+func TestInitLeavesAGitignoreLinkAlone(t *testing.T) {
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("export PATH\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, _, stderr := manifestEnv(t, nil)
+	if err := os.Symlink(victim, filepath.Join(env.Dir, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if code := runCmd(env, "init"); code == ExitOK || !strings.Contains(stderr.String(), "not a regular file") {
+		t.Errorf("init through a .gitignore link: exit %d, %s; want an error saying it is not a regular file", code, stderr)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "export PATH\n" {
+		t.Errorf("the link's target was written: %q", got)
+	}
+}

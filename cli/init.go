@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/state"
 )
@@ -96,10 +99,29 @@ func initProject(env *Env) error {
 	return nil
 }
 
-// ensureGitignore appends the lines voxform needs that are missing.
+// ensureGitignore appends the lines voxform needs that are missing. A
+// .gitignore that is a symbolic link or not a regular file is left alone
+// (appending through a committed link would write outside the project),
+// and the lines are appended, never the file rewritten.
 func ensureGitignore(path string) (int, error) {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var old []byte
+	if st, err := os.Lstat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return 0, fmt.Errorf("write .gitignore: %s is not a regular file (a symbolic link?); add %s to it yourself", path, strings.Join(gitignoreLines, ", "))
+		}
+		f, err := owned.OpenRegular(path)
+		if err != nil {
+			return 0, fmt.Errorf("read .gitignore: %w", err)
+		}
+		old, err = io.ReadAll(io.LimitReader(f, maxGitignore+1))
+		f.Close()
+		if err != nil {
+			return 0, fmt.Errorf("read .gitignore: %w", err)
+		}
+		if len(old) > maxGitignore {
+			return 0, fmt.Errorf("read .gitignore: larger than %d bytes, the limit init reads", maxGitignore)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, fmt.Errorf("read .gitignore: %w", err)
 	}
 	have := map[string]bool{}
@@ -107,7 +129,6 @@ func ensureGitignore(path string) (int, error) {
 		have[strings.TrimSpace(l)] = true
 	}
 	var b strings.Builder
-	b.Write(old)
 	if len(old) > 0 && !strings.HasSuffix(string(old), "\n") {
 		b.WriteString("\n")
 	}
@@ -121,8 +142,19 @@ func ensureGitignore(path string) (int, error) {
 	if added == 0 {
 		return 0, nil
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("write .gitignore: %w", err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return 0, fmt.Errorf("write .gitignore: %w", err)
+	}
+	if err := f.Close(); err != nil {
 		return 0, fmt.Errorf("write .gitignore: %w", err)
 	}
 	return added, nil
 }
+
+// maxGitignore is the largest .gitignore init reads: 1 MiB.
+const maxGitignore = 1 << 20
