@@ -22,9 +22,9 @@ const copyBuffer = 256 << 10
 // largest WAV file; every other output is far smaller.
 const MaxEntryContent = 4 << 30
 
-// checkContent refuses an entry whose files declare more than
+// CheckContent refuses an entry whose files declare more than
 // MaxEntryContent bytes in all, naming the limit.
-func checkContent(e *Entry) error {
+func CheckContent(e *Entry) error {
 	var n int64
 	for _, f := range e.Files {
 		if n += f.Size; f.Size < 0 || n > MaxEntryContent {

@@ -146,7 +146,7 @@ func (l *Local) missingBlobs(e *Entry) int {
 // last, under the shared lock; through b (blobs unsynced, the entry held
 // for b's flush) when it is not nil.
 func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
-	if err := checkContent(e); err != nil {
+	if err := CheckContent(e); err != nil {
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	durable := b == nil
@@ -259,7 +259,7 @@ func (c *Cache) PushEntry(ctx context.Context, e *Entry) error {
 	}
 	ent, err := prepare(e)
 	if err == nil {
-		err = checkContent(ent)
+		err = CheckContent(ent)
 	}
 	if err != nil {
 		return fmt.Errorf("push cache entry: %w", err)

@@ -86,8 +86,22 @@ func checkEntry(a *planner.Action, e *cache.Entry) error {
 	if why := a.EntryMismatch(EntryFiles(e)); why != "" {
 		return fmt.Errorf("%s: refused, nothing written and the record kept; plan again to see the repair it bills", why)
 	}
+	if err := CheckEntry(e); err != nil {
+		return fmt.Errorf("%w: %w; plan again: the work is then billed", err, cache.ErrCorrupt)
+	}
+	return nil
+}
+
+// CheckEntry refuses what no restore may take from an entry, whatever the
+// resource: files declaring more than cache.MaxEntryContent bytes, and
+// metadata a state could not hold. Plan (which then bills the work) and
+// apply both ask.
+func CheckEntry(e *cache.Entry) error {
+	if err := cache.CheckContent(e); err != nil {
+		return err
+	}
 	if err := checkMeta(e.Meta); err != nil {
-		return fmt.Errorf("the cache entry of %s: meta: %w: %w; 'voxform apply -cache=off' does the work instead (billed)", fp[:12], err, cache.ErrCorrupt)
+		return fmt.Errorf("the cache entry of %.12s: meta: %w", e.Fingerprint, err)
 	}
 	return nil
 }

@@ -181,11 +181,12 @@ type Input struct {
 	// holds (executor.ChunkDir). With neither, the chunks the state
 	// records are taken to be kept.
 	Chunks Lookup
-	// CachedFiles, when set, lists the files of the cached entries of
-	// fingerprints whose outputs the state records (see EntryLookup): a
-	// repair of such a resource becomes a Restore only when the entry
-	// holds exactly the recorded files. Without it such repairs stay
-	// billed.
+	// CachedFiles, when set, lists the cached entries of the fingerprints
+	// asked (see EntryLookup): any action becomes a Restore only when its
+	// entry is of its kind and not refused, and a repair of a resource the
+	// state records only when the entry holds exactly the recorded files.
+	// Without it such repairs stay billed, and other actions are restored
+	// wherever Cached finds their fingerprint.
 	CachedFiles EntryLookup
 }
 
@@ -207,6 +208,13 @@ type CachedEntry struct {
 	From string
 	// Files are the entry's files by role (see EntryRole).
 	Files map[string]CachedFile
+	// Kind is the kind of resource the entry says it holds.
+	Kind string
+	// Refused, when set, says why no restore may take the entry whatever
+	// the resource (sizes past their bound, metadata a state could not
+	// hold): the work stays billed, with that reason, rather than planned
+	// as a restore that apply would refuse on every run.
+	Refused string
 }
 
 // CachedFile is one file of a cached entry.

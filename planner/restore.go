@@ -37,10 +37,14 @@ func (c *computer) restore() error {
 }
 
 // restoreFresh makes a Restore of each action whose fingerprint the
-// cache holds, asking it once for all of them.
+// cache holds, asking it once for all of them: with CachedFiles, only
+// where the entry is of the resource's kind and not refused.
 func (c *computer) restoreFresh(acts []*Action) error {
 	if len(acts) == 0 {
 		return nil
+	}
+	if c.in.CachedFiles != nil {
+		return c.restoreEntries(acts, nil)
 	}
 	where, err := c.in.Cached(fingerprints(acts))
 	if err != nil {
@@ -63,6 +67,14 @@ func (c *computer) restoreRecorded(acts []*Action) error {
 	if len(acts) == 0 || c.in.CachedFiles == nil {
 		return nil
 	}
+	return c.restoreEntries(acts, (*Action).EntryMismatch)
+}
+
+// restoreEntries makes a Restore of each action of acts whose cached
+// entry (CachedFiles, asked once for all) a restore may take: of its
+// kind, not refused, and, with mismatch, holding what mismatch asks. An
+// entry that may not be taken leaves the action billed, with the reason.
+func (c *computer) restoreEntries(acts []*Action, mismatch func(*Action, map[string]CachedFile) string) error {
 	found, err := c.in.CachedFiles(fingerprints(acts))
 	if err != nil {
 		return fmt.Errorf("look up the cache: %w", err)
@@ -72,7 +84,14 @@ func (c *computer) restoreRecorded(acts []*Action) error {
 		if !ok {
 			continue
 		}
-		if why := a.EntryMismatch(e.Files); why != "" {
+		why := e.Refused
+		if why == "" && e.Kind != string(a.Desired.Kind) {
+			why = fmt.Sprintf("the cached entry is of a %q, not a %s", e.Kind, a.Desired.Kind)
+		}
+		if why == "" && mismatch != nil {
+			why = mismatch(a, e.Files)
+		}
+		if why != "" {
 			a.Reasons = append(a.Reasons, "not restored: "+why)
 			continue
 		}

@@ -30,6 +30,7 @@ func TestRestoreOnlyWhatTheStateRecords(t *testing.T) {
 		files   func(st *state.File) map[string]planner.CachedFile // nil: no CachedFiles
 		restore bool
 		reason  string
+		refused string // the entry's Refused
 	}{
 		{name: "the recorded audio", addr: welcome, restore: true, files: func(st *state.File) map[string]planner.CachedFile {
 			return map[string]planner.CachedFile{"audio": recorded(st, welcome, "")}
@@ -43,6 +44,9 @@ func TestRestoreOnlyWhatTheStateRecords(t *testing.T) {
 			return map[string]planner.CachedFile{"audio": f}
 		}},
 		{name: "no files to compare", addr: welcome},
+		{name: "an entry refused", addr: welcome, refused: "meta: loudness out of bounds", reason: "not restored: meta: loudness out of bounds", files: func(st *state.File) map[string]planner.CachedFile {
+			return map[string]planner.CachedFile{"audio": recorded(st, welcome, "")}
+		}},
 		{name: "a format rendered from the recorded JSON", addr: calls, restore: true, files: func(st *state.File) map[string]planner.CachedFile {
 			return map[string]planner.CachedFile{"json": recorded(st, calls, "json"), "txt": recorded(st, calls, "txt")}
 		}},
@@ -67,7 +71,7 @@ func TestRestoreOnlyWhatTheStateRecords(t *testing.T) {
 			in.Cached = func([]string) (map[string]string, error) { return map[string]string{fp: "local"}, nil }
 			if tc.files != nil {
 				in.CachedFiles = func(fps []string) (map[string]planner.CachedEntry, error) {
-					return map[string]planner.CachedEntry{fp: {From: "local", Files: tc.files(st)}}, nil
+					return map[string]planner.CachedEntry{fp: {From: "local", Files: tc.files(st), Kind: st.Resources[tc.addr].Kind, Refused: tc.refused}}, nil
 				}
 			}
 			plan, err := planner.Compute(in)

@@ -223,37 +223,61 @@ func TestRestoreRefusesEntryChangedSincePlan(t *testing.T) {
 	}
 }
 
-// A resource the state does not record takes what the entry holds, but
-// the metadata it records from the entry is checked as state fields are:
-// a loudness figure no meter gives is refused, and nothing is written or
-// recorded.
+// An entry whose metadata a state could not hold is never restored: the
+// plan bills the work instead, naming why (so a plan and an apply do not
+// refuse it again and again), and an entry forged between the plan and
+// the apply is refused by the apply, nothing written or recorded.
 func TestRestoreRefusesImpossibleMetadata(t *testing.T) {
-	tm := newTeam(t)
-	tm.forge(t, "synthesis.hello", func(e, _ *cache.Entry) {
-		v := 1e300
-		e.Meta.IntegratedLUFS = &v
+	forge := func(tm *team) {
+		tm.forge(t, "synthesis.hello", func(e, _ *cache.Entry) {
+			v := 1e300
+			e.Meta.IntegratedLUFS = &v
+		})
+	}
+	t.Run("at plan", func(t *testing.T) {
+		tm := newTeam(t)
+		forge(tm)
+		c, _ := tm.clone(t)
+		os.Remove(filepath.Join(c.ws.Dir, "voxform.state.json")) // a new project asking for the same work
+		plan, s := c.plan(planner.Options{Cache: planner.CacheOn})
+		s.Close()
+		var hello *planner.Action
+		for _, a := range plan.Actions {
+			if a.Address == "synthesis.hello" {
+				hello = a
+			}
+		}
+		if hello == nil || hello.Type != planner.Create || hello.Cost.Characters == 0 ||
+			!strings.Contains(strings.Join(hello.Reasons, "; "), "not restored: ") ||
+			!strings.Contains(strings.Join(hello.Reasons, "; "), "integrated_lufs: 1e+300, beyond the limit of ±200") {
+			t.Fatalf("synthesis.hello planned as %+v; want a billed create saying why the entry is not restored", hello)
+		}
 	})
-	c, _ := tm.clone(t)
-	os.Remove(filepath.Join(c.ws.Dir, "voxform.state.json")) // a new project asking for the same work
-	plan, s := c.plan(planner.Options{Cache: planner.CacheOn})
-	sum, err := s.Apply(c.ctx, plan, executor.Options{})
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Done != 1 || sum.Failed != 1 || sum.Failures[0].Address != "synthesis.hello" ||
-		!strings.Contains(sum.Failures[0].Err.Error(), "integrated_lufs: 1e+300, beyond the limit of ±200") {
-		t.Fatalf("apply: %+v; want synthesis.hello refused for its loudness figure", sum)
-	}
-	st, err := c.ws.ReadState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Resources["synthesis.hello"] != nil || c.exists("out/hello.wav") {
-		t.Errorf("an entry with an impossible loudness figure was restored: %+v", st.Resources["synthesis.hello"])
-	}
+	t.Run("at apply", func(t *testing.T) {
+		tm := newTeam(t)
+		c, _ := tm.clone(t)
+		os.Remove(filepath.Join(c.ws.Dir, "voxform.state.json"))
+		plan, s := c.plan(planner.Options{Cache: planner.CacheOn})
+		forge(tm) // after the plan
+		sum, err := s.Apply(c.ctx, plan, executor.Options{})
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Done != 1 || sum.Failed != 1 || sum.Failures[0].Address != "synthesis.hello" ||
+			!strings.Contains(sum.Failures[0].Err.Error(), "integrated_lufs: 1e+300, beyond the limit of ±200") {
+			t.Fatalf("apply: %+v; want synthesis.hello refused for its loudness figure", sum)
+		}
+		st, err := c.ws.ReadState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Resources["synthesis.hello"] != nil || c.exists("out/hello.wav") {
+			t.Errorf("an entry with an impossible loudness figure was restored: %+v", st.Resources["synthesis.hello"])
+		}
+	})
 }
 
 // A resource left pending without a job (written by hand) whose request

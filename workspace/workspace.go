@@ -16,6 +16,7 @@ import (
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
@@ -265,7 +266,11 @@ func cachedFiles(ctx context.Context, c *cache.Cache) planner.EntryLookup {
 		}
 		out := make(map[string]planner.CachedEntry, len(found))
 		for fp, f := range found {
-			out[fp] = planner.CachedEntry{From: f.From, Files: executor.EntryFiles(f.Entry)}
+			ce := planner.CachedEntry{From: f.From, Files: executor.EntryFiles(f.Entry), Kind: f.Entry.Kind}
+			if err := executor.CheckEntry(f.Entry); err != nil {
+				ce.Refused = untrusted.Escape(err.Error())
+			}
+			out[fp] = ce
 		}
 		return out, nil
 	}
