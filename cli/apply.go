@@ -172,6 +172,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		f.plan.service.emulate = true
 		announceEmulated(env, f.op(), planFile+" was made with -emulate")
 	}
+	ws.Emulated = f.plan.service.emulate
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
 		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, untrusted.Escape(flags))
 	}

@@ -235,6 +235,7 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	if err != nil {
 		return nil, err
 	}
+	ws.Emulated = f.service.emulate // the emulator's outputs never mix with the service's
 	pr := &preparedPlan{ws: ws}
 	if pr.session, err = ws.Lock(op); err != nil {
 		return pr, err

@@ -141,9 +141,10 @@ Removes from the local output cache the entries that no state references
 (this project's, and each -project's; a chunked synthesis references its
 chunks too), once unused for -older-than, then the files no entry
 references, and the copies of remote index segments older than
--older-than or that do not check. The cache is shared by every project of
-the user: name the others with -project, or let -older-than protect them.
-The remote cache is never touched.
+-older-than or that do not check; the emulator's outputs (kept apart by
+-emulate) likewise. The cache is shared by every project of the user: name
+the others with -project, or let -older-than protect them. The remote
+cache is never touched.
 
 Flags:
 `

@@ -14,6 +14,13 @@ import (
 	"github.com/voxform/voxform/planner"
 )
 
+// EmulatedCacheDir is where, below the local cache directory, the
+// outputs of the built-in emulator are kept (Workspace.Emulated): apart
+// from the service's, so that a plan against the service never restores
+// the emulator's audio as if the service had made it. Emulated runs of
+// every project that shares the cache directory share it.
+const EmulatedCacheDir = "emulated"
+
 // CacheDir is the local cache directory of m: its cache.dir (relative to
 // the manifest directory) or VOXFORM_CACHE_DIR, else defaultDir, which the
 // commands take from the user's cache directory.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -170,10 +173,15 @@ type GCOptions struct {
 // GC removes from the local cache of m the entries that neither this
 // project's state (read from its backend) nor those of opts.Projects
 // reference (state.File.Fingerprints: chunks included), and that have not
-// been used for opts.OlderThan, then the files no entry references. The
-// remote is never touched.
+// been used for opts.OlderThan, then the files no entry references; the
+// emulator's local cache (EmulatedCacheDir) likewise, when there is one.
+// The remote is never touched.
 func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions) (cache.GCReport, error) {
-	c, err := w.openCache(ctx, m, planner.CacheLocal)
+	dir, err := CacheDir(m, w.CacheDir)
+	if err != nil {
+		return cache.GCReport{}, err
+	}
+	c, err := OpenCache(ctx, m, planner.CacheLocal, dir)
 	if err != nil {
 		return cache.GCReport{}, err
 	}
@@ -189,16 +197,46 @@ func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions
 		}
 		st.Fingerprints(func(fp string) { keep[fp] = true })
 	}
-	return c.Local.GC(cache.GCOptions{Keep: func(fp string) bool { return keep[fp] },
-		OlderThan: opts.OlderThan, Now: time.Now(), DryRun: opts.DryRun})
+	gcOpts := cache.GCOptions{Keep: func(fp string) bool { return keep[fp] },
+		OlderThan: opts.OlderThan, Now: time.Now(), DryRun: opts.DryRun}
+	rep, err := c.Local.GC(gcOpts)
+	if err != nil {
+		return rep, err
+	}
+	erep, err := gcEmulated(filepath.Join(dir, EmulatedCacheDir), gcOpts)
+	rep.Entries, rep.Blobs, rep.Segments, rep.Bytes = rep.Entries+erep.Entries, rep.Blobs+erep.Blobs, rep.Segments+erep.Segments, rep.Bytes+erep.Bytes
+	return rep, err
+}
+
+// gcEmulated collects the emulator's local cache in dir (EmulatedCacheDir)
+// as GC collects the service's, when there is one.
+func gcEmulated(dir string, opts cache.GCOptions) (cache.GCReport, error) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return cache.GCReport{}, nil
+	}
+	l, err := cache.OpenLocal(dir)
+	if err != nil {
+		return cache.GCReport{}, fmt.Errorf("gc: the emulator's cache: %w", err)
+	}
+	return l.GC(opts)
 }
 
 // openCache opens the output cache of m in mode, its directory from the
-// manifest or w.CacheDir.
+// manifest or w.CacheDir. When w.Emulated, it is the emulator's own local
+// cache (EmulatedCacheDir below that directory) and never the remote.
 func (w *Workspace) openCache(ctx context.Context, m *manifest.Manifest, mode string) (*cache.Cache, error) {
 	dir, err := CacheDir(m, w.CacheDir)
 	if err != nil {
 		return nil, err
+	}
+	if w.Emulated {
+		dir = filepath.Join(dir, EmulatedCacheDir)
+		if mode == planner.CacheOn && m.Cache.Remote != "" {
+			mode = planner.CacheLocal
+			if w.Notify != nil {
+				w.Notify("-emulate: the remote output cache is not used: the emulator's outputs are neither looked up in it nor sent to it, and are kept apart from the service's locally")
+			}
+		}
 	}
 	return OpenCache(ctx, m, mode, dir)
 }

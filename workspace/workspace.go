@@ -31,10 +31,16 @@ type Workspace struct {
 	// CacheDir is the local output cache's directory when the manifest
 	// names none (the commands set the user's cache directory).
 	CacheDir string
+	// Emulated says that the outputs are made by the built-in emulator
+	// (-emulate), never to be taken for the service's: the local output
+	// cache is then the EmulatedCacheDir below the cache directory, which
+	// no other command reads, and the remote is neither asked nor sent to.
+	Emulated bool
 	// LockTimeout is how long Lock waits for a lock another process
 	// holds (0: it fails at once, naming the holder).
 	LockTimeout time.Duration
-	// Notify, when set, is told what the workspace is waiting for.
+	// Notify, when set, is told what the workspace is waiting for, and
+	// what it leaves out that the manifest asks for.
 	Notify  func(string)
 	backend state.Backend
 }
