@@ -180,9 +180,31 @@ func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, o planOutput) er
 	case o.json:
 		return planview.WriteJSON(env.Stdout, p, m.Budget)
 	case o.markdown:
-		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{MaxBytes: o.markdownBytes})
+		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{MaxBytes: o.markdownBytes, Settings: markdownSettings(m)})
 	}
 	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, o.noColor)})
+}
+
+// markdownSettings are the settings a Markdown summary names: those of
+// the service and the output caches that the manifest or the environment
+// sets (where the API key is sent and read from, where outputs are kept
+// and shared), so that a pull request changing them says so in its
+// comment. Credentials are never among them: the key's variable is
+// named, not read.
+func markdownSettings(m *manifest.Manifest) []string {
+	var out []string
+	add := func(fields map[string]manifest.Pos, field, name, value string) {
+		if _, set := fields[field]; set && value != "" {
+			out = append(out, name+": "+value)
+		}
+	}
+	add(m.Service.Fields, "base_url", "service.base_url", m.Service.BaseURL)
+	add(m.Service.Fields, "ws_base_url", "service.ws_base_url", m.Service.WSBaseURL)
+	add(m.Service.Fields, "api_key_env", "service.api_key_env", m.Service.APIKeyEnv)
+	add(m.Cache.Fields, "dir", "cache.dir", m.Cache.Dir)
+	add(m.Cache.Fields, "remote", "cache.remote", m.Cache.Remote)
+	add(m.Cache.Fields, "endpoint", "cache.endpoint", m.Cache.Endpoint)
+	return out
 }
 
 // jsonError reports err also as a diagnostic message, with its hint, in

@@ -145,3 +145,21 @@ func TestMarkdownBytesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownNamesWhereTheWorkGoes: a pull request that changes where the
+// API key is sent, or which variable it is read from, says so in its plan
+// comment; a manifest that sets neither lists nothing.
+func TestMarkdownNamesWhereTheWorkGoes(t *testing.T) {
+	env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": planManifest})
+	if code := runCmd(env, "plan", "-markdown"); code != ExitOK || strings.Contains(stdout.String(), "Set by the manifest") {
+		t.Errorf("defaults: exit %d: %s%s", code, stdout, stderr)
+	}
+	moved := strings.Replace(planManifest, "voices:", "service: { base_url: \"https://speech.example.net\", api_key_env: AWS_SECRET_ACCESS_KEY }\nvoices:", 1)
+	env, stdout, stderr = manifestEnv(t, map[string]string{"voxform.yaml": moved})
+	code := runCmd(env, "plan", "-markdown")
+	for _, want := range []string{"- `service.base_url`: `https://speech.example.net`\n", "- `service.api_key_env`: `AWS_SECRET_ACCESS_KEY`\n"} {
+		if code != ExitOK || !strings.Contains(stdout.String(), want) {
+			t.Errorf("exit %d: the summary lacks %q:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+}

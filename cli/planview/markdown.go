@@ -39,6 +39,12 @@ type MarkdownOptions struct {
 	MaxRows  int
 	MaxText  int
 	MaxBytes int
+	// Settings are where the work goes that the manifest (or the
+	// environment) chooses, as "name: value": the service's address, the
+	// variable its key is read from, the output caches. They are listed
+	// under the counts, so a pull request that changes where the key is
+	// sent or where outputs are kept shows it in its comment.
+	Settings []string
 }
 
 // Markdown writes a compact GitHub-flavoured Markdown summary of the plan,
@@ -71,6 +77,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	fmt.Fprintf(&sb, "### voxform plan\n\n**%s** %d unchanged.\n\n", strings.TrimPrefix(summaryLine(p.Summary()), "Plan: "), p.NoOps)
 	sb.WriteString(p.Cost.Line() + "\n")
 	budgetLines(&sb, p.Cost, b)
+	settingLines(&sb, o.Settings)
 	if n := refused(p); n > 0 {
 		fmt.Fprintf(&sb, "\n**Refused: %d** (a file voxform did not make is at an output path).\n", n)
 	}
@@ -105,6 +112,19 @@ func (o MarkdownOptions) withDefaults() (MarkdownOptions, error) {
 		return o, fmt.Errorf("markdown summary of at most %d bytes: below the minimum, %s bytes", o.MaxBytes, planner.Thousands(MinMaxBytes))
 	}
 	return o, nil
+}
+
+// settingLines lists the settings a summary names, each value a code
+// span (inert, cut at MaxAddress characters).
+func settingLines(sb *strings.Builder, settings []string) {
+	if len(settings) == 0 {
+		return
+	}
+	sb.WriteString("\nSet by the manifest or the environment:\n")
+	for _, s := range settings {
+		name, value, _ := strings.Cut(s, ": ")
+		fmt.Fprintf(sb, "- %s: %s\n", codeCell(name), codeCell(cutAddress(value)))
+	}
 }
 
 // moreLine ends a summary that lists only some of the changes.
