@@ -139,7 +139,8 @@ func writeEntry(t *testing.T, path string, e *cache.Entry) {
 
 // A new project asking for a transcription a teammate cached records the
 // metadata the entry carries; a detected language holding an escape
-// sequence is refused, named by its field, and nothing is recorded.
+// sequence is refused when planned, named by its field, the work left for
+// apply (billed), and nothing is recorded.
 func TestRestoreRefusesForgedMetadata(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
@@ -167,7 +168,9 @@ func TestRestoreRefusesForgedMetadata(t *testing.T) {
 	b := newProject(t, "call-transcripts", e)
 	b.env = append(b.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
 	r := b.run("pull")
-	if r.code == 0 || !strings.Contains(r.stderr, "detected_language: character U+001B at byte 0 is not printable") {
+	// Refused when planned: listed as left for apply (billed), with why.
+	if !strings.Contains(r.stdout, "Restored 0 resource(s)") || !strings.Contains(r.stdout, "not restored: ") ||
+		!strings.Contains(r.stdout, "detected_language: character U+001B at byte 0 is not printable") {
 		t.Fatalf("pull of entries with a forged detected language: %s", r)
 	}
 	if strings.Contains(r.stdout+r.stderr, "\x1b") {
