@@ -156,7 +156,7 @@ func (f *planFlags) output() planOutput {
 // markdownBytesFlag registers -markdown-bytes (plan and show).
 func markdownBytesFlag(fs *flag.FlagSet, n *int) {
 	fs.IntVar(n, "markdown-bytes", planview.DefaultMaxBytes,
-		fmt.Sprintf("with -markdown, at most `N` bytes: the default fits a pull request comment, %d a CI job summary (at least %d)", 1<<20, planview.MinMaxBytes))
+		fmt.Sprintf("with -markdown, at most `N` bytes: the default fits a pull request comment, %d a CI job summary (at least %d)", planview.JobSummaryBytes, planview.MinMaxBytes))
 }
 
 // checkMarkdownBytes refuses a -markdown-bytes below the minimum, or set

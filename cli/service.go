@@ -16,10 +16,6 @@ import (
 	"github.com/voxform/voxform/speechapi"
 )
 
-// EmulatorBaseLabel is what state and outputs record as the service when
-// work was done by the built-in emulator.
-const EmulatorBaseLabel = "emulator"
-
 // serviceFlags are the flags that choose which service a command talks to.
 type serviceFlags struct {
 	emulate bool

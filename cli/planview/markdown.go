@@ -25,6 +25,8 @@ const (
 	// DefaultMaxBytes is the size of a summary, in bytes: a pull request
 	// comment's 65,536 characters.
 	DefaultMaxBytes = 65536
+	// JobSummaryBytes is a CI job summary's size, in bytes: GitHub's 1 MiB.
+	JobSummaryBytes = 1 << 20
 	// MinMaxBytes is the smallest MaxBytes: the counts, the cost, the
 	// budget and a few rows.
 	MinMaxBytes = 4096
