@@ -20,8 +20,8 @@ import (
 
 var hiConfig = speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}
 
-// conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-032, BJ-039, BJ-041, BJ-042, BJ-043,
-// BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-069, BJ-074, BJ-075, BJ-078, BJ-080,
+// conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-039, BJ-041, BJ-042, BJ-043,
+// BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-074, BJ-075, BJ-078, BJ-080,
 // BJ-081, BJ-082, BJ-083, BJ-085, BJ-094, ERR-009
 func TestBatchJob151FilesSplit(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
@@ -46,6 +46,13 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	if len(created) != 2 || len(res.Jobs) != 2 || len(res.Files) != 151 {
 		t.Fatalf("created %d jobs, %d results, %d files", len(created), len(res.Jobs), len(res.Files))
 	}
+	for i, j := range res.Jobs {
+		n := len(plan[i])
+		if j.JobID != created[i] || j.Status != speechapi.JobCompleted ||
+			j.Progress != (speechapi.JobProgress{TotalFiles: n, CompletedFiles: n}) {
+			t.Errorf("job %d: %s %s %+v, want %s COMPLETED with %d of %d files completed", i, j.JobID, j.Status, j.Progress, created[i], n, n)
+		}
+	}
 	ctx := context.Background()
 	// Pagination: 100 files in pages of 30.
 	seen := map[string]bool{}
@@ -57,8 +64,8 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 		pages++
-		if p.Pagination.TotalCount != 100 || len(p.Data) > 30 {
-			t.Fatalf("page %d: total %d, %d records", pages, p.Pagination.TotalCount, len(p.Data))
+		if p.JobID != created[0] || p.Pagination.TotalCount != 100 || len(p.Data) > 30 {
+			t.Fatalf("page %d of job %q: total %d, %d records", pages, p.JobID, p.Pagination.TotalCount, len(p.Data))
 		}
 		for _, r := range p.Data {
 			if seen[r.FileID] {
@@ -82,6 +89,16 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	if err != nil || len(p.Data) != 50 {
 		t.Fatalf("default page: %v, %d records", err, len(p.Data))
 	}
+	// The listing holds no transcript text.
+	status, raw := rawJSON(t, http.MethodGet, e.http.URL+"/stt/v3/batch/jobs/"+created[0]+"/files", "")
+	if data, _ := raw["data"].([]any); status != http.StatusOK || len(data) != 50 {
+		t.Fatalf("raw listing: %d %v", status, raw)
+	}
+	for _, r := range raw["data"].([]any) {
+		if v, ok := r.(map[string]any)["full_transcript"]; ok {
+			t.Fatalf("files listing record has full_transcript %v", v)
+		}
+	}
 	// Download every transcript, without the key.
 	for _, f := range res.Files {
 		if f.Record.Status != speechapi.FileCompleted || f.Record.DurationSeconds == nil || *f.Record.DurationSeconds != "0.300" {
@@ -100,6 +117,7 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			Mode           string           `json:"mode"`
 			FullTranscript string           `json:"full_transcript"`
 			CreatedAt      string           `json:"created_at"`
+			Duration       any              `json:"duration_seconds"`
 			Segments       []map[string]any `json:"segments"`
 		}
 		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
@@ -109,6 +127,10 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			doc.LanguageCode != "hi-IN" || doc.Model != "stt-v2.5" || doc.Mode != "transcribe" || doc.FullTranscript == "" || len(doc.Segments) == 0 {
 			t.Fatalf("transcript %s", buf.String())
 		}
+		if _, err := time.Parse(time.RFC3339, doc.CreatedAt); err != nil || doc.Duration != 0.3 {
+			t.Fatalf("transcript created_at %q (%v), duration_seconds %#v, want a time and the number 0.3", doc.CreatedAt, err, doc.Duration)
+		}
+		checkSegmentTypes(t, doc.Segments)
 		for _, k := range []string{"confidence", "language_detected", "sentiment", "emotion"} {
 			if v, ok := doc.Segments[0][k]; !ok || v != nil {
 				t.Fatalf("segment %s = %v, want null", k, v)
@@ -125,6 +147,23 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	}
 	if st.Requests["POST /stt/v3/batch/jobs"] != 2 || st.Requests["POST /stt/v3/batch/jobs/{job_id}/start"] != 2 {
 		t.Errorf("requests %v", st.Requests)
+	}
+}
+
+// checkSegmentTypes asserts each transcript segment's documented types:
+// segment_id the integer of its place, start_time and end_time numbers,
+// text a non-empty string, speaker_id an integer.
+func checkSegmentTypes(t *testing.T, segs []map[string]any) {
+	t.Helper()
+	for i, s := range segs {
+		id, idOK := s["segment_id"].(float64)
+		start, startOK := s["start_time"].(float64)
+		end, endOK := s["end_time"].(float64)
+		text, textOK := s["text"].(string)
+		spk, spkOK := s["speaker_id"].(float64)
+		if !idOK || id != float64(i) || !startOK || !endOK || end <= start || !textOK || text == "" || !spkOK || spk != float64(int(spk)) {
+			t.Fatalf("segment %d: %v, want segment_id %d, numbers start_time < end_time, a text and an integer speaker_id", i, s, i)
+		}
 	}
 }
 
