@@ -308,8 +308,23 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Status != speechapi.JobCreated || created.TotalFilesAccepted != nil || created.CreatedAt == "" {
+	if created.Status != speechapi.JobCreated || created.TotalFilesAccepted != nil || created.CreatedAt == "" || created.Message == "" {
 		t.Errorf("create %+v", created)
+	}
+	// The documented answer, as sent: 201 with job_id, status, created_at,
+	// message and a null total_files_accepted.
+	status, raw := rawJSON(t, http.MethodPost, e.http.URL+"/stt/v3/batch/jobs", `{"config": {"model": "stt-v2.5", "language_code": "hi-IN"},
+		"source": {"type": "cloud_storage", "auth": {"mode": "public"}, "paths": ["https://audio.example.com/a.wav"]}, "callback_url": "`+sink.srv.URL+`"}`)
+	if id, _ := raw["job_id"].(string); status != http.StatusCreated || id == "" || raw["status"] != speechapi.JobCreated {
+		t.Errorf("raw create: %d %v, want 201 with a job_id and CREATED", status, raw)
+	}
+	for _, k := range []string{"created_at", "message"} {
+		if s, _ := raw[k].(string); s == "" {
+			t.Errorf("raw create %s = %#v, want a string", k, raw[k])
+		}
+	}
+	if v, ok := raw["total_files_accepted"]; !ok || v != nil {
+		t.Errorf("raw create total_files_accepted = %#v, want null", v)
 	}
 	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
 		t.Fatal(err)
@@ -335,6 +350,9 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	if !strings.HasPrefix(*recs[0].ErrorMessage, "ENOTFOUND") {
 		t.Errorf("unreachable host message %q", *recs[0].ErrorMessage)
 	}
+	if !strings.HasPrefix(*recs[1].ErrorMessage, "UNSUPPORTED_FORMAT") {
+		t.Errorf("bad format message %q", *recs[1].ErrorMessage)
+	}
 	if hook := sink.wait(t); hook["event"] != "job.failed" || hook["status"] != "START_FAILED" {
 		t.Errorf("webhook %v", hook)
 	}
@@ -344,11 +362,13 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	mux.HandleFunc("/bucket/calls/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bucket/calls/":
-			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="readme.txt">r</a>`)
+			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="quiet.wav">q</a> <a href="readme.txt">r</a>`)
 		case "/bucket/calls/one.wav":
 			w.Write(wavBytes(t, 21, 1, 16000, kindSpeech))
 		case "/bucket/calls/two.wav":
 			w.Write(wavBytes(t, 22, 1, 16000, kindSpeech))
+		case "/bucket/calls/quiet.wav":
+			w.Write(wavBytes(t, 23, 1, 16000, kindSilent))
 		default:
 			http.NotFound(w, r)
 		}
@@ -363,8 +383,17 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, err = e.client.WaitJob(ctx, created.JobID, fastPoll)
-	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 2 || job.Progress.FailedFiles != 1 {
+	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 2 || job.Progress.FailedFiles != 2 {
 		t.Fatalf("prefix job %+v %v", job, err)
+	}
+	// Unfiltered, the listing holds every record, FAILED and SKIPPED too.
+	all, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	counts := map[string]int{}
+	for _, r := range all {
+		counts[r.Status]++
+	}
+	if err != nil || len(all) != 4 || counts[speechapi.FileCompleted] != 2 || counts[speechapi.FileFailed] != 1 || counts[speechapi.FileSkipped] != 1 {
+		t.Fatalf("unfiltered listing: %v %v, want 2 COMPLETED, 1 FAILED, 1 SKIPPED", counts, err)
 	}
 	done, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCompleted)
 	if err != nil || len(done) != 2 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
