@@ -405,7 +405,7 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	}
 }
 
-// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-003, WH-005, WH-009, WH-011, ERR-032, ERR-036
+// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, BJ-032, WH-003, WH-005, WH-009, WH-011, ERR-032, ERR-036
 func TestCancelJob(t *testing.T) {
 	// Real-time scale: the job cannot finish unless the test moves the clock.
 	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
@@ -423,9 +423,24 @@ func TestCancelJob(t *testing.T) {
 	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
 		t.Fatal(err)
 	}
-	c, err := e.client.CancelJob(ctx, created.JobID, "wrong language")
-	if err != nil || c.Status != speechapi.JobCancelling || c.CancelledAt == nil {
+	// The cancel goes through a recorder: POST, application/json, the
+	// reason in the body.
+	var sent []string
+	rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/cancel") {
+			b, _ := io.ReadAll(r.Body)
+			sent = append(sent, r.Method+" "+r.Header.Get("Content-Type")+" "+string(b))
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		e.srv.ServeHTTP(w, r)
+	}))
+	defer rec.Close()
+	c, err := newRecogClient(t, rec.URL, "test-key").CancelJob(ctx, created.JobID, "wrong language")
+	if err != nil || c.Status != speechapi.JobCancelling || c.CancelledAt == nil || c.JobID != created.JobID || c.Message == "" {
 		t.Fatalf("cancel %+v %v", c, err)
+	}
+	if want := `POST application/json {"reason":"wrong language"}`; len(sent) != 1 || sent[0] != want {
+		t.Errorf("cancel sent %q, want %q", sent, want)
 	}
 	again, err := e.client.CancelJob(ctx, created.JobID, "")
 	if err != nil || !again.AlreadyCancelled {
@@ -435,6 +450,15 @@ func TestCancelJob(t *testing.T) {
 	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
 	if err != nil || job.Status != speechapi.JobCancelled || job.Progress.CancelledFiles != 12 || *job.CancelReason != "wrong language" {
 		t.Fatalf("job %+v %v", job, err)
+	}
+	// A CANCELLED job cancelled again: 409 JOB_CANCELLED, left unchanged.
+	again, err = e.client.CancelJob(ctx, created.JobID, "another reason")
+	if err != nil || !again.AlreadyCancelled {
+		t.Fatalf("cancel of a CANCELLED job %+v %v", again, err)
+	}
+	if j, err := e.client.GetJob(ctx, created.JobID); err != nil || j.Status != speechapi.JobCancelled || *j.CancelReason != "wrong language" ||
+		*j.CancelledAt != *job.CancelledAt || *j.UpdatedAt != *job.UpdatedAt {
+		t.Fatalf("job after a second cancel %+v %v, was %+v", j, err, job)
 	}
 	hook := sink.wait(t)
 	if hook["event"] != "job.cancelled" || hook["completed_at"] != nil || len(hook["transcripts"].([]any)) != 0 {
@@ -457,6 +481,15 @@ func TestCancelJob(t *testing.T) {
 	if hook := sink.wait(t); hook["event"] != "job.cancelled" || hook["job_id"] != created.JobID {
 		t.Errorf("webhook %v", hook)
 	}
+	// The body is optional: a cancel without one is accepted.
+	created, err = e.client.CreateJobUpload(ctx, hiConfig, files[:1], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, raw := rawJSON(t, http.MethodPost, e.http.URL+"/stt/v3/batch/jobs/"+created.JobID+"/cancel", "")
+	if status != http.StatusOK || raw["status"] != speechapi.JobCancelled || raw["job_id"] != created.JobID {
+		t.Errorf("cancel without a body: %d %v", status, raw)
+	}
 	// A completed job is not cancellable.
 	fast := newRecogEmu(t, emulator.Options{})
 	res, err := fast.client.RunJob(ctx, hiConfig, files[:1], speechapi.RunOptions{Poll: fastPoll})
@@ -467,7 +500,7 @@ func TestCancelJob(t *testing.T) {
 	if se := serviceError(t, err); se.StatusCode != 409 || se.Type != speechapi.CodeJobNotCancellable {
 		t.Errorf("cancel completed: %v", se)
 	}
-	if st := e.stats(t); st.BatchJobsCancelled != 2 || st.FilesTranscribed != 0 {
+	if st := e.stats(t); st.BatchJobsCancelled != 3 || st.FilesTranscribed != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
