@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,11 @@ import (
 )
 
 var hiConfig = speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}
+
+// jobStatuses are the documented batch job statuses.
+var jobStatuses = []string{speechapi.JobCreated, speechapi.JobStarting, speechapi.JobQueued, speechapi.JobInProgress,
+	speechapi.JobCompleted, speechapi.JobPartialFailure, speechapi.JobFailed, speechapi.JobStartFailed,
+	speechapi.JobCancelling, speechapi.JobCancelled}
 
 // conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-039, BJ-041, BJ-042, BJ-043,
 // BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-074, BJ-075, BJ-078, BJ-080,
@@ -38,7 +44,13 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 		t.Fatalf("plan sizes %d", len(plan))
 	}
 	var created []string
-	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: fastPoll,
+	poll := fastPoll
+	poll.OnStatus = func(s string) {
+		if !slices.Contains(jobStatuses, s) {
+			t.Fatalf("job status %q is not one of %v", s, jobStatuses)
+		}
+	}
+	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: poll,
 		OnCreated: func(id string, _ []speechapi.Source) { created = append(created, id) }})
 	if err != nil {
 		t.Fatal(err)
@@ -373,9 +385,18 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
+	// A pre-signed URL: the store answers only with its signature.
+	mux.HandleFunc("/bucket/signed.wav", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("X-Amz-Signature") != "abc" {
+			http.Error(w, "AccessDenied", http.StatusForbidden)
+			return
+		}
+		w.Write(wavBytes(t, 24, 1, 16000, kindSpeech))
+	})
 	store := httptest.NewServer(mux)
 	defer store.Close()
-	created, err = e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/bucket/calls/", store.URL + "/bucket/missing.wav"}, "")
+	created, err = e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/bucket/calls/", store.URL + "/bucket/missing.wav",
+		store.URL + "/bucket/signed.wav?X-Amz-Expires=3600&X-Amz-Signature=abc"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +404,7 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, err = e.client.WaitJob(ctx, created.JobID, fastPoll)
-	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 2 || job.Progress.FailedFiles != 2 {
+	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 3 || job.Progress.FailedFiles != 2 {
 		t.Fatalf("prefix job %+v %v", job, err)
 	}
 	// Unfiltered, the listing holds every record, FAILED and SKIPPED too.
@@ -392,11 +413,11 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	for _, r := range all {
 		counts[r.Status]++
 	}
-	if err != nil || len(all) != 4 || counts[speechapi.FileCompleted] != 2 || counts[speechapi.FileFailed] != 1 || counts[speechapi.FileSkipped] != 1 {
-		t.Fatalf("unfiltered listing: %v %v, want 2 COMPLETED, 1 FAILED, 1 SKIPPED", counts, err)
+	if err != nil || len(all) != 5 || counts[speechapi.FileCompleted] != 3 || counts[speechapi.FileFailed] != 1 || counts[speechapi.FileSkipped] != 1 {
+		t.Fatalf("unfiltered listing: %v %v, want 3 COMPLETED, 1 FAILED, 1 SKIPPED", counts, err)
 	}
 	done, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCompleted)
-	if err != nil || len(done) != 2 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
+	if err != nil || len(done) != 3 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
 		t.Fatalf("completed files %+v %v", done, err)
 	}
 	skipped, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileSkipped)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ func TestLegacyBatch(t *testing.T) {
 		}
 		job, err := e.client.WaitLegacy(ctx, sub.JobID, speechapi.PollOptions{Interval: fastPoll.Interval,
 			OnStatus: func(s string) {
+				if !slices.Contains([]string{"submitted", "processing", "completed", "failed"}, s) {
+					t.Fatalf("older batch status %q is not one of the four documented", s)
+				}
 				if len(statuses) == 0 || statuses[len(statuses)-1] != s {
 					statuses = append(statuses, s)
 				}
