@@ -46,15 +46,30 @@ func speakerIDs(doc map[string]any) map[float64]int {
 	return ids
 }
 
-// conformance: BJ-007, BJ-008, BJ-011, BJ-012, BJ-014, BJ-016, BJ-017, BJ-018, BJ-022, BJ-023, BJ-026
+// conformance: BJ-007, BJ-008, BJ-011, BJ-012, BJ-014, BJ-017, BJ-018, BJ-022, BJ-023, BJ-026
 func TestJobOptions(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{TimeScale: 200})
 	dir := t.TempDir()
 	mono := writeAudioFile(t, dir, "call.wav", wavBytes(t, 51, 60, 8000, kindSpeech))
 	plain, doc := transcriptOf(t, e, hiConfig, mono)
-	if plain.Config.Mode != "transcribe" || plain.Config.NumSpeakers != nil || plain.Config.WithDiarization ||
-		plain.Config.IsMultiChannel || plain.Config.WithDenoise != nil {
+	if plain.Config.Model != "stt-v2.5" || plain.Config.LanguageCode != "hi-IN" || plain.Config.Mode != "transcribe" ||
+		plain.Config.NumSpeakers != nil || plain.Config.WithDiarization || plain.Config.IsMultiChannel || plain.Config.WithDenoise != nil {
 		t.Errorf("defaults echoed as %+v", plain.Config)
+	}
+	// The defaults of a config that leaves them out, as the service echoes
+	// them: mode transcribe, no diarization, not multi-channel, num_speakers
+	// null.
+	status, raw := rawJSON(t, http.MethodPost, e.http.URL+"/stt/v3/batch/jobs", `{"config": {"model": "stt-v2.5", "language_code": "hi-IN"},
+		"source": {"type": "cloud_storage", "auth": {"mode": "public"}, "paths": ["https://audio.example.com/a.wav"]}}`)
+	id, _ := raw["job_id"].(string)
+	if status != http.StatusCreated || id == "" {
+		t.Fatalf("raw create: %d %v", status, raw)
+	}
+	status, raw = rawJSON(t, http.MethodGet, e.http.URL+"/stt/v3/batch/jobs/"+id, "")
+	want := map[string]any{"model": "stt-v2.5", "language_code": "hi-IN", "mode": "transcribe",
+		"with_diarization": false, "num_speakers": nil, "is_multi_channel": false}
+	if cfg, _ := raw["config"].(map[string]any); status != http.StatusOK || fmt.Sprint(cfg) != fmt.Sprint(want) {
+		t.Errorf("config echoed as %d %v, want %v", status, raw["config"], want)
 	}
 	if ids := speakerIDs(doc); len(ids) != 1 {
 		t.Errorf("speakers without diarization: %v", ids)
@@ -64,7 +79,7 @@ func TestJobOptions(t *testing.T) {
 	diar := hiConfig
 	diar.WithDiarization, diar.NumSpeakers = true, recogPtr(2)
 	job, doc := transcriptOf(t, e, diar, mono)
-	if ids := speakerIDs(doc); len(ids) != 2 || job.Config.NumSpeakers == nil || *job.Config.NumSpeakers != 2 {
+	if ids := speakerIDs(doc); len(ids) != 2 || !job.Config.WithDiarization || job.Config.NumSpeakers == nil || *job.Config.NumSpeakers != 2 {
 		t.Errorf("diarized speakers %v, config %+v", ids, job.Config)
 	}
 
@@ -89,9 +104,9 @@ func TestJobOptions(t *testing.T) {
 
 	multi := hiConfig
 	multi.IsMultiChannel = true
-	_, doc = transcriptOf(t, e, multi, writeAudioFile(t, dir, "stereo.wav", stereoWAV(t, 8)))
-	if ids := speakerIDs(doc); len(ids) != 2 {
-		t.Errorf("multi-channel speakers %v", ids)
+	job, doc = transcriptOf(t, e, multi, writeAudioFile(t, dir, "stereo.wav", stereoWAV(t, 8)))
+	if ids := speakerIDs(doc); len(ids) != 2 || !job.Config.IsMultiChannel {
+		t.Errorf("multi-channel speakers %v, config %+v", ids, job.Config)
 	}
 }
 

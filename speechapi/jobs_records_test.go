@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +177,8 @@ func TestFileRecordTimestamps(t *testing.T) {
 // enhancement's extra processing (a quarter of its duration, seen in each
 // record's completed_at), and, as a platform with enhancement off would,
 // transcribes the original audio: the job completes with the very
-// transcripts of the same job without denoise.
+// transcripts of the same job without denoise. The transcript JSON and
+// the webhook payload keep their shapes.
 //
 // conformance: BJ-014, BJ-015, BJ-016, BJ-019
 func TestDenoiseEveryFileOriginalAudio(t *testing.T) {
@@ -221,7 +223,68 @@ func TestDenoiseEveryFileOriginalAudio(t *testing.T) {
 		if got, want := transcriptText(t, e, denoisedJob.JobID, denoised[i]), transcriptText(t, e, plainJob.JobID, plain[i]); got != want || got == "" {
 			t.Errorf("%s: denoised transcript %s, original %s", plain[i].OriginalPath, got, want)
 		}
+		if got, want := jsonShape(transcriptDoc(t, e, denoisedJob.JobID, denoised[i])), jsonShape(transcriptDoc(t, e, plainJob.JobID, plain[i])); got != want {
+			t.Errorf("%s: denoised transcript shape\n%s\noriginal\n%s", plain[i].OriginalPath, got, want)
+		}
 	}
+	// The webhook payload of a denoised job has the shape of a plain one's,
+	// transcripts included.
+	sink := newWebhookSink(t)
+	var hooks []map[string]any
+	for _, den := range []*bool{nil, recogPtr(true)} {
+		cfg.WithDenoise = den
+		created, err := e.client.CreateJobUpload(context.Background(), cfg, files, sink.srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.client.StartJob(context.Background(), created.JobID); err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, sink.wait(t))
+	}
+	if got, want := jsonShape(hooks[1]), jsonShape(hooks[0]); got != want || !strings.Contains(want, "transcripts:[{") {
+		t.Errorf("denoised webhook shape\n%s\nplain\n%s", got, want)
+	}
+	if tr, _ := hooks[1]["transcripts"].([]any); len(tr) != len(files) {
+		t.Errorf("denoised webhook transcripts %v, want %d", hooks[1]["transcripts"], len(files))
+	}
+}
+
+// transcriptDoc downloads a file's transcript JSON.
+func transcriptDoc(t *testing.T, e *recogEmu, jobID string, rec speechapi.FileRecord) map[string]any {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := e.client.DownloadTranscript(context.Background(), jobID, rec, &out); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// jsonShape describes decoded JSON by its keys and value types, an array
+// by its first element: two documents of one shape describe alike.
+func jsonShape(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			keys[i] = k + ":" + jsonShape(v[k])
+		}
+		return "{" + strings.Join(keys, " ") + "}"
+	case []any:
+		if len(v) == 0 {
+			return "[]"
+		}
+		return "[" + jsonShape(v[0]) + "]"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // transcriptText returns a file's transcript segments and text as JSON,

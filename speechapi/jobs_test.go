@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,8 +21,13 @@ import (
 
 var hiConfig = speechapi.JobConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}
 
-// conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-032, BJ-039, BJ-041, BJ-042, BJ-043,
-// BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-069, BJ-074, BJ-075, BJ-078, BJ-080,
+// jobStatuses are the documented batch job statuses.
+var jobStatuses = []string{speechapi.JobCreated, speechapi.JobStarting, speechapi.JobQueued, speechapi.JobInProgress,
+	speechapi.JobCompleted, speechapi.JobPartialFailure, speechapi.JobFailed, speechapi.JobStartFailed,
+	speechapi.JobCancelling, speechapi.JobCancelled}
+
+// conformance: BJ-021, BJ-024, BJ-028, BJ-030, BJ-031, BJ-039, BJ-041, BJ-042, BJ-043,
+// BJ-044, BJ-045, BJ-046, BJ-047, BJ-048, BJ-049, BJ-054, BJ-067, BJ-074, BJ-075, BJ-078, BJ-080,
 // BJ-081, BJ-082, BJ-083, BJ-085, BJ-094, ERR-009
 func TestBatchJob151FilesSplit(t *testing.T) {
 	e := newRecogEmu(t, emulator.Options{})
@@ -38,13 +44,26 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 		t.Fatalf("plan sizes %d", len(plan))
 	}
 	var created []string
-	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: fastPoll,
+	poll := fastPoll
+	poll.OnStatus = func(s string) {
+		if !slices.Contains(jobStatuses, s) {
+			t.Fatalf("job status %q is not one of %v", s, jobStatuses)
+		}
+	}
+	res, err := e.client.RunJob(context.Background(), hiConfig, files, speechapi.RunOptions{Poll: poll,
 		OnCreated: func(id string, _ []speechapi.Source) { created = append(created, id) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(created) != 2 || len(res.Jobs) != 2 || len(res.Files) != 151 {
 		t.Fatalf("created %d jobs, %d results, %d files", len(created), len(res.Jobs), len(res.Files))
+	}
+	for i, j := range res.Jobs {
+		n := len(plan[i])
+		if j.JobID != created[i] || j.Status != speechapi.JobCompleted ||
+			j.Progress != (speechapi.JobProgress{TotalFiles: n, CompletedFiles: n}) {
+			t.Errorf("job %d: %s %s %+v, want %s COMPLETED with %d of %d files completed", i, j.JobID, j.Status, j.Progress, created[i], n, n)
+		}
 	}
 	ctx := context.Background()
 	// Pagination: 100 files in pages of 30.
@@ -57,8 +76,8 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 		pages++
-		if p.Pagination.TotalCount != 100 || len(p.Data) > 30 {
-			t.Fatalf("page %d: total %d, %d records", pages, p.Pagination.TotalCount, len(p.Data))
+		if p.JobID != created[0] || p.Pagination.TotalCount != 100 || len(p.Data) > 30 {
+			t.Fatalf("page %d of job %q: total %d, %d records", pages, p.JobID, p.Pagination.TotalCount, len(p.Data))
 		}
 		for _, r := range p.Data {
 			if seen[r.FileID] {
@@ -82,6 +101,16 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	if err != nil || len(p.Data) != 50 {
 		t.Fatalf("default page: %v, %d records", err, len(p.Data))
 	}
+	// The listing holds no transcript text.
+	status, raw := rawJSON(t, http.MethodGet, e.http.URL+"/stt/v3/batch/jobs/"+created[0]+"/files", "")
+	if data, _ := raw["data"].([]any); status != http.StatusOK || len(data) != 50 {
+		t.Fatalf("raw listing: %d %v", status, raw)
+	}
+	for _, r := range raw["data"].([]any) {
+		if v, ok := r.(map[string]any)["full_transcript"]; ok {
+			t.Fatalf("files listing record has full_transcript %v", v)
+		}
+	}
 	// Download every transcript, without the key.
 	for _, f := range res.Files {
 		if f.Record.Status != speechapi.FileCompleted || f.Record.DurationSeconds == nil || *f.Record.DurationSeconds != "0.300" {
@@ -100,6 +129,7 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			Mode           string           `json:"mode"`
 			FullTranscript string           `json:"full_transcript"`
 			CreatedAt      string           `json:"created_at"`
+			Duration       any              `json:"duration_seconds"`
 			Segments       []map[string]any `json:"segments"`
 		}
 		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
@@ -109,6 +139,10 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 			doc.LanguageCode != "hi-IN" || doc.Model != "stt-v2.5" || doc.Mode != "transcribe" || doc.FullTranscript == "" || len(doc.Segments) == 0 {
 			t.Fatalf("transcript %s", buf.String())
 		}
+		if _, err := time.Parse(time.RFC3339, doc.CreatedAt); err != nil || doc.Duration != 0.3 {
+			t.Fatalf("transcript created_at %q (%v), duration_seconds %#v, want a time and the number 0.3", doc.CreatedAt, err, doc.Duration)
+		}
+		checkSegmentTypes(t, doc.Segments)
 		for _, k := range []string{"confidence", "language_detected", "sentiment", "emotion"} {
 			if v, ok := doc.Segments[0][k]; !ok || v != nil {
 				t.Fatalf("segment %s = %v, want null", k, v)
@@ -125,6 +159,23 @@ func TestBatchJob151FilesSplit(t *testing.T) {
 	}
 	if st.Requests["POST /stt/v3/batch/jobs"] != 2 || st.Requests["POST /stt/v3/batch/jobs/{job_id}/start"] != 2 {
 		t.Errorf("requests %v", st.Requests)
+	}
+}
+
+// checkSegmentTypes asserts each transcript segment's documented types:
+// segment_id the integer of its place, start_time and end_time numbers,
+// text a non-empty string, speaker_id an integer.
+func checkSegmentTypes(t *testing.T, segs []map[string]any) {
+	t.Helper()
+	for i, s := range segs {
+		id, idOK := s["segment_id"].(float64)
+		start, startOK := s["start_time"].(float64)
+		end, endOK := s["end_time"].(float64)
+		text, textOK := s["text"].(string)
+		spk, spkOK := s["speaker_id"].(float64)
+		if !idOK || id != float64(i) || !startOK || !endOK || end <= start || !textOK || text == "" || !spkOK || spk != float64(int(spk)) {
+			t.Fatalf("segment %d: %v, want segment_id %d, numbers start_time < end_time, a text and an integer speaker_id", i, s, i)
+		}
 	}
 }
 
@@ -269,8 +320,23 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Status != speechapi.JobCreated || created.TotalFilesAccepted != nil || created.CreatedAt == "" {
+	if created.Status != speechapi.JobCreated || created.TotalFilesAccepted != nil || created.CreatedAt == "" || created.Message == "" {
 		t.Errorf("create %+v", created)
+	}
+	// The documented answer, as sent: 201 with job_id, status, created_at,
+	// message and a null total_files_accepted.
+	status, raw := rawJSON(t, http.MethodPost, e.http.URL+"/stt/v3/batch/jobs", `{"config": {"model": "stt-v2.5", "language_code": "hi-IN"},
+		"source": {"type": "cloud_storage", "auth": {"mode": "public"}, "paths": ["https://audio.example.com/a.wav"]}, "callback_url": "`+sink.srv.URL+`"}`)
+	if id, _ := raw["job_id"].(string); status != http.StatusCreated || id == "" || raw["status"] != speechapi.JobCreated {
+		t.Errorf("raw create: %d %v, want 201 with a job_id and CREATED", status, raw)
+	}
+	for _, k := range []string{"created_at", "message"} {
+		if s, _ := raw[k].(string); s == "" {
+			t.Errorf("raw create %s = %#v, want a string", k, raw[k])
+		}
+	}
+	if v, ok := raw["total_files_accepted"]; !ok || v != nil {
+		t.Errorf("raw create total_files_accepted = %#v, want null", v)
 	}
 	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
 		t.Fatal(err)
@@ -296,6 +362,9 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	if !strings.HasPrefix(*recs[0].ErrorMessage, "ENOTFOUND") {
 		t.Errorf("unreachable host message %q", *recs[0].ErrorMessage)
 	}
+	if !strings.HasPrefix(*recs[1].ErrorMessage, "UNSUPPORTED_FORMAT") {
+		t.Errorf("bad format message %q", *recs[1].ErrorMessage)
+	}
 	if hook := sink.wait(t); hook["event"] != "job.failed" || hook["status"] != "START_FAILED" {
 		t.Errorf("webhook %v", hook)
 	}
@@ -305,18 +374,29 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	mux.HandleFunc("/bucket/calls/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bucket/calls/":
-			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="readme.txt">r</a>`)
+			io.WriteString(w, `<a href="one.wav">one</a> <a href="two.wav">two</a> <a href="quiet.wav">q</a> <a href="readme.txt">r</a>`)
 		case "/bucket/calls/one.wav":
 			w.Write(wavBytes(t, 21, 1, 16000, kindSpeech))
 		case "/bucket/calls/two.wav":
 			w.Write(wavBytes(t, 22, 1, 16000, kindSpeech))
+		case "/bucket/calls/quiet.wav":
+			w.Write(wavBytes(t, 23, 1, 16000, kindSilent))
 		default:
 			http.NotFound(w, r)
 		}
 	})
+	// A pre-signed URL: the store answers only with its signature.
+	mux.HandleFunc("/bucket/signed.wav", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("X-Amz-Signature") != "abc" {
+			http.Error(w, "AccessDenied", http.StatusForbidden)
+			return
+		}
+		w.Write(wavBytes(t, 24, 1, 16000, kindSpeech))
+	})
 	store := httptest.NewServer(mux)
 	defer store.Close()
-	created, err = e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/bucket/calls/", store.URL + "/bucket/missing.wav"}, "")
+	created, err = e.client.CreateJobURLs(ctx, hiConfig, []string{store.URL + "/bucket/calls/", store.URL + "/bucket/missing.wav",
+		store.URL + "/bucket/signed.wav?X-Amz-Expires=3600&X-Amz-Signature=abc"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,11 +404,20 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, err = e.client.WaitJob(ctx, created.JobID, fastPoll)
-	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 2 || job.Progress.FailedFiles != 1 {
+	if err != nil || job.Status != speechapi.JobPartialFailure || job.Progress.CompletedFiles != 3 || job.Progress.FailedFiles != 2 {
 		t.Fatalf("prefix job %+v %v", job, err)
 	}
+	// Unfiltered, the listing holds every record, FAILED and SKIPPED too.
+	all, err := e.client.AllJobFiles(ctx, created.JobID, "")
+	counts := map[string]int{}
+	for _, r := range all {
+		counts[r.Status]++
+	}
+	if err != nil || len(all) != 5 || counts[speechapi.FileCompleted] != 3 || counts[speechapi.FileFailed] != 1 || counts[speechapi.FileSkipped] != 1 {
+		t.Fatalf("unfiltered listing: %v %v, want 3 COMPLETED, 1 FAILED, 1 SKIPPED", counts, err)
+	}
 	done, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileCompleted)
-	if err != nil || len(done) != 2 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
+	if err != nil || len(done) != 3 || done[0].OriginalPath != store.URL+"/bucket/calls/one.wav" {
 		t.Fatalf("completed files %+v %v", done, err)
 	}
 	skipped, err := e.client.AllJobFiles(ctx, created.JobID, speechapi.FileSkipped)
@@ -337,7 +426,7 @@ func TestURLJobStartFailedAndPrefix(t *testing.T) {
 	}
 }
 
-// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, WH-003, WH-005, WH-009, WH-011, ERR-032, ERR-036
+// conformance: BJ-056, BJ-057, BJ-058, BJ-038, BJ-089, BJ-088, BJ-032, WH-003, WH-005, WH-009, WH-011, ERR-032, ERR-036
 func TestCancelJob(t *testing.T) {
 	// Real-time scale: the job cannot finish unless the test moves the clock.
 	e := newRecogEmu(t, emulator.Options{TimeScale: 1})
@@ -355,9 +444,24 @@ func TestCancelJob(t *testing.T) {
 	if _, err := e.client.StartJob(ctx, created.JobID); err != nil {
 		t.Fatal(err)
 	}
-	c, err := e.client.CancelJob(ctx, created.JobID, "wrong language")
-	if err != nil || c.Status != speechapi.JobCancelling || c.CancelledAt == nil {
+	// The cancel goes through a recorder: POST, application/json, the
+	// reason in the body.
+	var sent []string
+	rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/cancel") {
+			b, _ := io.ReadAll(r.Body)
+			sent = append(sent, r.Method+" "+r.Header.Get("Content-Type")+" "+string(b))
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		e.srv.ServeHTTP(w, r)
+	}))
+	defer rec.Close()
+	c, err := newRecogClient(t, rec.URL, "test-key").CancelJob(ctx, created.JobID, "wrong language")
+	if err != nil || c.Status != speechapi.JobCancelling || c.CancelledAt == nil || c.JobID != created.JobID || c.Message == "" {
 		t.Fatalf("cancel %+v %v", c, err)
+	}
+	if want := `POST application/json {"reason":"wrong language"}`; len(sent) != 1 || sent[0] != want {
+		t.Errorf("cancel sent %q, want %q", sent, want)
 	}
 	again, err := e.client.CancelJob(ctx, created.JobID, "")
 	if err != nil || !again.AlreadyCancelled {
@@ -367,6 +471,15 @@ func TestCancelJob(t *testing.T) {
 	job, err := e.client.WaitJob(ctx, created.JobID, fastPoll)
 	if err != nil || job.Status != speechapi.JobCancelled || job.Progress.CancelledFiles != 12 || *job.CancelReason != "wrong language" {
 		t.Fatalf("job %+v %v", job, err)
+	}
+	// A CANCELLED job cancelled again: 409 JOB_CANCELLED, left unchanged.
+	again, err = e.client.CancelJob(ctx, created.JobID, "another reason")
+	if err != nil || !again.AlreadyCancelled {
+		t.Fatalf("cancel of a CANCELLED job %+v %v", again, err)
+	}
+	if j, err := e.client.GetJob(ctx, created.JobID); err != nil || j.Status != speechapi.JobCancelled || *j.CancelReason != "wrong language" ||
+		*j.CancelledAt != *job.CancelledAt || *j.UpdatedAt != *job.UpdatedAt {
+		t.Fatalf("job after a second cancel %+v %v, was %+v", j, err, job)
 	}
 	hook := sink.wait(t)
 	if hook["event"] != "job.cancelled" || hook["completed_at"] != nil || len(hook["transcripts"].([]any)) != 0 {
@@ -389,6 +502,15 @@ func TestCancelJob(t *testing.T) {
 	if hook := sink.wait(t); hook["event"] != "job.cancelled" || hook["job_id"] != created.JobID {
 		t.Errorf("webhook %v", hook)
 	}
+	// The body is optional: a cancel without one is accepted.
+	created, err = e.client.CreateJobUpload(ctx, hiConfig, files[:1], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, raw := rawJSON(t, http.MethodPost, e.http.URL+"/stt/v3/batch/jobs/"+created.JobID+"/cancel", "")
+	if status != http.StatusOK || raw["status"] != speechapi.JobCancelled || raw["job_id"] != created.JobID {
+		t.Errorf("cancel without a body: %d %v", status, raw)
+	}
 	// A completed job is not cancellable.
 	fast := newRecogEmu(t, emulator.Options{})
 	res, err := fast.client.RunJob(ctx, hiConfig, files[:1], speechapi.RunOptions{Poll: fastPoll})
@@ -399,7 +521,7 @@ func TestCancelJob(t *testing.T) {
 	if se := serviceError(t, err); se.StatusCode != 409 || se.Type != speechapi.CodeJobNotCancellable {
 		t.Errorf("cancel completed: %v", se)
 	}
-	if st := e.stats(t); st.BatchJobsCancelled != 2 || st.FilesTranscribed != 0 {
+	if st := e.stats(t); st.BatchJobsCancelled != 3 || st.FilesTranscribed != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,9 +48,13 @@ func TestLegacyBatch(t *testing.T) {
 		}
 		job, err := e.client.WaitLegacy(ctx, sub.JobID, speechapi.PollOptions{Interval: fastPoll.Interval,
 			OnStatus: func(s string) {
+				if !slices.Contains([]string{"submitted", "processing", "completed", "failed"}, s) {
+					t.Fatalf("older batch status %q is not one of the four documented", s)
+				}
 				if len(statuses) == 0 || statuses[len(statuses)-1] != s {
 					statuses = append(statuses, s)
 				}
+				checkLegacyRunning(t, e, sub.JobID)
 				e.advance(time.Second)
 			}})
 		if err != nil {
@@ -61,6 +66,14 @@ func TestLegacyBatch(t *testing.T) {
 		if job.TotalFiles != len(call) || job.OverallProgress != 100 || len(job.Results) != len(call) {
 			t.Fatalf("job %+v", job)
 		}
+		failed := 0
+		if i == 1 {
+			failed = 1 // rec-11.wav is silent
+		}
+		if job.JobID != sub.JobID || job.Status != "completed" || job.CompletedFiles != len(call)-failed || job.FailedFiles != failed || job.Error != nil {
+			t.Errorf("final status: job %q %s, %d completed, %d failed, error %v; want %s completed, %d and %d, no error",
+				job.JobID, job.Status, job.CompletedFiles, job.FailedFiles, job.Error, sub.JobID, len(call)-failed, failed)
+		}
 		results = append(results, job.Results...)
 	}
 	if want := "[submitted processing completed submitted processing completed]"; fmt.Sprint(statuses) != want {
@@ -69,16 +82,16 @@ func TestLegacyBatch(t *testing.T) {
 	for i, r := range results {
 		if i == 11 {
 			var fe *speechapi.FileError
-			if !errors.As(r.Err("x"), &fe) || fe.Path != "rec-11.wav" || fe.Status != "failed" {
+			if !errors.As(r.Err("x"), &fe) || fe.Path != "rec-11.wav" || fe.Status != "failed" || r.Error == nil || *r.Error == "" {
 				t.Errorf("silent file result %+v", r)
 			}
 			continue
 		}
-		if r.Err("x") != nil || r.Filename != fmt.Sprintf("rec-%02d.wav", i) || r.FullTranscript == "" || r.TotalDuration != 1 || len(r.Segments) == 0 {
+		if r.Err("x") != nil || r.Error != nil || r.Filename != fmt.Sprintf("rec-%02d.wav", i) || r.FullTranscript == "" || r.TotalDuration != 1 || len(r.Segments) == 0 {
 			t.Fatalf("result %d: %+v", i, r)
 		}
 		for j, s := range r.Segments {
-			if s.SegmentID != j || s.LanguageDetected != "mr-IN" || s.EndTime <= s.StartTime || s.EndTime > 1 {
+			if s.SegmentID != j || s.LanguageDetected != "mr-IN" || s.EndTime <= s.StartTime || s.EndTime > 1 || s.Text == "" {
 				t.Errorf("segment %+v", s)
 			}
 		}
@@ -86,6 +99,23 @@ func TestLegacyBatch(t *testing.T) {
 	st := e.stats(t)
 	if st.LegacyJobsSubmitted != 2 || st.FilesTranscribed != 11 || st.Requests["POST /stt/v3/batch/submit"] != 2 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// checkLegacyRunning reads an older batch job's status and, while it is
+// submitted or processing, asserts a progress from 0 to 100 and null
+// results.
+func checkLegacyRunning(t *testing.T, e *recogEmu, jobID string) {
+	t.Helper()
+	j, err := e.client.LegacyStatus(context.Background(), jobID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Done() {
+		return
+	}
+	if j.OverallProgress < 0 || j.OverallProgress > 100 || j.Results != nil || !bytes.Contains(j.Raw, []byte(`"results":null`)) {
+		t.Errorf("%s job: overall_progress %d, results %s; want 0 to 100 and null", j.Status, j.OverallProgress, j.Raw)
 	}
 }
 

@@ -218,6 +218,43 @@ func TestRoundTripITN(t *testing.T) {
 		}
 	}
 	_ = os.Remove(filepath.Join(dir, "itn.wav"))
+	checkITNDefaults(t, e)
+}
+
+// checkITNDefaults sends requests that leave format and
+// itn_native_numerals out, as the client never does: format defaults to
+// verbatim, itn_native_numerals to false (the digits 0 to 9), and the
+// older batch takes them as optional fields.
+func checkITNDefaults(t *testing.T, e *recogEmu) {
+	t.Helper()
+	audio := synthFor(t, e.client, "मुझे दो लाख रुपये मिले।", "hi-IN", &speechapi.AudioConfig{SampleRate: 22050, Container: "wav"})
+	for _, tc := range []struct {
+		fields map[string]string
+		want   string
+	}{
+		{map[string]string{"language_code": "hi-IN"}, "मुझे दो लाख रुपये मिले।"},
+		{map[string]string{"language_code": "hi-IN", "format": "transcribe"}, "मुझे ₹2,00,000 मिले।"},
+	} {
+		status, body := rawMultipart(t, e.http.URL+"/stt/v3", tc.fields, "audio_file", 1, audio)
+		var res struct {
+			Transcript string `json:"transcript"`
+		}
+		if err := json.Unmarshal([]byte(body), &res); err != nil || status != 200 || res.Transcript != tc.want {
+			t.Errorf("REST with %v: %d %s, want transcript %q", tc.fields, status, body, tc.want)
+		}
+		status, body = rawMultipart(t, e.http.URL+"/stt/v3/batch/submit", tc.fields, "audio_files", 1, audio)
+		var sub struct {
+			JobID string `json:"job_id"`
+		}
+		if err := json.Unmarshal([]byte(body), &sub); err != nil || status != 200 || sub.JobID == "" {
+			t.Errorf("older batch with %v: %d %s", tc.fields, status, body)
+			continue
+		}
+		job, err := e.client.WaitLegacy(context.Background(), sub.JobID, fastPoll)
+		if err != nil || len(job.Results) != 1 || job.Results[0].FullTranscript != tc.want {
+			t.Errorf("older batch with %v: %v %+v, want transcript %q", tc.fields, err, job, tc.want)
+		}
+	}
 }
 
 // TestRoundTripMixedEnglishHindi transcribes code-mixed speech with en-IN:

@@ -3,7 +3,7 @@ package recog
 import "testing"
 
 // conformance: STT-009, STT-010, STT-011, STT-012, STT-013, STT-014, STT-015, STT-016, STT-017,
-// STT-018, STT-019, STT-020, STT-021, STT-022, STT-023, STT-024, STT-026, STT-027
+// STT-018, STT-019, STT-020, STT-021, STT-022, STT-024, STT-026, STT-027
 func TestITN(t *testing.T) {
 	tests := []struct {
 		lang   string
@@ -47,6 +47,29 @@ func TestITN(t *testing.T) {
 				t.Errorf("itn(%q, %s, %v) = %q, want %q", tc.in, tc.lang, tc.native, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTextOptionDefaults: a REST or older batch form that leaves format
+// and itn_native_numerals out gets verbatim text, and with
+// format=transcribe the digits 0 to 9.
+//
+// conformance: STT-008, STT-023
+func TestTextOptionDefaults(t *testing.T) {
+	const spoken = "मुझे दो लाख रुपये मिले"
+	for _, tc := range []struct {
+		fields map[string][]string
+		want   string
+	}{
+		{map[string][]string{"language_code": {"hi-IN"}}, spoken},
+		{map[string][]string{"language_code": {"hi-IN"}, "format": {"transcribe"}}, "मुझे ₹2,00,000 मिले"},
+	} {
+		for _, legacy := range []bool{false, true} {
+			o, err := parseTextOptions(&form{fields: tc.fields}, legacy)
+			if err != nil || o.render(spoken) != tc.want {
+				t.Errorf("fields %v (older batch %v): %v, %q, want %q", tc.fields, legacy, err, o.render(spoken), tc.want)
+			}
+		}
 	}
 }
 
