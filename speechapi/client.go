@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	retryablehttp "github.com/hashicorp/go-retryablehttp"
 	"github.com/voxform/voxform/contract"
 )
 
@@ -303,14 +304,12 @@ func (c *Client) responseError(resp *http.Response) error {
 	return e
 }
 
-// Backoff returns the wait before retry number attempt (0-based): exponential
-// from min, capped at max, with jitter in [d/2, d].
+// Backoff returns the wait before retry number attempt (0-based): d,
+// go-retryablehttp's exponential backoff (min doubled attempt times, at
+// most max), with jitter in [d/2, d], which the library does not add.
 func Backoff(min, max time.Duration, attempt int) time.Duration {
-	d := float64(min) * math.Pow(2, float64(attempt))
-	if d > float64(max) {
-		d = float64(max)
-	}
-	return time.Duration(d/2 + rand.Float64()*d/2)
+	d := retryablehttp.DefaultBackoff(min, max, attempt, nil)
+	return d/2 + time.Duration(rand.Float64()*float64(d-d/2))
 }
 
 // RetryAfter parses a Retry-After value: delay seconds or an HTTP date.

@@ -23,7 +23,9 @@
 //     message;
 //   - the client is the one retry layer: each method is one operation of
 //     at most Config.Retries+1 requests, retried on 429, 500, 502, 503, 504,
-//     connection errors and answers cut mid-body (a stream from an empty
+//     connection errors (as go-retryablehttp's DefaultRetryPolicy judges
+//     them: not a redirect loop, an untrusted certificate or a header
+//     net/http refuses) and answers cut mid-body (a stream from an empty
 //     output), waiting exactly as long as Retry-After asks, else with
 //     exponential backoff and jitter; a cut answer is not asked for again
 //     where that would start billed work twice (an older batch submit);

@@ -2,6 +2,7 @@ package speechapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,12 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
 
+	retryablehttp "github.com/hashicorp/go-retryablehttp"
 	"github.com/voxform/voxform/internal/untrusted"
 )
 
@@ -208,9 +211,10 @@ func (e *RetryLaterError) Unwrap() error { return e.Err }
 
 // IsTemporary reports whether err is of the kind the client sends again
 // itself, within Config.Retries: a temporary service error, an incomplete
-// stream, or a connection failure. A *RetryLaterError is not (the service
-// asked for a longer wait than voxform accepts), nor a *DownError (the
-// service appears down). Callers do not retry on top of the client: a
+// stream, or a connection failure (not a redirect loop, an untrusted
+// certificate or a header net/http refuses). A *RetryLaterError is not
+// (the service asked for a longer wait than voxform accepts), nor a
+// *DownError (the service appears down). Callers do not retry on top of the client: a
 // failure they see is one its retries did not mend.
 func IsTemporary(err error) bool {
 	if err == nil {
@@ -252,6 +256,15 @@ func IsTemporary(err error) bool {
 	var re *RedirectError
 	if errors.As(err, &re) {
 		return false
+	}
+	// A failure of net/http's is judged by go-retryablehttp's policy: sent
+	// again, except a redirect loop, a scheme or header net/http refuses
+	// and a certificate that is not trusted, which a retry cannot mend.
+	// (Its context is retry's to check, which it does first.)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		again, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, ue)
+		return again
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
