@@ -1,6 +1,7 @@
 package speechapi
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,8 +15,9 @@ const DefaultBreakerThreshold = 5
 // is not ground through call by call. Every operation of a Client that
 // has one reports its outcome once its retries are over: a failure of the
 // service's (a 5xx answer, a refused, reset or cut connection, no answer
-// within Config.Timeout) counts, a success sets the count back to zero,
-// and anything else leaves it as it is: a 429 (the service is busy, not
+// within Config.Timeout, a certificate the client does not trust) counts,
+// a success sets the count back to zero, and anything else leaves it as
+// it is: a 429 (the service is busy, not
 // down: the caller slows down instead), another 4xx (the request's own
 // fault), a local error. After threshold failures in a row the breaker
 // opens, for good: the client starts no new operation (each fails at once
@@ -80,13 +82,20 @@ func (b *Breaker) report(host string, err error) {
 
 // serviceFault reports whether err says the service failed, rather than
 // the request, the caller or a rate limit: a 5xx answer (or an error event
-// of that type), a connection refused, reset or cut, no answer in time.
+// of that type), a connection refused, reset or cut, no answer in time,
+// or a certificate the client does not trust: not sent again (a retry
+// meets the same certificate), it is the same for every call, so a
+// project's operations stop after threshold handshakes, not one each.
 func serviceFault(err error) bool {
 	var se *Error
 	if errors.As(err, &se) {
 		return se.StatusCode >= 500
 	}
 	if timeoutOf(err) != nil {
+		return true
+	}
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &cert) {
 		return true
 	}
 	return IsTemporary(err)

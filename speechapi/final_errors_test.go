@@ -238,3 +238,38 @@ func TestLocalFailuresStayFinal(t *testing.T) {
 		}
 	}
 }
+
+// An untrusted certificate is the same for every call: it is not sent
+// again, but it counts towards the breaker as a service's failure, so a
+// project's operations stop after the threshold's handshakes rather than
+// each making its own.
+func TestUntrustedCertificateOpensTheBreaker(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		t.Error("a request went through a connection the client does not trust")
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	calls := map[string]func(*speechapi.Client) error{
+		"rest": func(c *speechapi.Client) error {
+			_, err := c.Synthesize(context.Background(), retrySynthesis, &memFile{})
+			return err
+		},
+		"websocket": func(c *speechapi.Client) error {
+			_, err := c.SynthesizeRealtime(context.Background(), retrySynthesis, &memFile{})
+			return err
+		},
+	}
+	for name, call := range calls {
+		c := retryClient(t, srv.URL, 3, speechapi.NewBreaker(2))
+		for range 2 {
+			if err := call(c); err == nil || !strings.Contains(err.Error(), "certificate") {
+				t.Fatalf("%s: %v, want a certificate error", name, err)
+			}
+		}
+		var down *speechapi.DownError
+		if err := call(c); !errors.As(err, &down) {
+			t.Errorf("%s: third call %v, want the breaker open", name, err)
+		}
+	}
+}
