@@ -32,6 +32,7 @@ func TestGeneratedProjectsLoad(t *testing.T) {
 		syn, n int
 	}{
 		{"syntheses", func(d string) error { return writeSyntheses(d, 50, 4) }, 50, 0},
+		{"raw 8 kHz syntheses", func(d string) error { return writeSynthesesAs(d, raw8k, 0, 50, 16) }, 50, 0},
 		{"long", func(d string) error { return writeLong(d, "websocket", longText(60)) }, 1, 0},
 		{"recordings", func(d string) error { return writeRecordings(d, 12) }, 0, 12},
 	}

@@ -33,6 +33,16 @@
 // status requests of each, with the shortest time between two of one job,
 // come from the emulator's stats.
 //
+// The lean step (L1 to L6, -only lean) is issue 26's: 100,000 raw 8 kHz
+// syntheses of one for_each applied from nothing at parallelism 16, then
+// planned at once (the plan a CI job runs right after an apply) and again,
+// and listed with `voxform state list`. The terraform step (T1 and T2,
+// -only terraform) applies 1,000 such syntheses and, in turn, 1,000
+// terraform_data resources with the terraform on PATH (1.4 or later: no
+// provider to download, so init works offline; local backend,
+// -parallelism 16), and compares voxform's CPU per synthesis and the two
+// wall times; without Terraform the ratio has no verdict and says why.
+//
 // It then runs the Go micro-benchmarks of the hot paths (planning,
 // fingerprints, manifest loading, the state journal, SSE parsing) with
 // `go test -run '^$' -bench`; those of other packages stay in their

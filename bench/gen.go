@@ -47,15 +47,29 @@ voices:
 
 defaults:
   synthesis:
-    audio_config: { container: wav, sample_rate: 24000 }
+    audio_config: { container: %s, sample_rate: %d }
 
 syntheses:
   prompts:
     for_each: prompts.csv
     voice: narrator
     text: "${each.value.text}"
-    output: "build/${each.value.group}/${each.key}.wav"
+    output: "build/${each.value.group}/${each.key}.%s"
 `
+
+// outputFormat is the audio the generated syntheses ask for.
+type outputFormat struct {
+	container string
+	rate      int
+}
+
+var (
+	// wav24k is the P targets' audio: about 50 kB a prompt.
+	wav24k = outputFormat{container: "wav", rate: 24000}
+	// raw8k is issue 26's (L and T): 8 kHz raw PCM, a prompt library's
+	// telephony audio, about 17 kB a prompt.
+	raw8k = outputFormat{container: "raw", rate: 8000}
+)
 
 // writeSyntheses writes a manifest directory with one for_each block of n
 // syntheses read from a CSV (key, group, text): the outputs spread over 100
@@ -68,13 +82,18 @@ func writeSyntheses(dir string, n, parallelism int) error {
 // first+n-1: the same keys and paths, other requests (first+n is at most
 // 1,048,576, the number of distinct texts).
 func writeSynthesesFrom(dir string, first, n, parallelism int) error {
+	return writeSynthesesAs(dir, wav24k, first, n, parallelism)
+}
+
+// writeSynthesesAs is writeSynthesesFrom with the outputs in format.
+func writeSynthesesAs(dir string, format outputFormat, first, n, parallelism int) error {
 	if first+n > 32*32*32*32 {
 		return fmt.Errorf("prompts %d to %d: only %d distinct texts", first, first+n-1, 32*32*32*32)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.yaml"), fmt.Appendf(nil, synthesesManifest, parallelism), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.yaml"), fmt.Appendf(nil, synthesesManifest, parallelism, format.container, format.rate, format.container), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "prompts.csv"))

@@ -61,9 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	var o options
-	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, 1,000 in the batch step, a 20,000-character chapter): a couple of minutes, no verdict on size-bound targets")
+	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, 1,000 in the batch step, a 20,000-character chapter, 10,000 in the L step, 200 side by side with Terraform): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), V1 (the report page, in headless Chromium), go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), L1 to L6 or lean (together: 100,000 raw 8 kHz syntheses applied, then planned at once and again), T1 and T2 or terraform (together: apply of 1,000 syntheses side by side with Terraform's of 1,000 terraform_data), V1 (the report page, in headless Chromium), go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -129,6 +129,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// kernel time (apply 1.18 x the ideal instead of 1.13 x), a cost of
 		// the harness's cleanup, not of voxform.
 		{[]string{"P3"}, h.latencyApply},
+		// Apply's CPU, side by side with Terraform's apply of as many
+		// no-op resources (issue 26): a thousand files created a run.
+		{[]string{"terraform", "T1", "T2"}, h.sideBySide},
 		{[]string{"large", "P1", "P2", "P4", "P7", "P8"}, h.largeProject},
 		// The report page of the large project (applied by the step above
 		// when it ran; otherwise generated and applied).
@@ -146,6 +149,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// The 100,000-synthesis figures (S1 to S6) are measured on the
 		// way, on the project the pg step applies.
 		{[]string{"pg", "G1", "G2", "scale", "S1", "S2", "S3", "S4", "S5", "S6"}, h.stateInPG},
+		// Issue 26's 100,000 raw 8 kHz syntheses: the apply's memory and
+		// the plans right after it.
+		{[]string{"lean", "L1", "L2", "L3", "L4", "L5", "L6"}, h.leanScale},
 		// The service's own rate limit (emulator -rps): minutes of
 		// wall time by design, little CPU.
 		{[]string{"rate", "R1", "R2", "R3", "R4", "R5"}, h.rateLimit},

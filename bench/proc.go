@@ -47,7 +47,8 @@ type measured struct {
 }
 
 // runner runs the voxform binary in manifest directories, pointed at an
-// emulator through VOXFORM_BASE_URL and VOXFORM_API_KEY.
+// emulator through VOXFORM_BASE_URL and VOXFORM_API_KEY (or another binary
+// measured the same way: Terraform, in the side-by-side step).
 type runner struct {
 	bin     string
 	timeBin string // GNU time
@@ -74,7 +75,7 @@ func (r *runner) run(ctx context.Context, dir, base string, args ...string) (mea
 		return measured{}, err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "$ cd %s && voxform %s\n", dir, strings.Join(args, " "))
+	fmt.Fprintf(f, "$ cd %s && %s %s\n", dir, filepath.Base(r.bin), strings.Join(args, " "))
 	timeArgs := append([]string{"-f", "%M %U %S", "-o", usage, r.bin}, args...)
 	cmd := exec.CommandContext(ctx, r.timeBin, timeArgs...)
 	cmd.Dir = dir

@@ -27,24 +27,28 @@ type result struct {
 
 // sizes are the sizes of one run: SPEC section 11's, or reduced (-quick).
 type sizes struct {
-	quick        bool
-	syntheses    int           // P1, P2, P4, P7, P8
-	applied      int           // P3
-	latency      time.Duration // P3
-	parallelism  int           // P3
-	audioSecs    float64       // P5
-	recordings   int           // P6
-	batchFiles   int           // B1 to B6
-	runs         int           // repetitions of each timed plan/validate
-	pgResources  int           // G1, G2
-	chapterChars int           // N1 to N4
+	quick         bool
+	syntheses     int           // P1, P2, P4, P7, P8
+	applied       int           // P3
+	latency       time.Duration // P3
+	parallelism   int           // P3
+	audioSecs     float64       // P5
+	recordings    int           // P6
+	batchFiles    int           // B1 to B6
+	runs          int           // repetitions of each timed plan/validate
+	pgResources   int           // G1, G2
+	chapterChars  int           // N1 to N4
+	leanSyntheses int           // L1 to L6
+	sideBySide    int           // T1, T2
 }
 
 var fullSizes = sizes{syntheses: 10_000, applied: 1_000, latency: 50 * time.Millisecond, parallelism: 16,
-	audioSecs: 3600, recordings: 1_000, batchFiles: 10_000, runs: 3, pgResources: 100_000, chapterChars: 100_000}
+	audioSecs: 3600, recordings: 1_000, batchFiles: 10_000, runs: 3, pgResources: 100_000, chapterChars: 100_000,
+	leanSyntheses: 100_000, sideBySide: 1_000}
 
 var quickSizes = sizes{quick: true, syntheses: 2_000, applied: 400, latency: 50 * time.Millisecond, parallelism: 16,
-	audioSecs: 600, recordings: 200, batchFiles: 1_000, runs: 1, pgResources: 10_000, chapterChars: 20_000}
+	audioSecs: 600, recordings: 200, batchFiles: 1_000, runs: 1, pgResources: 10_000, chapterChars: 20_000,
+	leanSyntheses: 10_000, sideBySide: 200}
 
 // harness runs the measurements and collects their results.
 type harness struct {
