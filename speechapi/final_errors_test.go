@@ -3,7 +3,9 @@ package speechapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -270,6 +272,36 @@ func TestUntrustedCertificateOpensTheBreaker(t *testing.T) {
 		var down *speechapi.DownError
 		if err := call(c); !errors.As(err, &down) {
 			t.Errorf("%s: third call %v, want the breaker open", name, err)
+		}
+	}
+}
+
+// A job status outside the documented set is refused when it is read:
+// a job whose status voxform cannot read would be polled for ever, as
+// never terminal. The status is quoted escaped, and never shows the key.
+func TestUndocumentedJobStatusRefused(t *testing.T) {
+	status, _ := json.Marshal("done\x1b[2J " + testKey)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"job_id":"job_1","status":%s,"total_files":1,"completed_files":1,"failed_files":0,"overall_progress":100,"results":null,"error":null}`, status)
+	}))
+	defer srv.Close()
+	var retried atomic.Int32
+	c := finalClient(t, srv.URL, testKey, &retried)
+	for name, call := range map[string]func() error{
+		"job": func() error { _, err := c.GetJob(context.Background(), "job_1"); return err },
+		"older": func() error {
+			_, err := c.LegacyStatus(context.Background(), "job_1", "")
+			return err
+		},
+	} {
+		err := call()
+		if err == nil || !strings.Contains(err.Error(), "not one of the documented") {
+			t.Errorf("%s: %v, want the status refused", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), testKey) || strings.ContainsRune(err.Error(), '\x1b') {
+			t.Errorf("%s: %q shows the key or a control character", name, err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,19 @@ const (
 	JobCancelling     = "CANCELLING"
 	JobCancelled      = "CANCELLED"
 )
+
+// jobStatuses are the documented batch job statuses, in order.
+var jobStatuses = []string{JobCreated, JobStarting, JobQueued, JobInProgress, JobCompleted,
+	JobPartialFailure, JobFailed, JobStartFailed, JobCancelling, JobCancelled}
+
+// checkStatus refuses a status outside the documented set: a job whose
+// status voxform cannot read would be polled forever, never terminal.
+func (r redactor) checkStatus(status string, documented []string) error {
+	if slices.Contains(documented, status) {
+		return nil
+	}
+	return fmt.Errorf("the service answered status %q, not one of the documented %s", r.quote(status), strings.Join(documented, ", "))
+}
 
 // File statuses of a batch job.
 const (
@@ -295,6 +309,9 @@ func (c *Client) startJob(ctx context.Context, jobID string) (*StartJobResult, e
 func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
 	var out Job
 	if err := c.call(ctx, http.MethodGet, c.url(EndpointJob, jobID), nil, "", nil, &out); err != nil {
+		return nil, fmt.Errorf("batch job %s status: %w", jobID, err)
+	}
+	if err := c.red.checkStatus(out.Status, jobStatuses); err != nil {
 		return nil, fmt.Errorf("batch job %s status: %w", jobID, err)
 	}
 	c.red.job(&out) // its cancel reason becomes a JobError's

@@ -55,6 +55,9 @@ type LegacyJob struct {
 	Raw json.RawMessage `json:"-"`
 }
 
+// legacyStatuses are the documented statuses of the older batch job.
+var legacyStatuses = []string{"submitted", "processing", "completed", "failed"}
+
 // Done reports whether the job reached completed or failed.
 func (j *LegacyJob) Done() bool { return j.Status == "completed" || j.Status == "failed" }
 
@@ -198,6 +201,9 @@ func (c *Client) LegacyStatus(ctx context.Context, jobID, requestID string) (*Le
 	var out LegacyJob
 	raw := &rawJSON{v: &out}
 	if err := c.call(ctx, http.MethodGet, c.url(EndpointBatchStatus, jobID), nil, "", traceHeader(requestID), raw); err != nil {
+		return nil, fmt.Errorf("older batch status %s: %w", jobID, err)
+	}
+	if err := c.red.checkStatus(out.Status, legacyStatuses); err != nil {
 		return nil, fmt.Errorf("older batch status %s: %w", jobID, err)
 	}
 	out.Raw = raw.data
