@@ -41,7 +41,7 @@ func TestGeneratedProjectsLoad(t *testing.T) {
 			if err := c.write(dir); err != nil {
 				t.Fatal(err)
 			}
-			m, ds := schema.Load(dir, manifest.LoadOptions{})
+			m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 			if len(ds) != 0 {
 				t.Fatalf("diagnostics: %v", ds)
 			}
@@ -103,7 +103,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	if err := writeSyntheses(dir, 10_000, 4); err != nil {
 		b.Fatal(err)
 	}
-	m, ds := schema.Load(dir, manifest.LoadOptions{})
+	m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	if ds.HasErrors() {
 		b.Fatal(ds)
 	}
@@ -224,7 +224,7 @@ func TestCachedProjectLoads(t *testing.T) {
 	}
 	texts := map[string]string{}
 	for _, dir := range []string{a, b} {
-		m, ds := schema.Load(dir, manifest.LoadOptions{})
+		m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 		if len(ds) != 0 {
 			t.Fatalf("diagnostics: %v", ds)
 		}

@@ -38,7 +38,7 @@ func loadWithin(t *testing.T, limit time.Duration, dir string, opts manifest.Loa
 	done := make(chan result, 1)
 	start := time.Now()
 	go func() {
-		_, ds := schema.Load(dir, opts)
+		_, ds := manifest.Load(dir, opts, schema.Validator{})
 		done <- result{ds}
 	}()
 	select {
@@ -333,7 +333,7 @@ syntheses:
 	var m *manifest.Manifest
 	var ds manifest.Diagnostics
 	done := make(chan struct{})
-	go func() { m, ds = schema.Load(dir, manifest.LoadOptions{}); close(done) }()
+	go func() { m, ds = manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{}); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):

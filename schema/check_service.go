@@ -2,14 +2,12 @@ package schema
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
-	"github.com/voxform/voxform/state"
 )
 
 // EndpointNames are the endpoint names service.paths may override; they
@@ -107,67 +105,6 @@ func (c *checker) checkCache() {
 		c.ds.Errorf(at("remote"), "cache: %v", err).
 			WithHint("a remote is s3://bucket/prefix (endpoint: host[:port], http only on loopback) or file:///dir")
 	}
-}
-
-// checkBackend checks the backend: block.
-func (c *checker) checkBackend() { CheckBackend(c.m.Backend, &c.ds) }
-
-// envName is what an environment variable's name may be.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// CheckBackend checks a backend: block (and the variables that set its
-// fields) without connecting: its type, names and lease. The connection
-// string is not read: validate needs no secret.
-func CheckBackend(b manifest.Backend, ds *manifest.Diagnostics) {
-	at := func(f string) manifest.Pos { return fieldPos(b.Fields, f, b.Pos) }
-	switch b.Type {
-	case manifest.BackendLocal:
-		for _, f := range []string{"conn_str_env", "schema", "workspace", "lease"} {
-			if _, set := b.Fields[f]; set {
-				ds.Warnf(at(f), "backend.%s has no effect with the local backend", f)
-			}
-		}
-		return
-	case manifest.BackendPG:
-	default:
-		ds.Errorf(at("type"), "backend.type %q: want local or pg", b.Type)
-		return
-	}
-	if !envName.MatchString(b.ConnStrEnv) {
-		// Not echoed: it may be the connection string itself, password
-		// and all.
-		ds.Errorf(at("conn_str_env"), "backend.conn_str_env is not an environment variable's name").
-			WithHint("name the variable that holds the connection string, e.g. VOXFORM_PG; the string itself never goes in a manifest")
-	}
-	for _, f := range []struct {
-		name string
-		cfg  state.PGConfig
-	}{{"schema", state.PGConfig{Schema: b.Schema}}, {"workspace", state.PGConfig{Workspace: b.Workspace}}, {"lease", state.PGConfig{Lease: b.Lease}}} {
-		if err := state.CheckPGConfig(f.cfg); err != nil {
-			ds.Errorf(at(f.name), "%v", err)
-		}
-	}
-}
-
-// LoadBackend reads the backend: block of the manifests of dir (and the
-// variables that override it), with the variables it may use, for the commands that must know where the state
-// is before they load the manifest in full (which validates the block
-// again, with the rest).
-func LoadBackend(dir string, opts manifest.LoadOptions) (manifest.Backend, manifest.Diagnostics) {
-	var raw *manifest.Raw
-	var ds manifest.Diagnostics
-	if names, err := manifest.ManifestFiles(dir); err == nil && len(names) == 0 {
-		// No manifest (show or state pull in a bare directory): the
-		// environment and the defaults decide.
-		raw = &manifest.Raw{Dir: dir}
-	} else if raw, ds = manifest.Parse(dir, opts); raw == nil {
-		return manifest.Backend{}, ds
-	}
-	b, eds := manifest.ExpandBackend(raw, opts)
-	ds.Append(eds)
-	CheckBackend(b, &ds)
-	ds.Sort()
-	return b, ds
 }
 
 func (c *checker) checkCatalog() {

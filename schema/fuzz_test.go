@@ -58,7 +58,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		timer := time.AfterFunc(10*time.Second, func() { panic("load takes over 10 s") })
 		defer timer.Stop()
-		m, ds := schema.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{doc}, manifest.LoadOptions{NoProbe: true})
+		m, ds := manifest.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{doc}, manifest.LoadOptions{NoProbe: true}, schema.Validator{})
 		for _, d := range ds {
 			if d.Pos.File == "" {
 				t.Errorf("diagnostic without a file: %s", d)

@@ -21,7 +21,7 @@ func TestUnknownFieldNames(t *testing.T) {
 		"voxform.yaml:2:13: error: unknown field \"807A\" in voices.A\nhint: known fields: embedding, embedding_file, language, model, speed, voice",
 	}
 	for range 20 {
-		_, ds := schema.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{[]byte(doc)}, manifest.LoadOptions{NoProbe: true})
+		_, ds := manifest.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{[]byte(doc)}, manifest.LoadOptions{NoProbe: true}, schema.Validator{})
 		var got []string
 		for _, d := range ds {
 			got = append(got, d.String())

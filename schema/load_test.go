@@ -145,7 +145,7 @@ variables:
 		VarFiles: []string{"vars/one.yaml", "vars/two.json"},
 		Vars:     []string{"e=flag1", "e=flag2"},
 	}
-	m, ds := schema.Load(dir, opts)
+	m, ds := manifest.Load(dir, opts, schema.Validator{})
 	if ds.HasErrors() {
 		t.Fatalf("errors: %v", ds)
 	}
@@ -169,7 +169,7 @@ syntheses:
 	writeFile(t, dir, "data/p.csv", "key,text\na,hello\n")
 	writeFile(t, dir, "vars.json", `{"lang": "ta-IN"}`)
 	hash := func() string {
-		m, ds := schema.Load(dir, manifest.LoadOptions{VarFiles: []string{"vars.json"}})
+		m, ds := manifest.Load(dir, manifest.LoadOptions{VarFiles: []string{"vars.json"}}, schema.Validator{})
 		if ds.HasErrors() {
 			t.Fatalf("errors: %v", ds)
 		}
@@ -240,7 +240,7 @@ syntheses:
 // TestLargeForEach checks the addresses of a 10,000-row CSV for_each.
 func TestLargeForEach(t *testing.T) {
 	dir := bigManifest(t, 10000)
-	m, ds := schema.Load(dir, manifest.LoadOptions{})
+	m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	if ds.HasErrors() || len(ds) != 0 {
 		t.Fatalf("diagnostics: %v", ds[:min(len(ds), 5)])
 	}
@@ -267,7 +267,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	dir := bigManifest(b, 10000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m, ds := schema.Load(dir, manifest.LoadOptions{})
+		m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 		if ds.HasErrors() || len(m.Syntheses) != 10000 {
 			b.Fatalf("load: %v", ds)
 		}
@@ -281,7 +281,7 @@ func TestProfile(t *testing.T) {
 	load := func(yaml string, environ ...string) (*manifest.Manifest, manifest.Diagnostics) {
 		dir := t.TempDir()
 		writeFile(t, dir, "voxform.yaml", yaml)
-		return schema.Load(dir, manifest.LoadOptions{Environ: environ})
+		return manifest.Load(dir, manifest.LoadOptions{Environ: environ}, schema.Validator{})
 	}
 	if m, ds := load("version: 1\n"); len(ds) != 0 || m.Service.Profile != contract.ProfileLive {
 		t.Errorf("default: %q %v", m.Service.Profile, ds)
