@@ -172,7 +172,7 @@ const (
 )
 
 // CatalogExtension is the manifest's catalog: block, which extends the
-// built-in catalog of the schema package.
+// built-in catalog (contract.Builtin).
 type CatalogExtension struct {
 	// Voices maps a model to extra voice names.
 	Voices map[string][]string
