@@ -82,12 +82,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // fields) without connecting: its type, names and lease. The connection
 // string is not read: validate needs no secret.
 func checkBackend(b Backend, ds *Diagnostics) {
-	at := func(f string) Pos {
-		if p, ok := b.Fields[f]; ok && p.Line > 0 {
-			return p
-		}
-		return b.Pos
-	}
+	at := func(f string) Pos { return FieldPos(b.Fields, f, b.Pos) }
 	switch b.Type {
 	case BackendLocal:
 		for _, f := range []string{"conn_str_env", "schema", "workspace", "lease"} {

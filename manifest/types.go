@@ -398,3 +398,13 @@ func PosAt(spans []Span, s string, off int) Pos {
 	}
 	return p
 }
+
+// FieldPos returns the position of a resource's field from its Fields, or
+// def (the resource's, or its enclosing field's) when the field was not
+// written.
+func FieldPos(fields map[string]Pos, name string, def Pos) Pos {
+	if p, ok := fields[name]; ok && p.Line > 0 {
+		return p
+	}
+	return def
+}

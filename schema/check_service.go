@@ -18,7 +18,7 @@ var EndpointNames = []string{"tts_inference", "tts_sse", "tts_realtime", "tts_em
 
 func (c *checker) checkService() {
 	s := c.m.Service
-	at := func(f string) manifest.Pos { return fieldPos(s.Fields, f, s.Pos) }
+	at := func(f string) manifest.Pos { return manifest.FieldPos(s.Fields, f, s.Pos) }
 	if _, err := contract.ParseProfile(string(s.Profile)); err != nil {
 		p := at("profile")
 		if env := s.Fields["profile"]; env.File == "VOXFORM_PROFILE" {
@@ -92,7 +92,7 @@ func (c *checker) checkURL(raw string, pos manifest.Pos, field, scheme string) {
 // endpoint. Reaching the remote is the plan's.
 func (c *checker) checkCache() {
 	cc := c.m.Cache
-	at := func(f string) manifest.Pos { return fieldPos(cc.Fields, f, cc.Pos) }
+	at := func(f string) manifest.Pos { return manifest.FieldPos(cc.Fields, f, cc.Pos) }
 	if cc.Remote == "" {
 		for _, f := range []string{"endpoint", "region"} {
 			if _, set := cc.Fields[f]; set {
@@ -116,7 +116,7 @@ func (c *checker) checkCatalog() {
 		}
 		for _, model := range sortedKeys(m) {
 			if c.cat.Model(model) == nil {
-				d := c.ds.Errorf(fieldPos(ext.Fields, group+"."+model, ext.Pos), "catalog: unknown model %q", model)
+				d := c.ds.Errorf(manifest.FieldPos(ext.Fields, group+"."+model, ext.Pos), "catalog: unknown model %q", model)
 				if sg := manifest.Suggest(model, c.cat.ModelNames()); sg != "" {
 					d.WithHint("did you mean %q?", sg)
 				} else {
@@ -133,10 +133,10 @@ func (c *checker) checkBudget() {
 		return
 	}
 	if b.MaxCharacters != nil && *b.MaxCharacters < 0 {
-		c.ds.Errorf(fieldPos(b.Fields, "max_characters", b.Pos), "budget.max_characters %d must not be negative", *b.MaxCharacters)
+		c.ds.Errorf(manifest.FieldPos(b.Fields, "max_characters", b.Pos), "budget.max_characters %d must not be negative", *b.MaxCharacters)
 	}
 	if b.MaxAudioSeconds != nil && *b.MaxAudioSeconds < 0 {
-		c.ds.Errorf(fieldPos(b.Fields, "max_audio_seconds", b.Pos), "budget.max_audio_seconds %g must not be negative", *b.MaxAudioSeconds)
+		c.ds.Errorf(manifest.FieldPos(b.Fields, "max_audio_seconds", b.Pos), "budget.max_audio_seconds %g must not be negative", *b.MaxAudioSeconds)
 	}
 }
 
@@ -147,22 +147,14 @@ func (c *checker) checkLoudness() {
 	}
 	if v := l.MaxDeviation; v != nil {
 		if err := manifest.CheckMaxDeviation(*v); err != nil {
-			c.ds.Errorf(fieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %v", err)
+			c.ds.Errorf(manifest.FieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %v", err)
 		}
 	}
 	if v := l.MaxTruePeak; v != nil {
 		if err := manifest.CheckMaxTruePeak(*v); err != nil {
-			c.ds.Errorf(fieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %v", err)
+			c.ds.Errorf(manifest.FieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %v", err)
 		}
 	}
-}
-
-// fieldPos returns the position of a field, or def when it is unknown.
-func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
-	if p, ok := fields[name]; ok && p.Line > 0 {
-		return p
-	}
-	return def
 }
 
 func sortedKeys[V any](m map[string]V) []string {
