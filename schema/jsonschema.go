@@ -50,12 +50,12 @@ func compile() (*jsonschema.Schema, error) {
 	return compiled, compileErr
 }
 
-// validateRaw checks every document of every file against the JSON Schema.
+// ValidateRaw checks every document of every file against the JSON Schema.
 // Errors are mapped from JSON pointers back to YAML positions, and the
 // blocks they fall in are marked broken so that expansion skips them.
 // Value errors (enum, ranges) are left to the semantic rules, which also
 // see interpolated values and name the value in their messages.
-func validateRaw(raw *manifest.Raw) manifest.Diagnostics {
+func (Validator) ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
 	var ds manifest.Diagnostics
 	s, err := compile()
 	if err != nil {

@@ -11,12 +11,6 @@ import (
 // expanded manifest. It holds nothing; its zero value is ready.
 type Validator struct{}
 
-var _ manifest.Validator = Validator{}
-
-// ValidateRaw checks every document of every file against the JSON Schema
-// (see validateRaw).
-func (Validator) ValidateRaw(raw *manifest.Raw) manifest.Diagnostics { return validateRaw(raw) }
-
 // Check applies every semantic rule of SPEC section 3 and the service
 // documents to an expanded manifest and returns the problems found.
 func (Validator) Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics {
