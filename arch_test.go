@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -87,4 +88,63 @@ func TestImportLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loaderSteps are the steps of manifest.Load, which no other package
+// takes one by one: a manifest is read where it is loaded, and the
+// validator is reached through the manifest.Validator Load is given.
+var loaderSteps = []string{"Parse", "ParseSources", "Expand"}
+
+// TestManifestLoadsItself: outside package manifest, no source file calls
+// the loader's steps (tests aside: they may look between them).
+func TestManifestLoadsItself(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || path == "manifest") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		name := importName(f, module+"/manifest")
+		if name == "" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && slices.Contains(loaderSteps, sel.Sel.Name) {
+					t.Errorf("%s: manifest.%s: read a manifest with manifest.Load", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// importName is the name f gives the package imported from path, or "".
+func importName(f *ast.File, path string) string {
+	for _, imp := range f.Imports {
+		if strings.Trim(imp.Path.Value, `"`) != path {
+			continue
+		}
+		if imp.Name != nil {
+			return imp.Name.Name
+		}
+		return path[strings.LastIndexByte(path, '/')+1:]
+	}
+	return ""
 }

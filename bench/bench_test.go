@@ -42,7 +42,7 @@ func TestGeneratedProjectsLoad(t *testing.T) {
 			if err := c.write(dir); err != nil {
 				t.Fatal(err)
 			}
-			m, ds := schema.Load(dir, manifest.LoadOptions{})
+			m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 			if len(ds) != 0 {
 				t.Fatalf("diagnostics: %v", ds)
 			}
@@ -104,7 +104,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	if err := writeSyntheses(dir, 10_000, 4); err != nil {
 		b.Fatal(err)
 	}
-	m, ds := schema.Load(dir, manifest.LoadOptions{})
+	m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	if ds.HasErrors() {
 		b.Fatal(ds)
 	}
@@ -225,7 +225,7 @@ func TestCachedProjectLoads(t *testing.T) {
 	}
 	texts := map[string]string{}
 	for _, dir := range []string{a, b} {
-		m, ds := schema.Load(dir, manifest.LoadOptions{})
+		m, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 		if len(ds) != 0 {
 			t.Fatalf("diagnostics: %v", ds)
 		}

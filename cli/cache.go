@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/internal/untrusted"
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
-	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -49,7 +49,7 @@ func (c *cacheFlag) mode() string { return cacheModes[c.value] }
 // backend: block is read here (errors in it, or a manifest that cannot be
 // parsed, are printed); the commands load the whole manifest later.
 func openWorkspace(env *Env, vars *varFlags, lockTimeout time.Duration) (*workspace.Workspace, error) {
-	b, ds := schema.LoadBackend(env.Dir, vars.options(env))
+	b, ds := manifest.LoadBackend(env.Dir, vars.options(env))
 	if ds.HasErrors() {
 		writeDiagnostics(env.Stderr, ds)
 		return nil, diagnosticsError(ds)

@@ -63,7 +63,7 @@ func runCatalog(env *Env, o catalogOptions) error {
 	if !o.builtin {
 		if names, err := manifest.ManifestFiles(env.Dir); err == nil && len(names) > 0 {
 			var ds manifest.Diagnostics
-			m, ds = schema.Load(env.Dir, manifest.LoadOptions{NoProbe: true})
+			m, ds = manifest.Load(env.Dir, manifest.LoadOptions{NoProbe: true}, schema.Validator{})
 			if ds.HasErrors() {
 				return withHint(fmt.Errorf("the manifest has errors; its catalog: block is not shown"),
 					"run 'voxform validate', or 'voxform catalog -builtin'")

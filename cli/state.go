@@ -7,7 +7,6 @@ import (
 
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
-	"github.com/voxform/voxform/schema"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
 )
@@ -100,7 +99,7 @@ func stateMigrate(env *Env, args []string) error {
 	if fs.NArg() > 0 || (*to != manifest.BackendPG && *to != manifest.BackendLocal) {
 		return usageErrorf("state migrate: want -to pg or -to local")
 	}
-	b, ds := schema.LoadBackend(env.Dir, (*varFlags)(nil).options(env))
+	b, ds := manifest.LoadBackend(env.Dir, (*varFlags)(nil).options(env))
 	if ds.HasErrors() {
 		writeDiagnostics(env.Stderr, ds)
 		return diagnosticsError(ds)

@@ -4,11 +4,14 @@
 // Every value keeps its source position so that problems are reported as
 // file:line:col diagnostics, all of them at once, never as a panic.
 //
-// Parse (or ParseSources) reads and merges the files into a Raw; Expand
-// turns a Raw into a Manifest. Most callers want schema.Load, which adds
-// the JSON Schema and the semantic rules of the service documents around
-// these two steps. Diagnostics, Diagnostic and Pos are the shared vocabulary
-// of problems with positions.
+// Load is the one entry point for reading a manifest: Parse (or
+// ParseSources) reads and merges the files into a Raw, Expand turns a Raw
+// into a Manifest, and between and after the two the Validator it is given
+// judges them by what the language leaves to the service's documents (the
+// JSON Schema, the enums and limits: schema.Validator). LoadBackend reads
+// and checks the backend: block alone, for the commands that must know
+// where the state is first. Diagnostics, Diagnostic and Pos are the shared
+// vocabulary of problems with positions.
 //
 // What the loader reads is bounded, so that a hostile manifest is refused
 // with a positioned error instead of taking minutes or all the memory: the

@@ -303,53 +303,6 @@ func (x *expander) cache() {
 	x.fromEnv(cacheEnv, map[string]*string{"dir": &c.Dir, "remote": &c.Remote, "endpoint": &c.Endpoint, "region": &c.Region}, c.Fields)
 }
 
-// backendEnv are the environment variables that set backend: fields.
-var backendEnv = []envField{
-	{"VOXFORM_BACKEND", "type"}, {"VOXFORM_WORKSPACE", "workspace"},
-}
-
-func (x *expander) backend() {
-	bk := &x.m.Backend
-	bk.Fields = map[string]Pos{}
-	b, fs := x.singleton("backend")
-	if b != nil {
-		sc := x.scope()
-		bk.Pos = b.Pos()
-		bk.Fields = fieldPositions(fs)
-		bk.Type, _, _ = x.str(fs["type"], sc)
-		bk.ConnStrEnv, _, _ = x.str(fs["conn_str_env"], sc)
-		bk.Schema, _, _ = x.str(fs["schema"], sc)
-		bk.Workspace, _, _ = x.str(fs["workspace"], sc)
-		bk.Lease, _ = x.duration(fs["lease"], sc)
-	}
-	x.fromEnv(backendEnv, map[string]*string{"type": &bk.Type, "workspace": &bk.Workspace}, bk.Fields)
-	if bk.Type == "" {
-		bk.Type = BackendLocal
-	}
-	if bk.ConnStrEnv == "" {
-		bk.ConnStrEnv = "VOXFORM_PG"
-	}
-}
-
-// ExpandBackend is Expand of the backend: block alone (with the variables
-// it may use), for the commands that must know where the state is before
-// the manifest is loaded in full.
-func ExpandBackend(raw *Raw, opts LoadOptions) (Backend, Diagnostics) {
-	defer raw.closeInputs()
-	x := &expander{raw: raw, opts: opts, m: &Manifest{Dir: raw.Dir, Variables: map[string]any{}},
-		dataSeen: map[string]bool{}, dataCache: map[string]*dataFile{}}
-	files := make(map[string]*File, len(raw.Files))
-	for _, f := range raw.Files {
-		files[f.Name] = f
-	}
-	x.ip = &interpolator{files: files, lines: map[string][]int{}, literals: map[*yaml.Node][]Span{}}
-	x.vars = x.resolveVars()
-	x.varNames = mapKeys(x.vars)
-	x.backend()
-	x.ds.Sort()
-	return x.m.Backend, x.ds
-}
-
 func (x *expander) budget() {
 	b, fs := x.singleton("budget")
 	if b == nil {

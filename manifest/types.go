@@ -172,7 +172,7 @@ const (
 )
 
 // CatalogExtension is the manifest's catalog: block, which extends the
-// built-in catalog of the schema package.
+// built-in catalog (contract.Builtin).
 type CatalogExtension struct {
 	// Voices maps a model to extra voice names.
 	Voices map[string][]string
@@ -397,4 +397,14 @@ func PosAt(spans []Span, s string, off int) Pos {
 		p.Col++
 	}
 	return p
+}
+
+// FieldPos returns the position of a resource's field from its Fields, or
+// def (the resource's, or its enclosing field's) when the field was not
+// written.
+func FieldPos(fields map[string]Pos, name string, def Pos) Pos {
+	if p, ok := fields[name]; ok && p.Line > 0 {
+		return p
+	}
+	return def
 }

@@ -33,15 +33,6 @@ type checker struct {
 	models map[string]*contract.Model
 }
 
-// Check applies every semantic rule of SPEC section 3 and the service
-// documents to an expanded manifest and returns the problems found.
-func Check(m *manifest.Manifest, opts manifest.LoadOptions) manifest.Diagnostics {
-	if m == nil {
-		return nil
-	}
-	return check(m, opts).ds
-}
-
 // check runs the checks and returns the checker, with what it found and
 // what it remembers.
 func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
@@ -50,7 +41,6 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 		models: map[string]*contract.Model{}}
 	c.checkService()
 	c.checkCache()
-	c.checkBackend()
 	c.checkCatalog()
 	c.checkBudget()
 	c.checkLoudness()

@@ -24,7 +24,7 @@ import (
 // conformance: VC-012, VC-013
 func (c *checker) checkEmbeddings() {
 	for _, e := range c.m.Embeddings {
-		f := func(n string) manifest.Pos { return at(e.Fields, n, e.Pos) }
+		f := func(n string) manifest.Pos { return manifest.FieldPos(e.Fields, n, e.Pos) }
 		if e.Output == "" {
 			c.ds.Errorf(e.Pos, "embedding %q has no output", e.Name)
 		} else if ext := strings.ToLower(path.Ext(e.Output)); ext != ".json" {
@@ -85,7 +85,7 @@ func inputProblem(err error, missing string) string {
 // embedding object (embedding string, shape of two integers, dtype).
 // conformance: VC-007, VC-008, VC-009
 func (c *checker) checkEmbeddingFile(v *manifest.Voice) {
-	pos := at(v.Fields, "embedding_file", v.Pos)
+	pos := manifest.FieldPos(v.Fields, "embedding_file", v.Pos)
 	for _, e := range c.m.Embeddings {
 		if e.Output == v.EmbeddingFile {
 			c.ds.Errorf(pos, "embedding_file %q is the output of embedding %q", v.EmbeddingFile, e.Name).

@@ -86,14 +86,14 @@ func (c *checker) outputs() []output {
 	var outs []output
 	for _, e := range c.m.Embeddings {
 		if e.Output != "" {
-			outs = append(outs, output{e.Output, e.Address, at(e.Fields, "output", e.Pos)})
+			outs = append(outs, output{e.Output, e.Address, manifest.FieldPos(e.Fields, "output", e.Pos)})
 		}
 	}
 	for _, s := range c.m.Syntheses {
 		if s.Output == "" {
 			continue
 		}
-		pos := at(s.Fields, "output", s.Pos)
+		pos := manifest.FieldPos(s.Fields, "output", s.Pos)
 		if s.HasKey && s.KeyPos.Line > 0 {
 			pos = s.KeyPos
 		}
@@ -105,7 +105,7 @@ func (c *checker) outputs() []output {
 			if cue.path == "" {
 				continue
 			}
-			pos := at(s.Fields, "cues."+cue.name, at(s.Fields, "cues", s.Pos))
+			pos := manifest.FieldPos(s.Fields, "cues."+cue.name, manifest.FieldPos(s.Fields, "cues", s.Pos))
 			if s.HasKey && s.KeyPos.Line > 0 {
 				pos = s.KeyPos
 			}

@@ -2,14 +2,12 @@ package schema
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
-	"github.com/voxform/voxform/state"
 )
 
 // EndpointNames are the endpoint names service.paths may override; they
@@ -20,7 +18,7 @@ var EndpointNames = []string{"tts_inference", "tts_sse", "tts_realtime", "tts_em
 
 func (c *checker) checkService() {
 	s := c.m.Service
-	at := func(f string) manifest.Pos { return fieldPos(s.Fields, f, s.Pos) }
+	at := func(f string) manifest.Pos { return manifest.FieldPos(s.Fields, f, s.Pos) }
 	if _, err := contract.ParseProfile(string(s.Profile)); err != nil {
 		p := at("profile")
 		if env := s.Fields["profile"]; env.File == "VOXFORM_PROFILE" {
@@ -94,7 +92,7 @@ func (c *checker) checkURL(raw string, pos manifest.Pos, field, scheme string) {
 // endpoint. Reaching the remote is the plan's.
 func (c *checker) checkCache() {
 	cc := c.m.Cache
-	at := func(f string) manifest.Pos { return fieldPos(cc.Fields, f, cc.Pos) }
+	at := func(f string) manifest.Pos { return manifest.FieldPos(cc.Fields, f, cc.Pos) }
 	if cc.Remote == "" {
 		for _, f := range []string{"endpoint", "region"} {
 			if _, set := cc.Fields[f]; set {
@@ -109,67 +107,6 @@ func (c *checker) checkCache() {
 	}
 }
 
-// checkBackend checks the backend: block.
-func (c *checker) checkBackend() { CheckBackend(c.m.Backend, &c.ds) }
-
-// envName is what an environment variable's name may be.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// CheckBackend checks a backend: block (and the variables that set its
-// fields) without connecting: its type, names and lease. The connection
-// string is not read: validate needs no secret.
-func CheckBackend(b manifest.Backend, ds *manifest.Diagnostics) {
-	at := func(f string) manifest.Pos { return fieldPos(b.Fields, f, b.Pos) }
-	switch b.Type {
-	case manifest.BackendLocal:
-		for _, f := range []string{"conn_str_env", "schema", "workspace", "lease"} {
-			if _, set := b.Fields[f]; set {
-				ds.Warnf(at(f), "backend.%s has no effect with the local backend", f)
-			}
-		}
-		return
-	case manifest.BackendPG:
-	default:
-		ds.Errorf(at("type"), "backend.type %q: want local or pg", b.Type)
-		return
-	}
-	if !envName.MatchString(b.ConnStrEnv) {
-		// Not echoed: it may be the connection string itself, password
-		// and all.
-		ds.Errorf(at("conn_str_env"), "backend.conn_str_env is not an environment variable's name").
-			WithHint("name the variable that holds the connection string, e.g. VOXFORM_PG; the string itself never goes in a manifest")
-	}
-	for _, f := range []struct {
-		name string
-		cfg  state.PGConfig
-	}{{"schema", state.PGConfig{Schema: b.Schema}}, {"workspace", state.PGConfig{Workspace: b.Workspace}}, {"lease", state.PGConfig{Lease: b.Lease}}} {
-		if err := state.CheckPGConfig(f.cfg); err != nil {
-			ds.Errorf(at(f.name), "%v", err)
-		}
-	}
-}
-
-// LoadBackend reads the backend: block of the manifests of dir (and the
-// variables that override it), with the variables it may use, for the commands that must know where the state
-// is before they load the manifest in full (which validates the block
-// again, with the rest).
-func LoadBackend(dir string, opts manifest.LoadOptions) (manifest.Backend, manifest.Diagnostics) {
-	var raw *manifest.Raw
-	var ds manifest.Diagnostics
-	if names, err := manifest.ManifestFiles(dir); err == nil && len(names) == 0 {
-		// No manifest (show or state pull in a bare directory): the
-		// environment and the defaults decide.
-		raw = &manifest.Raw{Dir: dir}
-	} else if raw, ds = manifest.Parse(dir, opts); raw == nil {
-		return manifest.Backend{}, ds
-	}
-	b, eds := manifest.ExpandBackend(raw, opts)
-	ds.Append(eds)
-	CheckBackend(b, &ds)
-	ds.Sort()
-	return b, ds
-}
-
 func (c *checker) checkCatalog() {
 	ext := c.m.Catalog
 	for _, group := range []string{"voices", "languages"} {
@@ -179,7 +116,7 @@ func (c *checker) checkCatalog() {
 		}
 		for _, model := range sortedKeys(m) {
 			if c.cat.Model(model) == nil {
-				d := c.ds.Errorf(fieldPos(ext.Fields, group+"."+model, ext.Pos), "catalog: unknown model %q", model)
+				d := c.ds.Errorf(manifest.FieldPos(ext.Fields, group+"."+model, ext.Pos), "catalog: unknown model %q", model)
 				if sg := manifest.Suggest(model, c.cat.ModelNames()); sg != "" {
 					d.WithHint("did you mean %q?", sg)
 				} else {
@@ -196,10 +133,10 @@ func (c *checker) checkBudget() {
 		return
 	}
 	if b.MaxCharacters != nil && *b.MaxCharacters < 0 {
-		c.ds.Errorf(fieldPos(b.Fields, "max_characters", b.Pos), "budget.max_characters %d must not be negative", *b.MaxCharacters)
+		c.ds.Errorf(manifest.FieldPos(b.Fields, "max_characters", b.Pos), "budget.max_characters %d must not be negative", *b.MaxCharacters)
 	}
 	if b.MaxAudioSeconds != nil && *b.MaxAudioSeconds < 0 {
-		c.ds.Errorf(fieldPos(b.Fields, "max_audio_seconds", b.Pos), "budget.max_audio_seconds %g must not be negative", *b.MaxAudioSeconds)
+		c.ds.Errorf(manifest.FieldPos(b.Fields, "max_audio_seconds", b.Pos), "budget.max_audio_seconds %g must not be negative", *b.MaxAudioSeconds)
 	}
 }
 
@@ -210,22 +147,14 @@ func (c *checker) checkLoudness() {
 	}
 	if v := l.MaxDeviation; v != nil {
 		if err := manifest.CheckMaxDeviation(*v); err != nil {
-			c.ds.Errorf(fieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %v", err)
+			c.ds.Errorf(manifest.FieldPos(l.Fields, "max_deviation", l.Pos), "loudness.max_deviation %v", err)
 		}
 	}
 	if v := l.MaxTruePeak; v != nil {
 		if err := manifest.CheckMaxTruePeak(*v); err != nil {
-			c.ds.Errorf(fieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %v", err)
+			c.ds.Errorf(manifest.FieldPos(l.Fields, "max_true_peak", l.Pos), "loudness.max_true_peak %v", err)
 		}
 	}
-}
-
-// fieldPos returns the position of a field, or def when it is unknown.
-func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
-	if p, ok := fields[name]; ok && p.Line > 0 {
-		return p
-	}
-	return def
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -25,7 +25,7 @@ func (c *checker) checkSyntheses() {
 // instances, so that a problem shared by every row of a for_each is
 // reported once at its position.
 func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
-	f := func(n string) manifest.Pos { return at(s.Fields, n, s.Pos) }
+	f := func(n string) manifest.Pos { return manifest.FieldPos(s.Fields, n, s.Pos) }
 	// The instances of a block share its fields: what depends on them
 	// alone is checked for the first.
 	if c.once(onceKey{what: "block", pos: s.Pos, value: s.Name}) {
@@ -53,11 +53,11 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		return // reported with the voice
 	}
 	if v.Fields != nil {
-		if p := f("language"); s.Language != "" && p != at(v.Fields, "language", v.Pos) &&
+		if p := f("language"); s.Language != "" && p != manifest.FieldPos(v.Fields, "language", v.Pos) &&
 			c.once(onceKey{what: "language", pos: p, value: s.Language, model: model}) {
 			c.checkLanguage(model, s.Language, p)
 		}
-		if p := f("speed"); s.Speed != nil && p != at(v.Fields, "speed", v.Pos) &&
+		if p := f("speed"); s.Speed != nil && p != manifest.FieldPos(v.Fields, "speed", v.Pos) &&
 			c.once(onceKey{what: "speed", pos: p, value: strconv.FormatFloat(*s.Speed, 'g', -1, 64), model: model}) {
 			c.checkSpeed(model, *s.Speed, p)
 		}
@@ -155,7 +155,7 @@ func (c *checker) model(name string) *contract.Model {
 func (c *checker) checkAudioConfig(s *manifest.Synthesis) *contract.ContainerInfo {
 	a := s.AudioConfig
 	f := func(n string) manifest.Pos {
-		return at(s.Fields, "audio_config."+n, at(s.Fields, "audio_config", s.Pos))
+		return manifest.FieldPos(s.Fields, "audio_config."+n, manifest.FieldPos(s.Fields, "audio_config", s.Pos))
 	}
 	// A field written as 0 is not the same as a field left out (which
 	// takes the default).
@@ -229,7 +229,7 @@ func (c *checker) checkVoiceLanguage(s *manifest.Synthesis, model *contract.Mode
 	if !known || s.Language == "" || s.Language == made || s.Language == "auto" || !slices.Contains(model.Languages, s.Language) {
 		return // an unknown language is an error of its own
 	}
-	p := at(s.Fields, "language", s.Pos)
+	p := manifest.FieldPos(s.Fields, "language", s.Pos)
 	if !c.once(onceKey{what: "voice language", pos: p, value: s.VoiceName + "\x00" + s.Language, model: model}) {
 		return
 	}

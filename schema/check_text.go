@@ -96,7 +96,7 @@ func (c *checker) textWarning(pos manifest.Pos) bool {
 // length, and checks a text from one source once.
 // conformance: TTS-004, TTS-005, TTS-050, TTS-051, TTS-052, TTS-056, TTS-057, TTS-058
 func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
-	fallback := at(s.Fields, "text", at(s.Fields, "text_file", s.Pos))
+	fallback := manifest.FieldPos(s.Fields, "text", manifest.FieldPos(s.Fields, "text_file", s.Pos))
 	if c.checkedBefore(s, model, fallback) {
 		return
 	}

@@ -41,7 +41,7 @@ func (c *checker) checkTranscriptions() {
 // conformance: STT-001, STT-033, STT-034, RT-001, RT-012, OB-001, OB-036, BJ-001, BJ-002, BJ-004,
 // BJ-006, BJ-009, BJ-010, BJ-020, BJ-068, BJ-090, ERR-028, ERR-029
 func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
-	f := func(n string) manifest.Pos { return at(t.Fields, n, t.Pos) }
+	f := func(n string) manifest.Pos { return manifest.FieldPos(t.Fields, n, t.Pos) }
 	api := c.cat.Recognition[t.API]
 	if api == nil {
 		if t.API == "" {
@@ -108,7 +108,7 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 
 // checkLanguageCodes checks language_code against the API's table.
 func (c *checker) checkLanguageCodes(t *manifest.Transcription, api *contract.RecognitionAPI) {
-	pos := at(t.Fields, "language_code", t.Pos)
+	pos := manifest.FieldPos(t.Fields, "language_code", t.Pos)
 	if strings.TrimSpace(t.LanguageCode) == "" {
 		c.ds.Errorf(pos, "transcription %q needs a language_code", t.Name).
 			WithHint("codes for api %s: %s", t.API, listNames(api.Languages))
@@ -158,7 +158,7 @@ func apisWithLanguage(cat *contract.Catalog, code string) []string {
 // checkDiarization: batch only (the older batch has no field for it),
 // num_speakers required and at most 2.
 func (c *checker) checkDiarization(t *manifest.Transcription, api *contract.RecognitionAPI) {
-	f := func(n string) manifest.Pos { return at(t.Fields, n, t.Pos) }
+	f := func(n string) manifest.Pos { return manifest.FieldPos(t.Fields, n, t.Pos) }
 	_, setD := t.Fields["with_diarization"]
 	_, setN := t.Fields["num_speakers"]
 	if !api.Diarization {
@@ -186,7 +186,7 @@ func (c *checker) checkDiarization(t *manifest.Transcription, api *contract.Reco
 }
 
 func (c *checker) checkFormats(t *manifest.Transcription, api *contract.RecognitionAPI) {
-	pos := at(t.Fields, "formats", t.Pos)
+	pos := manifest.FieldPos(t.Fields, "formats", t.Pos)
 	seen := map[string]bool{}
 	for _, fm := range t.Formats {
 		switch {

@@ -9,11 +9,6 @@ import (
 	"github.com/voxform/voxform/manifest"
 )
 
-// at returns a field's position, or the resource's.
-func at(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
-	return fieldPos(fields, name, def)
-}
-
 // maxListed is how many names a message lists: a catalog: block can make
 // a list of a thousand.
 const maxListed = 20
@@ -44,7 +39,7 @@ func (c *checker) checkVoices() {
 		embeddings[e.Name] = true
 	}
 	for _, v := range c.m.Voices {
-		f := func(n string) manifest.Pos { return at(v.Fields, n, v.Pos) }
+		f := func(n string) manifest.Pos { return manifest.FieldPos(v.Fields, n, v.Pos) }
 		model := c.cat.Model(v.Model)
 		if model == nil {
 			var names []string
@@ -89,7 +84,7 @@ func (c *checker) checkVoices() {
 // checkCloneVoice checks a vc-v1 voice: an embedding or an embedding
 // file, no voice name.
 func (c *checker) checkCloneVoice(v *manifest.Voice, embeddings map[string]bool) {
-	f := func(n string) manifest.Pos { return at(v.Fields, n, v.Pos) }
+	f := func(n string) manifest.Pos { return manifest.FieldPos(v.Fields, n, v.Pos) }
 	if _, set := v.Fields["voice"]; set {
 		c.ds.Errorf(f("voice"), "model vc-v1 sends no voice name, but voice is %q", v.Voice).
 			WithHint("remove voice:; the cloned voice comes from the embedding")

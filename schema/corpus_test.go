@@ -129,7 +129,7 @@ func loadCase(t *testing.T, dir string) (*manifest.Manifest, manifest.Diagnostic
 	for _, aux := range []string{"vars.txt", "varfiles.txt", "fixtures.txt", "profile.txt"} {
 		os.Remove(filepath.Join(tmp, aux))
 	}
-	return schema.Load(tmp, opts)
+	return manifest.Load(tmp, opts, schema.Validator{})
 }
 
 func readLines(t *testing.T, path string) []string {

@@ -1,14 +1,16 @@
-// Package schema holds the manifest's JSON Schema (embedded, also published
-// as schema/manifest.schema.json for editors), the service catalog as data
-// (models, voices, languages per model and per recognition API, audio tags,
-// containers, encodings and aliases, sample rates, bitrates, limits), and
-// the semantic validation of a loaded manifest against everything the
-// service documents.
+// Package schema is the validator of manifests: the manifest's JSON Schema
+// (embedded, also published as schema/manifest.schema.json for editors)
+// and the rules of the service documents, its enums and its limits, as
+// the contract package holds them (models, voices, languages, audio tags,
+// containers, encodings, sample rates, file sizes).
 //
-// Load is the one entry point for reading a manifest: YAML, JSON Schema,
-// expansion and semantic rules, with every problem returned as a sorted,
-// positioned diagnostic. Catalog data comes from Builtin, extended by a
-// manifest's catalog: block with CatalogFor.
+// Validator is the manifest.Validator that manifest.Load is given: it
+// checks the parsed files against the JSON Schema, mapping each error back
+// to its YAML position, and then the expanded manifest against the
+// catalog of its profile, extended by its catalog: block (CatalogFor).
+// schema reads manifests only through their types; reading, merging and
+// expanding them is package manifest's. ExplainLexicons says what each
+// synthesis's lexicon does to its text, for validate -explain.
 //
 // The checks take time linear in the manifest, whatever it fans out: a
 // text from one source (a variable, a default, a data value) is checked

@@ -61,7 +61,7 @@ func ExplainLexicons(m *manifest.Manifest) []LexiconExplanation {
 			Uncovered: len(narration.UncoveredDigits(s.Text, applied))}
 		n := min(len(applied), MaxExplainPerSynthesis, MaxExplainTotal-listed)
 		if n > 0 {
-			pos := newTextPos(s, at(s.Fields, "text", at(s.Fields, "text_file", s.Pos))).at
+			pos := newTextPos(s, manifest.FieldPos(s.Fields, "text", manifest.FieldPos(s.Fields, "text_file", s.Pos))).at
 			e.Uses = make([]LexiconUse, n)
 			for i, a := range applied[:n] {
 				e.Uses[i] = LexiconUse{Pos: pos(a.Start), Term: s.Text[a.Start:a.End], Spoken: a.Entry.Spoken, Entry: a.Entry.Pos}

@@ -53,8 +53,8 @@ func FuzzMergedLoad(f *testing.F) {
 			srcs[name] = data
 		}
 		load := func() []string {
-			m, ds := schema.LoadSources(dir, []string{"a.yaml", "b.yaml"}, [][]byte{a, b},
-				manifest.LoadOptions{NoProbe: true, VarFiles: []string{"vars.yaml"}, Environ: []string{"VOXFORM_VAR_lang=ta-IN"}})
+			m, ds := manifest.LoadSources(dir, []string{"a.yaml", "b.yaml"}, [][]byte{a, b},
+				manifest.LoadOptions{NoProbe: true, VarFiles: []string{"vars.yaml"}, Environ: []string{"VOXFORM_VAR_lang=ta-IN"}}, schema.Validator{})
 			if m == nil {
 				t.Fatal("nil manifest from LoadSources")
 			}

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,7 +59,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		timer := time.AfterFunc(10*time.Second, func() { panic("load takes over 10 s") })
 		defer timer.Stop()
-		m, ds := schema.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{doc}, manifest.LoadOptions{NoProbe: true})
+		m, ds := manifest.LoadSources(dir, []string{"voxform.yaml"}, [][]byte{doc}, manifest.LoadOptions{NoProbe: true}, schema.Validator{})
 		for _, d := range ds {
 			if d.Pos.File == "" {
 				t.Errorf("diagnostic without a file: %s", d)
@@ -71,4 +72,17 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("nil manifest from LoadSources")
 		}
 	})
+}
+
+// mergeBomb is a 582-byte manifest of 8 levels of merge keys, each level
+// merging the previous anchor ten times: resolved naively it is 10^8
+// merges, which took the loader over 30 s.
+func mergeBomb() []byte {
+	var b strings.Builder
+	b.WriteString("version: 1\nx-0: &a0 {a: 1, b: 2, c: 3, d: 4, e: 5000}\n")
+	for i := 1; i <= 8; i++ {
+		refs := strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10)
+		fmt.Fprintf(&b, "x-%d: &a%d {<<: [%s]}\n", i, i, strings.TrimSuffix(refs, ", "))
+	}
+	return []byte(b.String())
 }

@@ -55,7 +55,7 @@ func compile() (*jsonschema.Schema, error) {
 // blocks they fall in are marked broken so that expansion skips them.
 // Value errors (enum, ranges) are left to the semantic rules, which also
 // see interpolated values and name the value in their messages.
-func ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
+func (Validator) ValidateRaw(raw *manifest.Raw) manifest.Diagnostics {
 	var ds manifest.Diagnostics
 	s, err := compile()
 	if err != nil {

@@ -78,7 +78,7 @@ func TestAudioLimits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, ds := schema.Load(dir, manifest.LoadOptions{})
+			_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 			var got []string
 			for _, d := range ds {
 				got = append(got, d.String())
@@ -122,10 +122,10 @@ func TestNoProbe(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "voxform.yaml", "version: 1\ntranscriptions:\n  calls: { inputs: [a.wav], api: rest, language_code: hi-IN, output_dir: out }\n")
 	writeWAV(t, filepath.Join(dir, "a.wav"), 16000, 2*time.Minute)
-	if _, ds := schema.Load(dir, manifest.LoadOptions{NoProbe: true}); len(ds) != 0 {
+	if _, ds := manifest.Load(dir, manifest.LoadOptions{NoProbe: true}, schema.Validator{}); len(ds) != 0 {
 		t.Errorf("diagnostics with NoProbe: %v", ds)
 	}
-	if _, ds := schema.Load(dir, manifest.LoadOptions{}); !ds.HasErrors() {
+	if _, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{}); !ds.HasErrors() {
 		t.Error("a 2-minute rest input passed")
 	}
 }
@@ -171,7 +171,7 @@ voices:
 transcriptions:
   t: { urls: ["https://x.example.com/a.wav"], api: batch, language_code: gu-IN, output_dir: o }
 `)
-	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	var msgs []string
 	for _, d := range ds {
 		msgs = append(msgs, d.String())

@@ -37,7 +37,7 @@ transcriptions:
     api: batch
     language_code: hi-IN
     output_dir: build`+cb+"\n"), 0o644)
-		_, ds := schema.Load(dir, manifest.LoadOptions{})
+		_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 		var errs []string
 		for _, d := range ds {
 			if d.Severity == manifest.SeverityError {

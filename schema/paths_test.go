@@ -32,7 +32,7 @@ syntheses:
   b: { voice: n, text: "two", output: cache/b.wav }
   c: { voice: n, text: "three", output: inside/c.wav }
 `), 0o644)
-	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	var errs []string
 	for _, d := range ds {
 		if d.Severity == manifest.SeverityError {
@@ -61,7 +61,7 @@ syntheses:
   a: { voice: n, text: "one", output: alias/x.wav }
   b: { voice: n, text: "two", output: real/x.wav }
 `), 0o644)
-	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	var errs []string
 	for _, d := range ds {
 		if d.Severity == manifest.SeverityError {
@@ -90,7 +90,7 @@ syntheses:
   d: { voice: n, text_file: chapter.txt, output: out/d.wav, cues: { vtt: chapter.txt } }
   e: { voice: n, text: "five", output: out/e.wav, cues: { srt: out/e.srt } }
 `), 0o644)
-	_, ds := schema.Load(dir, manifest.LoadOptions{})
+	_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
 	var errs []string
 	for _, d := range ds {
 		if d.Severity == manifest.SeverityError {

@@ -88,7 +88,7 @@ func (w *Workspace) Load(opts manifest.LoadOptions) (*manifest.Manifest, manifes
 	if names, err := manifest.ManifestFiles(w.Dir); err == nil && len(names) > 0 {
 		state.KeepSchema(w.Dir, schema.JSON) // for editors only: a failure changes nothing else
 	}
-	m, ds := schema.Load(w.Dir, opts)
+	m, ds := manifest.Load(w.Dir, opts, schema.Validator{})
 	if ds.HasErrors() {
 		return nil, ds
 	}

@@ -1,4 +1,4 @@
-package schema_test
+package manifest_test
 
 import (
 	"fmt"
@@ -27,43 +27,6 @@ func mergeBomb() []byte {
 		fmt.Fprintf(&b, "x-%d: &a%d {<<: [%s]}\n", i, i, strings.TrimSuffix(refs, ", "))
 	}
 	return []byte(b.String())
-}
-
-// loadWithin loads dir, failing the test if the load takes longer than
-// limit (the load is left running: a test that fails here must not wait
-// for it).
-func loadWithin(t *testing.T, limit time.Duration, dir string, opts manifest.LoadOptions) []string {
-	t.Helper()
-	type result struct{ ds manifest.Diagnostics }
-	done := make(chan result, 1)
-	start := time.Now()
-	go func() {
-		_, ds := schema.Load(dir, opts)
-		done <- result{ds}
-	}()
-	select {
-	case r := <-done:
-		t.Logf("loaded in %v", time.Since(start).Round(time.Millisecond))
-		var out []string
-		for _, d := range r.ds {
-			out = append(out, d.String())
-		}
-		return out
-	case <-time.After(limit):
-		t.Fatalf("load still running after %v", limit)
-		return nil
-	}
-}
-
-// errorsOf keeps the errors of rendered diagnostics.
-func errorsOf(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if _, rest, _ := strings.Cut(d, ": "); strings.Contains(d, ": error: ") || strings.HasPrefix(rest, "error: ") {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // TestMergeBombRefused: the 582-byte merge bomb is refused at once, at the
@@ -249,23 +212,6 @@ syntheses:
 	}
 }
 
-// TestManyUnknownFields: each unknown field of one large mapping is
-// positioned by a lookup, not a scan of the mapping, so a manifest with
-// 40,000 of them is reported in about a second (it took minutes).
-func TestManyUnknownFields(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("version: 1\nsyntheses:\n  s:\n")
-	for i := range 40_000 {
-		fmt.Fprintf(&b, "    k%d: 1\n", i)
-	}
-	dir := t.TempDir()
-	writeFile(t, dir, "voxform.yaml", b.String())
-	got := loadWithin(t, 30*time.Second, dir, manifest.LoadOptions{NoProbe: true})
-	if len(got) != 40_000 || !strings.HasPrefix(got[39_999], `voxform.yaml:40003:5: error: unknown field "k39999" in syntheses.s`) {
-		t.Errorf("%d diagnostics, the last %q", len(got), got[len(got)-1])
-	}
-}
-
 // TestGlobMatchesBounded: every input pattern is matched against the files
 // below its directory prefix, walked once per load; past
 // MaxGlobMatches names matched in all, the pattern that crosses the limit
@@ -333,7 +279,7 @@ syntheses:
 	var m *manifest.Manifest
 	var ds manifest.Diagnostics
 	done := make(chan struct{})
-	go func() { m, ds = schema.Load(dir, manifest.LoadOptions{}); close(done) }()
+	go func() { m, ds = manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{}); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):

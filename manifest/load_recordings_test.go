@@ -1,4 +1,4 @@
-package schema_test
+package manifest_test
 
 import (
 	"fmt"

@@ -1,0 +1,5 @@
+//go:build !race
+
+package manifest_test
+
+const raceSlowdown = 1
