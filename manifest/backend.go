@@ -4,7 +4,7 @@ import (
 	"regexp"
 
 	"github.com/voxform/voxform/state"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // LoadBackend reads the backend: block of the manifests of dir (and the

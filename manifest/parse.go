@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/owned"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 var errNotIndex = errors.New("not an index")

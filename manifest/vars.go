@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/owned"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // resolveVars computes the variables with Terraform's precedence: a

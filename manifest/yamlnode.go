@@ -3,7 +3,7 @@ package manifest
 import (
 	"net/url"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // entry is one key/value pair of a YAML mapping after aliases and merge

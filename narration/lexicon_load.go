@@ -15,7 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Bounds of a lexicon file, so that a mistaken input (a data dump, a
