@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -30,27 +31,31 @@ const (
 )
 
 // Backend stores the state and its lock: Local (files beside the
-// manifests) or PG (rows in PostgreSQL, shared by a team).
+// manifests) or PG (rows in PostgreSQL, shared by a team). Each method that
+// may wait on a server takes the caller's ctx: cancelling it (a Ctrl-C)
+// ends the wait at once, with an error that unwraps to ctx's.
 type Backend interface {
 	// Read returns the state with any unfolded journal applied in memory;
 	// it writes nothing and needs no lock. A missing state is an empty File
 	// with no lineage and serial 0.
-	Read() (*File, error)
+	Read(ctx context.Context) (*File, error)
 	// Lock takes the exclusive lock for operation op (plan, apply, ...) or
 	// fails at once with a *LockedError naming the holder.
-	Lock(op string) (Unlocker, error)
+	Lock(ctx context.Context, op string) (Unlocker, error)
 	// Open returns the Recorder of a locked state, first folding a journal
-	// left by a process that died.
-	Open(lock Unlocker, now func() time.Time) (*Recorder, error)
+	// left by a process that died. ctx bounds the reading of the state,
+	// not the Recorder: what was done is recorded after an interrupt too.
+	Open(ctx context.Context, lock Unlocker, now func() time.Time) (*Recorder, error)
 	// ForceUnlock breaks the lock whose holder has the given ID.
-	ForceUnlock(id string) error
+	ForceUnlock(ctx context.Context, id string) error
 	// Describe names where the state is, for messages (never a password).
 	Describe() string
 	// Close releases the backend's connections.
 	Close() error
 }
 
-// Unlocker is a held lock.
+// Unlocker is a held lock. Unlock takes no context: it runs after an
+// interrupt too, bounded by the backend.
 type Unlocker interface {
 	Info() LockInfo
 	Unlock() error
@@ -97,7 +102,7 @@ func (l *Local) realOrLink() string {
 }
 
 // Read implements Backend.
-func (l *Local) Read() (*File, error) {
+func (l *Local) Read(context.Context) (*File, error) {
 	f, _, err := l.read()
 	if err != nil {
 		return nil, err
@@ -165,7 +170,7 @@ func (l *Local) readStateFile(real string) (*File, bool, error) {
 const snapshotMinResources = 500
 
 // Open implements Backend. lock must be a lock taken from l.
-func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
+func (l *Local) Open(_ context.Context, lock Unlocker, now func() time.Time) (*Recorder, error) {
 	if fl, ok := lock.(*FileLock); !ok || fl.path != l.LockPath() || !fl.held() {
 		return nil, errors.New("open state: the state is not locked")
 	}
