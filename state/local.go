@@ -131,27 +131,17 @@ func (l *Local) read() (*File, journalReplay, error) {
 // before it is read.
 const MaxStateSize = 1 << 30
 
-// readStateFile reads the state file at its real path: a regular file, not
-// a symbolic link (the links to it were resolved by RealStatePath), of at
-// most MaxStateSize bytes.
+// readStateFile reads the state file at its real path (see
+// readStateBytes) and decodes it, or takes its decoded snapshot.
 func (l *Local) readStateFile(real string) (*File, bool, error) {
-	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
+	data, st, err := readStateBytes(real)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}, false, nil
+		return emptyFile(), false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read state: %w", err)
+		return nil, true, err
 	}
-	defer fh.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
-		return nil, true, fmt.Errorf("read state: %w", err)
-	}
-	data, err := readAtMost(fh, MaxStateSize, "a state file")
-	if err != nil {
-		return nil, true, fmt.Errorf("read state: %w", err)
-	}
-	key := snapshotKey(sha256.Sum256(data), &st)
+	key := snapshotKey(sha256.Sum256(data), st)
 	if f, ok := l.loadSnapshot(key); ok {
 		return f, true, nil
 	}
@@ -163,6 +153,34 @@ func (l *Local) readStateFile(real string) (*File, bool, error) {
 		l.saveSnapshot(key, f)
 	}
 	return f, true, nil
+}
+
+// emptyFile is the state when there is no state file.
+func emptyFile() *File {
+	return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}
+}
+
+// readStateBytes reads the state file at its real path: a regular file,
+// not a symbolic link (the links to it were resolved by RealStatePath),
+// of at most MaxStateSize bytes. A missing file is fs.ErrNotExist.
+func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
+	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	defer fh.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	data, err := readAtMost(fh, MaxStateSize, "a state file")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	return data, &st, nil
 }
 
 // snapshotMinResources is the state size from which a decoded snapshot is
