@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -337,8 +338,13 @@ func (p *PG) fence() string {
 // table is the quoted name of a table of the schema.
 func (p *PG) table(name string) string { return pgx.Identifier{p.cfg.Schema, name}.Sanitize() }
 
-// pgSchemaVersion is the version of the tables below; migrate refuses a
-// schema a newer voxform made.
+// pgDDL makes the tables, or brings them up to pgSchemaVersion.
+//
+//go:embed pg.sql
+var pgDDL string
+
+// pgSchemaVersion is the version of the tables of pg.sql; migrate refuses
+// a schema a newer voxform made.
 const pgSchemaVersion = 2
 
 // migrate creates the schema and tables if they are missing, one process
@@ -373,95 +379,13 @@ func (p *PG) migrate(ctx context.Context, db interface {
 			return p.redact(ctx, "create tables", tx.Commit(ctx))
 		}
 	}
-	// The derived columns of resources are for people querying the
-	// table; resource (the state file's JSON of the resource, kept as
-	// written: type json, not jsonb) is what voxform reads.
-	ddl := []string{
-		"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{p.cfg.Schema}.Sanitize(),
-		`CREATE TABLE IF NOT EXISTS ` + p.table("meta") + ` (key text PRIMARY KEY, value text NOT NULL)`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("states") + ` (
-			workspace text PRIMARY KEY,
-			lineage text NOT NULL,
-			serial bigint NOT NULL,
-			format_version int NOT NULL,
-			voxform_version text NOT NULL,
-			moved_to json,
-			updated_at timestamptz NOT NULL DEFAULT now())`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("resources") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			address text NOT NULL,
-			kind text NOT NULL,
-			status text NOT NULL,
-			fingerprint text NOT NULL,
-			job_id text,
-			file_id text,
-			billed_characters bigint,
-			billed_audio_seconds double precision,
-			created_at timestamptz,
-			updated_at timestamptz,
-			resource json NOT NULL,
-			PRIMARY KEY (workspace, address))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("job_intents") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			id text NOT NULL,
-			seq bigserial,
-			intent json NOT NULL,
-			PRIMARY KEY (workspace, id))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("written") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			path text NOT NULL,
-			address text NOT NULL,
-			entry json NOT NULL,
-			PRIMARY KEY (workspace, path))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("locks") + ` (
-			workspace text PRIMARY KEY,
-			id text NOT NULL,
-			info json NOT NULL,
-			backend_pid int NOT NULL,
-			lease_until timestamptz NOT NULL)`,
-		// Version 2: every resource row has the transaction that wrote it
-		// last, every removal a row of its own, and every state an epoch
-		// that changes when its rows are replaced whole, so that a reader
-		// holding a snapshot reads only what changed since (pgsnapshot.go).
-		`ALTER TABLE ` + p.table("resources") + ` ADD COLUMN IF NOT EXISTS tx xid8 NOT NULL DEFAULT pg_current_xact_id()`,
-		`CREATE INDEX IF NOT EXISTS resources_tx ON ` + p.table("resources") + ` (workspace, tx)`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("removed") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			address text NOT NULL,
-			tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
-			at timestamptz NOT NULL DEFAULT now(),
-			PRIMARY KEY (workspace, address))`,
-		`CREATE INDEX IF NOT EXISTS removed_tx ON ` + p.table("removed") + ` (workspace, tx)`,
-		`ALTER TABLE ` + p.table("states") + ` ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0`,
-		// Triggers keep tx and removed right whoever writes the rows (a
-		// row edited by hand too). A row deleted with its state (a state
-		// replaced whole, which changes the epoch) leaves no removal.
-		`CREATE OR REPLACE FUNCTION ` + p.table("stamp") + `() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN
-				NEW.tx := pg_current_xact_id();
-				IF TG_OP = 'INSERT' THEN
-					DELETE FROM ` + p.table("removed") + ` WHERE workspace = NEW.workspace AND address = NEW.address;
-				END IF;
-				RETURN NEW;
-			END $$`,
-		`DROP TRIGGER IF EXISTS stamp ON ` + p.table("resources"),
-		`CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("stamp") + `()`,
-		`CREATE OR REPLACE FUNCTION ` + p.table("note_removed") + `() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN
-				IF EXISTS (SELECT 1 FROM ` + p.table("states") + ` WHERE workspace = OLD.workspace) THEN
-					INSERT INTO ` + p.table("removed") + ` (workspace, address) VALUES (OLD.workspace, OLD.address)
-					ON CONFLICT (workspace, address) DO UPDATE SET tx = pg_current_xact_id(), at = now();
-				END IF;
-				RETURN OLD;
-			END $$`,
-		`DROP TRIGGER IF EXISTS note_removed ON ` + p.table("resources"),
-		`CREATE TRIGGER note_removed AFTER DELETE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("note_removed") + `()`,
-		`INSERT INTO ` + p.table("meta") + ` VALUES ('schema_version', '2') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+	ddl := strings.ReplaceAll(pgDDL, "@schema", pgx.Identifier{p.cfg.Schema}.Sanitize())
+	if _, err := tx.Exec(ctx, ddl); err != nil { // no argument: one simple query of every statement
+		return p.redact(ctx, "create tables", err)
 	}
-	for _, q := range ddl {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return p.redact(ctx, "create tables", err)
-		}
+	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("meta")+" VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+		strconv.Itoa(pgSchemaVersion)); err != nil {
+		return p.redact(ctx, "create tables", err)
 	}
 	return p.redact(ctx, "create tables", tx.Commit(ctx))
 }
