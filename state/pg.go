@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
 	"runtime"
@@ -431,31 +430,11 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}
 	ws := []any{p.cfg.Workspace}
 	intents := rowQuery{what: "job intent", key: "id", val: "intent", from: p.table("job_intents") + " WHERE workspace = $1 ORDER BY seq"}
-	if err := p.readRows(ctx, rd, intents, ws, func(id string, b []byte) error {
-		var in JobIntent
-		if err := strictJSON(b, &in); err != nil {
-			return fmt.Errorf("job intent %q: %v", id, err)
-		}
-		if in.ID != id {
-			return fmt.Errorf("job intent %q: its row's id is %q", in.ID, id)
-		}
-		f.JobIntents = append(f.JobIntents, in)
-		return nil
-	}); err != nil {
+	if _, f.JobIntents, err = readDecoded(ctx, p, rd, intents, ws, strictKeyed(intents, func(in *JobIntent) string { return in.ID })); err != nil {
 		return nil, err
 	}
 	written := rowQuery{what: "written entry", key: "path", val: "entry", from: p.table("written") + " WHERE workspace = $1 ORDER BY path"}
-	if err := p.readRows(ctx, rd, written, ws, func(path string, b []byte) error {
-		var w Written
-		if err := strictJSON(b, &w); err != nil {
-			return fmt.Errorf("written %q: %v", path, err)
-		}
-		if w.Path != path {
-			return fmt.Errorf("written %q: its row's path is %q", w.Path, path)
-		}
-		f.Written = append(f.Written, w)
-		return nil
-	}); err != nil {
+	if _, f.Written, err = readDecoded(ctx, p, rd, written, ws, strictKeyed(written, func(w *Written) string { return w.Path })); err != nil {
 		return nil, err
 	}
 	if err := f.checkEntries(); err != nil {
@@ -482,12 +461,13 @@ func (p *PG) readHeader(ctx context.Context, rd *pgRead) (*File, pgPoint, error)
 		return f, pgPoint{}, nil
 	case err != nil:
 		return nil, at, p.redact(ctx, "read state", err)
-	case size > maxPGRow:
-		return nil, at, fmt.Errorf("read state (%s): the row of workspace %s in states: %s, more than %s, the limit of a row", p.Describe(), p.cfg.Workspace, sizeString(size), sizeString(maxPGRow))
-	case f.Version > FormatVersion:
+	}
+	if err := p.admit(rd, size, "the row of workspace "+p.cfg.Workspace+" in states", ""); err != nil {
+		return nil, at, err
+	}
+	if f.Version > FormatVersion {
 		return nil, at, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
 	}
-	rd.total += size
 	if len(moved) > 0 {
 		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
 			return nil, at, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
@@ -543,17 +523,27 @@ func (p *PG) readRows(ctx context.Context, rd *pgRead, q rowQuery, args []any, f
 		if err != nil {
 			return fmt.Errorf("read state (%s): %s %s: size %q", p.Describe(), q.what, rowName(raw[0]), raw[2])
 		}
-		if size > maxPGRow {
-			return fmt.Errorf("read state (%s): %s %s: a row of %s, more than %s, the limit of a row", p.Describe(), q.what, rowName(raw[0]), sizeString(size), sizeString(maxPGRow))
-		}
-		if rd.total += size; rd.total > pgReadLimit {
-			return fmt.Errorf("read state (%s): more than %s at %s %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), q.what, rowName(raw[0]))
+		if err := p.admit(rd, size, q.what+" "+rowName(raw[0]), "a row of "); err != nil {
+			return err
 		}
 		if err := fn(string(raw[0]), raw[1]); err != nil {
 			return fmt.Errorf("read state (%s): %w", p.Describe(), err)
 		}
 	}
 	return p.redact(ctx, "read state", rows.Err())
+}
+
+// admit counts a row of size bytes, named by name, into the read: the one
+// home of the bounds of a read, a row over maxPGRow refused and a read
+// over pgReadLimit; the row's size follows its name and kind.
+func (p *PG) admit(rd *pgRead, size int64, name, kind string) error {
+	if size > maxPGRow {
+		return fmt.Errorf("read state (%s): %s: %s%s, more than %s, the limit of a row", p.Describe(), name, kind, sizeString(size), sizeString(maxPGRow))
+	}
+	if rd.total += size; rd.total > pgReadLimit {
+		return fmt.Errorf("read state (%s): more than %s at %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), name)
+	}
+	return nil
 }
 
 // rowName is a row's key for an error: escaped, and marked when cut.
@@ -565,36 +555,44 @@ func rowName(key []byte) string {
 	return s
 }
 
-// readResources reads the workspace's resource rows into into, decoding
-// them on every CPU as they arrive: a plan of 100,000 resources waited
-// 2.2 s for one goroutine to decode them.
-func (p *PG) readResources(ctx context.Context, rd *pgRead, q rowQuery, args []any, into map[string]*Resource) (int, error) {
+// readDecoded reads the rows of q as readRows does, decoding each with
+// decode on every CPU as they arrive (a plan of 100,000 resources waited
+// 2.2 s for one goroutine to decode them): the rows' keys and values, in
+// the rows' order. decode's error names the row.
+func readDecoded[T any](ctx context.Context, p *PG, rd *pgRead, q rowQuery, args []any, decode func(key string, b []byte) (T, error)) ([]string, []T, error) {
 	type row struct {
-		addr string
+		i    int
+		key  string
 		json []byte
 	}
+	var (
+		mu   sync.Mutex // guards vals, which the reader grows and the workers fill
+		keys []string
+		vals []T
+	)
 	rows := make(chan row, 1024)
-	workers := runtime.GOMAXPROCS(0)
-	decoded := make([]map[string]*Resource, workers)
 	g, gctx := errgroup.WithContext(ctx)
-	for i := range workers {
-		decoded[i] = map[string]*Resource{}
+	for range runtime.GOMAXPROCS(0) {
 		g.Go(func() error {
 			for rw := range rows {
-				var r Resource
-				if err := r.UnmarshalJSON(rw.json); err != nil {
-					return fmt.Errorf("read state (%s): resource %q: %v", p.Describe(), rw.addr, err)
+				v, err := decode(rw.key, rw.json)
+				if err != nil {
+					return fmt.Errorf("read state (%s): %w", p.Describe(), err)
 				}
-				decoded[i][rw.addr] = &r
+				mu.Lock()
+				vals[rw.i] = v
+				mu.Unlock()
 			}
 			return nil
 		})
 	}
-	n := 0
-	err := p.readRows(gctx, rd, q, args, func(addr string, b []byte) error {
-		n++
+	err := p.readRows(gctx, rd, q, args, func(key string, b []byte) error {
+		mu.Lock()
+		i := len(keys)
+		keys, vals = append(keys, key), append(vals, *new(T))
+		mu.Unlock()
 		select {
-		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
+		case rows <- row{i, key, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
 			return nil
 		case <-gctx.Done():
 			return gctx.Err()
@@ -602,21 +600,26 @@ func (p *PG) readResources(ctx context.Context, rd *pgRead, q rowQuery, args []a
 	})
 	close(rows)
 	if werr := g.Wait(); werr != nil {
-		return 0, werr // a row that did not decode, rather than the reading it stopped
+		return nil, nil, werr // a row that did not decode, rather than the reading it stopped
 	}
-	if err != nil {
-		return 0, err
-	}
-	for _, m := range decoded {
-		maps.Copy(into, m)
-	}
-	return n, nil
+	return keys, vals, err
 }
 
-func strictJSON(b []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+// strictKeyed decodes a row of q strictly (no unknown field) into a T
+// whose key (keyOf) must be the row's.
+func strictKeyed[T any](q rowQuery, keyOf func(*T) string) func(string, []byte) (T, error) {
+	return func(key string, b []byte) (T, error) {
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return v, fmt.Errorf("%s %q: %v", q.what, key, err)
+		}
+		if got := keyOf(&v); got != key {
+			return v, fmt.Errorf("%s %q: its row's %s is %q", q.what, got, q.key, key)
+		}
+		return v, nil
+	}
 }
 
 // errLockLost is wrapped by the errors of a write whose lock is gone.

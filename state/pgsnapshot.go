@@ -130,10 +130,20 @@ func (p *PG) readResourcesSince(ctx context.Context, rd *pgRead, f *File, at pgP
 		q.from += " AND tx >= $2::text::xid8"
 		args = append(args, since)
 	}
-	n, err := p.readResources(ctx, rd, q, args, f.Resources)
+	addrs, rs, err := readDecoded(ctx, p, rd, q, args, func(addr string, b []byte) (*Resource, error) {
+		r, err := decodeResource(b)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: %v", addr, err)
+		}
+		return r, nil
+	})
 	if err != nil {
 		return err
 	}
+	for i, a := range addrs {
+		f.Resources[a] = rs[i]
+	}
+	n := len(addrs)
 	if ok {
 		removed := rowQuery{what: "removal", key: "address", val: "''", from: p.table("removed") + " WHERE workspace = $1 AND tx >= $2::text::xid8"}
 		err := p.readRows(ctx, rd, removed, args, func(addr string, _ []byte) error {
