@@ -560,45 +560,34 @@ func rowName(key []byte) string {
 // 2.2 s for one goroutine to decode them): the rows' keys and values, in
 // the rows' order. decode's error names the row.
 func readDecoded[T any](ctx context.Context, p *PG, rd *pgRead, q rowQuery, args []any, decode func(key string, b []byte) (T, error)) ([]string, []T, error) {
-	type row struct {
-		i    int
-		key  string
-		json []byte
-	}
 	var (
-		mu   sync.Mutex // guards vals, which the reader grows and the workers fill
+		mu   sync.Mutex // guards vals, which the reader grows and the decoders fill
 		keys []string
 		vals []T
 	)
-	rows := make(chan row, 1024)
 	g, gctx := errgroup.WithContext(ctx)
-	for range runtime.GOMAXPROCS(0) {
-		g.Go(func() error {
-			for rw := range rows {
-				v, err := decode(rw.key, rw.json)
-				if err != nil {
-					return fmt.Errorf("read state (%s): %w", p.Describe(), err)
-				}
-				mu.Lock()
-				vals[rw.i] = v
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	err := p.readRows(gctx, rd, q, args, func(key string, b []byte) error {
+		if err := gctx.Err(); err != nil {
+			return err
+		}
 		mu.Lock()
 		i := len(keys)
 		keys, vals = append(keys, key), append(vals, *new(T))
 		mu.Unlock()
-		select {
-		case rows <- row{i, key, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
+		b = bytes.Clone(b) // the driver's buffer, reused for the next row
+		g.Go(func() error {
+			v, err := decode(key, b)
+			if err != nil {
+				return fmt.Errorf("read state (%s): %w", p.Describe(), err)
+			}
+			mu.Lock()
+			vals[i] = v
+			mu.Unlock()
 			return nil
-		case <-gctx.Done():
-			return gctx.Err()
-		}
+		})
+		return nil
 	})
-	close(rows)
 	if werr := g.Wait(); werr != nil {
 		return nil, nil, werr // a row that did not decode, rather than the reading it stopped
 	}
