@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -273,19 +274,44 @@ func (s *journalStore) commit(f *File, changed bool) error {
 		}
 		return nil
 	}
-	if err := s.l.writeState(f); err != nil {
+	real, sum, err := s.l.writeStateHashed(f)
+	if err != nil {
 		return err
 	}
+	s.l.keepSnapshot(real, sum, f)
 	j.close()
 	return s.l.removeJournal()
 }
 
 func (l *Local) writeState(f *File) error {
+	_, _, err := l.writeStateHashed(f)
+	return err
+}
+
+// writeStateHashed is writeState, returning the real path of the state
+// file and the SHA-256 of what it wrote.
+func (l *Local) writeStateHashed(f *File) (string, [32]byte, error) {
 	real, err := l.RealStatePath()
 	if err != nil {
-		return fmt.Errorf("write state: %w", err)
+		return "", [32]byte{}, fmt.Errorf("write state: %w", err)
 	}
-	return owned.WriteFile(real, statePermission, f.Encode)
+	h := sha256.New()
+	if err := owned.WriteFile(real, statePermission, func(w io.Writer) error { return f.Encode(io.MultiWriter(w, h)) }); err != nil {
+		return "", [32]byte{}, err
+	}
+	return real, [32]byte(h.Sum(nil)), nil
+}
+
+// keepSnapshot saves the snapshot of f, just written to real with SHA-256
+// sum, keyed to the file as it is now, so that the first read after an
+// apply of a large state need not decode its JSON (a plan right after an
+// apply of 100,000 read it all again).
+func (l *Local) keepSnapshot(real string, sum [32]byte, f *File) {
+	var st unix.Stat_t
+	if len(f.Resources) < snapshotMinResources || unix.Lstat(real, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	l.saveSnapshot(snapshotKey(sum, &st), f)
 }
 
 func (l *Local) removeJournal() error {
