@@ -52,3 +52,33 @@ func TestSnapshotKeptAtClose(t *testing.T) {
 		t.Fatalf("read: %v", err)
 	}
 }
+
+// A snapshot of more resources than one chunk holds reads back as the
+// JSON does, fields a resource leaves empty included (gob omits them).
+func TestSnapshotChunksMatchJSON(t *testing.T) {
+	dir := t.TempDir()
+	b := NewLocal(dir)
+	f := New()
+	for i := range 2*snapshotChunk + 7 {
+		r := sampleResource(fmt.Sprintf("text %d", i))
+		if i%2 == 0 {
+			r.JobID, r.Source, r.BilledCharacters, r.Outputs = fmt.Sprintf("job-%d", i), &Source{Path: "a.wav", SHA256: "ab"}, int64(i), nil
+		}
+		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
+	}
+	if err := b.writeState(f); err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := b.Read(context.Background()) // JSON, writes the snapshot
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, ok := b.loadSnapshot(snapshotKeyOf(t, b.StatePath()))
+	if !ok {
+		t.Fatal("snapshot not used")
+	}
+	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
+	if diff := cmp.Diff(decoded, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+		t.Fatal(diff)
+	}
+}
