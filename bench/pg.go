@@ -80,7 +80,7 @@ func (h *harness) stateInPG(ctx context.Context) error {
 		},
 	})
 
-	lat, open, err := recordLatencies(url, records)
+	lat, open, err := recordLatencies(ctx, url, records)
 	if err != nil {
 		return err
 	}
@@ -100,19 +100,19 @@ func (h *harness) stateInPG(ctx context.Context) error {
 // recordLatencies locks the pg state at url, then records n of its
 // resources again (a new updated_at), one at a time, and returns how long
 // each record took and how long opening the state took.
-func recordLatencies(url string, n int) ([]time.Duration, time.Duration, error) {
+func recordLatencies(ctx context.Context, url string, n int) ([]time.Duration, time.Duration, error) {
 	p, err := state.NewPG(state.PGConfig{ConnString: url, Env: "VOXFORM_PG"})
 	if err != nil {
 		return nil, 0, err
 	}
 	defer p.Close()
-	lk, err := p.Lock("bench")
+	lk, err := p.Lock(ctx, "bench")
 	if err != nil {
 		return nil, 0, err
 	}
 	defer lk.Unlock()
 	begin := time.Now()
-	rec, err := p.Open(lk, nil)
+	rec, err := p.Open(ctx, lk, nil)
 	if err != nil {
 		return nil, 0, err
 	}

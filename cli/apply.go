@@ -176,7 +176,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
 		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, untrusted.Escape(flags))
 	}
-	if pr.session, err = ws.Lock(f.op()); err != nil {
+	if pr.session, err = ws.Lock(ctx, f.op()); err != nil {
 		return pr, true, err
 	}
 	if pr.manifest, err = loadSavedManifest(env, saved); err != nil {

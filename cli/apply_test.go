@@ -90,7 +90,7 @@ func requests(s emuStats) int64 {
 // recorded lists the addresses in the state of dir.
 func recorded(t *testing.T, dir string) []string {
 	t.Helper()
-	st, err := state.NewLocal(dir).Read()
+	st, err := state.NewLocal(dir).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 // the lock stays; the holder's id breaks it and the next command runs.
 func TestForceUnlockHeldLock(t *testing.T) {
 	env, stdout, stderr := manifestEnv(t, map[string]string{"voxform.yaml": planManifest})
-	lk, err := state.NewLocal(env.Dir).Lock("apply")
+	lk, err := state.NewLocal(env.Dir).Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}

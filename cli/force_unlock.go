@@ -51,7 +51,7 @@ func runForceUnlock(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	err = ws.Backend().ForceUnlock(id)
+	err = ws.Backend().ForceUnlock(ctx, id)
 	if errors.Is(err, state.ErrNotLocked) {
 		fmt.Fprintln(env.Stdout, "The state is not locked.")
 		return nil

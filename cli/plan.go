@@ -259,7 +259,7 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	}
 	ws.Emulated = f.service.emulate // the emulator's outputs never mix with the service's
 	pr := &preparedPlan{ws: ws}
-	if pr.session, err = ws.Lock(op); err != nil {
+	if pr.session, err = ws.Lock(ctx, op); err != nil {
 		return pr, err
 	}
 	if pr.manifest, err = loadForPlan(env, &f.vars, human, jsonDiag); err != nil {

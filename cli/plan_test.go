@@ -31,7 +31,7 @@ func runCmd(env *Env, args ...string) int {
 // at once naming the holder's pid and operation.
 func TestPlanLockedFailsAtOnce(t *testing.T) {
 	env, _, stderr := manifestEnv(t, map[string]string{"voxform.yaml": planManifest})
-	lk, err := state.NewLocal(env.Dir).Lock("apply")
+	lk, err := state.NewLocal(env.Dir).Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +120,12 @@ func recordDone(t *testing.T, dir, addr string) {
 	os.MkdirAll(filepath.Join(dir, "build"), 0o755)
 	os.WriteFile(filepath.Join(dir, "build/x.wav"), []byte("RIFF"), 0o644)
 	b := state.NewLocal(dir)
-	lk, err := b.Lock("test")
+	lk, err := b.Lock(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	rec, err := b.Open(lk, nil)
+	rec, err := b.Open(context.Background(), lk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	sess, err := ws.Lock("pull")
+	sess, err := ws.Lock(ctx, "pull")
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func writeReport(ctx context.Context, env *Env, o reportOptions) error {
 		return err
 	}
 	defer ws.Close()
-	st, err := ws.ReadState()
+	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}

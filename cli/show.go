@@ -49,20 +49,20 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 		if *markdown {
 			return usageErrorf("show: -markdown shows a saved plan: voxform show -markdown PLANFILE")
 		}
-		return showState(env, *jsonOut)
+		return showState(ctx, env, *jsonOut)
 	case 1:
-		return showPlan(env, fs.Arg(0), planOutput{json: *jsonOut, markdown: *markdown, noColor: *noColor, markdownBytes: markdownBytes})
+		return showPlan(ctx, env, fs.Arg(0), planOutput{json: *jsonOut, markdown: *markdown, noColor: *noColor, markdownBytes: markdownBytes})
 	}
 	return usageErrorf("show: too many arguments")
 }
 
-func showState(env *Env, jsonOut bool) error {
+func showState(ctx context.Context, env *Env, jsonOut bool) error {
 	ws, err := openWorkspace(env, nil, 0)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	st, err := ws.ReadState()
+	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,13 +129,13 @@ func pluralS(n int) string {
 	return "s"
 }
 
-func showPlan(env *Env, name string, o planOutput) error {
+func showPlan(ctx context.Context, env *Env, name string, o planOutput) error {
 	ws, err := openWorkspace(env, nil, 0)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	st, err := ws.ReadState()
+	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}

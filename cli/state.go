@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"time"
@@ -51,7 +52,7 @@ func runState(ctx context.Context, env *Env, args []string) error {
 	}
 	switch rest[0] {
 	case "migrate":
-		return stateMigrate(env, rest[1:])
+		return stateMigrate(ctx, env, rest[1:])
 	case "pull", "list", "show", "rm":
 	default:
 		return usageErrorf("state: unknown subcommand %q (list, show, rm, pull or migrate)", rest[0])
@@ -66,23 +67,23 @@ func runState(ctx context.Context, env *Env, args []string) error {
 		if len(rest) != 1 {
 			return usageErrorf("state pull takes no arguments")
 		}
-		st, err := ws.ReadState()
+		st, err := ws.ReadState(ctx)
 		if err != nil {
 			return err
 		}
 		return st.Encode(env.Stdout)
 	case "list":
-		return stateList(env, ws, rest[1:])
+		return stateList(ctx, env, ws, rest[1:])
 	case "show":
 		if len(rest) != 2 {
 			return usageErrorf("state show: expected one address")
 		}
-		return stateShow(env, ws, rest[1])
+		return stateShow(ctx, env, ws, rest[1])
 	case "rm":
 		if len(rest) < 2 {
 			return usageErrorf("state rm: expected at least one address")
 		}
-		return stateRemove(env, ws, rest[1:])
+		return stateRemove(ctx, env, ws, rest[1:])
 	}
 	return nil
 }
@@ -90,7 +91,7 @@ func runState(ctx context.Context, env *Env, args []string) error {
 // stateMigrate is "state migrate -to pg|local": between the local file of
 // the manifest directory and the PostgreSQL backend that the backend:
 // block and the environment configure (whatever backend.type says).
-func stateMigrate(env *Env, args []string) error {
+func stateMigrate(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "state migrate", stateUsage)
 	to := fs.String("to", "", "where the state goes: `BACKEND` pg or local")
 	if err := parseFlags(fs, args); err != nil {
@@ -115,7 +116,7 @@ func stateMigrate(env *Env, args []string) error {
 	if *to == manifest.BackendLocal {
 		from, dest = dest, from
 	}
-	f, err := state.Migrate(from, dest)
+	f, err := state.Migrate(ctx, from, dest)
 	if err != nil {
 		return err
 	}
@@ -127,17 +128,18 @@ func stateMigrate(env *Env, args []string) error {
 	return nil
 }
 
-func stateList(env *Env, ws *workspace.Workspace, patterns []string) error {
-	st, err := ws.ReadState()
+func stateList(ctx context.Context, env *Env, ws *workspace.Workspace, patterns []string) error {
+	addrs, err := state.ListAddresses(ctx, ws.Backend())
 	if err != nil {
 		return err
 	}
-	for _, addr := range st.Addresses() {
+	w := bufio.NewWriter(env.Stdout) // one write per line took 100,000 calls
+	for _, addr := range addrs {
 		if len(patterns) == 0 || matchAddresses(patterns, addr) {
-			fmt.Fprintln(env.Stdout, untrusted.Escape(addr))
+			fmt.Fprintln(w, untrusted.Escape(addr))
 		}
 	}
-	return nil
+	return w.Flush()
 }
 
 func matchAddresses(patterns []string, addr string) bool {
@@ -149,8 +151,8 @@ func matchAddresses(patterns []string, addr string) bool {
 	return false
 }
 
-func stateShow(env *Env, ws *workspace.Workspace, addr string) error {
-	st, err := ws.ReadState()
+func stateShow(ctx context.Context, env *Env, ws *workspace.Workspace, addr string) error {
+	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}
@@ -166,8 +168,8 @@ func stateShow(env *Env, ws *workspace.Workspace, addr string) error {
 	return err
 }
 
-func stateRemove(env *Env, ws *workspace.Workspace, patterns []string) (err error) {
-	sess, err := ws.Lock("state rm")
+func stateRemove(ctx context.Context, env *Env, ws *workspace.Workspace, patterns []string) (err error) {
+	sess, err := ws.Lock(ctx, "state rm")
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 		}
 		o.limits = limitsWith(o, m)
 	}
-	st, err := ws.ReadState()
+	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}

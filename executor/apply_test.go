@@ -95,7 +95,7 @@ func (h *harness) planWith(opts planner.Options) (*planner.Plan, *state.Recorder
 	if m == nil {
 		h.t.Fatalf("manifest: %v", ds)
 	}
-	sess, err := ws.Lock("apply")
+	sess, err := ws.Lock(context.Background(), "apply")
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func (h *harness) applyWith(set func(*executor.Options)) *executor.Summary {
 // state reads the state as the next plan will.
 func (h *harness) state() *state.File {
 	h.t.Helper()
-	f, err := state.NewLocal(h.dir).Read()
+	f, err := state.NewLocal(h.dir).Read(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -267,12 +267,12 @@ func TestIntentsOfOtherServices(t *testing.T) {
 func killedAfterCreate(t *testing.T, h *harness, lang string, services ...string) *speechapi.CreateJobResult {
 	t.Helper()
 	b := state.NewLocal(h.dir)
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock() // killed: the journal is never folded
-	rec, err := b.Open(lk, nil)
+	rec, err := b.Open(context.Background(), lk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func benchProject(b *testing.B, n, size int) (string, *manifest.Manifest) {
 // the same workflow: lock, read the state and the hash cache, hash, compute,
 // check the paths, save the cache.
 func planOnce(b *testing.B, dir string, m *manifest.Manifest) *planner.Plan {
-	sess, err := workspace.New(dir).Lock("plan")
+	sess, err := workspace.New(dir).Lock(context.Background(), "plan")
 	if err != nil {
 		b.Fatal(err)
 	}

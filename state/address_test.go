@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -53,18 +54,18 @@ func TestAddressesValidatedOnLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, readFile(t, path)+string(line))
-	if _, err := b.Read(); err == nil || strings.ContainsRune(err.Error(), 0x1b) || !strings.Contains(err.Error(), `\x1b[1A`) {
+	if _, err := b.Read(context.Background()); err == nil || strings.ContainsRune(err.Error(), 0x1b) || !strings.Contains(err.Error(), `\x1b[1A`) {
 		t.Fatalf("journal: %v", err)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	rec, err := b.Open(lk, fixedNow)
+	rec, err := b.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		t.Fatal(err)
 	}

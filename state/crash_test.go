@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,12 +37,12 @@ func helperRecord() {
 	dir, run := os.Getenv("VOXFORM_STATE_DIR"), os.Getenv("VOXFORM_STATE_RUN")
 	n, _ := strconv.Atoi(os.Getenv("VOXFORM_STATE_N"))
 	b := NewLocal(dir)
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	rec, err := b.Open(lk, nil)
+	rec, err := b.Open(context.Background(), lk, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -82,7 +83,7 @@ func helperRecord() {
 
 // helperLock takes the lock for "plan" and holds it until stdin closes.
 func helperLock() {
-	lk, err := NewLocal(os.Getenv("VOXFORM_STATE_DIR")).Lock("plan")
+	lk, err := NewLocal(os.Getenv("VOXFORM_STATE_DIR")).Lock(context.Background(), "plan")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -182,7 +183,7 @@ func TestKillWhileRecording(t *testing.T) {
 		case !killed && closed:
 			finished++
 		}
-		f, err := NewLocal(dir).Read()
+		f, err := NewLocal(dir).Read(context.Background())
 		if err != nil {
 			t.Fatalf("run %d (killed after %d): state does not load: %v", run, seen, err)
 		}
@@ -231,7 +232,7 @@ func TestSecondLockFailsAtOnce(t *testing.T) {
 		t.Fatalf("child: %q %v", line, err)
 	}
 	start := time.Now()
-	_, err = NewLocal(dir).Lock("plan")
+	_, err = NewLocal(dir).Lock(context.Background(), "plan")
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("second lock waited %v", time.Since(start))
 	}
@@ -250,13 +251,13 @@ func TestSecondLockFailsAtOnce(t *testing.T) {
 	// force-unlock with a wrong id is refused; with the right one the next
 	// lock succeeds although the child still runs.
 	b := NewLocal(dir)
-	if err := b.ForceUnlock("wrong"); err == nil {
+	if err := b.ForceUnlock(context.Background(), "wrong"); err == nil {
 		t.Error("force-unlock with a wrong id succeeded")
 	}
-	if err := b.ForceUnlock(le.Info.ID); err != nil {
+	if err := b.ForceUnlock(context.Background(), le.Info.ID); err != nil {
 		t.Fatal(err)
 	}
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatalf("lock after force-unlock: %v", err)
 	}
@@ -265,22 +266,22 @@ func TestSecondLockFailsAtOnce(t *testing.T) {
 
 func TestLockReleasedAndReacquired(t *testing.T) {
 	b := NewLocal(t.TempDir())
-	lk, err := b.Lock("plan")
+	lk, err := b.Lock(context.Background(), "plan")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Lock("apply"); err == nil {
+	if _, err := b.Lock(context.Background(), "apply"); err == nil {
 		t.Fatal("second lock in the same process succeeded")
 	}
 	if err := lk.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	lk2, err := b.Lock("apply")
+	lk2, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lk2.Unlock()
-	if err := b.ForceUnlock("x"); err != ErrNotLocked {
+	if err := b.ForceUnlock(context.Background(), "x"); err != ErrNotLocked {
 		t.Errorf("force-unlock of a free lock: %v", err)
 	}
 }

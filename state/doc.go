@@ -58,6 +58,8 @@
 // the query (maxPGRow each, MaxStateSize for a whole read), so that the
 // driver never buffers a row it would refuse.
 //
-// Backend is the small interface a future shared backend (PostgreSQL,
-// SPEC section 12) will implement; Local is the only implementation.
+// Backend is the small interface both backends implement (Local and PG,
+// SPEC section 12). Its methods that may wait on a server take the
+// caller's context; the pg backend's own time bounds (pgTimeout and
+// others) are derived from it and named in its errors.
 package state

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // FormatVersion is the version of the state file format this voxform reads
@@ -320,15 +321,10 @@ func decodeParallel(data []byte) (*File, bool) {
 	if !ok || len(members) < parallelDecodeMin {
 		return nil, false
 	}
-	var fr fileJSON
-	dec := json.NewDecoder(bytes.NewReader(rest))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&fr) != nil || dec.More() || fr.Version != FormatVersion {
+	f, ok := decodeRest(rest, len(members))
+	if !ok {
 		return nil, false
 	}
-	f := &File{Version: fr.Version, Lineage: fr.Lineage, Serial: fr.Serial, VoxformVersion: fr.VoxformVersion,
-		Resources: make(map[string]*Resource, len(members)), JobIntents: fr.JobIntents, Written: fr.Written,
-		MovedTo: fr.MovedTo}
 	raws := make(map[string][]byte, len(members))
 	for _, m := range members {
 		raws[m.key] = m.value // a key given twice: the last, as encoding/json has it
@@ -371,6 +367,20 @@ func decodeParallel(data []byte) (*File, bool) {
 		return nil, false
 	}
 	return f, true
+}
+
+// decodeRest decodes a state file whose resources were taken out by
+// splitResources, n of them; ok is false unless it is of this version.
+func decodeRest(rest []byte, n int) (*File, bool) {
+	var fr fileJSON
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&fr) != nil || dec.More() || fr.Version != FormatVersion {
+		return nil, false
+	}
+	return &File{Version: fr.Version, Lineage: fr.Lineage, Serial: fr.Serial, VoxformVersion: fr.VoxformVersion,
+		Resources: make(map[string]*Resource, n), JobIntents: fr.JobIntents, Written: fr.Written,
+		MovedTo: fr.MovedTo}, true
 }
 
 // member is a member of a JSON object: its key, unquoted, and its value.
@@ -448,7 +458,8 @@ func scanKey(data []byte, i int) (key string, j int, ok bool) {
 	if !ok {
 		return "", 0, false
 	}
-	if json.Unmarshal(data[i:e], &key) != nil { // as encoding/json reads it
+	key, ok = unquoteKey(data[i:e])
+	if !ok && json.Unmarshal(data[i:e], &key) != nil { // as encoding/json reads it
 		return "", 0, false
 	}
 	j = skipSpace(data, e)
@@ -456,6 +467,27 @@ func scanKey(data []byte, i int) (key string, j int, ok bool) {
 		return "", 0, false
 	}
 	return key, j + 1, true
+}
+
+// unquoteKey reads the JSON string q as encoding/json does, when it holds
+// only printable ASCII and no escape but \" and \\ (a state's addresses);
+// ok is false for anything else, left to encoding/json.
+func unquoteKey(q []byte) (string, bool) {
+	b := make([]byte, 0, len(q))
+	for i := 1; i < len(q)-1; i++ {
+		switch c := q[i]; {
+		case c < 0x20 || c >= utf8.RuneSelf:
+			return "", false
+		case c != '\\':
+			b = append(b, c)
+		case i+2 < len(q) && (q[i+1] == '"' || q[i+1] == '\\'):
+			b = append(b, q[i+1])
+			i++
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
 }
 
 // next passes the comma after a member at data[i:], or stops at the
@@ -472,17 +504,24 @@ func next(data []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// scanString returns the end of the string starting at data[i] (a quote).
+// scanString returns the end of the string starting at data[i] (a quote):
+// past the next quote not escaped, that is not after an odd number of
+// backslashes.
 func scanString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; ; j++ {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		b := j - 1
+		for b > i && data[b] == '\\' {
+			b--
+		}
+		if (j-1-b)%2 == 0 {
 			return j + 1, true
 		}
 	}
-	return 0, false
 }
 
 // scanValue returns the end of the value starting at data[i].

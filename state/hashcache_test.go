@@ -120,7 +120,7 @@ func TestCacheDirLinkNotUsed(t *testing.T) {
 		t.Errorf("Save: %v, want an error with %q", err, want)
 	}
 	largeState(t, NewLocal(dir), "f")
-	if _, err := NewLocal(dir).Read(); err != nil { // would keep a snapshot
+	if _, err := NewLocal(dir).Read(context.Background()); err != nil { // would keep a snapshot
 		t.Fatal(err)
 	}
 	want := map[string]string{"victim.txt": "the user's file", hashCacheName: planted}

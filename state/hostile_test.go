@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -92,14 +93,14 @@ func TestLockFileIsNeverFollowed(t *testing.T) {
 			dir, outside := project(t)
 			b := NewLocal(dir)
 			tc.plant(t, b.LockPath(), outside)
-			lk, err := b.Lock("plan")
+			lk, err := b.Lock(context.Background(), "plan")
 			if err == nil {
 				lk.Unlock()
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), b.LockPath()) {
 				t.Errorf("Lock: %v, want an error naming %s with %q", err, b.LockPath(), tc.want)
 			}
-			if err := b.ForceUnlock("x"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if err := b.ForceUnlock(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ForceUnlock: %v, want an error with %q", err, tc.want)
 			}
 			if got, want := listing(t, outside), map[string]string{"victim.txt": "the user's file"}; !maps.Equal(got, want) {
@@ -153,12 +154,12 @@ func TestJournalMustBeRegular(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), b.JournalPath()) {
 				t.Errorf("Read: %v, want an error naming %s with %q", err, b.JournalPath(), tc.want)
 			}
-			lk, err := b.Lock("apply")
+			lk, err := b.Lock(context.Background(), "apply")
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer lk.Unlock()
-			if _, err := b.Open(lk, fixedNow); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := b.Open(context.Background(), lk, fixedNow); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Open: %v, want an error with %q", err, tc.want)
 			}
 			if _, err := os.Lstat(b.JournalPath()); err != nil {
@@ -177,7 +178,7 @@ func readUnblocked(t *testing.T, b *Local) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.Read()
+		_, err := b.Read(context.Background())
 		done <- err
 	}()
 	select {
@@ -197,7 +198,7 @@ func readUnblocked(t *testing.T, b *Local) error {
 // of b and returns its path.
 func journalWithBegin(t *testing.T, b *Local) string {
 	t.Helper()
-	st, err := b.Read()
+	st, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestJournalLineLimit(t *testing.T) {
 
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = b.Read()
+			_, err = b.Read(context.Background())
 			runtime.ReadMemStats(&after)
 			want := "line 3 is longer than 64 MiB, the limit of a journal line"
 			if err == nil || !strings.Contains(err.Error(), want) {
@@ -255,12 +256,12 @@ func TestJournalLineLimit(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*MaxJournalLine {
 				t.Errorf("reading the journal allocated %d MiB, want at most %d", alloc>>20, 3*MaxJournalLine>>20)
 			}
-			lk, err := b.Lock("apply")
+			lk, err := b.Lock(context.Background(), "apply")
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer lk.Unlock()
-			if _, err := b.Open(lk, fixedNow); err == nil || !strings.Contains(err.Error(), want) {
+			if _, err := b.Open(context.Background(), lk, fixedNow); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Open: %v, want an error with %q", err, want)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -285,7 +286,7 @@ func TestJournalTornLastLineEndsReplay(t *testing.T) {
 	f.Write(put)
 	f.Write(torn[:len(torn)-1])
 	f.Close()
-	st, err := b.Read()
+	st, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,12 +300,12 @@ func TestJournalTornLastLineEndsReplay(t *testing.T) {
 func TestJournalRecordOverLimitRefused(t *testing.T) {
 	b := NewLocal(t.TempDir())
 	recordOne(t, b, "synthesis.a")
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	rec, err := b.Open(lk, fixedNow)
+	rec, err := b.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestJournalRecordOverLimitRefused(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := b.Read()
+	st, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestStateFileSizeLimit(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := b.Read()
+	_, err := b.Read(context.Background())
 	runtime.ReadMemStats(&after)
 	want := "is larger than 1 GiB, the limit of a state file"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), b.StatePath()) {
@@ -347,12 +348,12 @@ func TestStateFileSizeLimit(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("refusing the state file allocated %d KiB", alloc>>10)
 	}
-	lk, err := b.Lock("plan")
+	lk, err := b.Lock(context.Background(), "plan")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	if _, err := b.Open(lk, fixedNow); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := b.Open(context.Background(), lk, fixedNow); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Open: %v, want an error with %q", err, want)
 	}
 }
@@ -394,7 +395,7 @@ func TestStateTempsSweptAtLock(t *testing.T) {
 	writeFile(t, filepath.Join(project, besideLink), "not beside the real state file")
 	kept = append(kept, dirTemp, linkTemp)
 
-	lk, err := b1.Lock("plan")
+	lk, err := b1.Lock(context.Background(), "plan")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestStateTempsSweptAtLock(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(root, "victim.txt")); string(b) != "the user's file" {
 		t.Errorf("victim.txt = %q, %v", b, err)
 	}
-	if st, err := b1.Read(); err != nil || len(st.Resources) != 1 {
+	if st, err := b1.Read(context.Background()); err != nil || len(st.Resources) != 1 {
 		t.Errorf("state after the sweep: %v, %v", st, err)
 	}
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 )
@@ -74,7 +75,7 @@ func TestJournalIntentWithoutIntentRefused(t *testing.T) {
 	line, _ := encodeRecord(&record{Op: opIntent})
 	j.f.Write(line)
 	j.close()
-	if _, err := b.Read(); err == nil {
+	if _, err := b.Read(context.Background()); err == nil {
 		t.Error("an intent record without an intent was accepted")
 	}
 }

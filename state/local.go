@@ -1,9 +1,11 @@
 package state
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,27 +32,31 @@ const (
 )
 
 // Backend stores the state and its lock: Local (files beside the
-// manifests) or PG (rows in PostgreSQL, shared by a team).
+// manifests) or PG (rows in PostgreSQL, shared by a team). Each method that
+// may wait on a server takes the caller's ctx: cancelling it (a Ctrl-C)
+// ends the wait at once, with an error that unwraps to ctx's.
 type Backend interface {
 	// Read returns the state with any unfolded journal applied in memory;
 	// it writes nothing and needs no lock. A missing state is an empty File
 	// with no lineage and serial 0.
-	Read() (*File, error)
+	Read(ctx context.Context) (*File, error)
 	// Lock takes the exclusive lock for operation op (plan, apply, ...) or
 	// fails at once with a *LockedError naming the holder.
-	Lock(op string) (Unlocker, error)
+	Lock(ctx context.Context, op string) (Unlocker, error)
 	// Open returns the Recorder of a locked state, first folding a journal
-	// left by a process that died.
-	Open(lock Unlocker, now func() time.Time) (*Recorder, error)
+	// left by a process that died. ctx bounds the reading of the state,
+	// not the Recorder: what was done is recorded after an interrupt too.
+	Open(ctx context.Context, lock Unlocker, now func() time.Time) (*Recorder, error)
 	// ForceUnlock breaks the lock whose holder has the given ID.
-	ForceUnlock(id string) error
+	ForceUnlock(ctx context.Context, id string) error
 	// Describe names where the state is, for messages (never a password).
 	Describe() string
 	// Close releases the backend's connections.
 	Close() error
 }
 
-// Unlocker is a held lock.
+// Unlocker is a held lock. Unlock takes no context: it runs after an
+// interrupt too, bounded by the backend.
 type Unlocker interface {
 	Info() LockInfo
 	Unlock() error
@@ -97,7 +103,7 @@ func (l *Local) realOrLink() string {
 }
 
 // Read implements Backend.
-func (l *Local) Read() (*File, error) {
+func (l *Local) Read(context.Context) (*File, error) {
 	f, _, err := l.read()
 	if err != nil {
 		return nil, err
@@ -126,27 +132,17 @@ func (l *Local) read() (*File, journalReplay, error) {
 // before it is read.
 const MaxStateSize = 1 << 30
 
-// readStateFile reads the state file at its real path: a regular file, not
-// a symbolic link (the links to it were resolved by RealStatePath), of at
-// most MaxStateSize bytes.
+// readStateFile reads the state file at its real path (see
+// readStateBytes) and decodes it, or takes its decoded snapshot.
 func (l *Local) readStateFile(real string) (*File, bool, error) {
-	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
+	data, st, err := readStateBytes(real)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}, false, nil
+		return emptyFile(), false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read state: %w", err)
+		return nil, true, err
 	}
-	defer fh.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
-		return nil, true, fmt.Errorf("read state: %w", err)
-	}
-	data, err := readAtMost(fh, MaxStateSize, "a state file")
-	if err != nil {
-		return nil, true, fmt.Errorf("read state: %w", err)
-	}
-	key := snapshotKey(sha256.Sum256(data), &st)
+	key := snapshotKey(sha256.Sum256(data), st)
 	if f, ok := l.loadSnapshot(key); ok {
 		return f, true, nil
 	}
@@ -160,12 +156,40 @@ func (l *Local) readStateFile(real string) (*File, bool, error) {
 	return f, true, nil
 }
 
+// emptyFile is the state when there is no state file.
+func emptyFile() *File {
+	return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}
+}
+
+// readStateBytes reads the state file at its real path: a regular file,
+// not a symbolic link (the links to it were resolved by RealStatePath),
+// of at most MaxStateSize bytes. A missing file is fs.ErrNotExist.
+func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
+	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	defer fh.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	data, err := readAtMost(fh, MaxStateSize, "a state file")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	return data, &st, nil
+}
+
 // snapshotMinResources is the state size from which a decoded snapshot is
 // worth keeping.
 const snapshotMinResources = 500
 
 // Open implements Backend. lock must be a lock taken from l.
-func (l *Local) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
+func (l *Local) Open(_ context.Context, lock Unlocker, now func() time.Time) (*Recorder, error) {
 	if fl, ok := lock.(*FileLock); !ok || fl.path != l.LockPath() || !fl.held() {
 		return nil, errors.New("open state: the state is not locked")
 	}
@@ -250,19 +274,44 @@ func (s *journalStore) commit(f *File, changed bool) error {
 		}
 		return nil
 	}
-	if err := s.l.writeState(f); err != nil {
+	real, sum, err := s.l.writeStateHashed(f)
+	if err != nil {
 		return err
 	}
+	s.l.keepSnapshot(real, sum, f)
 	j.close()
 	return s.l.removeJournal()
 }
 
 func (l *Local) writeState(f *File) error {
+	_, _, err := l.writeStateHashed(f)
+	return err
+}
+
+// writeStateHashed is writeState, returning the real path of the state
+// file and the SHA-256 of what it wrote.
+func (l *Local) writeStateHashed(f *File) (string, [32]byte, error) {
 	real, err := l.RealStatePath()
 	if err != nil {
-		return fmt.Errorf("write state: %w", err)
+		return "", [32]byte{}, fmt.Errorf("write state: %w", err)
 	}
-	return owned.WriteFile(real, statePermission, f.Encode)
+	h := sha256.New()
+	if err := owned.WriteFile(real, statePermission, func(w io.Writer) error { return f.Encode(io.MultiWriter(w, h)) }); err != nil {
+		return "", [32]byte{}, err
+	}
+	return real, [32]byte(h.Sum(nil)), nil
+}
+
+// keepSnapshot saves the snapshot of f, just written to real with SHA-256
+// sum, keyed to the file as it is now, so that the first read after an
+// apply of a large state need not decode its JSON (a plan right after an
+// apply of 100,000 read it all again).
+func (l *Local) keepSnapshot(real string, sum [32]byte, f *File) {
+	var st unix.Stat_t
+	if len(f.Resources) < snapshotMinResources || unix.Lstat(real, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	l.saveSnapshot(snapshotKey(sum, &st), f)
 }
 
 func (l *Local) removeJournal() error {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,12 +61,13 @@ func (e *LockedError) Error() string {
 // process holds it (-lock-timeout); with wait 0 it fails at once. A lock
 // whose holder is gone (its lease not yet over) is waited for in any
 // case, since it is free within the lease: notify, when set, is told so
-// once. The error after the wait is the holder's *LockedError.
-func LockWithin(b Backend, op string, wait time.Duration, notify func(string)) (Unlocker, error) {
+// once. The error after the wait is the holder's *LockedError; cancelling
+// ctx ends the wait at once, with ctx's error.
+func LockWithin(ctx context.Context, b Backend, op string, wait time.Duration, notify func(string)) (Unlocker, error) {
 	deadline := time.Now().Add(wait)
 	told := false
 	for delay := 20 * time.Millisecond; ; delay = min(delay*2, time.Second) {
-		lk, err := b.Lock(op)
+		lk, err := b.Lock(ctx, op)
 		var le *LockedError
 		if !errors.As(err, &le) {
 			return lk, err
@@ -82,7 +84,9 @@ func LockWithin(b Backend, op string, wait time.Duration, notify func(string)) (
 		if !time.Now().Before(until) {
 			return lk, err
 		}
-		time.Sleep(min(delay, time.Until(until)))
+		if !sleep(ctx, min(delay, time.Until(until))) {
+			return nil, fmt.Errorf("lock state: %w (waiting for %v)", ctx.Err(), err)
+		}
 	}
 }
 
@@ -103,7 +107,7 @@ type FileLock struct {
 // and a link would let a repository point it at a file outside the project.
 // Once the lock is held, temporary files of the state left by a process
 // that was killed while writing it are removed.
-func (l *Local) Lock(op string) (Unlocker, error) {
+func (l *Local) Lock(_ context.Context, op string) (Unlocker, error) {
 	real, err := l.RealStatePath()
 	if err != nil {
 		return nil, fmt.Errorf("lock state: %w", err)
@@ -258,8 +262,8 @@ var ErrNotLocked = errors.New("state is not locked")
 // sharing the directory. ForceUnlock checks that id is the holder's lock id
 // and unlinks the lock file, so that the next process locks a new file; the
 // old holder is not stopped and must not be left running.
-func (l *Local) ForceUnlock(id string) error {
-	lk, err := l.Lock("force-unlock")
+func (l *Local) ForceUnlock(ctx context.Context, id string) error {
+	lk, err := l.Lock(ctx, "force-unlock")
 	if err == nil {
 		lk.Unlock()
 		return ErrNotLocked

@@ -38,9 +38,9 @@ type migratable interface {
 	Kind() string
 	Describe() string
 	// readAny reads the state, a moved one included.
-	readAny() (*File, error)
+	readAny(ctx context.Context) (*File, error)
 	// replace writes f as the whole state, under lock.
-	replace(lock Unlocker, f *File) error
+	replace(ctx context.Context, lock Unlocker, f *File) error
 }
 
 // Migrate copies the state of from into to, exactly (lineage, serial,
@@ -50,7 +50,7 @@ type migratable interface {
 // refused when from holds no state or was itself migrated away, and when
 // to holds a state that was not migrated away from it. It returns the
 // state copied.
-func Migrate(from, to Backend) (*File, error) {
+func Migrate(ctx context.Context, from, to Backend) (*File, error) {
 	src, ok1 := from.(migratable)
 	dst, ok2 := to.(migratable)
 	if !ok1 || !ok2 {
@@ -59,19 +59,19 @@ func Migrate(from, to Backend) (*File, error) {
 	if src.Describe() == dst.Describe() {
 		return nil, fmt.Errorf("state migrate: the state is already in %s", dst.Describe())
 	}
-	lf, err := from.Lock("state migrate")
+	lf, err := from.Lock(ctx, "state migrate")
 	if err != nil {
 		return nil, err
 	}
 	defer lf.Unlock()
-	lt, err := to.Lock("state migrate")
+	lt, err := to.Lock(ctx, "state migrate")
 	if err != nil {
 		return nil, err
 	}
 	defer lt.Unlock()
 	// Open folds a journal a process that died left, and refuses a moved
 	// state.
-	rec, err := from.Open(lf, nil)
+	rec, err := from.Open(ctx, lf, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func Migrate(from, to Backend) (*File, error) {
 	if f.Lineage == "" {
 		return nil, fmt.Errorf("state migrate: %s holds no state", src.Describe())
 	}
-	there, err := dst.readAny()
+	there, err := dst.readAny(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func Migrate(from, to Backend) (*File, error) {
 		return nil, fmt.Errorf("state migrate: %s already holds a state (lineage %s, serial %d, %d resources); migrate only into a backend with none, or one this state was migrated away from",
 			dst.Describe(), there.Lineage, there.Serial, len(there.Resources))
 	}
-	if err := dst.replace(lt, f); err != nil {
+	if err := dst.replace(ctx, lt, f); err != nil {
 		return nil, err
 	}
 	who := "unknown"
@@ -99,7 +99,9 @@ func Migrate(from, to Backend) (*File, error) {
 	}
 	left := f.Clone()
 	left.MovedTo = &Moved{Backend: dst.Kind(), Where: dst.Describe(), At: time.Now().UTC().Truncate(time.Second), Who: who}
-	if err := src.replace(lf, left); err != nil {
+	// The state is in dst now: marking the copy left behind goes on
+	// after an interrupt, or two states would be live.
+	if err := src.replace(context.WithoutCancel(ctx), lf, left); err != nil {
 		return nil, fmt.Errorf("%w (the state is copied to %s; %s still holds it unmarked)", err, dst.Describe(), src.Describe())
 	}
 	return f, nil
@@ -111,12 +113,12 @@ func (l *Local) Kind() string { return "local" }
 // Describe names the state file.
 func (l *Local) Describe() string { return "local file " + l.StatePath() }
 
-func (l *Local) readAny() (*File, error) {
+func (l *Local) readAny(context.Context) (*File, error) {
 	f, _, err := l.read()
 	return f, err
 }
 
-func (l *Local) replace(lock Unlocker, f *File) error {
+func (l *Local) replace(_ context.Context, lock Unlocker, f *File) error {
 	if fl, ok := lock.(*FileLock); !ok || fl.path != l.LockPath() || !fl.held() {
 		return errors.New("replace state: the state is not locked")
 	}
@@ -129,8 +131,8 @@ func (l *Local) replace(lock Unlocker, f *File) error {
 // Kind implements migratable.
 func (p *PG) Kind() string { return "pg" }
 
-func (p *PG) readAny() (*File, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+func (p *PG) readAny(ctx context.Context) (*File, error) {
+	ctx, cancel := bound(ctx, pgTimeout, "a read of the state")
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
@@ -141,7 +143,7 @@ func (p *PG) readAny() (*File, error) {
 
 // replace writes f as the workspace's whole state in one transaction,
 // its rows copied in bulk.
-func (p *PG) replace(lock Unlocker, f *File) error {
+func (p *PG) replace(ctx context.Context, lock Unlocker, f *File) error {
 	l, ok := lock.(*pgLock)
 	if !ok || l.p != p || l.LostErr() != nil {
 		return errors.New("replace state: the state is not locked")
@@ -149,7 +151,7 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 	if err := f.checkEntries(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*pgTimeout)
+	ctx, cancel := bound(ctx, pgReplaceTimeout, "writing the state whole")
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
@@ -157,7 +159,7 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
-		return p.redact("replace state", err)
+		return p.redact(ctx, "replace state", err)
 	}
 	defer tx.Rollback(ctx)
 	ws := p.cfg.Workspace
@@ -166,7 +168,7 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("replace state (%s): %w", p.Describe(), errLockLost)
 		}
-		return p.redact("replace state", err)
+		return p.redact(ctx, "replace state", err)
 	}
 	var moved any
 	if f.MovedTo != nil {
@@ -174,11 +176,11 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 		moved = string(b)
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM "+p.table("states")+" WHERE workspace = $1", ws); err != nil {
-		return p.redact("replace state", err)
+		return p.redact(ctx, "replace state", err)
 	}
 	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("states")+` (workspace, lineage, serial, format_version, voxform_version, moved_to, epoch)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, ws, f.Lineage, f.Serial, f.Version, f.VoxformVersion, moved, newEpoch()); err != nil {
-		return p.redact("replace state", err)
+		return p.redact(ctx, "replace state", err)
 	}
 	rows := make([][]any, 0, len(f.Resources))
 	for _, addr := range f.Addresses() {
@@ -194,21 +196,21 @@ func (p *PG) replace(lock Unlocker, f *File) error {
 		[]string{"workspace", "address", "kind", "status", "fingerprint", "job_id", "file_id",
 			"billed_characters", "billed_audio_seconds", "created_at", "updated_at", "resource"},
 		pgx.CopyFromRows(rows)); err != nil {
-		return p.redact("replace state", err)
+		return p.redact(ctx, "replace state", err)
 	}
 	for _, in := range f.JobIntents {
 		b, _ := json.Marshal(in)
 		if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("job_intents")+" (workspace, id, intent) VALUES ($1, $2, $3)", ws, in.ID, string(b)); err != nil {
-			return p.redact("replace state", err)
+			return p.redact(ctx, "replace state", err)
 		}
 	}
 	for _, w := range f.Written {
 		b, _ := json.Marshal(w)
 		if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("written")+" (workspace, path, address, entry) VALUES ($1, $2, $3, $4)", ws, w.Path, w.Address, string(b)); err != nil {
-			return p.redact("replace state", err)
+			return p.redact(ctx, "replace state", err)
 		}
 	}
-	return p.redact("replace state", tx.Commit(ctx))
+	return p.redact(ctx, "replace state", tx.Commit(ctx))
 }
 
 func nullIfEmpty(s string) any {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
 	"runtime"
@@ -60,8 +60,22 @@ const (
 	MaxLease = time.Hour
 )
 
-// pgTimeout bounds every exchange with the server but the lock's wait.
-const pgTimeout = 30 * time.Second
+// pgTimeout bounds every operation of the backend on the server but the
+// lock's wait, within the caller's context (see bound); a variable for
+// tests.
+var pgTimeout = 30 * time.Second
+
+// pgReplaceTimeout bounds a state written whole (state migrate), its rows
+// copied in bulk.
+var pgReplaceTimeout = 10 * pgTimeout
+
+// pgConnectTimeout bounds the making of one connection (the driver's
+// ConnectTimeout); a variable for tests.
+var pgConnectTimeout = 10 * time.Second
+
+// pgCleanupTimeout bounds what is undone after a failure or an interrupt
+// (a lock attempt's advisory lock released, its connection closed).
+const pgCleanupTimeout = 5 * time.Second
 
 // heldGrace is how long a held lock is asked for again before Lock
 // reports its holder (see Lock).
@@ -118,7 +132,7 @@ func NewPG(cfg PGConfig) (*PG, error) {
 		return nil, err
 	}
 	conf.MaxConns = 8
-	conf.ConnConfig.ConnectTimeout = 10 * time.Second
+	conf.ConnConfig.ConnectTimeout = pgConnectTimeout
 	conf.ConnConfig.RuntimeParams["application_name"] = "voxform"
 	return p, nil
 }
@@ -192,12 +206,63 @@ func (p *PG) Close() error {
 
 // redact wraps an error of the driver or the server with what was being
 // done, its text scrubbed. Every error of the backend that holds text the
-// driver or the server gave goes through it.
-func (p *PG) redact(what string, err error) error {
+// driver or the server gave goes through it. An operation that ctx cut
+// short (the caller cancelled, or a bound of the backend ran out) unwraps
+// to context.Canceled or context.DeadlineExceeded, and says which bound.
+func (p *PG) redact(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &PGError{What: what, Where: p.Describe(), Msg: p.scrub(err.Error()), cause: err}
+	e := &PGError{What: what, Where: p.Describe(), Msg: p.scrub(err.Error()), cause: err}
+	var lim *limitError
+	switch {
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		e.ctxErr = ctx.Err()
+		if errors.As(context.Cause(ctx), &lim) {
+			e.Msg = lim.Error()
+		}
+	case errors.Is(err, context.DeadlineExceeded): // the driver's own: ConnectTimeout
+		e.ctxErr = context.DeadlineExceeded
+		e.Msg = (&limitError{what: "connecting", limit: pgConnectTimeout}).Error()
+	}
+	return e
+}
+
+// limitError is the cause of a context that a bound of the backend ended.
+type limitError struct {
+	what  string
+	limit time.Duration
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("no answer within %v, the limit of %s", e.limit, e.what)
+}
+
+// cleanup is the context of undoing what an operation on the server began
+// (a lock attempt's advisory lock): not cancelled with ctx, since an
+// interrupt must not leave it half made, and bounded by pgCleanupTimeout.
+func cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
+	return bound(context.WithoutCancel(ctx), pgCleanupTimeout, "undoing a failed operation")
+}
+
+// sleep waits for d or until ctx is done, reporting whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// bound derives from ctx, the caller's, the context of one operation on
+// the server: cancelled with ctx (a Ctrl-C ends it at once), and ended
+// after limit, which its error then names (as what: "an operation on the
+// database").
+func bound(ctx context.Context, limit time.Duration, what string) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, limit, &limitError{what: what, limit: limit})
 }
 
 // urlUserinfo and passwordSetting find the user information of a URL and
@@ -227,13 +292,19 @@ func (p *PG) scrub(s string) string {
 }
 
 // PGError is an error of the PostgreSQL backend, its text free of the
-// password. It does not unwrap to its cause, whose text may hold it.
+// password. It does not unwrap to its cause, whose text may hold it: only
+// to the context error that cut the operation short, if one did.
 type PGError struct {
 	What, Where, Msg string
 	cause            error
+	ctxErr           error
 }
 
 func (e *PGError) Error() string { return fmt.Sprintf("%s (%s): %s", e.What, e.Where, e.Msg) }
+
+// Unwrap returns context.Canceled or context.DeadlineExceeded when the
+// operation's context ended it, else nil.
+func (e *PGError) Unwrap() error { return e.ctxErr }
 
 // connect returns the pool, creating it and the tables at first use.
 func (p *PG) connect(ctx context.Context) (*pgxpool.Pool, error) {
@@ -242,7 +313,7 @@ func (p *PG) connect(ctx context.Context) (*pgxpool.Pool, error) {
 	if p.pool == nil {
 		pool, err := pgxpool.NewWithConfig(ctx, p.conf)
 		if err != nil {
-			return nil, p.redact("connect", err)
+			return nil, p.redact(ctx, "connect", err)
 		}
 		p.pool = pool
 	}
@@ -266,8 +337,13 @@ func (p *PG) fence() string {
 // table is the quoted name of a table of the schema.
 func (p *PG) table(name string) string { return pgx.Identifier{p.cfg.Schema, name}.Sanitize() }
 
-// pgSchemaVersion is the version of the tables below; migrate refuses a
-// schema a newer voxform made.
+// pgDDL makes the tables, or brings them up to pgSchemaVersion.
+//
+//go:embed pg.sql
+var pgDDL string
+
+// pgSchemaVersion is the version of the tables of pg.sql; migrate refuses
+// a schema a newer voxform made.
 const pgSchemaVersion = 2
 
 // migrate creates the schema and tables if they are missing, one process
@@ -276,123 +352,41 @@ func (p *PG) migrate(ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
 },
 ) error {
-	ctx, cancel := context.WithTimeout(ctx, pgTimeout)
+	ctx, cancel := bound(ctx, pgTimeout, "creating the tables")
 	defer cancel()
 	tx, err := db.Begin(ctx)
 	if err != nil {
-		return p.redact("create tables", err)
+		return p.redact(ctx, "create tables", err)
 	}
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey("migrate", p.cfg.Schema)); err != nil {
-		return p.redact("create tables", err)
+		return p.redact(ctx, "create tables", err)
 	}
 	var exists bool
 	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", p.table("meta")).Scan(&exists); err != nil {
-		return p.redact("create tables", err)
+		return p.redact(ctx, "create tables", err)
 	}
 	if exists {
 		var version int
 		err := tx.QueryRow(ctx, "SELECT value::int FROM "+p.table("meta")+" WHERE key = 'schema_version'").Scan(&version)
 		switch {
 		case err != nil && !errors.Is(err, pgx.ErrNoRows):
-			return p.redact("create tables", err)
+			return p.redact(ctx, "create tables", err)
 		case version > pgSchemaVersion:
 			return fmt.Errorf("backend pg (%s): the tables are of version %d, newer than this voxform's %d: upgrade voxform", p.Describe(), version, pgSchemaVersion)
 		case version == pgSchemaVersion:
-			return p.redact("create tables", tx.Commit(ctx))
+			return p.redact(ctx, "create tables", tx.Commit(ctx))
 		}
 	}
-	// The derived columns of resources are for people querying the
-	// table; resource (the state file's JSON of the resource, kept as
-	// written: type json, not jsonb) is what voxform reads.
-	ddl := []string{
-		"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{p.cfg.Schema}.Sanitize(),
-		`CREATE TABLE IF NOT EXISTS ` + p.table("meta") + ` (key text PRIMARY KEY, value text NOT NULL)`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("states") + ` (
-			workspace text PRIMARY KEY,
-			lineage text NOT NULL,
-			serial bigint NOT NULL,
-			format_version int NOT NULL,
-			voxform_version text NOT NULL,
-			moved_to json,
-			updated_at timestamptz NOT NULL DEFAULT now())`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("resources") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			address text NOT NULL,
-			kind text NOT NULL,
-			status text NOT NULL,
-			fingerprint text NOT NULL,
-			job_id text,
-			file_id text,
-			billed_characters bigint,
-			billed_audio_seconds double precision,
-			created_at timestamptz,
-			updated_at timestamptz,
-			resource json NOT NULL,
-			PRIMARY KEY (workspace, address))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("job_intents") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			id text NOT NULL,
-			seq bigserial,
-			intent json NOT NULL,
-			PRIMARY KEY (workspace, id))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("written") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			path text NOT NULL,
-			address text NOT NULL,
-			entry json NOT NULL,
-			PRIMARY KEY (workspace, path))`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("locks") + ` (
-			workspace text PRIMARY KEY,
-			id text NOT NULL,
-			info json NOT NULL,
-			backend_pid int NOT NULL,
-			lease_until timestamptz NOT NULL)`,
-		// Version 2: every resource row has the transaction that wrote it
-		// last, every removal a row of its own, and every state an epoch
-		// that changes when its rows are replaced whole, so that a reader
-		// holding a snapshot reads only what changed since (pgsnapshot.go).
-		`ALTER TABLE ` + p.table("resources") + ` ADD COLUMN IF NOT EXISTS tx xid8 NOT NULL DEFAULT pg_current_xact_id()`,
-		`CREATE INDEX IF NOT EXISTS resources_tx ON ` + p.table("resources") + ` (workspace, tx)`,
-		`CREATE TABLE IF NOT EXISTS ` + p.table("removed") + ` (
-			workspace text NOT NULL REFERENCES ` + p.table("states") + ` ON DELETE CASCADE,
-			address text NOT NULL,
-			tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
-			at timestamptz NOT NULL DEFAULT now(),
-			PRIMARY KEY (workspace, address))`,
-		`CREATE INDEX IF NOT EXISTS removed_tx ON ` + p.table("removed") + ` (workspace, tx)`,
-		`ALTER TABLE ` + p.table("states") + ` ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0`,
-		// Triggers keep tx and removed right whoever writes the rows (a
-		// row edited by hand too). A row deleted with its state (a state
-		// replaced whole, which changes the epoch) leaves no removal.
-		`CREATE OR REPLACE FUNCTION ` + p.table("stamp") + `() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN
-				NEW.tx := pg_current_xact_id();
-				IF TG_OP = 'INSERT' THEN
-					DELETE FROM ` + p.table("removed") + ` WHERE workspace = NEW.workspace AND address = NEW.address;
-				END IF;
-				RETURN NEW;
-			END $$`,
-		`DROP TRIGGER IF EXISTS stamp ON ` + p.table("resources"),
-		`CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("stamp") + `()`,
-		`CREATE OR REPLACE FUNCTION ` + p.table("note_removed") + `() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN
-				IF EXISTS (SELECT 1 FROM ` + p.table("states") + ` WHERE workspace = OLD.workspace) THEN
-					INSERT INTO ` + p.table("removed") + ` (workspace, address) VALUES (OLD.workspace, OLD.address)
-					ON CONFLICT (workspace, address) DO UPDATE SET tx = pg_current_xact_id(), at = now();
-				END IF;
-				RETURN OLD;
-			END $$`,
-		`DROP TRIGGER IF EXISTS note_removed ON ` + p.table("resources"),
-		`CREATE TRIGGER note_removed AFTER DELETE ON ` + p.table("resources") + ` FOR EACH ROW EXECUTE FUNCTION ` + p.table("note_removed") + `()`,
-		`INSERT INTO ` + p.table("meta") + ` VALUES ('schema_version', '2') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+	ddl := strings.ReplaceAll(pgDDL, "@schema", pgx.Identifier{p.cfg.Schema}.Sanitize())
+	if _, err := tx.Exec(ctx, ddl); err != nil { // no argument: one simple query of every statement
+		return p.redact(ctx, "create tables", err)
 	}
-	for _, q := range ddl {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return p.redact("create tables", err)
-		}
+	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("meta")+" VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+		strconv.Itoa(pgSchemaVersion)); err != nil {
+		return p.redact(ctx, "create tables", err)
 	}
-	return p.redact("create tables", tx.Commit(ctx))
+	return p.redact(ctx, "create tables", tx.Commit(ctx))
 }
 
 // lockKey is the advisory lock key of a (kind, schema, workspace): a hash,
@@ -406,8 +400,8 @@ func lockKey(parts ...string) int64 {
 // Read implements Backend: the workspace's state, read in one snapshot of
 // the database. A workspace with no state (or tables not made yet) is an
 // empty File.
-func (p *PG) Read() (*File, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+func (p *PG) Read(ctx context.Context) (*File, error) {
+	ctx, cancel := bound(ctx, pgTimeout, "a read of the state")
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
@@ -423,7 +417,7 @@ func (p *PG) Read() (*File, error) {
 func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, p.redact("read state", err)
+		return nil, p.redact(ctx, "read state", err)
 	}
 	defer tx.Rollback(ctx)
 	rd := &pgRead{tx: tx}
@@ -436,31 +430,11 @@ func (p *PG) read(ctx context.Context, pool *pgxpool.Pool) (*File, error) {
 	}
 	ws := []any{p.cfg.Workspace}
 	intents := rowQuery{what: "job intent", key: "id", val: "intent", from: p.table("job_intents") + " WHERE workspace = $1 ORDER BY seq"}
-	if err := p.readRows(ctx, rd, intents, ws, func(id string, b []byte) error {
-		var in JobIntent
-		if err := strictJSON(b, &in); err != nil {
-			return fmt.Errorf("job intent %q: %v", id, err)
-		}
-		if in.ID != id {
-			return fmt.Errorf("job intent %q: its row's id is %q", in.ID, id)
-		}
-		f.JobIntents = append(f.JobIntents, in)
-		return nil
-	}); err != nil {
+	if _, f.JobIntents, err = readDecoded(ctx, p, rd, intents, ws, strictKeyed(intents, func(in *JobIntent) string { return in.ID })); err != nil {
 		return nil, err
 	}
 	written := rowQuery{what: "written entry", key: "path", val: "entry", from: p.table("written") + " WHERE workspace = $1 ORDER BY path"}
-	if err := p.readRows(ctx, rd, written, ws, func(path string, b []byte) error {
-		var w Written
-		if err := strictJSON(b, &w); err != nil {
-			return fmt.Errorf("written %q: %v", path, err)
-		}
-		if w.Path != path {
-			return fmt.Errorf("written %q: its row's path is %q", w.Path, path)
-		}
-		f.Written = append(f.Written, w)
-		return nil
-	}); err != nil {
+	if _, f.Written, err = readDecoded(ctx, p, rd, written, ws, strictKeyed(written, func(w *Written) string { return w.Path })); err != nil {
 		return nil, err
 	}
 	if err := f.checkEntries(); err != nil {
@@ -486,13 +460,14 @@ func (p *PG) readHeader(ctx context.Context, rd *pgRead) (*File, pgPoint, error)
 	case errors.Is(err, pgx.ErrNoRows):
 		return f, pgPoint{}, nil
 	case err != nil:
-		return nil, at, p.redact("read state", err)
-	case size > maxPGRow:
-		return nil, at, fmt.Errorf("read state (%s): the row of workspace %s in states: %s, more than %s, the limit of a row", p.Describe(), p.cfg.Workspace, sizeString(size), sizeString(maxPGRow))
-	case f.Version > FormatVersion:
+		return nil, at, p.redact(ctx, "read state", err)
+	}
+	if err := p.admit(rd, size, "the row of workspace "+p.cfg.Workspace+" in states", ""); err != nil {
+		return nil, at, err
+	}
+	if f.Version > FormatVersion {
 		return nil, at, fmt.Errorf("read state (%s): %w (format %d)", p.Describe(), ErrNewerVersion, f.Version)
 	}
-	rd.total += size
 	if len(moved) > 0 {
 		if err := json.Unmarshal(moved, &f.MovedTo); err != nil {
 			return nil, at, fmt.Errorf("read state (%s): moved_to: %v", p.Describe(), err)
@@ -536,7 +511,7 @@ func (q rowQuery) sql() string {
 func (p *PG) readRows(ctx context.Context, rd *pgRead, q rowQuery, args []any, fn func(string, []byte) error) error {
 	rows, err := rd.tx.Query(ctx, q.sql(), args...)
 	if err != nil {
-		return p.redact("read state", err)
+		return p.redact(ctx, "read state", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -548,17 +523,27 @@ func (p *PG) readRows(ctx context.Context, rd *pgRead, q rowQuery, args []any, f
 		if err != nil {
 			return fmt.Errorf("read state (%s): %s %s: size %q", p.Describe(), q.what, rowName(raw[0]), raw[2])
 		}
-		if size > maxPGRow {
-			return fmt.Errorf("read state (%s): %s %s: a row of %s, more than %s, the limit of a row", p.Describe(), q.what, rowName(raw[0]), sizeString(size), sizeString(maxPGRow))
-		}
-		if rd.total += size; rd.total > pgReadLimit {
-			return fmt.Errorf("read state (%s): more than %s at %s %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), q.what, rowName(raw[0]))
+		if err := p.admit(rd, size, q.what+" "+rowName(raw[0]), "a row of "); err != nil {
+			return err
 		}
 		if err := fn(string(raw[0]), raw[1]); err != nil {
 			return fmt.Errorf("read state (%s): %w", p.Describe(), err)
 		}
 	}
-	return p.redact("read state", rows.Err())
+	return p.redact(ctx, "read state", rows.Err())
+}
+
+// admit counts a row of size bytes, named by name, into the read: the one
+// home of the bounds of a read, a row over maxPGRow refused and a read
+// over pgReadLimit; the row's size follows its name and kind.
+func (p *PG) admit(rd *pgRead, size int64, name, kind string) error {
+	if size > maxPGRow {
+		return fmt.Errorf("read state (%s): %s: %s%s, more than %s, the limit of a row", p.Describe(), name, kind, sizeString(size), sizeString(maxPGRow))
+	}
+	if rd.total += size; rd.total > pgReadLimit {
+		return fmt.Errorf("read state (%s): more than %s at %s, the limit of a state", p.Describe(), sizeString(pgReadLimit), name)
+	}
+	return nil
 }
 
 // rowName is a row's key for an error: escaped, and marked when cut.
@@ -570,58 +555,60 @@ func rowName(key []byte) string {
 	return s
 }
 
-// readResources reads the workspace's resource rows into into, decoding
-// them on every CPU as they arrive: a plan of 100,000 resources waited
-// 2.2 s for one goroutine to decode them.
-func (p *PG) readResources(ctx context.Context, rd *pgRead, q rowQuery, args []any, into map[string]*Resource) (int, error) {
-	type row struct {
-		addr string
-		json []byte
-	}
-	rows := make(chan row, 1024)
-	workers := runtime.GOMAXPROCS(0)
-	decoded := make([]map[string]*Resource, workers)
+// readDecoded reads the rows of q as readRows does, decoding each with
+// decode on every CPU as they arrive (a plan of 100,000 resources waited
+// 2.2 s for one goroutine to decode them): the rows' keys and values, in
+// the rows' order. decode's error names the row.
+func readDecoded[T any](ctx context.Context, p *PG, rd *pgRead, q rowQuery, args []any, decode func(key string, b []byte) (T, error)) ([]string, []T, error) {
+	var (
+		mu   sync.Mutex // guards vals, which the reader grows and the decoders fill
+		keys []string
+		vals []T
+	)
 	g, gctx := errgroup.WithContext(ctx)
-	for i := range workers {
-		decoded[i] = map[string]*Resource{}
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	err := p.readRows(gctx, rd, q, args, func(key string, b []byte) error {
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		mu.Lock()
+		i := len(keys)
+		keys, vals = append(keys, key), append(vals, *new(T))
+		mu.Unlock()
+		b = bytes.Clone(b) // the driver's buffer, reused for the next row
 		g.Go(func() error {
-			for rw := range rows {
-				var r Resource
-				if err := r.UnmarshalJSON(rw.json); err != nil {
-					return fmt.Errorf("read state (%s): resource %q: %v", p.Describe(), rw.addr, err)
-				}
-				decoded[i][rw.addr] = &r
+			v, err := decode(key, b)
+			if err != nil {
+				return fmt.Errorf("read state (%s): %w", p.Describe(), err)
 			}
+			mu.Lock()
+			vals[i] = v
+			mu.Unlock()
 			return nil
 		})
-	}
-	n := 0
-	err := p.readRows(gctx, rd, q, args, func(addr string, b []byte) error {
-		n++
-		select {
-		case rows <- row{addr, bytes.Clone(b)}: // b is the driver's buffer, reused for the next row
-			return nil
-		case <-gctx.Done():
-			return gctx.Err()
-		}
+		return nil
 	})
-	close(rows)
 	if werr := g.Wait(); werr != nil {
-		return 0, werr // a row that did not decode, rather than the reading it stopped
+		return nil, nil, werr // a row that did not decode, rather than the reading it stopped
 	}
-	if err != nil {
-		return 0, err
-	}
-	for _, m := range decoded {
-		maps.Copy(into, m)
-	}
-	return n, nil
+	return keys, vals, err
 }
 
-func strictJSON(b []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+// strictKeyed decodes a row of q strictly (no unknown field) into a T
+// whose key (keyOf) must be the row's.
+func strictKeyed[T any](q rowQuery, keyOf func(*T) string) func(string, []byte) (T, error) {
+	return func(key string, b []byte) (T, error) {
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return v, fmt.Errorf("%s %q: %v", q.what, key, err)
+		}
+		if got := keyOf(&v); got != key {
+			return v, fmt.Errorf("%s %q: its row's %s is %q", q.what, got, q.key, key)
+		}
+		return v, nil
+	}
 }
 
 // errLockLost is wrapped by the errors of a write whose lock is gone.
@@ -683,19 +670,21 @@ type Watched interface {
 
 // Lock implements Backend: it fails at once, naming the holder, when the
 // workspace is locked.
-func (p *PG) Lock(op string) (Unlocker, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+func (p *PG) Lock(ctx context.Context, op string) (Unlocker, error) {
+	ctx, cancel := bound(ctx, pgTimeout, "taking the lock")
 	defer cancel()
 	if _, err := p.connect(ctx); err != nil {
 		return nil, err
 	}
 	conn, err := pgx.ConnectConfig(ctx, p.conf.ConnConfig)
 	if err != nil {
-		return nil, p.redact("lock state", err)
+		return nil, p.redact(ctx, "lock state", err)
 	}
 	key := lockKey("state", p.cfg.Schema, p.cfg.Workspace)
 	fail := func(err error) (Unlocker, error) {
-		conn.Close(context.Background())
+		ctx, cancel := cleanup(ctx)
+		defer cancel()
+		conn.Close(ctx)
 		return nil, err
 	}
 	// A holder killed a moment ago still holds the lock until the server
@@ -705,12 +694,14 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	var got bool
 	for deadline := time.Now().Add(heldGrace); ; {
 		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
-			return fail(p.redact("lock state", err))
+			return fail(p.redact(ctx, "lock state", err))
 		}
 		if got || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		if !sleep(ctx, 50*time.Millisecond) {
+			return fail(p.redact(ctx, "lock state", ctx.Err()))
+		}
 	}
 	if !got {
 		info, _, _ := p.holder(ctx, conn)
@@ -723,7 +714,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	// connection's session a moment later, and a retry must not find its
 	// own lock held.
 	fail = func(err error) (Unlocker, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := cleanup(ctx)
 		defer cancel()
 		conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
 		conn.Close(ctx)
@@ -732,7 +723,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 	info := newLockInfo(op)
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return fail(p.redact("lock state", err))
+		return fail(p.redact(ctx, "lock state", err))
 	}
 	var old []byte
 	var live bool
@@ -752,7 +743,7 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 			Note: fmt.Sprintf("its session is gone; its lease ends at %s", until.UTC().Format(time.RFC3339))})
 	case err != nil && !errors.Is(err, pgx.ErrNoRows):
 		tx.Rollback(ctx)
-		return fail(p.redact("lock state", err))
+		return fail(p.redact(ctx, "lock state", err))
 	}
 	b, _ := json.Marshal(info)
 	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("locks")+` (workspace, id, info, backend_pid, lease_until)
@@ -761,10 +752,10 @@ func (p *PG) Lock(op string) (Unlocker, error) {
 		backend_pid = EXCLUDED.backend_pid, lease_until = EXCLUDED.lease_until`,
 		p.cfg.Workspace, info.ID, string(b), p.cfg.Lease.Milliseconds()); err != nil {
 		tx.Rollback(ctx)
-		return fail(p.redact("lock state", err))
+		return fail(p.redact(ctx, "lock state", err))
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fail(p.redact("lock state", err))
+		return fail(p.redact(ctx, "lock state", err))
 	}
 	l := &pgLock{p: p, conn: conn, info: info, stop: make(chan struct{}), stopped: make(chan struct{}), lost: make(chan struct{})}
 	go l.heartbeat()
@@ -807,14 +798,14 @@ func (l *pgLock) heartbeat() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), lease/3)
+		ctx, cancel := bound(context.Background(), lease/3, "renewing the lock's lease")
 		tag, err := l.conn.Exec(ctx, "UPDATE "+l.p.table("locks")+
 			" SET lease_until = clock_timestamp() + $3 * interval '1 millisecond' WHERE workspace = $1 AND id = $2",
 			l.p.cfg.Workspace, l.info.ID, lease.Milliseconds())
 		cancel()
 		switch {
 		case err != nil:
-			l.markLost(fmt.Errorf("%w: its connection failed: %v", errLockLost, l.p.redact("renew the lock's lease", err)))
+			l.markLost(fmt.Errorf("%w: its connection failed: %v", errLockLost, l.p.redact(ctx, "renew the lock's lease", err)))
 			return
 		case tag.RowsAffected() == 0:
 			l.markLost(fmt.Errorf("%w: its holder row is gone (force-unlock?)", errLockLost))
@@ -836,7 +827,8 @@ func (l *pgLock) Unlock() error {
 	l.unlocked = true
 	close(l.stop)
 	<-l.stopped
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	// Not the caller's context: a lock is released after an interrupt too.
+	ctx, cancel := bound(context.Background(), pgTimeout, "releasing the lock")
 	defer cancel()
 	q := "DELETE FROM " + l.p.table("locks") + " WHERE workspace = $1 AND id = $2"
 	_, err := l.conn.Exec(ctx, q, l.p.cfg.Workspace, l.info.ID)
@@ -852,7 +844,7 @@ func (l *pgLock) Unlock() error {
 			return fmt.Errorf("unlock state: %w", perr)
 		}
 		if _, err := pool.Exec(ctx, q, l.p.cfg.Workspace, l.info.ID); err != nil {
-			return fmt.Errorf("unlock state: %w", l.p.redact("delete the lock's row", err))
+			return fmt.Errorf("unlock state: %w", l.p.redact(ctx, "delete the lock's row", err))
 		}
 	}
 	return nil
@@ -862,8 +854,8 @@ func (l *pgLock) Unlock() error {
 // whose ID is id and, if the holder's session is still open (a hung
 // process), terminates that session, so that the holder finds its lock
 // lost and stops.
-func (p *PG) ForceUnlock(id string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+func (p *PG) ForceUnlock(ctx context.Context, id string) error {
+	ctx, cancel := bound(ctx, pgTimeout, "force-unlock")
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
@@ -871,7 +863,7 @@ func (p *PG) ForceUnlock(id string) error {
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
-		return p.redact("force-unlock", err)
+		return p.redact(ctx, "force-unlock", err)
 	}
 	defer tx.Rollback(ctx)
 	info, pid, err := p.holder(ctx, tx)
@@ -879,13 +871,13 @@ func (p *PG) ForceUnlock(id string) error {
 		return ErrNotLocked
 	}
 	if err != nil {
-		return p.redact("force-unlock", err)
+		return p.redact(ctx, "force-unlock", err)
 	}
 	if info.ID != id {
 		return fmt.Errorf("force-unlock: lock id %q does not match the holder's (%s)", id, (&LockedError{Path: p.Describe(), Info: info}).Error())
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM "+p.table("locks")+" WHERE workspace = $1 AND id = $2", p.cfg.Workspace, id); err != nil {
-		return p.redact("force-unlock", err)
+		return p.redact(ctx, "force-unlock", err)
 	}
 	// Terminate the holder's session only if it still holds this
 	// workspace's advisory lock (a pid may have been reused).
@@ -893,18 +885,20 @@ func (p *PG) ForceUnlock(id string) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
 		WHERE locktype = 'advisory' AND granted AND pid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND classid = $2 AND objid = $3 AND objsubid = 1`, pid, uint32(key>>32), uint32(key)); err != nil {
-		return p.redact("force-unlock", err)
+		return p.redact(ctx, "force-unlock", err)
 	}
-	return p.redact("force-unlock", tx.Commit(ctx))
+	return p.redact(ctx, "force-unlock", tx.Commit(ctx))
 }
 
-// Open implements Backend. lock must be a held lock taken from p.
-func (p *PG) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
+// Open implements Backend. lock must be a held lock taken from p. ctx
+// bounds the read of the state, not the records: see pgStore.
+func (p *PG) Open(ctx context.Context, lock Unlocker, now func() time.Time) (*Recorder, error) {
 	l, ok := lock.(*pgLock)
 	if !ok || l.p != p || l.LostErr() != nil {
 		return nil, errors.New("open state: the state is not locked")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	base := context.WithoutCancel(ctx)
+	ctx, cancel := bound(ctx, pgTimeout, "a read of the state")
 	defer cancel()
 	pool, err := p.connect(ctx)
 	if err != nil {
@@ -917,7 +911,7 @@ func (p *PG) Open(lock Unlocker, now func() time.Time) (*Recorder, error) {
 	if err := f.checkNotMoved(p.Describe()); err != nil {
 		return nil, err
 	}
-	return newRecorder(&pgStore{p: p, lock: l, pool: pool}, f, now), nil
+	return newRecorder(&pgStore{p: p, lock: l, pool: pool, base: base}, f, now), nil
 }
 
 // pgStore is the store of the pg backend: each record is one transaction,
@@ -927,13 +921,17 @@ type pgStore struct {
 	p    *PG
 	lock *pgLock
 	pool *pgxpool.Pool
+	// base is Open's context without its cancellation: what was done (and
+	// paid for) is recorded after an interrupt too, each record bounded
+	// by pgTimeout.
+	base context.Context
 
 	mu     sync.Mutex // guards header
 	header bool       // the header row is known to exist with this lineage
 }
 
 func (s *pgStore) write(rec *record, lineage string, serial int64, apply func()) (func() error, error) {
-	err := s.p.retry(func() error { return s.writeOnce(rec, lineage, serial) })
+	err := s.p.retry(s.base, func() error { return s.writeOnce(rec, lineage, serial) })
 	if err != nil {
 		return nil, err
 	}
@@ -945,11 +943,11 @@ func (s *pgStore) write(rec *record, lineage string, serial int64, apply func())
 // connection (a restarted server, a cut network) rather than for what the
 // server answered: every transaction of the backend can run twice, since
 // one whose commit was lost on the way is repeated to the same effect.
-func (p *PG) retry(tx func() error) error {
+func (p *PG) retry(ctx context.Context, tx func() error) error {
 	var err error
 	for i, wait := range []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
-		if i > 0 {
-			time.Sleep(wait)
+		if i > 0 && !sleep(ctx, wait) {
+			return err
 		}
 		if err = tx(); err == nil || !connectionLost(err) {
 			return err
@@ -962,7 +960,7 @@ func (p *PG) retry(tx func() error) error {
 // not be made, rather than what the server answered about the statement.
 func connectionLost(err error) bool {
 	var pe *PGError
-	if !errors.As(err, &pe) || errors.Is(err, errLockLost) || errors.Is(err, context.DeadlineExceeded) {
+	if !errors.As(err, &pe) || errors.Is(err, errLockLost) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var se *pgconn.PgError
@@ -973,7 +971,7 @@ func connectionLost(err error) bool {
 }
 
 func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := bound(s.base, pgTimeout, "a record")
 	defer cancel()
 	b := &pgx.Batch{}
 	p, ws := s.p, s.p.cfg.Workspace
@@ -991,7 +989,7 @@ func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return p.redact("record", err)
+		return p.redact(ctx, "record", err)
 	}
 	defer tx.Rollback(ctx)
 	res := tx.SendBatch(ctx, b)
@@ -1001,14 +999,14 @@ func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("record (%s): %w: its holder row is gone (the lock was forced open or taken over after its lease ran out)", p.Describe(), errLockLost)
 		}
-		return p.redact("record", err)
+		return p.redact(ctx, "record", err)
 	}
 	if !header {
 		var got string
 		var moved bool
 		if err := res.QueryRow().Scan(&got, &moved); err != nil {
 			res.Close()
-			return p.redact("record", err)
+			return p.redact(ctx, "record", err)
 		}
 		if got != lineage || moved {
 			res.Close()
@@ -1016,10 +1014,10 @@ func (s *pgStore) writeOnce(rec *record, lineage string, serial int64) error {
 		}
 	}
 	if err := res.Close(); err != nil {
-		return p.redact("record", err)
+		return p.redact(ctx, "record", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return p.redact("record", err)
+		return p.redact(ctx, "record", err)
 	}
 	if !header {
 		s.mu.Lock()
@@ -1097,16 +1095,16 @@ func (s *pgStore) commit(f *File, changed bool) error {
 	if !changed {
 		return nil
 	}
-	return s.p.retry(func() error { return s.commitOnce(f) })
+	return s.p.retry(s.base, func() error { return s.commitOnce(f) })
 }
 
 func (s *pgStore) commitOnce(f *File) error {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := bound(s.base, pgTimeout, "saving the state")
 	defer cancel()
 	p := s.p
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return p.redact("save state", err)
+		return p.redact(ctx, "save state", err)
 	}
 	defer tx.Rollback(ctx)
 	var one int
@@ -1115,11 +1113,11 @@ func (s *pgStore) commitOnce(f *File) error {
 		return fmt.Errorf("save state (%s): %w", p.Describe(), errLockLost)
 	}
 	if err != nil {
-		return p.redact("save state", err)
+		return p.redact(ctx, "save state", err)
 	}
 	if _, err := tx.Exec(ctx, "UPDATE "+p.table("states")+" SET serial = $2, format_version = $3, voxform_version = $4, updated_at = now() WHERE workspace = $1",
 		p.cfg.Workspace, f.Serial, f.Version, f.VoxformVersion); err != nil {
-		return p.redact("save state", err)
+		return p.redact(ctx, "save state", err)
 	}
 	// Removals are kept for readers' snapshots (pgsnapshot.go) for
 	// keepRemoved; a snapshot older than the removals pruned is read anew,
@@ -1127,12 +1125,12 @@ func (s *pgStore) commitOnce(f *File) error {
 	pruned, err := tx.Exec(ctx, "DELETE FROM "+p.table("removed")+" WHERE workspace = $1 AND at < now() - $2::interval",
 		p.cfg.Workspace, fmt.Sprintf("%d seconds", int64(keepRemoved.Seconds())))
 	if err != nil {
-		return p.redact("save state", err)
+		return p.redact(ctx, "save state", err)
 	}
 	if pruned.RowsAffected() > 0 {
 		if _, err := tx.Exec(ctx, "UPDATE "+p.table("states")+" SET epoch = $2 WHERE workspace = $1", p.cfg.Workspace, newEpoch()); err != nil {
-			return p.redact("save state", err)
+			return p.redact(ctx, "save state", err)
 		}
 	}
-	return p.redact("save state", tx.Commit(ctx))
+	return p.redact(ctx, "save state", tx.Commit(ctx))
 }

@@ -31,11 +31,11 @@ func newPG(t testing.TB, url, workspace string, lease time.Duration) *PG {
 
 func openPG(t testing.TB, p *PG) (Unlocker, *Recorder) {
 	t.Helper()
-	lk, err := p.Lock("test")
+	lk, err := p.Lock(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := p.Open(lk, fixedNow)
+	rec, err := p.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		lk.Unlock()
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestPGRecordAndRead(t *testing.T) {
 	if err := rec.Record("synthesis.a", sampleResource("नमस्ते")); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := other.Read(); err != nil || len(got.Resources) != 1 || got.Serial != 0 || got.Lineage == "" {
+	if got, err := other.Read(context.Background()); err != nil || len(got.Resources) != 1 || got.Serial != 0 || got.Lineage == "" {
 		t.Fatalf("a reader sees %v (serial %d), %v", got.Addresses(), got.Serial, err)
 	}
 	pending := map[string]*Resource{
@@ -79,7 +79,7 @@ func TestPGRecordAndRead(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := other.Read()
+	got, err := other.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPGRecordAndRead(t *testing.T) {
 	if err := rec2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err = other.Read()
+	got, err = other.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +133,14 @@ func encoded(t testing.TB, f *File) []byte {
 func TestPGLockScopedToWorkspace(t *testing.T) {
 	url := pgtest.Database(t)
 	p := newPG(t, url, "ivr", 0)
-	lk, err := p.Lock("apply")
+	lk, err := p.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
 
 	start := time.Now()
-	_, err = newPG(t, url, "ivr", 0).Lock("plan")
+	_, err = newPG(t, url, "ivr", 0).Lock(context.Background(), "plan")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Info.ID != lk.Info().ID || le.Info.Operation != "apply" || le.Info.PID != os.Getpid() {
 		t.Fatalf("second lock: %v", err)
@@ -154,7 +154,7 @@ func TestPGLockScopedToWorkspace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l2, err := o.Lock("apply")
+		l2, err := o.Lock(context.Background(), "apply")
 		if err != nil {
 			t.Errorf("%s: %v", o.Describe(), err)
 			continue
@@ -164,7 +164,7 @@ func TestPGLockScopedToWorkspace(t *testing.T) {
 	}
 	// With a wait, the second locker gets the lock once the first lets go.
 	go func() { time.Sleep(300 * time.Millisecond); lk.Unlock() }()
-	l3, err := LockWithin(newPG(t, url, "ivr", 0), "apply", 10*time.Second, nil)
+	l3, err := LockWithin(context.Background(), newPG(t, url, "ivr", 0), "apply", 10*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestPGLockFreeWithinLease(t *testing.T) {
 	url := pgtest.Database(t)
 	const lease = 1500 * time.Millisecond
 	p := newPG(t, url, "", lease)
-	lk, err := p.Lock("apply")
+	lk, err := p.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestPGLockFreeWithinLease(t *testing.T) {
 	pl.conn.Close(context.Background())
 
 	q := newPG(t, url, "", lease)
-	_, err = q.Lock("apply")
+	_, err = q.Lock(context.Background(), "apply")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Info.ID != lk.Info().ID || !strings.Contains(err.Error(), "lease ends") {
 		t.Fatalf("lock within the lease: %v", err)
@@ -198,12 +198,12 @@ func TestPGLockFreeWithinLease(t *testing.T) {
 	// first try took is released with it, not left to the end of its
 	// session (the server ends a closed connection's a moment later).
 	for range 5 {
-		if _, err := q.Lock("apply"); !errors.As(err, &le) || !le.Gone {
+		if _, err := q.Lock(context.Background(), "apply"); !errors.As(err, &le) || !le.Gone {
 			t.Fatalf("lock asked again within the lease: %v", err)
 		}
 	}
 	var told []string
-	l2, err := LockWithin(q, "apply", 0, func(s string) { told = append(told, s) })
+	l2, err := LockWithin(context.Background(), q, "apply", 0, func(s string) { told = append(told, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,10 +228,10 @@ func TestPGForceUnlockStopsTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newPG(t, url, "", lease)
-	if err := other.ForceUnlock("wrong"); err == nil {
+	if err := other.ForceUnlock(context.Background(), "wrong"); err == nil {
 		t.Fatal("force-unlock with a wrong id")
 	}
-	if err := other.ForceUnlock(lk.Info().ID); err != nil {
+	if err := other.ForceUnlock(context.Background(), lk.Info().ID); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -243,16 +243,16 @@ func TestPGForceUnlockStopsTheHolder(t *testing.T) {
 	if !errors.Is(err, ErrLockLost) {
 		t.Fatalf("record after force-unlock: %v", err)
 	}
-	got, err := other.Read()
+	got, err := other.Read(context.Background())
 	if err != nil || len(got.Resources) != 1 {
 		t.Fatalf("%v, %v", got.Addresses(), err)
 	}
-	l2, err := other.Lock("apply")
+	l2, err := other.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatalf("lock after force-unlock: %v", err)
 	}
 	l2.Unlock()
-	if err := other.ForceUnlock("any"); !errors.Is(err, ErrNotLocked) {
+	if err := other.ForceUnlock(context.Background(), "any"); !errors.Is(err, ErrNotLocked) {
 		t.Fatalf("force-unlock of a free lock: %v", err)
 	}
 }
@@ -288,11 +288,11 @@ func TestPGServerRestart(t *testing.T) {
 	if err := lk.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := newPG(t, url, "", lease).Read()
+	got, err := newPG(t, url, "", lease).Read(context.Background())
 	if err != nil || len(got.Resources) != 2 || got.Serial != 1 {
 		t.Fatalf("%v serial %d, %v", got.Addresses(), got.Serial, err)
 	}
-	l2, err := p.Lock("apply")
+	l2, err := p.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatalf("lock after an unlock: %v", err)
 	}
@@ -321,7 +321,7 @@ func TestPGConcurrentRecords(t *testing.T) {
 		}
 	}
 	rec.Close()
-	got, err := p.Read()
+	got, err := p.Read(context.Background())
 	if err != nil || len(got.Resources) != 200 {
 		t.Fatalf("%d, %v", len(got.Resources), err)
 	}
@@ -334,11 +334,11 @@ func TestMigrateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	local := NewLocal(dir)
 	lk, rec := func() (Unlocker, *Recorder) {
-		lk, err := local.Lock("test")
+		lk, err := local.Lock(context.Background(), "test")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, err := local.Open(lk, nil) // real clock: nanoseconds must survive
+		rec, err := local.Open(context.Background(), lk, nil) // real clock: nanoseconds must survive
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,31 +368,31 @@ func TestMigrateRoundTrip(t *testing.T) {
 
 	url := pgtest.Database(t)
 	pg := newPG(t, url, "", 0)
-	held, err := pg.Lock("apply")
+	held, err := pg.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var le *LockedError
-	if _, err := Migrate(local, pg); !errors.As(err, &le) {
+	if _, err := Migrate(context.Background(), local, pg); !errors.As(err, &le) {
 		t.Fatalf("migrate while locked: %v", err)
 	}
 	held.Unlock()
-	if _, err := Migrate(local, pg); err != nil {
+	if _, err := Migrate(context.Background(), local, pg); err != nil {
 		t.Fatal(err)
 	}
 	var me *MovedError
-	if _, err := local.Read(); !errors.As(err, &me) || me.To.Backend != "pg" {
+	if _, err := local.Read(context.Background()); !errors.As(err, &me) || me.To.Backend != "pg" {
 		t.Fatalf("read of the local copy left: %v", err)
 	}
-	if l, err := local.Lock("apply"); err != nil {
+	if l, err := local.Lock(context.Background(), "apply"); err != nil {
 		t.Fatal(err) // locking is fine; opening is not
 	} else {
-		if _, err := local.Open(l, nil); !errors.As(err, &me) {
+		if _, err := local.Open(context.Background(), l, nil); !errors.As(err, &me) {
 			t.Fatalf("open of the local copy left: %v", err)
 		}
 		l.Unlock()
 	}
-	got, err := pg.Read()
+	got, err := pg.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 		t.Fatalf("pg holds:\n%s\nwant:\n%s", encoded(t, got), original)
 	}
 	// Back: the local file is the original again, and pg is marked.
-	if _, err := Migrate(pg, local); err != nil {
+	if _, err := Migrate(context.Background(), pg, local); err != nil {
 		t.Fatal(err)
 	}
 	back, err := os.ReadFile(local.StatePath())
@@ -410,16 +410,16 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if !bytes.Equal(back, original) {
 		t.Fatalf("round trip:\n%s\nwant:\n%s", back, original)
 	}
-	if _, err := pg.Read(); !errors.As(err, &me) || me.To.Backend != "local" {
+	if _, err := pg.Read(context.Background()); !errors.As(err, &me) || me.To.Backend != "local" {
 		t.Fatalf("read of the pg copy left: %v", err)
 	}
 	if _, _, err := func() (Unlocker, *Recorder, error) {
-		lk, err := pg.Lock("apply")
+		lk, err := pg.Lock(context.Background(), "apply")
 		if err != nil {
 			return nil, nil, err
 		}
 		defer lk.Unlock()
-		r, err := pg.Open(lk, nil)
+		r, err := pg.Open(context.Background(), lk, nil)
 		return lk, r, err
 	}(); !errors.As(err, &me) {
 		t.Fatalf("open of a moved state: %v", err)
@@ -430,7 +430,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	orec.Record("synthesis.x", sampleResource("x"))
 	orec.Close()
 	ol.Unlock()
-	if _, err := Migrate(local, other); err == nil || !strings.Contains(err.Error(), "already holds a state") {
+	if _, err := Migrate(context.Background(), local, other); err == nil || !strings.Contains(err.Error(), "already holds a state") {
 		t.Fatalf("migrate into a live state: %v", err)
 	}
 }
@@ -445,11 +445,11 @@ func TestPGErrorsHideThePassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	_, err = p.Read()
+	_, err = p.Read(context.Background())
 	if err == nil || strings.Contains(err.Error(), "s3cret-Pa55") || !strings.Contains(err.Error(), "pg database postgres") {
 		t.Fatalf("wrong password: %v", err)
 	}
-	_, err = p.Lock("apply")
+	_, err = p.Lock(context.Background(), "apply")
 	if err == nil || strings.Contains(err.Error(), "s3cret-Pa55") {
 		t.Fatalf("lock: %v", err)
 	}
@@ -479,13 +479,13 @@ func TestPGHostileRow(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE voxform.resources SET resource = replace(resource::text, 'build/a.wav', '../victim.txt')::json`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Read(); err == nil || !strings.Contains(err.Error(), "victim") {
+	if _, err := p.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "victim") {
 		t.Fatalf("hostile row: %v", err)
 	}
 	if _, err := conn.Exec(ctx, `UPDATE voxform.resources SET resource = '{"kind": "synthesis", "bogus": 1}'`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Read(); err == nil || !strings.Contains(err.Error(), "bogus") {
+	if _, err := p.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "bogus") {
 		t.Fatalf("unknown field: %v", err)
 	}
 }
@@ -495,7 +495,7 @@ func TestPGHostileRow(t *testing.T) {
 func TestPGLongLeaseNotWaitedOn(t *testing.T) {
 	url := pgtest.Database(t)
 	p := newPG(t, url, "", 2*time.Second)
-	lk, err := p.Lock("apply")
+	lk, err := p.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestPGLongLeaseNotWaitedOn(t *testing.T) {
 	}
 	pl.conn.Close(ctx)
 	start := time.Now()
-	_, err = LockWithin(p, "apply", 0, func(string) { t.Error("told it waits") })
+	_, err = LockWithin(context.Background(), p, "apply", 0, func(string) { t.Error("told it waits") })
 	var le *LockedError
 	if !errors.As(err, &le) || le.Gone || !strings.Contains(err.Error(), "lease ends") {
 		t.Fatalf("lock: %v", err)

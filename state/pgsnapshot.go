@@ -59,6 +59,8 @@ type pgSnapshot struct {
 	State snapshotBody
 }
 
+func (s *pgSnapshot) body() *snapshotBody { return &s.State }
+
 // newEpoch is a random epoch.
 func newEpoch() int64 {
 	var b [8]byte
@@ -75,7 +77,7 @@ func (p *PG) snapshotName() string {
 // snapshotKey is the key of the snapshot file whose stat is st, of the
 // state of lineage at epoch.
 func (p *PG) snapshotKey(st *unix.Stat_t, lineage string, epoch int64) [32]byte {
-	b := fmt.Appendf(nil, "voxform pg snapshot\n%s\n%s\n%d\n", p.Describe(), lineage, epoch)
+	b := fmt.Appendf(nil, "voxform pg snapshot 2\n%s\n%s\n%d\n", p.Describe(), lineage, epoch) // 2: resources in chunks
 	b = binary.BigEndian.AppendUint64(b, uint64(st.Dev))
 	b = binary.BigEndian.AppendUint64(b, st.Ino)
 	return sha256.Sum256(b)
@@ -130,10 +132,20 @@ func (p *PG) readResourcesSince(ctx context.Context, rd *pgRead, f *File, at pgP
 		q.from += " AND tx >= $2::text::xid8"
 		args = append(args, since)
 	}
-	n, err := p.readResources(ctx, rd, q, args, f.Resources)
+	addrs, rs, err := readDecoded(ctx, p, rd, q, args, func(addr string, b []byte) (*Resource, error) {
+		r, err := decodeResource(b)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: %v", addr, err)
+		}
+		return r, nil
+	})
 	if err != nil {
 		return err
 	}
+	for i, a := range addrs {
+		f.Resources[a] = rs[i]
+	}
+	n := len(addrs)
 	if ok {
 		removed := rowQuery{what: "removal", key: "address", val: "''", from: p.table("removed") + " WHERE workspace = $1 AND tx >= $2::text::xid8"}
 		err := p.readRows(ctx, rd, removed, args, func(addr string, _ []byte) error {

@@ -32,16 +32,16 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 		src.Resources[fmt.Sprintf(`synthesis.p["%d"]`, i)] = sampleResource(fmt.Sprintf("text %d", i))
 	}
 	var rec *Recorder
-	lk, err := local.Lock("test")
+	lk, err := local.Lock(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := local.replace(lk, src); err != nil {
+	if err := local.replace(context.Background(), lk, src); err != nil {
 		t.Fatal(err)
 	}
 	lk.Unlock()
 	writer := newPG(t, url, "", 0)
-	if _, err := Migrate(local, writer); err != nil {
+	if _, err := Migrate(context.Background(), local, writer); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -53,11 +53,11 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 	reads := pgReads(t)
 	same := func(what string) {
 		t.Helper()
-		got, err := reader.Read()
+		got, err := reader.Read(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := writer.Read()
+		want, err := writer.Read(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 	}
 	defer copied.Close()
 	*reads = nil
-	if _, err := copied.Read(); err != nil {
+	if _, err := copied.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	n = n + 1 - 2 // new added, p[2] and p[5] removed
@@ -113,10 +113,10 @@ func TestPGSnapshotReadsChangesOnly(t *testing.T) {
 		t.Errorf("read with a copied snapshot: %v, want every row", *reads)
 	}
 
-	if _, err := Migrate(writer, local); err != nil {
+	if _, err := Migrate(context.Background(), writer, local); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Migrate(local, writer); err != nil { // replaced whole: another epoch
+	if _, err := Migrate(context.Background(), local, writer); err != nil { // replaced whole: another epoch
 		t.Fatal(err)
 	}
 	*reads = nil
@@ -166,7 +166,7 @@ func TestPGSchemaUpgrade(t *testing.T) {
 	rec.Record("synthesis.b", sampleResource("b"))
 	rec.Close()
 	lk.Unlock()
-	f, err := again.Read()
+	f, err := again.Read(context.Background())
 	if err != nil || fmt.Sprint(f.Addresses()) != "[synthesis.b]" {
 		t.Fatalf("read after the upgrade: %v, %v", f.Addresses(), err)
 	}

@@ -67,7 +67,7 @@ func TestPGNeedsTLSOffLoopback(t *testing.T) {
 	os.Unsetenv("PGSSLMODE")
 
 	p := newPG(t, url, "", 0) // loopback TCP, sslmode=disable
-	if _, err := p.Read(); err != nil {
+	if _, err := p.Read(context.Background()); err != nil {
 		t.Fatalf("loopback without TLS: %v", err)
 	}
 }
@@ -94,8 +94,8 @@ func TestPGPasswordInDatabaseName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	_, rerr := p.Read()
-	_, lerr := p.Lock("apply")
+	_, rerr := p.Read(context.Background())
+	_, lerr := p.Lock(context.Background(), "apply")
 	for _, err := range []error{rerr, lerr} {
 		if err == nil || !strings.Contains(err.Error(), "does not exist") {
 			t.Fatalf("want the server's refusal: %v", err)
@@ -146,7 +146,7 @@ func TestPGRowsBoundedInQuery(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, err := p.Read()
+		_, err := p.Read(context.Background())
 		runtime.ReadMemStats(&after)
 		if err == nil {
 			t.Fatal("read")

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,11 +16,11 @@ func fixedNow() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
 func openLocked(t testing.TB, dir string) (*Local, Unlocker, *Recorder) {
 	t.Helper()
 	b := NewLocal(dir)
-	lk, err := b.Lock("test")
+	lk, err := b.Lock(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := b.Open(lk, fixedNow)
+	rec, err := b.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		lk.Unlock()
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestRecorderFoldAndReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Before Close: the journal holds everything, a reader sees it.
-	mid, err := b.Read()
+	mid, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestRecorderFoldAndReload(t *testing.T) {
 	if _, err := os.Stat(b.JournalPath()); !os.IsNotExist(err) {
 		t.Errorf("journal not removed after fold: %v", err)
 	}
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestJournalReplayAfterCrash(t *testing.T) {
 	rec.store.(*journalStore).j.f.Write([]byte(`1234abcd {"op":"put","resources":{"synthesis.torn"`))
 	lk.Unlock()
 
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestStaleJournalDiscarded(t *testing.T) {
 	rec2.Close()
 	lk2.Unlock()
 	os.WriteFile(b.JournalPath(), journal, 0o644)
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,14 +168,14 @@ func TestJournalAheadOfStateRefused(t *testing.T) {
 	// A journal continuing serial 5 while the state is at 1.
 	line, _ := encodeRecord(&record{Op: opBegin, Lineage: mustRead(t, b).Lineage, BaseSerial: 5})
 	os.WriteFile(b.JournalPath(), line, 0o644)
-	if _, err := b.Read(); err == nil || !strings.Contains(err.Error(), "serial 5") {
+	if _, err := b.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "serial 5") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func mustRead(t *testing.T, b *Local) *File {
 	t.Helper()
-	f, err := b.Read()
+	f, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestRecorderConcurrent(t *testing.T) {
 
 func TestOpenRequiresLock(t *testing.T) {
 	b := NewLocal(t.TempDir())
-	if _, err := b.Open(&FileLock{path: b.LockPath()}, nil); err == nil {
+	if _, err := b.Open(context.Background(), &FileLock{path: b.LockPath()}, nil); err == nil {
 		t.Error("Open without a held lock succeeded")
 	}
 }

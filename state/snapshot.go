@@ -30,20 +30,36 @@ import (
 
 const snapshotName = "state.snapshot"
 
+// snapshotResource is one resource of a snapshot, its request as compact
+// JSON.
 type snapshotResource struct {
+	Addr    string
 	R       resourcePlain
 	Request []byte
 }
 
+// snapshotBody is the state a snapshot holds. Its N resources follow it in
+// the file in gob messages of at most snapshotChunk: read back, one
+// message of 100,000 took twice its size in copies before it was decoded.
 type snapshotBody struct {
 	Version        int
 	Lineage        string
 	Serial         int64
 	VoxformVersion string
-	Resources      map[string]snapshotResource
 	JobIntents     []JobIntent
 	Written        []Written
+	N              int
+	resources      map[string]*Resource
 }
+
+// snapshotChunk is how many resources one gob message of a snapshot holds.
+const snapshotChunk = 1000
+
+// snapshotted is what a snapshot file holds: a value whose body's
+// resources follow it.
+type snapshotted interface{ body() *snapshotBody }
+
+func (sb *snapshotBody) body() *snapshotBody { return sb }
 
 func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName, snapshotName) }
 
@@ -53,7 +69,7 @@ func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName
 // copy, is another inode with another ctime (which its owner cannot set),
 // so it misses and the JSON is decoded.
 func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
-	b := append([]byte("voxform state snapshot\n"), sum[:]...)
+	b := append([]byte("voxform state snapshot 2\n"), sum[:]...) // 2: resources in chunks
 	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
 		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -90,9 +106,14 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 
 // snapshotOf is f as a snapshot holds it.
 func snapshotOf(f *File) snapshotBody {
-	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
-		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written}
-	for a, r := range f.Resources {
+	return snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
+		JobIntents: f.JobIntents, Written: f.Written, N: len(f.Resources), resources: f.Resources}
+}
+
+// encodeResources writes the resources of sb after it.
+func (sb *snapshotBody) encodeResources(enc *gob.Encoder) error {
+	chunk := make([]snapshotResource, 0, snapshotChunk)
+	for a, r := range sb.resources {
 		raw := r.rawRequest
 		if r.Request != nil {
 			if b, err := marshalNoEscape(r.Request); err == nil {
@@ -105,24 +126,43 @@ func snapshotOf(f *File) snapshotBody {
 		}
 		plain := resourcePlain(*r)
 		plain.Request = nil // kept as raw JSON
-		sb.Resources[a] = snapshotResource{R: plain, Request: raw}
+		if chunk = append(chunk, snapshotResource{Addr: a, R: plain, Request: raw}); len(chunk) == snapshotChunk {
+			if err := enc.Encode(chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
 	}
-	return sb
+	if len(chunk) == 0 {
+		return nil
+	}
+	return enc.Encode(chunk)
+}
+
+// decodeResources reads the N resources that follow sb.
+func (sb *snapshotBody) decodeResources(dec *gob.Decoder) bool {
+	sb.resources = make(map[string]*Resource, min(sb.N, 1<<17)) // N is not trusted yet
+	for len(sb.resources) < sb.N {
+		var chunk []snapshotResource // new each time: gob leaves a field it omits as it was
+		if dec.Decode(&chunk) != nil || len(chunk) == 0 || len(chunk) > sb.N-len(sb.resources) {
+			return false
+		}
+		for _, sr := range chunk {
+			r := Resource(sr.R)
+			r.rawRequest = sr.Request
+			sb.resources[sr.Addr] = &r
+		}
+	}
+	return sb.N >= 0
 }
 
 // file is the state sb holds, not checked yet (see File.checkEntries).
 func (sb *snapshotBody) file() (*File, bool) {
-	if sb.Version != FormatVersion {
+	if sb.Version != FormatVersion || len(sb.resources) != sb.N {
 		return nil, false
 	}
-	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written}
-	for a, sr := range sb.Resources {
-		r := Resource(sr.R)
-		r.rawRequest = sr.Request
-		f.Resources[a] = &r
-	}
-	return f, true
+	return &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
+		Resources: sb.resources, JobIntents: sb.JobIntents, Written: sb.Written}, true
 }
 
 // A snapshot file is its key (32 bytes), the SHA-256 of its body (32
@@ -132,7 +172,7 @@ func (sb *snapshotBody) file() (*File, bool) {
 // key and its body matches its checksum. The body is decoded as it is
 // read, and used only once the whole of it is found to match: it is never
 // held as well as what it decodes to.
-func readSnapshot(fh *os.File, key [32]byte, v any) bool {
+func readSnapshot(fh *os.File, key [32]byte, v snapshotted) bool {
 	var head [64]byte
 	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
 		return false
@@ -140,7 +180,8 @@ func readSnapshot(fh *os.File, key [32]byte, v any) bool {
 	h := sha256.New()
 	body := &io.LimitedReader{R: fh, N: MaxCacheFileSize + 1}
 	br := bufio.NewReaderSize(io.TeeReader(body, h), 256<<10)
-	if gob.NewDecoder(br).Decode(v) != nil {
+	dec := gob.NewDecoder(br)
+	if dec.Decode(v) != nil || !v.body().decodeResources(dec) {
 		return false
 	}
 	_, err := io.Copy(io.Discard, br)
@@ -151,7 +192,7 @@ func readSnapshot(fh *os.File, key [32]byte, v any) bool {
 // the key keyOf gives for the stat of the file written (which a snapshot
 // keyed to its own file's inode needs). Failures are ignored: it is a
 // cache. It is not fsynced; a torn snapshot fails its checksum.
-func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v any) {
+func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v snapshotted) {
 	d, err := openCacheDir(dir, true)
 	if err != nil {
 		return
@@ -172,7 +213,11 @@ func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v any
 		}
 		h := sha256.New()
 		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
-		if err := gob.NewEncoder(bw).Encode(v); err != nil {
+		enc := gob.NewEncoder(bw)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		if err := v.body().encodeResources(enc); err != nil {
 			return err
 		}
 		if err := bw.Flush(); err != nil {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	if err := b.writeState(f); err != nil {
 		t.Fatal(err)
 	}
-	first, err := b.Read() // JSON, writes the snapshot
+	first, err := b.Read(context.Background()) // JSON, writes the snapshot
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	// A changed state file is read from its JSON, never from an old snapshot.
 	f.Serial = 8
 	b.writeState(f)
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil || got.Serial != 8 {
 		t.Errorf("serial %d, %v", got.Serial, err)
 	}
@@ -111,7 +112,7 @@ func TestSnapshotBoundToThisFile(t *testing.T) {
 	dir := t.TempDir()
 	b := NewLocal(dir)
 	largeState(t, b, "hostile")
-	if _, err := b.Read(); err != nil { // JSON, writes the snapshot
+	if _, err := b.Read(context.Background()); err != nil { // JSON, writes the snapshot
 		t.Fatal(err)
 	}
 	hostile, err := os.ReadFile(b.snapshotPath())
@@ -126,7 +127,7 @@ func TestSnapshotBoundToThisFile(t *testing.T) {
 	sum := sha256.Sum256(benign)
 	forged := append(sum[:], hostile[32:]...)
 	writeFile(t, b.snapshotPath(), string(forged))
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestSnapshotBoundToThisFile(t *testing.T) {
 	if _, ok := c.loadSnapshot(snapshotKeyOf(t, c.StatePath())); ok {
 		t.Error("a copied snapshot matches the copied state file")
 	}
-	if _, err := c.Read(); err != nil {
+	if _, err := c.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(c.snapshotPath()); bytes.Equal(again, made) {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -32,12 +33,12 @@ func sharedProjects(t *testing.T) (root string, b1, b2 *Local) {
 // recordOne writes a state holding addr through b.
 func recordOne(t *testing.T, b *Local, addr string) {
 	t.Helper()
-	lk, err := b.Lock("apply")
+	lk, err := b.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	rec, err := b.Open(lk, fixedNow)
+	rec, err := b.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +69,11 @@ func TestSharedStateOneLock(t *testing.T) {
 		if exists {
 			recordOne(t, b1, "synthesis.a")
 		}
-		lk1, err := b1.Lock("apply")
+		lk1, err := b1.Lock(context.Background(), "apply")
 		if err != nil {
 			t.Fatal(err)
 		}
-		lk2, err := b2.Lock("apply")
+		lk2, err := b2.Lock(context.Background(), "apply")
 		var le *LockedError
 		if !errors.As(err, &le) {
 			if lk2 != nil {
@@ -112,11 +113,11 @@ func TestSharedStateWriteKeepsLink(t *testing.T) {
 	root, b1, b2 := sharedProjects(t)
 	recordOne(t, b1, "synthesis.a") // the first write creates the shared file
 
-	lk, err := b2.Lock("apply")
+	lk, err := b2.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := b2.Open(lk, fixedNow)
+	rec, err := b2.Open(context.Background(), lk, fixedNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestSharedStateWriteKeepsLink(t *testing.T) {
 	if !sameRealPath(t, b1.JournalPath(), shared+JournalSuffix) {
 		t.Errorf("JournalPath %s, want beside %s", b1.JournalPath(), shared)
 	}
-	mid, err := b1.Read() // the other directory sees the journal too
+	mid, err := b1.Read(context.Background()) // the other directory sees the journal too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestSharedStateWriteKeepsLink(t *testing.T) {
 	if _, err := os.Stat(shared + JournalSuffix); !os.IsNotExist(err) {
 		t.Errorf("journal not removed after the fold: %v", err)
 	}
-	got, err := b1.Read()
+	got, err := b1.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,10 +240,10 @@ func TestStateLinkResolution(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("RealStatePath = %q, %v; want an error containing %q", got, err, tt.wantErr)
 			}
-			if _, err := b.Lock("apply"); err == nil || !strings.HasPrefix(err.Error(), "lock state: ") {
+			if _, err := b.Lock(context.Background(), "apply"); err == nil || !strings.HasPrefix(err.Error(), "lock state: ") {
 				t.Errorf("Lock: %v, want a lock state error", err)
 			}
-			if _, err := b.Read(); err == nil || !strings.HasPrefix(err.Error(), "read state: ") {
+			if _, err := b.Read(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "read state: ") {
 				t.Errorf("Read: %v, want a read state error", err)
 			}
 		})

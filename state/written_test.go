@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestWrittenSurvivesAKillAndIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	lk.Unlock() // die without Close
-	got, err := b.Read()
+	got, err := b.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestJournalWithHostilePathRefused(t *testing.T) {
 		}
 		rec.store.(*journalStore).j.f.Write(line)
 		lk.Unlock()
-		if _, err := b.Read(); err == nil || !strings.Contains(err.Error(), "outputs[0].path") {
+		if _, err := b.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "outputs[0].path") {
 			t.Errorf("journal with output %q: %v", bad, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -52,7 +53,7 @@ func TestGCKeepsChunks(t *testing.T) {
 	if sum := p.apply(s, plan); sum.Done != 1 {
 		t.Fatalf("apply: %+v", sum)
 	}
-	st, err := p.ws.ReadState()
+	st, err := p.ws.ReadState(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSavedPlanOfLostChunks(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(p.ws.CacheDir, "v1", "entries")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := p.ws.Lock("apply")
+	s, err := p.ws.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func newTeam(t *testing.T) *team {
 	if sum := p.apply(s, plan); sum.Done != 2 {
 		t.Fatalf("apply: %+v", sum)
 	}
-	st, err := p.ws.ReadState()
+	st, err := p.ws.ReadState(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func (tm *team) forge(t *testing.T, addr string, edit func(e, other *cache.Entry
 // pull runs 'voxform pull' in p.
 func (p *project) pull() (*executor.Summary, *planner.Plan) {
 	p.t.Helper()
-	s, err := p.ws.Lock("pull")
+	s, err := p.ws.Lock(context.Background(), "pull")
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestRestoreRefusesImpossibleMetadata(t *testing.T) {
 			!strings.Contains(sum.Failures[0].Err.Error(), "integrated_lufs: 1e+300, beyond the limit of ±200") {
 			t.Fatalf("apply: %+v; want synthesis.hello refused for its loudness figure", sum)
 		}
-		st, err := c.ws.ReadState()
+		st, err := c.ws.ReadState(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func TestRestoreOfPendingRecordsComplete(t *testing.T) {
 	if sum, left := c.pull(); sum.Done != 2 || sum.Failed != 0 || left.HasChanges() {
 		t.Fatalf("pull: %+v, left %+v; want 2 restored", sum, left.Actions)
 	}
-	got, err := c.ws.ReadState()
+	got, err := c.ws.ReadState(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

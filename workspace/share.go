@@ -78,7 +78,7 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 	if err != nil {
 		return rep, err
 	}
-	st, err := w.ReadState()
+	st, err := w.ReadState(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -191,7 +191,7 @@ func (w *Workspace) GC(ctx context.Context, m *manifest.Manifest, opts GCOptions
 		states = append(states, New(dir))
 	}
 	for _, ws := range states {
-		st, err := ws.ReadState()
+		st, err := ws.ReadState(ctx)
 		if err != nil {
 			return cache.GCReport{}, fmt.Errorf("gc: state of %s: %w", ws.Dir, err)
 		}

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestPush(t *testing.T) {
 	if sum := p.apply(s, plan); sum.Done != 2 {
 		t.Fatalf("apply: %+v", sum)
 	}
-	st, err := p.ws.ReadState()
+	st, err := p.ws.ReadState(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

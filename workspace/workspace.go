@@ -97,7 +97,7 @@ func (w *Workspace) Load(opts manifest.LoadOptions) (*manifest.Manifest, manifes
 
 // ReadState reads the state without locking it, folding in a journal a
 // process that died left (for show, verify and state list).
-func (w *Workspace) ReadState() (*state.File, error) { return w.backend.Read() }
+func (w *Workspace) ReadState(ctx context.Context) (*state.File, error) { return w.backend.Read(ctx) }
 
 // Error is an error of the workflow with advice on what to do next.
 type Error struct {
@@ -141,8 +141,8 @@ type Session struct {
 // to do when someone else holds it, and starts reading the state (folding a
 // journal left by a process that died) and the hash cache. The caller
 // closes the session.
-func (w *Workspace) Lock(op string) (*Session, error) {
-	lk, err := state.LockWithin(w.backend, op, w.LockTimeout, w.Notify)
+func (w *Workspace) Lock(ctx context.Context, op string) (*Session, error) {
+	lk, err := state.LockWithin(ctx, w.backend, op, w.LockTimeout, w.Notify)
 	var le *state.LockedError
 	if errors.As(err, &le) {
 		advice := "wait for it to finish (or wait for the lock with -lock-timeout)"
@@ -158,7 +158,7 @@ func (w *Workspace) Lock(op string) (*Session, error) {
 	cacheCh := make(chan *state.HashCache, 1)
 	go func() { cacheCh <- state.OpenHashCache(w.Dir) }()
 	go func() {
-		s.rec, s.err = w.backend.Open(lk, nil)
+		s.rec, s.err = w.backend.Open(ctx, lk, nil)
 		if s.err == nil {
 			s.st = s.rec.Snapshot()
 		}

@@ -65,7 +65,7 @@ func (p *project) load() *manifest.Manifest {
 // plan locks, plans with opts and returns the plan and the open session.
 func (p *project) plan(opts planner.Options) (*planner.Plan, *workspace.Session) {
 	p.t.Helper()
-	s, err := p.ws.Lock("plan")
+	s, err := p.ws.Lock(context.Background(), "plan")
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPlanSaveApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = p.ws.Lock("apply")
+	s, err = p.ws.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestPlanSaveApply(t *testing.T) {
 	if sum := p.apply(s, fresh); sum.Done != 1 || sum.Failed != 0 {
 		t.Fatalf("apply: %+v", sum)
 	}
-	st, err := p.ws.ReadState()
+	st, err := p.ws.ReadState(context.Background())
 	if err != nil || st.Resources["synthesis.hello"] == nil {
 		t.Fatalf("state after apply: %v, %v", st, err)
 	}
@@ -146,7 +146,7 @@ func TestReplanRefusesWhatChanged(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.ws.Dir, "out/hello.wav"), []byte("edited by hand"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := p.ws.Lock("apply")
+	s, err := p.ws.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,18 +161,18 @@ func TestReplanRefusesWhatChanged(t *testing.T) {
 // the lock and how to recover.
 func TestLockHeld(t *testing.T) {
 	p := newProject(t)
-	s, err := p.ws.Lock("apply")
+	s, err := p.ws.Lock(context.Background(), "apply")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.ws.Lock("plan")
+	_, err = p.ws.Lock(context.Background(), "plan")
 	var we *workspace.Error
 	if !errors.As(err, &we) || !strings.Contains(we.Hint(), "force-unlock") {
 		t.Errorf("second lock: %v", err)
 	}
 	s.Close()
 	s.Close() // closing twice is harmless
-	s, err = p.ws.Lock("plan")
+	s, err = p.ws.Lock(context.Background(), "plan")
 	if err != nil {
 		t.Fatalf("lock after close: %v", err)
 	}
@@ -213,7 +213,7 @@ func TestVerify(t *testing.T) {
 	p := newProject(t)
 	plan, s := p.plan(planner.Options{})
 	p.apply(s, plan)
-	st, _ := p.ws.ReadState()
+	st, _ := p.ws.ReadState(context.Background())
 	if d, n, err := p.ws.Verify(p.ctx, st); err != nil || len(d) != 0 || n != 1 {
 		t.Fatalf("verify after apply: %v %d %v", d, n, err)
 	}
@@ -234,7 +234,7 @@ func TestVerifyRefusesLinkOutside(t *testing.T) {
 	p := newProject(t)
 	plan, s := p.plan(planner.Options{})
 	p.apply(s, plan)
-	st, _ := p.ws.ReadState()
+	st, _ := p.ws.ReadState(context.Background())
 	outside := t.TempDir()
 	if err := os.Rename(filepath.Join(p.ws.Dir, "out"), filepath.Join(outside, "out")); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,84 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Closing a recorder of a large state keeps the snapshot of the file it
+// wrote, so that the first read after an apply is not a JSON decode; the
+// snapshot holds what the JSON does.
+func TestSnapshotKeptAtClose(t *testing.T) {
+	dir := t.TempDir()
+	b, lk, rec := openLocked(t, dir)
+	defer lk.Unlock()
+	rec.RecordJobIntent(JobIntent{API: "batch", Config: JobIntentConfig{Model: "stt", LanguageCode: "hi-IN"}, Files: 2})
+	for i := range snapshotMinResources {
+		r := sampleResource(fmt.Sprintf("<sigh> text %d", i))
+		r.Source = &Source{Path: "a.wav", SHA256: "ab"}
+		if err := rec.Record(fmt.Sprintf(`synthesis.m["%d"]`, i), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snap, ok := b.loadSnapshot(snapshotKeyOf(t, b.StatePath()))
+	if !ok {
+		t.Fatal("no snapshot of the state file written at close")
+	}
+	data, err := os.ReadFile(b.StatePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := decodeBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, r := range decoded.Resources {
+		if diff := cmp.Diff(r.RequestFields(), snap.Resources[a].RequestFields()); diff != "" {
+			t.Fatalf("%s request: %s", a, diff)
+		}
+	}
+	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
+	if diff := cmp.Diff(decoded, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+		t.Fatal(diff)
+	}
+	if got, err := b.Read(context.Background()); err != nil || got.Serial != 1 || len(got.Resources) != snapshotMinResources {
+		t.Fatalf("read: %v", err)
+	}
+}
+
+// A snapshot of more resources than one chunk holds reads back as the
+// JSON does, fields a resource leaves empty included (gob omits them).
+func TestSnapshotChunksMatchJSON(t *testing.T) {
+	dir := t.TempDir()
+	b := NewLocal(dir)
+	f := New()
+	for i := range 2*snapshotChunk + 7 {
+		r := sampleResource(fmt.Sprintf("text %d", i))
+		if i%2 == 0 {
+			r.JobID, r.Source, r.BilledCharacters, r.Outputs = fmt.Sprintf("job-%d", i), &Source{Path: "a.wav", SHA256: "ab"}, int64(i), nil
+		}
+		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
+	}
+	if err := b.writeState(f); err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := b.Read(context.Background()) // JSON, writes the snapshot
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, ok := b.loadSnapshot(snapshotKeyOf(t, b.StatePath()))
+	if !ok {
+		t.Fatal("snapshot not used")
+	}
+	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
+	if diff := cmp.Diff(decoded, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+		t.Fatal(diff)
+	}
+}
