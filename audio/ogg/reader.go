@@ -61,7 +61,7 @@ func (r *Reader) next() (Page, error) {
 		return Page{}, io.EOF
 	}
 	if len(head) < 5 || string(head[:4]) != "OggS" || head[4] != 0 {
-		return Page{}, fmt.Errorf("not an Ogg page (starts with %q)", printable(head[:min(len(head), 4)]))
+		return Page{}, fmt.Errorf("not an Ogg page (starts with %q)", head[:min(len(head), 4)])
 	}
 	if len(head) < HeaderLen {
 		return Page{}, ErrTruncated
@@ -83,16 +83,4 @@ func (r *Reader) next() (Page, error) {
 	}
 	p, _ := Parse(r.buf)
 	return p, nil
-}
-
-// printable replaces the bytes of b that are not printable ASCII by '.'.
-func printable(b []byte) string {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if c < 0x20 || c > 0x7e {
-			c = '.'
-		}
-		out[i] = c
-	}
-	return string(out)
 }
