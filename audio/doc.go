@@ -6,6 +6,20 @@
 // unless the caller hands it a buffer (ParseWAV and WAVJoiner.Add take one
 // piece at a time).
 //
+// Where things are:
+//
+//   - package audio/ogg: the Ogg page codec (read, parse, write, CRC),
+//     used by probing (probe_ogg.go), loudness (loudness_ogg.go) and the
+//     Opus joiner (join_opus.go);
+//   - package audio/internal/mp3: the MP3 decoder;
+//   - sniff.go, probe*.go, validate.go: what a file is, how long, whether
+//     whole (Probe, Validate);
+//   - wav*.go, samples.go, g711.go, pcm.go, resample.go, decode*.go:
+//     formats and samples;
+//   - join*.go: joining files (Joiner);
+//   - loudness*.go: loudness and true peak (LoudnessMeter,
+//     MeasureLoudnessFile, LoudnessWriter), the one measurement.
+//
 // Conventions and choices:
 //
 //   - Samples are float64 in [-1, 1], interleaved by frame. 8-bit WAV PCM

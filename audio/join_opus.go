@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/voxform/voxform/audio/ogg"
 )
 
 // OpusJoiner joins whole Ogg Opus files into one Ogg Opus file of one
@@ -34,8 +36,9 @@ import (
 // goes on from the previous piece's state, as after a lost packet, at a
 // pause between sentences. Duration says where each piece starts.
 //
-// Pieces are read page by page; the joiner holds one page (the last,
-// whose EOS flag waits for Close).
+// Pieces are read page by page (package ogg: a page whose checksum does
+// not match is refused); the joiner holds one page (the last, whose EOS
+// flag waits for Close).
 type OpusJoiner struct {
 	w      *bufio.Writer
 	head   []byte // the first piece's OpusHead
@@ -43,11 +46,14 @@ type OpusJoiner struct {
 	seq    uint32
 	base   int64 // samples of the pieces appended, all packets counted
 	// held is the last page read, written when the next one comes (or at
-	// Close, with EOS and its end trim).
-	held        []byte
-	heldFull    int64 // held's granule position, every packet counted
-	heldTrimmed int64 // held's granule position with its piece's end trim
-	final       int64 // after Close: the last granule position
+	// Close, with EOS and its end trim); heldBuf holds its bytes.
+	held        ogg.Page
+	heldBuf     []byte
+	holding     bool
+	out         []byte // the page being written
+	heldFull    int64  // held's granule position, every packet counted
+	heldTrimmed int64  // held's granule position with its piece's end trim
+	final       int64  // after Close: the last granule position
 	pieces      int
 	err         error
 	// excess is how many samples the joined stream plays beyond the
@@ -83,7 +89,7 @@ func (j *OpusJoiner) Append(r io.Reader) error {
 		return j.err
 	}
 	j.pieces++
-	if err := j.append(bufio.NewReaderSize(r, 64<<10)); err != nil {
+	if err := j.append(ogg.NewReader(bufio.NewReaderSize(r, 64<<10))); err != nil {
 		j.err = fmt.Errorf("join Ogg Opus piece %d: %w", j.pieces, err)
 	}
 	return j.err
@@ -103,10 +109,10 @@ type opusPiece struct {
 	openHead [8]byte // its first bytes
 }
 
-func (j *OpusJoiner) append(br *bufio.Reader) error {
+func (j *OpusJoiner) append(pages *ogg.Reader) error {
 	var p opusPiece
 	for n := 0; ; n++ {
-		page, err := readPage(br)
+		page, err := pages.Next()
 		if errors.Is(err, io.EOF) {
 			if n == 0 {
 				return errors.New("empty: no Ogg page")
@@ -114,7 +120,7 @@ func (j *OpusJoiner) append(br *bufio.Reader) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("page %d: %w", n, err)
+			return err // positioned by the reader
 		}
 		if err := j.page(&p, page, n); err != nil {
 			return fmt.Errorf("page %d: %w", n, err)
@@ -131,17 +137,14 @@ func (j *OpusJoiner) append(br *bufio.Reader) error {
 }
 
 // page takes the n-th page of a piece.
-func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
-	flags := page[5]
-	granule := int64(binary.LittleEndian.Uint64(page[6:14]))
-	serial := binary.LittleEndian.Uint32(page[14:18])
-	seq := binary.LittleEndian.Uint32(page[18:22])
+func (j *OpusJoiner) page(p *opusPiece, page ogg.Page, n int) error {
+	flags, granule, serial, seq := page.Flags, page.Granule, page.Serial, page.Seq
 	switch {
-	case n == 0 && flags&oggBOS == 0:
+	case n == 0 && flags&ogg.BOS == 0:
 		return errors.New("the first page is not the start of a stream")
 	case n == 0:
 		p.serial, p.seq = serial, seq
-	case flags&oggBOS != 0:
+	case flags&ogg.BOS != 0:
 		return errors.New("a second stream starts (chained or multiplexed Ogg is not supported)")
 	case serial != p.serial:
 		return fmt.Errorf("a page of stream %08x inside stream %08x (multiplexed Ogg is not supported)", serial, p.serial)
@@ -174,8 +177,8 @@ func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
 		}
 		return j.hold(page, 0, 0)
 	}
-	if granule == oggNoGranule {
-		return j.hold(page, oggNoGranule, oggNoGranule)
+	if granule == ogg.NoGranule {
+		return j.hold(page, ogg.NoGranule, ogg.NoGranule)
 	}
 	full := j.base + p.samples
 	trimmed := full
@@ -192,45 +195,37 @@ func (j *OpusJoiner) page(p *opusPiece, page []byte, n int) error {
 // a whole one (see OpusJoiner), and counts this piece's pre-skip and the
 // previous piece's end trim into them first. A packet that does not end
 // on the page, or the page's last packet, is kept.
-func (j *OpusJoiner) dropPrimed(p *opusPiece, page []byte) ([]byte, error) {
+func (j *OpusJoiner) dropPrimed(p *opusPiece, page ogg.Page) (ogg.Page, error) {
 	p.audio = true
-	if j.pieces == 1 || page[5]&oggContinued != 0 {
+	if j.pieces == 1 || page.Flags&ogg.Continued != 0 {
 		return page, nil
 	}
-	if j.held != nil && j.heldFull != oggNoGranule && j.heldTrimmed != oggNoGranule {
+	if j.holding && j.heldFull != ogg.NoGranule && j.heldTrimmed != ogg.NoGranule {
 		j.excess += j.heldFull - j.heldTrimmed // the previous piece's end trim, played
 	}
 	j.excess += p.preSkip
 	for {
-		nseg := int(page[26])
-		lacing := page[oggHeaderLen : oggHeaderLen+nseg]
-		body := page[oggHeaderLen+nseg:]
 		end, size := -1, 0
-		for i, l := range lacing {
+		for i, l := range page.Segments {
 			size += int(l)
 			if l < 255 {
 				end = i
 				break
 			}
 		}
-		if end < 0 || end == nseg-1 { // continues, or the page's only packet
+		if end < 0 || end == len(page.Segments)-1 { // continues, or the page's only packet
 			return page, nil
 		}
 		var toc [8]byte
-		copy(toc[:], body[:min(size, 8)])
+		copy(toc[:], page.Body[:min(size, 8)])
 		samples, err := opusPacketSamples(toc, size)
 		if err != nil {
-			return nil, fmt.Errorf("packet %d: %w", p.packets, err)
+			return ogg.Page{}, fmt.Errorf("packet %d: %w", p.packets, err)
 		}
 		if samples == 0 || j.excess < samples {
 			return page, nil
 		}
-		out := make([]byte, 0, len(page)-size-(end+1))
-		out = append(out, page[:oggHeaderLen]...)
-		out[26] = byte(nseg - (end + 1))
-		out = append(out, lacing[end+1:]...)
-		out = append(out, body[size:]...)
-		page = out
+		page.Segments, page.Body = page.Segments[end+1:], page.Body[size:]
 		j.excess -= samples
 		p.dropped += samples
 	}
@@ -239,11 +234,9 @@ func (j *OpusJoiner) dropPrimed(p *opusPiece, page []byte) ([]byte, error) {
 // packets reads the lacing of a page: it checks the continuation flag,
 // checks the headers (OpusHead against the first piece's) and counts the
 // samples of the audio packets that end on the page, which it returns.
-func (j *OpusJoiner) packets(p *opusPiece, page []byte) (int64, error) {
-	nseg := int(page[26])
-	lacing := page[oggHeaderLen : oggHeaderLen+nseg]
-	body := page[oggHeaderLen+nseg:]
-	if continued := page[5]&oggContinued != 0; continued != p.open {
+func (j *OpusJoiner) packets(p *opusPiece, page ogg.Page) (int64, error) {
+	nseg, lacing, body := len(page.Segments), page.Segments, page.Body
+	if continued := page.Flags&ogg.Continued != 0; continued != p.open {
 		return 0, fmt.Errorf("continuation flag %v, but a packet is open: %v", continued, p.open)
 	}
 	var completed int64
@@ -353,35 +346,34 @@ func opusPacketSamples(toc [8]byte, n int) (int64, error) {
 
 // hold writes the page held so far and holds page, with its granule
 // positions (every packet counted, and with the end trim of its piece).
-func (j *OpusJoiner) hold(page []byte, full, trimmed int64) error {
-	if j.held != nil {
+func (j *OpusJoiner) hold(page ogg.Page, full, trimmed int64) error {
+	if j.holding {
 		if err := j.writeHeld(j.heldFull, false); err != nil {
 			return err
 		}
 	}
-	j.held = append(j.held[:0], page...)
+	// The page's bytes are the reader's until its next page: keep a copy.
+	j.heldBuf = append(append(j.heldBuf[:0], page.Segments...), page.Body...)
+	page.Segments, page.Body = j.heldBuf[:len(page.Segments)], j.heldBuf[len(page.Segments):]
+	j.held, j.holding = page, true
 	j.heldFull, j.heldTrimmed = full, trimmed
 	return nil
 }
 
 // writeHeld writes the held page as a page of the joined stream.
 func (j *OpusJoiner) writeHeld(granule int64, last bool) error {
-	pg := j.held
-	flags := pg[5] &^ (oggBOS | oggEOS)
+	pg := &j.held
+	pg.Flags &^= ogg.BOS | ogg.EOS
 	if j.seq == 0 {
-		flags |= oggBOS
+		pg.Flags |= ogg.BOS
 	}
 	if last {
-		flags |= oggEOS
+		pg.Flags |= ogg.EOS
 	}
-	pg[5] = flags
-	binary.LittleEndian.PutUint64(pg[6:14], uint64(granule))
-	binary.LittleEndian.PutUint32(pg[14:18], j.serial)
-	binary.LittleEndian.PutUint32(pg[18:22], j.seq)
-	binary.LittleEndian.PutUint32(pg[22:26], 0)
-	binary.LittleEndian.PutUint32(pg[22:26], oggCRC(pg))
+	pg.Granule, pg.Serial, pg.Seq = granule, j.serial, j.seq
 	j.seq++
-	_, err := j.w.Write(pg)
+	j.out = ogg.Append(j.out[:0], pg)
+	_, err := j.w.Write(j.out)
 	return err
 }
 
@@ -391,85 +383,19 @@ func (j *OpusJoiner) Close() error {
 	if j.err != nil {
 		return j.err
 	}
-	if j.held == nil {
+	if !j.holding {
 		return errors.New("join Ogg Opus: no pieces")
 	}
 	j.final = j.heldTrimmed
-	if j.final == oggNoGranule {
+	if j.final == ogg.NoGranule {
 		j.final = j.base
 	}
 	if err := j.writeHeld(j.heldTrimmed, true); err != nil {
 		return fmt.Errorf("join Ogg Opus: %w", err)
 	}
-	j.held = nil
+	j.holding = false
 	if err := j.w.Flush(); err != nil {
 		return fmt.Errorf("join Ogg Opus: %w", err)
 	}
 	return nil
-}
-
-// Ogg page header flags (RFC 3533 section 6).
-const (
-	oggContinued = 0x01
-	oggBOS       = 0x02
-	oggEOS       = 0x04
-)
-
-// readPage reads one whole Ogg page and checks its CRC; io.EOF when r
-// ends before a page starts.
-func readPage(br *bufio.Reader) ([]byte, error) {
-	head, err := br.Peek(oggHeaderLen)
-	if len(head) == 0 && errors.Is(err, io.EOF) {
-		return nil, io.EOF
-	}
-	if len(head) < oggHeaderLen || string(head[:4]) != "OggS" || head[4] != 0 {
-		return nil, fmt.Errorf("not an Ogg page (starts with %q)", printable(head[:min(len(head), 4)]))
-	}
-	nseg := int(head[26])
-	seg, err := br.Peek(oggHeaderLen + nseg)
-	if err != nil {
-		return nil, errors.New("truncated Ogg page")
-	}
-	size := oggHeaderLen + nseg
-	for _, l := range seg[oggHeaderLen:] {
-		size += int(l)
-	}
-	page := make([]byte, size)
-	if _, err := io.ReadFull(br, page); err != nil {
-		return nil, errors.New("truncated Ogg page")
-	}
-	want := binary.LittleEndian.Uint32(page[22:26])
-	binary.LittleEndian.PutUint32(page[22:26], 0)
-	if got := oggCRC(page); got != want {
-		return nil, fmt.Errorf("Ogg page CRC %08x, the page says %08x: the page is damaged", got, want)
-	}
-	binary.LittleEndian.PutUint32(page[22:26], want)
-	return page, nil
-}
-
-// oggCRCTable is the table of the Ogg CRC-32: polynomial 0x04C11DB7,
-// most significant bit first, no reflection, initial value 0, no final
-// XOR (RFC 3533 section 6).
-var oggCRCTable = func() (t [256]uint32) {
-	for i := range t {
-		r := uint32(i) << 24
-		for range 8 {
-			if r&0x80000000 != 0 {
-				r = r<<1 ^ 0x04C11DB7
-			} else {
-				r <<= 1
-			}
-		}
-		t[i] = r
-	}
-	return t
-}()
-
-// oggCRC is the CRC of a page whose CRC field is zero.
-func oggCRC(b []byte) uint32 {
-	var crc uint32
-	for _, c := range b {
-		crc = crc<<8 ^ oggCRCTable[byte(crc>>24)^c]
-	}
-	return crc
 }

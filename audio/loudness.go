@@ -140,7 +140,7 @@ const maxPiece = 2048
 // writeStep measures n frames that all fall within one 100 ms step.
 func (m *LoudnessMeter) writeStep(x []float64, n int) {
 	if cap(m.chanBuf) < n {
-		m.chanBuf = make([]float64, maxPiece)
+		m.chanBuf = getFloats()[:maxPiece]
 	}
 	buf := m.chanBuf[:n]
 	for c := 0; c < m.ch; c++ {
@@ -318,9 +318,38 @@ func newBlockHistogram() blockHistogram {
 	return blockHistogram{count: make([]int64, n), energy: make([]float64, n)}
 }
 
-// release gives the meter's histogram back for another meter; the meter
+// floats holds the sample buffers of meters released (see release), each
+// of chanLen samples: like the histograms, outputs measured by the
+// thousand would otherwise make most of the garbage.
+var floats sync.Pool
+
+// chanLen is the length of a meter's buffers: a piece of one channel and
+// the samples a true-peak window reaches back.
+const chanLen = peakTaps - 1 + maxPiece
+
+// getFloats returns an empty buffer of chanLen samples.
+func getFloats() []float64 {
+	if b, ok := floats.Get().(*[]float64); ok {
+		return (*b)[:0]
+	}
+	return make([]float64, 0, chanLen)
+}
+
+// putFloats gives b back; it must not be used after it.
+func putFloats(b []float64) {
+	if cap(b) == chanLen {
+		floats.Put(&b)
+	}
+}
+
+// release gives the meter's buffers back for another meter; the meter
 // must not be used after it.
 func (m *LoudnessMeter) release() {
+	putFloats(m.chanBuf)
+	for _, p := range m.peaks {
+		putFloats(p.buf)
+	}
+	m.chanBuf, m.peaks = nil, nil
 	h := m.hist
 	m.hist = blockHistogram{}
 	if h.count == nil {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/audio"
 )
@@ -91,4 +93,87 @@ func BenchmarkMeasureLoudnessHour(b *testing.B) {
 			b.ReportMetric(hour*float64(b.N)/b.Elapsed().Seconds(), "x-realtime")
 		})
 	}
+}
+
+// promptLike returns a prompt as the emulator's synthetic voice renders
+// three five-letter words at rate (bench/'s apply of 1,000 syntheses): a
+// 65 ms unit per letter, at a level, pitch and formant drawn per letter,
+// with 5 ms ramps, and a 45 ms near-silent unit per space; about 1.1 s of
+// 16-bit mono.
+func promptLike(rate int, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var out []int16
+	ph0, ph1 := 0.0, 0.0
+	for c := range 17 {
+		n, amp := int(0.065*float64(rate)), 0.25+0.6*rng.Float64()
+		f0, f1 := 100+150*rng.Float64(), 300+2200*rng.Float64()
+		if c == 5 || c == 11 { // a space
+			n, amp = int(0.045*float64(rate)), 0.02
+		}
+		ramp := float64(rate) * 0.005
+		for i := range n {
+			ph0 += 2 * math.Pi * f0 / float64(rate)
+			ph1 += 2 * math.Pi * f1 / float64(rate)
+			v := 0.6*math.Sin(ph0) + 0.25*math.Sin(2*ph0) + 0.15*math.Sin(ph1)
+			g := amp * 0.7
+			if k := float64(min(i, n-i)); k < ramp {
+				g *= math.Pow(math.Sin(math.Pi*k/(2*ramp)), 2)
+			}
+			out = append(out, int16(v*g*32767))
+		}
+	}
+	b := make([]byte, 2*len(out))
+	for i, v := range out {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	}
+	return b
+}
+
+// BenchmarkMeasureLoudnessPrompt8k measures short prompts of 8 kHz 16-bit
+// raw audio one at a time, as apply does for every synthesis, and reports
+// the time (wall and CPU) per second of audio measured.
+func BenchmarkMeasureLoudnessPrompt8k(b *testing.B) {
+	const rate = 8000
+	f := audio.Format{SampleRate: rate, Channels: 1, BitsPerSample: 16}
+	for _, bc := range []struct {
+		name string
+		gen  func(seed uint64) []byte
+	}{
+		{"prompt-like", func(seed uint64) []byte { return promptLike(rate, seed) }},
+		{"speech-like", func(uint64) []byte { return speechLike(rate, 1.1) }},
+		{"white-noise", func(uint64) []byte { return whiteNoise(rate, 1.1) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			prompts := make([][]byte, 16)
+			var bytes int64
+			for i := range prompts {
+				prompts[i] = bc.gen(uint64(i))
+				bytes += int64(len(prompts[i]))
+			}
+			b.SetBytes(bytes)
+			cpu0 := cpuTime()
+			for b.Loop() {
+				for _, p := range prompts {
+					l, err := audio.MeasureLoudness(context.Background(), &loop{buf: p, n: int64(len(p))}, f)
+					if err != nil || l.Silent {
+						b.Fatalf("%v, %v", l, err)
+					}
+				}
+			}
+			seconds := float64(b.N) * float64(bytes) / float64(f.ByteRate())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/seconds, "ns/s-audio")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/seconds, "cpu-ns/s-audio")
+		})
+	}
+}
+
+// cpuTime is the CPU time the process has used, user and system: the
+// machine the benchmarks run on is shared, so wall time alone says
+// little.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // NoDecoderError says the loudness of audio voxform recognises cannot be
@@ -36,7 +37,8 @@ func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Lo
 		return Loudness{}, err
 	}
 	defer m.release()
-	buf := make([]float64, measureFrames*src.Channels())
+	buf := getFrames(measureFrames * src.Channels())
+	defer frames.Put(&buf)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
@@ -52,11 +54,32 @@ func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Lo
 	}
 }
 
+// frames holds the buffers MeasureLoudnessSamples reads into, for the
+// next measurement.
+var frames sync.Pool
+
+// getFrames returns a buffer of n samples.
+func getFrames(n int) []float64 {
+	if b, ok := frames.Get().(*[]float64); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]float64, n)
+}
+
+// readers are the buffered readers of MeasureLoudness, reused.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
 // MeasureLoudness measures headerless audio in format f read from r: raw
 // PCM, float, mu-law or A-law as NewSampleReader reads it. A partial frame
 // at the end is ignored.
 func MeasureLoudness(ctx context.Context, r io.Reader, f Format) (Loudness, error) {
-	s, err := NewSampleReader(bufio.NewReaderSize(r, 32<<10), f)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	s, err := NewSampleReader(br, f)
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"math"
 
 	"github.com/pion/opus"
+
+	"github.com/voxform/voxform/audio/ogg"
 )
 
 // Ogg Opus (RFC 7845) is decoded with github.com/pion/opus (v0.1.0), a
@@ -25,8 +27,10 @@ import (
 //     granule position, which cuts the encoder's padding;
 //   - only the first logical stream is read; pages of others are skipped.
 //
-// Zero-length packets (lost ones) are skipped, not concealed; page CRCs
-// are not checked. Channel mapping family 0 (mono and stereo) is decoded;
+// Zero-length packets (lost ones) are skipped, not concealed. Pages are
+// read with package ogg and a page whose CRC does not match ends the
+// measurement with an error: ffmpeg's demuxer drops such a page, so a
+// figure measured over it would not be ffmpeg's. Channel mapping family 0 (mono and stereo) is decoded;
 // the multistream families (more than two channels) give a
 // *NoDecoderError.
 
@@ -34,12 +38,9 @@ import (
 // at most 255*255 bytes by construction, and a packet continued across
 // pages may not pass maxOpusPacket (Opus packets are under 64 KB).
 const (
-	maxOpusPacket   = 256 << 10
-	opusRate        = 48000
-	opusMaxFrames   = opusRate * 120 / 1000 // the longest packet, 120 ms
-	oggFlagContinue = 0x01
-	oggFlagBOS      = 0x02
-	oggFlagEOS      = 0x04
+	maxOpusPacket = 256 << 10
+	opusRate      = 48000
+	opusMaxFrames = opusRate * 120 / 1000 // the longest packet, 120 ms
 )
 
 // opusHead is the identification header of an Ogg Opus stream.
@@ -71,68 +72,51 @@ func parseOpusHead(pkt []byte) (opusHead, error) {
 
 // oggReader reads the packets of the first logical stream of an Ogg file.
 type oggReader struct {
-	r      *bufio.Reader
-	serial uint32
-	first  bool
-	hdr    [27]byte
-	segs   [255]byte
-	body   []byte // the page last read, which pending packets point into
-	pkt    []byte // the start of a packet continued on the next page
+	r     *bufio.Reader
+	pages *ogg.Reader // reading r, made on the first page
+	// checkCRC refuses pages whose CRC does not match. measureOgg sets
+	// it; unset, the reader assembles packets from pages built by hand.
+	checkCRC bool
+	serial   uint32
+	first    bool
+	pkt      []byte // the start of a packet continued on the next page
 	// Of the page last read:
 	granule int64
 	eos     bool
-	pending [][]byte // its complete packets not yet returned
+	pending [][]byte // its complete packets not yet returned, pointing into the page
 }
 
 // page reads the next page of the stream, queueing its complete packets.
 func (o *oggReader) page() error {
+	if o.pages == nil {
+		o.pages = ogg.NewReader(o.r)
+		o.pages.AcceptBadCRC = !o.checkCRC
+	}
 	for {
-		if _, err := io.ReadFull(o.r, o.hdr[:]); err != nil {
-			if err == io.EOF {
-				return io.EOF
-			}
-			return fmt.Errorf("read Ogg page: %w", err)
+		pg, err := o.pages.Next()
+		if err != nil {
+			return err
 		}
-		if string(o.hdr[:4]) != "OggS" || o.hdr[4] != 0 {
-			return fmt.Errorf("not an Ogg page (starts with %q)", printable(o.hdr[:4]))
-		}
-		nseg := int(o.hdr[26])
-		if _, err := io.ReadFull(o.r, o.segs[:nseg]); err != nil {
-			return fmt.Errorf("read Ogg page: %w", err)
-		}
-		size := 0
-		for _, s := range o.segs[:nseg] {
-			size += int(s)
-		}
-		if cap(o.body) < size {
-			o.body = make([]byte, size, 255*255)
-		}
-		o.body = o.body[:size]
-		if _, err := io.ReadFull(o.r, o.body); err != nil {
-			return fmt.Errorf("read Ogg page: %w", err)
-		}
-		flags, serial := o.hdr[5], binary.LittleEndian.Uint32(o.hdr[14:18])
 		if !o.first {
-			o.serial, o.first = serial, true
-		} else if serial != o.serial {
+			o.serial, o.first = pg.Serial, true
+		} else if pg.Serial != o.serial {
 			continue
 		}
-		if flags&oggFlagContinue == 0 {
+		if pg.Flags&ogg.Continued == 0 {
 			o.pkt = nil // a packet left open by the previous page is lost
 		}
-		o.granule = int64(binary.LittleEndian.Uint64(o.hdr[6:14]))
-		o.eos = flags&oggFlagEOS != 0
+		o.granule, o.eos = pg.Granule, pg.Flags&ogg.EOS != 0
 		o.pending = o.pending[:0]
 		start, at := 0, 0 // the current packet's bytes on this page, so far
-		for _, s := range o.segs[:nseg] {
+		for _, s := range pg.Segments {
 			at += int(s)
 			if s == 255 {
 				continue
 			}
 			if len(o.pkt) == 0 { // on this page only: no copy
-				o.pending = append(o.pending, o.body[start:at])
+				o.pending = append(o.pending, pg.Body[start:at])
 			} else {
-				o.pending = append(o.pending, append(o.pkt, o.body[start:at]...))
+				o.pending = append(o.pending, append(o.pkt, pg.Body[start:at]...))
 				o.pkt = nil
 			}
 			start = at
@@ -140,7 +124,7 @@ func (o *oggReader) page() error {
 		if len(o.pkt)+at-start > maxOpusPacket {
 			return fmt.Errorf("Ogg packet longer than %d bytes", maxOpusPacket)
 		}
-		o.pkt = append(o.pkt, o.body[start:at]...) // continued on the next page
+		o.pkt = append(o.pkt, pg.Body[start:at]...) // continued on the next page
 		return nil
 	}
 }
@@ -158,7 +142,7 @@ func (o *oggReader) packet() ([]byte, error) {
 }
 
 func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
-	o := &oggReader{r: bufio.NewReaderSize(r, 64<<10)}
+	o := &oggReader{r: bufio.NewReaderSize(r, 64<<10), checkCRC: true}
 	head, err := o.packet()
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)

@@ -3,70 +3,39 @@ package audio
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/voxform/voxform/audio/ogg"
 )
 
-// oggPage is the part of an Ogg page header probing needs.
+// oggPage is what probing needs of the last page of a stream.
 type oggPage struct {
 	granule int64
-	serial  uint32
 	eos     bool  // last page of its logical stream
-	end     int64 // file offset just past the page (set by lastPage)
-	size    int   // header plus body
-	body    []byte
+	end     int64 // file offset just past the page
 }
 
-const (
-	oggHeaderLen = 27
-	oggNoGranule = -1 // granule position of a page on which no packet ends
-)
-
-// parseOggPage parses the page at the start of b; body is set only when
-// the whole page lies within b.
-func parseOggPage(b []byte) (oggPage, bool) {
-	var p oggPage
-	if len(b) < oggHeaderLen || string(b[0:4]) != "OggS" || b[4] != 0 {
-		return p, false
+// readOggPage reads the first page of the Ogg file in r and what its
+// first packet says. A page whose CRC does not match is refused, unless
+// its packet names a codec voxform does not support: that is said first,
+// as nothing more would be read.
+func readOggPage(r io.Reader) (ogg.Page, oggStream, error) {
+	first, err := ogg.NewReader(r).Next()
+	switch {
+	case errors.Is(err, ogg.ErrDamaged):
+		if st, herr := parseOggHead(first.Body); errors.Is(herr, ErrUnsupported) {
+			return first, st, herr
+		}
+		return first, oggStream{}, fmt.Errorf("damaged Ogg file: %w", err)
+	case errors.Is(err, ogg.ErrTruncated), err == io.EOF:
+		return first, oggStream{}, errors.New("not an Ogg file: first page is truncated")
+	case err != nil:
+		return first, oggStream{}, errors.New("not an Ogg file: first page is malformed")
 	}
-	nseg := int(b[26])
-	if len(b) < oggHeaderLen+nseg {
-		return p, false
-	}
-	bodyLen := 0
-	for _, s := range b[oggHeaderLen : oggHeaderLen+nseg] {
-		bodyLen += int(s)
-	}
-	p.eos = b[5]&0x04 != 0
-	p.granule = int64(binary.LittleEndian.Uint64(b[6:14]))
-	p.serial = binary.LittleEndian.Uint32(b[14:18])
-	p.size = oggHeaderLen + nseg + bodyLen
-	if len(b) >= p.size {
-		p.body = b[oggHeaderLen+nseg : p.size]
-	}
-	return p, true
-}
-
-// readOggPage reads the page at the current position of r.
-func readOggPage(r io.Reader) (oggPage, error) {
-	head := make([]byte, oggHeaderLen, oggHeaderLen+255)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
-	}
-	head = head[:oggHeaderLen+int(head[26])]
-	if _, err := io.ReadFull(r, head[oggHeaderLen:]); err != nil {
-		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
-	}
-	p, ok := parseOggPage(head)
-	if !ok {
-		return oggPage{}, fmt.Errorf("not an Ogg file: first page is malformed")
-	}
-	body := make([]byte, p.size-len(head))
-	if _, err := io.ReadFull(r, body); err != nil {
-		return oggPage{}, fmt.Errorf("not an Ogg file: first page is truncated")
-	}
-	p.body = body
-	return p, nil
+	st, err := parseOggHead(first.Body)
+	return first, st, err
 }
 
 // oggStream is what the first packet of a logical stream says.
@@ -99,7 +68,7 @@ func parseOggHead(pkt []byte) (oggStream, error) {
 }
 
 // oggTail is the first window searched backwards for the last page; it
-// doubles up to oggTailMax (a page is at most 65307 bytes).
+// doubles up to oggTailMax (a page is at most ogg.MaxPageSize bytes).
 const (
 	oggTail    = 64 << 10
 	oggTailMax = 1 << 20
@@ -107,16 +76,12 @@ const (
 
 func probeOgg(rs io.ReadSeeker, size int64) (Info, error) {
 	info := Info{Container: ContainerOgg}
-	first, err := readOggPage(rs)
-	if err != nil {
-		return info, err
-	}
-	st, err := parseOggHead(first.body)
+	first, st, err := readOggPage(rs)
 	info.Codec, info.SampleRate, info.Channels = st.codec, st.outRate, st.channels
 	if err != nil {
 		return info, err
 	}
-	last, err := lastPage(rs, size, first.serial)
+	last, err := lastPage(rs, size, first.Serial)
 	granule := last.granule
 	if err != nil {
 		return info, err
@@ -130,7 +95,10 @@ func probeOgg(rs io.ReadSeeker, size int64) (Info, error) {
 }
 
 // lastPage finds the last complete page of the stream serial that carries
-// a granule position, reading backwards from the end of the file.
+// a granule position, reading backwards from the end of the file. A
+// capture pattern whose page's CRC does not match is not taken for a
+// page: it may be bytes of a packet, or a damaged page (which Validate
+// then reports as bytes after the last page).
 func lastPage(rs io.ReadSeeker, size int64, serial uint32) (oggPage, error) {
 	for window := int64(oggTail); ; window *= 2 {
 		start := max(size-window, 0)
@@ -142,11 +110,10 @@ func lastPage(rs io.ReadSeeker, size int64, serial uint32) (oggPage, error) {
 			return oggPage{}, fmt.Errorf("read last Ogg page: %w", err)
 		}
 		for i := bytes.LastIndex(buf, []byte("OggS")); i >= 0; i = bytes.LastIndex(buf[:i], []byte("OggS")) {
-			p, ok := parseOggPage(buf[i:])
-			if ok && p.body != nil && p.serial == serial && p.granule != oggNoGranule {
-				p.body = nil
-				p.end = start + int64(i) + int64(p.size)
-				return p, nil
+			p, ok := ogg.Parse(buf[i:])
+			if ok && p.Serial == serial && p.Granule != ogg.NoGranule && p.CheckCRC() == nil {
+				end := start + int64(i) + int64(p.Size())
+				return oggPage{granule: p.Granule, eos: p.Flags&ogg.EOS != 0, end: end}, nil
 			}
 		}
 		if start == 0 || window >= oggTailMax {

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/voxform/voxform/audio/internal/mp3"
+	"github.com/voxform/voxform/audio/ogg"
 )
 
 // ErrInvalid is wrapped by every error Validate and ValidateRaw return
@@ -166,7 +167,7 @@ func validateOgg(rs io.ReadSeeker, size int64) error {
 	if info.Duration <= 0 {
 		return fmt.Errorf("%w: Ogg stream has no audio", ErrInvalid)
 	}
-	head := make([]byte, oggHeaderLen)
+	head := make([]byte, ogg.HeaderLen)
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
