@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -262,7 +263,22 @@ func (l *Local) writeState(f *File) error {
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	return owned.WriteFile(real, statePermission, f.Encode)
+	h := sha256.New()
+	err = owned.WriteFile(real, statePermission, func(w io.Writer) error { return f.Encode(io.MultiWriter(w, h)) })
+	if err == nil && len(f.Resources) >= snapshotMinResources {
+		l.keepSnapshot(real, [32]byte(h.Sum(nil)), f)
+	}
+	return err
+}
+
+// keepSnapshot stores f as the snapshot of the state file real just
+// written, whose content has SHA-256 sum, so that the next read (the plan
+// after an apply) decodes the snapshot instead of the JSON.
+func (l *Local) keepSnapshot(real string, sum [32]byte, f *File) {
+	var st unix.Stat_t
+	if unix.Lstat(real, &st) == nil {
+		l.saveSnapshot(snapshotKey(sum, &st), f)
+	}
 }
 
 func (l *Local) removeJournal() error {

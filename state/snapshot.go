@@ -43,6 +43,7 @@ type snapshotBody struct {
 	Resources      map[string]snapshotResource
 	JobIntents     []JobIntent
 	Written        []Written
+	MovedTo        *Moved
 }
 
 func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName, snapshotName) }
@@ -53,7 +54,7 @@ func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName
 // copy, is another inode with another ctime (which its owner cannot set),
 // so it misses and the JSON is decoded.
 func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
-	b := append([]byte("voxform state snapshot\n"), sum[:]...)
+	b := append([]byte("voxform state snapshot 2\n"), sum[:]...) // 2: with MovedTo
 	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
 		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -91,7 +92,7 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 // snapshotOf is f as a snapshot holds it.
 func snapshotOf(f *File) snapshotBody {
 	sb := snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
-		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written}
+		Resources: make(map[string]snapshotResource, len(f.Resources)), JobIntents: f.JobIntents, Written: f.Written, MovedTo: f.MovedTo}
 	for a, r := range f.Resources {
 		raw := r.rawRequest
 		if r.Request != nil {
@@ -116,7 +117,7 @@ func (sb *snapshotBody) file() (*File, bool) {
 		return nil, false
 	}
 	f := &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written}
+		Resources: make(map[string]*Resource, len(sb.Resources)), JobIntents: sb.JobIntents, Written: sb.Written, MovedTo: sb.MovedTo}
 	for a, sr := range sb.Resources {
 		r := Resource(sr.R)
 		r.rawRequest = sr.Request
