@@ -289,18 +289,39 @@ func HashFile(path string) (sum string, size int64, err error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	// Read through buf (io.Copy would allocate a buffer for each file;
+	// a plan or an apply hashes one file per output).
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *buf)
 	if err != nil {
 		return "", 0, fmt.Errorf("hash %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// hashBuffers are HashFile's read buffers.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // HashAll hashes paths (relative to the cache's directory) in parallel and
 // returns the results by path.
 func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]FileHash, error) {
 	out := make(map[string]FileHash, len(paths))
 	var mu sync.Mutex
+	err := c.hashEach(ctx, paths, func(p string, h FileHash) {
+		mu.Lock()
+		out[p] = h
+		mu.Unlock()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
+}
+
+// hashEach hashes paths in parallel, giving each result to got; it stops
+// starting more when ctx is done (the caller checks ctx).
+func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(string, FileHash)) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, runtime.GOMAXPROCS(0)*2))
 	for _, p := range paths {
@@ -312,16 +333,11 @@ func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]Fil
 			if err != nil {
 				return err
 			}
-			mu.Lock()
-			out[p] = h
-			mu.Unlock()
+			got(p, h)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, ctx.Err()
+	return g.Wait()
 }
 
 // Fresh says whether the entry of rel gives the file's content as it is
@@ -370,6 +386,8 @@ func (c *HashCache) Settle(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-	_, err := c.HashAll(ctx, pending)
-	return err
+	if err := c.hashEach(ctx, pending, func(string, FileHash) {}); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
