@@ -170,11 +170,24 @@ func decodeHashes(b []byte) (map[string]cacheEntry, error) {
 // trusted: the file system's timestamp granularity could hide a second write
 // of the same size within it. Coarse file systems (whole-second times) get
 // a wider window.
-func racyWindow(fi os.FileInfo) time.Duration {
-	if fi.ModTime().Nanosecond() == 0 {
+func racyWindow(mtimeNS int64) time.Duration {
+	if mtimeNS%1e9 == 0 {
 		return 2 * time.Second
 	}
 	return 100 * time.Millisecond
+}
+
+// trusted says whether e, the entry of a file whose stat is now want,
+// still gives its content: the same size, times and inode, hashed after
+// its racy window.
+func trusted(e, want cacheEntry) bool {
+	return e.Size == want.Size && e.MtimeNS == want.MtimeNS && e.CtimeNS == want.CtimeNS &&
+		e.Inode == want.Inode && !racy(e)
+}
+
+// racy says whether e was hashed within its racy window.
+func racy(e cacheEntry) bool {
+	return e.HashedNS-max(e.MtimeNS, e.CtimeNS) <= int64(racyWindow(e.MtimeNS))
 }
 
 func entryFor(fi os.FileInfo) cacheEntry {
@@ -205,8 +218,7 @@ func (c *HashCache) Hash(rel string) (FileHash, error) {
 	c.mu.Lock()
 	e, ok := c.entries[rel]
 	c.mu.Unlock()
-	if ok && e.Size == want.Size && e.MtimeNS == want.MtimeNS && e.CtimeNS == want.CtimeNS &&
-		e.Inode == want.Inode && e.HashedNS-max(want.MtimeNS, want.CtimeNS) > int64(racyWindow(fi)) {
+	if ok && trusted(e, want) {
 		return FileHash{Exists: true, SHA256: e.SHA256, Size: e.Size}, nil
 	}
 	hashedAt := c.now().UnixNano()
@@ -277,18 +289,39 @@ func HashFile(path string) (sum string, size int64, err error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	// Read through buf (io.Copy would allocate a buffer for each file;
+	// a plan or an apply hashes one file per output).
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *buf)
 	if err != nil {
 		return "", 0, fmt.Errorf("hash %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// hashBuffers are HashFile's read buffers.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // HashAll hashes paths (relative to the cache's directory) in parallel and
 // returns the results by path.
 func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]FileHash, error) {
 	out := make(map[string]FileHash, len(paths))
 	var mu sync.Mutex
+	err := c.hashEach(ctx, paths, func(p string, h FileHash) {
+		mu.Lock()
+		out[p] = h
+		mu.Unlock()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
+}
+
+// hashEach hashes paths in parallel, giving each result to got; it stops
+// starting more when ctx is done (the caller checks ctx).
+func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(string, FileHash)) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, runtime.GOMAXPROCS(0)*2))
 	for _, p := range paths {
@@ -300,14 +333,61 @@ func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]Fil
 			if err != nil {
 				return err
 			}
-			mu.Lock()
-			out[p] = h
-			mu.Unlock()
+			got(p, h)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	return g.Wait()
+}
+
+// Fresh says whether the entry of rel gives the file's content as it is
+// on disk now, so that Hash would not read the file.
+func (c *HashCache) Fresh(rel string) bool {
+	fi, err := os.Stat(filepath.Join(c.dir, rel))
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
 	}
-	return out, ctx.Err()
+	c.mu.Lock()
+	e, ok := c.entries[rel]
+	c.mu.Unlock()
+	return ok && trusted(e, entryFor(fi))
+}
+
+// maxSettleWait bounds how long Settle waits for a racy window to pass:
+// the widest window (a file system of whole-second times).
+const maxSettleWait = 2 * time.Second
+
+// Settle hashes again, once their racy window has passed, the files whose
+// entries were made within it (by Put, as apply writes them), so that the
+// next plan trusts them instead of reading every file apply wrote. It
+// waits at most maxSettleWait, and stops early when ctx is done; a file
+// changed meanwhile is hashed as it is now, as Hash does.
+func (c *HashCache) Settle(ctx context.Context) error {
+	c.mu.Lock()
+	var pending []string
+	var until int64
+	for rel, e := range c.entries {
+		if racy(e) {
+			pending = append(pending, rel)
+			until = max(until, max(e.MtimeNS, e.CtimeNS)+int64(racyWindow(e.MtimeNS))+1)
+		}
+	}
+	c.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	wait := min(time.Duration(until-c.now().UnixNano()), maxSettleWait)
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	if err := c.hashEach(ctx, pending, func(string, FileHash) {}); err != nil {
+		return err
+	}
+	return ctx.Err()
 }

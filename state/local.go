@@ -274,22 +274,25 @@ func (s *journalStore) commit(f *File, changed bool) error {
 		}
 		return nil
 	}
-	real, sum, err := s.l.writeStateHashed(f)
-	if err != nil {
+	if err := s.l.writeState(f); err != nil {
 		return err
 	}
-	s.l.keepSnapshot(real, sum, f)
 	j.close()
 	return s.l.removeJournal()
 }
 
+// writeState writes f to the state file and keeps the snapshot of what it
+// wrote (see keepSnapshot).
 func (l *Local) writeState(f *File) error {
-	_, _, err := l.writeStateHashed(f)
+	real, sum, err := l.writeStateHashed(f)
+	if err == nil {
+		l.keepSnapshot(real, sum, f)
+	}
 	return err
 }
 
-// writeStateHashed is writeState, returning the real path of the state
-// file and the SHA-256 of what it wrote.
+// writeStateHashed writes f to the state file, returning its real path and
+// the SHA-256 of what it wrote.
 func (l *Local) writeStateHashed(f *File) (string, [32]byte, error) {
 	real, err := l.RealStatePath()
 	if err != nil {

@@ -48,6 +48,7 @@ type snapshotBody struct {
 	VoxformVersion string
 	JobIntents     []JobIntent
 	Written        []Written
+	MovedTo        *Moved
 	N              int
 	resources      map[string]*Resource
 }
@@ -69,7 +70,7 @@ func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName
 // copy, is another inode with another ctime (which its owner cannot set),
 // so it misses and the JSON is decoded.
 func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
-	b := append([]byte("voxform state snapshot 2\n"), sum[:]...) // 2: resources in chunks
+	b := append([]byte("voxform state snapshot 3\n"), sum[:]...) // 3: resources in chunks, with MovedTo
 	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
 		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -107,7 +108,7 @@ func (l *Local) saveSnapshot(key [32]byte, f *File) {
 // snapshotOf is f as a snapshot holds it.
 func snapshotOf(f *File) snapshotBody {
 	return snapshotBody{Version: f.Version, Lineage: f.Lineage, Serial: f.Serial, VoxformVersion: f.VoxformVersion,
-		JobIntents: f.JobIntents, Written: f.Written, N: len(f.Resources), resources: f.Resources}
+		JobIntents: f.JobIntents, Written: f.Written, MovedTo: f.MovedTo, N: len(f.Resources), resources: f.Resources}
 }
 
 // encodeResources writes the resources of sb after it.
@@ -162,7 +163,7 @@ func (sb *snapshotBody) file() (*File, bool) {
 		return nil, false
 	}
 	return &File{Version: sb.Version, Lineage: sb.Lineage, Serial: sb.Serial, VoxformVersion: sb.VoxformVersion,
-		Resources: sb.resources, JobIntents: sb.JobIntents, Written: sb.Written}, true
+		Resources: sb.resources, JobIntents: sb.JobIntents, Written: sb.Written, MovedTo: sb.MovedTo}, true
 }
 
 // A snapshot file is its key (32 bytes), the SHA-256 of its body (32

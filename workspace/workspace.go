@@ -344,7 +344,7 @@ func (s *Session) Replan(ctx context.Context, name string, saved *planner.SavedP
 }
 
 // Apply carries out p, recording each result as it completes, then saves
-// the state. opts gives the service client, parallelism, stop channel,
+// the state and settles the hash cache (state.HashCache.Settle). opts gives the service client, parallelism, stop channel,
 // events and limiter; the workspace fills in its directory, recorder and
 // hash cache.
 func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Options) (*executor.Summary, error) {
@@ -361,6 +361,10 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 	if err := s.rec.Close(); err != nil {
 		return summary, fmt.Errorf("save state: %w", err)
 	}
+	// The outputs just written are hashed again once their racy window
+	// has passed, so that the plan a CI job runs next reads none of them.
+	// A failure costs that plan only time.
+	s.cache.Settle(ctx)
 	if err := lost(); err != nil {
 		return summary, advise(fmt.Errorf("apply stopped: %w", err),
 			"what was done is recorded; run apply again once the state's database is reachable")

@@ -1,0 +1,44 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSettle: a hash Put as a file is written is within its racy window,
+// so a plan would read the file again; Settle hashes it once the window
+// has passed, and the entry is then trusted. A file changed after Put is
+// hashed as it is now, never trusted to the hash Put gave.
+func TestSettle(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.wav": "hello", "b.wav": "world"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := OpenHashCache(dir)
+	c.Put("a.wav", sha("hello"))
+	c.Put("b.wav", sha("world"))
+	if c.Fresh("a.wav") {
+		t.Fatal("an entry put as the file was written is trusted within its racy window")
+	}
+	os.WriteFile(filepath.Join(dir, "b.wav"), []byte("WORLD"), 0o644) // same size
+	if err := c.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Fresh("a.wav") {
+		t.Error("a.wav: not trusted after Settle")
+	}
+	if h, err := c.Hash("b.wav"); err != nil || h.SHA256 != sha("WORLD") {
+		t.Errorf("b.wav changed after Put: hash %+v, %v; want that of its new content", h, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	os.WriteFile(filepath.Join(dir, "a.wav"), []byte("hello"), 0o644)
+	c.Put("a.wav", sha("hello"))
+	if err := c.Settle(ctx); err == nil {
+		t.Error("Settle with a cancelled context waited for the window")
+	}
+}
