@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"time"
 
@@ -78,12 +79,12 @@ func (h *harness) batchScale(ctx context.Context) error {
 
 // batchFigures adds B1 to B6.
 func (h *harness) batchFigures(n int, jobs int64, m measured, st batchStats) {
-	what := func(s string) string { return fmt.Sprintf(s, thousands(n)) }
+	what := func(s string) string { return fmt.Sprintf(s, numfmt.Thousands(n)) }
 	apply := fmt.Sprintf("`VOXFORM_POLL=documented voxform apply -auto-approve -parallelism=%d`", batchParallelism)
 	h.add(result{ID: "B1", What: what("batch jobs of a transcription of %s files"), Target: fmt.Sprintf("%d (at most %d files a job)", jobs, contract.MaxJobFiles),
 		Figure: fmt.Sprint(st.BatchJobsCreated), Verdict: h.verdict(st.BatchJobsCreated == jobs, false),
 		Details: []string{fmt.Sprintf("%s of %s recordings of %d s (16 kHz WAV), api batch with diarization, formats json, txt, srt: %d jobs created and started, %s files transcribed, %s transcript files written",
-			apply, thousands(n), recordingSeconds, st.BatchJobsCreated, thousands(int(st.FilesTranscribed)), thousands(3*n))}})
+			apply, numfmt.Thousands(n), recordingSeconds, st.BatchJobsCreated, numfmt.Thousands(int(st.FilesTranscribed)), numfmt.Thousands(3*n))}})
 
 	h.add(result{ID: "B2", What: fmt.Sprintf("batch jobs in flight at once, -parallelism %d", batchParallelism), Target: fmt.Sprintf("> 1, <= %d", batchParallelism),
 		Figure: fmt.Sprint(st.MaxInFlight), Verdict: h.verdict(st.MaxInFlight > 1 && st.MaxInFlight <= batchParallelism, false),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,7 +144,7 @@ func (h *harness) warmRemote(ctx context.Context, e *emu, srv *miniotest.Server,
 		return "", fmt.Errorf("after the apply of %d syntheses with the cache on, the remote holds %d entries", n, entries)
 	}
 	return fmt.Sprintf("the remote was filled by the apply of the first repository with the cache on (it keeps and pushes each output as it is made): %s; "+
-		"the remote then held %s entries and %s blobs", line, thousands(entries), thousands(blobs)), nil
+		"the remote then held %s entries and %s blobs", line, numfmt.Thousands(entries), numfmt.Thousands(blobs)), nil
 }
 
 // countObjects counts the objects below prefix in bucket, listed with the
@@ -237,12 +238,12 @@ func (h *harness) planRestorable(ctx context.Context, origin, clone string, n in
 		return fmt.Errorf("plan of the fresh clone: %d to add, %d to replace, %d to repair, %d to restore, want %d restores only: see %s",
 			add, replace, repair, restore, n, m.LogPath)
 	}
-	h.add(result{ID: "C1", What: fmt.Sprintf("plan, %s syntheses, fresh clone, every one restorable from the remote (MinIO on loopback)", thousands(n)),
+	h.add(result{ID: "C1", What: fmt.Sprintf("plan, %s syntheses, fresh clone, every one restorable from the remote (MinIO on loopback)", numfmt.Thousands(n)),
 		Target: "none (reported)", Figure: fmt.Sprintf("%s s", secs(m.Wall)), Verdict: "n/a (no target)",
 		Details: []string{
 			fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 2: %s restores, nothing billed) in a fresh clone (manifest, CSV and state; no outputs, no .voxform, an empty local cache), "+
 				"median of %s; %s; peak RSS %s; the remote is looked up by listing the shards of its entries (v1/entries/ab/, 32 at once); MinIO's own CPU time is not in these figures",
-				thousands(restore), runsOf(walls), cpuOf(m), mib(m.MaxRSS)),
+				numfmt.Thousands(restore), runsOf(walls), cpuOf(m), mib(m.MaxRSS)),
 			warm,
 		},
 	})
@@ -290,7 +291,7 @@ func (h *harness) pull(ctx context.Context, e *emu, origin, clone string, n int)
 	if _, err := h.r.mustExit(ctx, 0, clone, "", "plan", "-detailed-exitcode", "-cache=off"); err != nil {
 		return fmt.Errorf("outputs pulled are not those recorded: %w", err)
 	}
-	h.add(result{ID: "C2", What: fmt.Sprintf("`voxform pull` of %s outputs of ~%s from MinIO on loopback into a fresh clone", thousands(files), kb(bytes/int64(max(files, 1)))),
+	h.add(result{ID: "C2", What: fmt.Sprintf("`voxform pull` of %s outputs of ~%s from MinIO on loopback into a fresh clone", numfmt.Thousands(files), kb(bytes/int64(max(files, 1)))),
 		Target: fmt.Sprintf("< %g s", pullTarget.Seconds()), Figure: fmt.Sprintf("%s s", secs(m.Wall)),
 		Verdict: h.verdict(m.Wall < pullTarget, true),
 		Details: []string{fmt.Sprintf("`voxform pull` in the fresh clone of C1, whole process (plan with its lookups, download of each entry and blob into the local cache, "+
@@ -328,14 +329,14 @@ func (h *harness) lookupOverhead(ctx context.Context, dir string, n int) error {
 	}
 	a, b := median(on), median(off)
 	ratio := float64(a.Wall)/float64(b.Wall) - 1
-	h.add(result{ID: "C3", What: fmt.Sprintf("cache lookup overhead, plan of %s new syntheses (nothing to restore), remote on MinIO on loopback", thousands(n)),
+	h.add(result{ID: "C3", What: fmt.Sprintf("cache lookup overhead, plan of %s new syntheses (nothing to restore), remote on MinIO on loopback", numfmt.Thousands(n)),
 		Target:  fmt.Sprintf("< %.0f%% over -cache=off", lookupOverhead*100),
 		Figure:  fmt.Sprintf("%+.0f%% (%s s vs %s s)", ratio*100, secs(a.Wall), secs(b.Wall)),
 		Verdict: h.verdict(ratio < lookupOverhead, true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 2: %s to add) with the cache on, median of %s; %s; peak RSS %s; "+
 			"against `voxform plan -detailed-exitcode -cache=off`, median of %s; %s; peak RSS %s; runs alternating; "+
 			"the local cache is empty and the remote holds the %s entries of C1, none of these",
-			thousands(n), runsOf(onWalls), cpuOf(a), mib(a.MaxRSS), runsOf(offWalls), cpuOf(b), mib(b.MaxRSS), thousands(n))},
+			numfmt.Thousands(n), runsOf(onWalls), cpuOf(a), mib(a.MaxRSS), runsOf(offWalls), cpuOf(b), mib(b.MaxRSS), numfmt.Thousands(n))},
 	})
 	return nil
 }

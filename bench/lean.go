@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,7 +31,7 @@ func (h *harness) leanScale(ctx context.Context) error {
 	if err := writeSynthesesAs(dir, raw8k, 0, n, 16); err != nil {
 		return fmt.Errorf("generate %d syntheses: %w", n, err)
 	}
-	what := func(s string) string { return fmt.Sprintf(s, thousands(n)) }
+	what := func(s string) string { return fmt.Sprintf(s, numfmt.Thousands(n)) }
 	m, walls, err := h.timed(ctx, 0, dir, nil, "validate")
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func (h *harness) leanApply(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "L2", What: fmt.Sprintf("apply %s raw 8 kHz syntheses from nothing, parallelism 16: wall, CPU, peak RSS", thousands(n)),
+	h.add(result{ID: "L2", What: fmt.Sprintf("apply %s raw 8 kHz syntheses from nothing, parallelism 16: wall, CPU, peak RSS", numfmt.Thousands(n)),
 		Target: "peak RSS < " + mib(leanRSS),
 		Figure: fmt.Sprintf("%s s wall, %s s CPU, %s", secs(m.Wall), secs(m.CPU), mib(m.MaxRSS)), Verdict: h.verdict(m.MaxRSS <= leanRSS, true),
 		Details: []string{line, fmt.Sprintf("voxform's CPU per synthesis %s ms (compare T1)", perItem(m.CPU, n))}})
@@ -75,7 +76,7 @@ func (h *harness) leanPlans(ctx context.Context, dir string, n int) error {
 	}
 	target := fmt.Sprintf("< %s s and < %s", secs(leanPlan), mib(leanRSS))
 	ok := func(m measured) bool { return m.Wall <= leanPlan && m.MaxRSS <= leanRSS }
-	h.add(result{ID: "L3", What: fmt.Sprintf("the first plan right after that apply, %s syntheses, nothing changed", thousands(n)),
+	h.add(result{ID: "L3", What: fmt.Sprintf("the first plan right after that apply, %s syntheses, nothing changed", numfmt.Thousands(n)),
 		Target: target, Figure: fmt.Sprintf("%s s, %s", secs(first.Wall), mib(first.MaxRSS)), Verdict: h.verdict(ok(first), true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0) with the hash cache and the state snapshot as the apply left them, one run; %s; peak RSS %s",
 			cpuOf(first), mib(first.MaxRSS))}})
@@ -83,7 +84,7 @@ func (h *harness) leanPlans(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "L4", What: fmt.Sprintf("the plans after it, %s syntheses, nothing changed", thousands(n)),
+	h.add(result{ID: "L4", What: fmt.Sprintf("the plans after it, %s syntheses, nothing changed", numfmt.Thousands(n)),
 		Target: target, Figure: fmt.Sprintf("%s s, %s", secs(m.Wall), mib(m.MaxRSS)), Verdict: h.verdict(ok(m), true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0) after L3's, median of %s; %s; peak RSS %s", runsOf(walls), cpuOf(m), mib(m.MaxRSS))}})
 	return nil
@@ -96,7 +97,7 @@ func (h *harness) leanState(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "L5", What: fmt.Sprintf("`state list` of %s syntheses", thousands(n)), Target: "< " + secs(leanStateList) + " s",
+	h.add(result{ID: "L5", What: fmt.Sprintf("`state list` of %s syntheses", numfmt.Thousands(n)), Target: "< " + secs(leanStateList) + " s",
 		Figure: secs(m.Wall) + " s", Verdict: h.verdict(m.Wall <= leanStateList, true),
 		Details: []string{fmt.Sprintf("`voxform state list` after L4's plans (with the snapshot they leave), whole process, median of %s; %s; peak RSS %s",
 			runsOf(walls), cpuOf(m), mib(m.MaxRSS))}})
@@ -108,9 +109,9 @@ func (h *harness) leanState(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "L6", What: fmt.Sprintf("the state file of %s syntheses", thousands(n)), Target: "reported",
-		Figure: fmt.Sprintf("%s (%s B a synthesis)", mib(st.Size()), thousands(int(st.Size()/int64(n)))), Verdict: h.verdict(true, false),
-		Details: []string{fmt.Sprintf("voxform.state.json after L2's apply; the outputs: %s files, %s in all", thousands(files), mib(bytes))}})
+	h.add(result{ID: "L6", What: fmt.Sprintf("the state file of %s syntheses", numfmt.Thousands(n)), Target: "reported",
+		Figure: fmt.Sprintf("%s (%s B a synthesis)", mib(st.Size()), numfmt.Thousands(int(st.Size()/int64(n)))), Verdict: h.verdict(true, false),
+		Details: []string{fmt.Sprintf("voxform.state.json after L2's apply; the outputs: %s files, %s in all", numfmt.Thousands(files), mib(bytes))}})
 	return nil
 }
 

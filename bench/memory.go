@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func (h *harness) longOne(ctx context.Context, e *emu, transport, text string) (
 		return m, "", fmt.Errorf("%s output is %d Hz, want 48000", transport, info.SampleRate)
 	}
 	line := fmt.Sprintf("%s: %s characters of text, %s of %d Hz WAV (%s) in %s s; %s; peak RSS %s",
-		transport, thousands(len(text)), info.Duration.Round(time.Second), info.SampleRate,
+		transport, numfmt.Thousands(len(text)), info.Duration.Round(time.Second), info.SampleRate,
 		mib(st.Size()), secs(m.Wall), cpuOf(m), mib(m.MaxRSS))
 	return m, line, nil
 }
@@ -99,12 +100,12 @@ func (h *harness) batchTranscription(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "P6", What: fmt.Sprintf("peak RSS, batch transcription of %s files", thousands(n)), Target: "<= 128 MiB",
+	h.add(result{ID: "P6", What: fmt.Sprintf("peak RSS, batch transcription of %s files", numfmt.Thousands(n)), Target: "<= 128 MiB",
 		Figure:  mib(m.MaxRSS),
 		Verdict: h.verdict(m.MaxRSS <= 128<<20, true),
 		Details: []string{fmt.Sprintf("%s recordings of %d s (16 kHz WAV), api batch with diarization, formats json, txt, srt: "+
 			"%s s wall, %s; %d batch jobs, %s files transcribed, %s transcript files written; API requests: %s",
-			thousands(n), recordingSeconds, secs(m.Wall), cpuNote(m), st.BatchJobsCreated, thousands(int(st.FilesTranscribed)), thousands(files), st.describe())},
+			numfmt.Thousands(n), recordingSeconds, secs(m.Wall), cpuNote(m), st.BatchJobsCreated, numfmt.Thousands(int(st.FilesTranscribed)), numfmt.Thousands(files), st.describe())},
 	})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,24 +155,24 @@ func (h *harness) narration(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("generate a chapter of %d characters: %w", chars, err)
 	}
-	what := fmt.Sprintf("a %s-character Hindi/English chapter (text_file, lexicon, cue files)", thousands(chars))
+	what := fmt.Sprintf("a %s-character Hindi/English chapter (text_file, lexicon, cue files)", numfmt.Thousands(chars))
 	m, walls, err := h.timed(ctx, 0, dir, nil, "validate")
 	if err != nil {
 		return err
 	}
 	h.add(result{ID: "N1", What: "validate " + what, Target: "<= 0.5 s",
 		Figure: fmt.Sprintf("%s s", secs(m.Wall)), Verdict: h.verdict(m.Wall <= 500*time.Millisecond, true),
-		Details: []string{fmt.Sprintf("`voxform validate`, whole process, median of %s; %s; peak RSS %s; %s sentences", runsOf(walls), cpuOf(m), mib(m.MaxRSS), thousands(sentences))},
+		Details: []string{fmt.Sprintf("`voxform validate`, whole process, median of %s; %s; peak RSS %s; %s sentences", runsOf(walls), cpuOf(m), mib(m.MaxRSS), numfmt.Thousands(sentences))},
 	})
 	plan, pc, err := h.planChapter(ctx, dir)
 	if err != nil {
 		return err
 	}
 	h.add(result{ID: "N2", What: "plan " + what, Target: "<= 1 s, every chunk priced",
-		Figure:  fmt.Sprintf("%s s: %d chunks, %s characters", secs(plan.Wall), pc.Total, thousands(int(pc.Characters))),
+		Figure:  fmt.Sprintf("%s s: %d chunks, %s characters", secs(plan.Wall), pc.Total, numfmt.Thousands(int(pc.Characters))),
 		Verdict: h.verdict(plan.Wall <= time.Second && pc.Synthesize == pc.Total, true),
 		Details: []string{fmt.Sprintf("`voxform plan -json`, whole process; %s; peak RSS %s; chunks: {total: %d, synthesize: %d}, cost %s characters",
-			cpuOf(plan), mib(plan.MaxRSS), pc.Total, pc.Synthesize, thousands(int(pc.Characters)))},
+			cpuOf(plan), mib(plan.MaxRSS), pc.Total, pc.Synthesize, numfmt.Thousands(int(pc.Characters)))},
 	})
 	e, err := startEmulator(emulator.Options{})
 	if err != nil {
@@ -226,7 +227,7 @@ func (h *harness) applyChapter(ctx context.Context, e *emu, dir, what string, pc
 		Figure: mib(m.MaxRSS), Verdict: h.verdict(m.MaxRSS <= 64<<20, false),
 		Details: []string{fmt.Sprintf("`voxform apply -auto-approve` (default parallelism 4), emulator with its synthetic voice: %s s wall, %s; "+
 			"%d chunks, %s characters billed (as planned); %s of 16 kHz WAV (%s) joined from the chunk store; %d WebVTT cues; API requests: %s",
-			secs(m.Wall), cpuNote(m), pc.Total, thousands(int(st.BilledCharacters)), info.Duration.Round(time.Second), mib(size.Size()),
+			secs(m.Wall), cpuNote(m), pc.Total, numfmt.Thousands(int(st.BilledCharacters)), info.Duration.Round(time.Second), mib(size.Size()),
 			strings.Count(string(cues), " --> "), st.describe())},
 	})
 	return nil
@@ -257,8 +258,8 @@ func (h *harness) editChapter(ctx context.Context, e *emu, dir string, chars, se
 		Target: "1-2 (the chunks holding the sentence)", Figure: fmt.Sprint(billed), Verdict: h.verdict(ok, false),
 		Details: []string{fmt.Sprintf("sentence %s of %s edited; `voxform plan -json` (%s s): chunks {total: %d, synthesize: %d}, %s characters; "+
 			"`voxform apply -auto-approve` (%s s; peak RSS %s): %d requests, %s characters billed; API requests: %s",
-			thousands(sentences/2+1), thousands(sentences), secs(plan.Wall), pc.Total, pc.Synthesize, thousands(int(pc.Characters)),
-			secs(m.Wall), mib(m.MaxRSS), billed, thousands(int(st.BilledCharacters)), st.describe())},
+			numfmt.Thousands(sentences/2+1), numfmt.Thousands(sentences), secs(plan.Wall), pc.Total, pc.Synthesize, numfmt.Thousands(int(pc.Characters)),
+			secs(m.Wall), mib(m.MaxRSS), billed, numfmt.Thousands(int(st.BilledCharacters)), st.describe())},
 	})
 	return nil
 }

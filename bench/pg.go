@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -71,12 +72,12 @@ func (h *harness) stateInPG(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "G2", What: fmt.Sprintf("plan with nothing changed, %s syntheses, state in PostgreSQL", thousands(n)),
+	h.add(result{ID: "G2", What: fmt.Sprintf("plan with nothing changed, %s syntheses, state in PostgreSQL", numfmt.Thousands(n)),
 		Target: "< " + secs(pgPlanTarget) + " s", Figure: secs(m.Wall) + " s", Verdict: h.verdict(m.Wall <= pgPlanTarget, true),
 		Details: []string{
 			fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0), median of %s; %s; peak RSS %s; the state is read in one repeatable-read transaction, one row per resource",
 				runsOf(walls), cpuOf(m), mib(m.MaxRSS)),
-			fmt.Sprintf("setup: apply of %s syntheses with the local backend %s s, `voxform state migrate -to pg` %s s", thousands(n), secs(applied.Wall), secs(migrated.Wall)),
+			fmt.Sprintf("setup: apply of %s syntheses with the local backend %s s, `voxform state migrate -to pg` %s s", numfmt.Thousands(n), secs(applied.Wall), secs(migrated.Wall)),
 		},
 	})
 
@@ -86,12 +87,12 @@ func (h *harness) stateInPG(ctx context.Context) error {
 	}
 	slices.Sort(lat)
 	med, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
-	h.add(result{ID: "G1", What: fmt.Sprintf("recording one result, %s resources in PostgreSQL", thousands(n)),
+	h.add(result{ID: "G1", What: fmt.Sprintf("recording one result, %s resources in PostgreSQL", numfmt.Thousands(n)),
 		Target: "< " + ms(recordTarget) + " ms", Figure: ms(med) + " ms", Verdict: h.verdict(med <= recordTarget, true),
 		Details: []string{
 			fmt.Sprintf("Recorder.Record of an existing resource, %d one after another: median %s ms, 99th percentile %s ms, slowest %s ms; each is one transaction (the lock's fence, the upsert of one row, the commit, fsync'd)",
 				records, ms(med), ms(p99), ms(lat[len(lat)-1])),
-			fmt.Sprintf("opening the state (reading %s rows) took %s s", thousands(n), secs(open)),
+			fmt.Sprintf("opening the state (reading %s rows) took %s s", numfmt.Thousands(n), secs(open)),
 		},
 	})
 	return nil

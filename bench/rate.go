@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 
 	"github.com/voxform/voxform/emulator"
@@ -83,7 +84,7 @@ func (h *harness) rateApply(ctx context.Context, rr rateRun) error {
 		Verdict: h.verdict(achieved >= 0.95 && share <= 0.02, true),
 		Details: []string{fmt.Sprintf("emulator -rps %g (bucket of %d), latency 0; `voxform apply -auto-approve -parallelism=%d` of %s syntheses, whole process: %s s wall "+
 			"(%s s at R exactly), %d requests admitted, %d answered 429 (rate_limited), each synthesized once; %s",
-			rr.rps, burst, rr.parallelism, thousands(rr.n), secs(m.Wall), secsF(float64(rr.n)/rr.rps), admitted, st.RateLimited, cpuOf(m))},
+			rr.rps, burst, rr.parallelism, numfmt.Thousands(rr.n), secs(m.Wall), secsF(float64(rr.n)/rr.rps), admitted, st.RateLimited, cpuOf(m))},
 	})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"os"
 	"os/exec"
@@ -166,7 +167,7 @@ func (r *report) writeBench(w io.Writer) {
 			case "B/op":
 				mem = append(mem, byteSize(int64(m.Value)))
 			case "allocs/op":
-				allocs = append(allocs, thousands(int(m.Value)))
+				allocs = append(allocs, numfmt.Thousands(int(m.Value)))
 			default:
 				t = append(t, m.String())
 			}
@@ -197,19 +198,6 @@ func byteSize(b int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
-}
-
-// thousands formats n with thousands separators: 10,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // median returns the run with the median wall time.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,12 +55,12 @@ func (h *harness) reportPage(ctx context.Context) error {
 	sort.Slice(firstRows, func(i, j int) bool { return firstRows[i] < firstRows[j] })
 	sort.Slice(loads, func(i, j int) bool { return loads[i] < loads[j] })
 	med := firstRows[len(firstRows)/2]
-	h.add(result{ID: "V1", What: fmt.Sprintf("report page of %s syntheses opens in headless Chromium (load event and first 100 rows rendered)", thousands(n)),
+	h.add(result{ID: "V1", What: fmt.Sprintf("report page of %s syntheses opens in headless Chromium (load event and first 100 rows rendered)", numfmt.Thousands(n)),
 		Target:  "< 3 s",
 		Figure:  fmt.Sprintf("%s s", secs(med)),
 		Verdict: h.verdict(med < 3*time.Second, true),
 		Details: []string{fmt.Sprintf("median of %d fresh browser starts (first rows at %s s; load event at %s s); `voxform report` wrote the page, %s audio copies and waveforms in %s s, %s",
-			len(firstRows), list(firstRows), list(loads), thousands(n), secs(m.Wall), cpuNote(m))},
+			len(firstRows), list(firstRows), list(loads), numfmt.Thousands(n), secs(m.Wall), cpuNote(m))},
 	})
 	return nil
 }

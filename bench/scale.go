@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ const (
 // applied (the measurement of that apply) made against the emulator at
 // base.
 func (h *harness) scaleFigures(ctx context.Context, dir, base string, n int, applied measured) error {
-	what := func(s string) string { return fmt.Sprintf(s, thousands(n)) }
+	what := func(s string) string { return fmt.Sprintf(s, numfmt.Thousands(n)) }
 	m, walls, err := h.timed(ctx, 0, dir, nil, "validate")
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -142,7 +143,7 @@ func (h *harness) validate(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "P8", What: fmt.Sprintf("validate a %s-row for_each", thousands(n)), Target: "<= 0.3 s",
+	h.add(result{ID: "P8", What: fmt.Sprintf("validate a %s-row for_each", numfmt.Thousands(n)), Target: "<= 0.3 s",
 		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
 		Verdict: h.verdict(m.Wall <= 300*time.Millisecond, true),
 		Details: []string{fmt.Sprintf("`voxform validate`, whole process, median of %s; %s; peak RSS %s", runsOf(walls), cpuOf(m), mib(m.MaxRSS))},
@@ -157,13 +158,13 @@ func (h *harness) applyLarge(ctx context.Context, e *emu, dir string, n int) err
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "P4", What: fmt.Sprintf("apply %s syntheses, emulator latency 0, parallelism 16", thousands(n)), Target: "<= 15 s in all",
+	h.add(result{ID: "P4", What: fmt.Sprintf("apply %s syntheses, emulator latency 0, parallelism 16", numfmt.Thousands(n)), Target: "<= 15 s in all",
 		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
 		Verdict: h.verdict(m.Wall <= 15*time.Second, true),
 		Details: []string{line},
 	})
 	// Issue 18 sets this apply a target of its own.
-	h.add(result{ID: "S0", What: fmt.Sprintf("apply %s syntheses, emulator latency 0 (P4's run)", thousands(n)), Target: "< 5 s",
+	h.add(result{ID: "S0", What: fmt.Sprintf("apply %s syntheses, emulator latency 0 (P4's run)", numfmt.Thousands(n)), Target: "< 5 s",
 		Figure:  fmt.Sprintf("%s s", secs(m.Wall)),
 		Verdict: h.verdict(m.Wall < 5*time.Second, true),
 		Details: []string{"the same run as P4: " + cpuNote(m)},
@@ -214,7 +215,7 @@ func (h *harness) applyAll(ctx context.Context, e *emu, dir string, n int, flags
 		cmd += " (default parallelism 4)"
 	}
 	line := fmt.Sprintf("%s, whole process: %s s wall, %s; peak RSS %s; %s files, %s in all (%s a file); %s; API requests: %s",
-		cmd, secs(m.Wall), cpuNote(m), mib(m.MaxRSS), thousands(files), mib(bytes), kb(bytes/int64(max(files, 1))), opTimes(m.LogPath), st.describe())
+		cmd, secs(m.Wall), cpuNote(m), mib(m.MaxRSS), numfmt.Thousands(files), mib(bytes), kb(bytes/int64(max(files, 1))), opTimes(m.LogPath), st.describe())
 	return m, line, nil
 }
 
@@ -234,7 +235,7 @@ func (h *harness) applyAgain(ctx context.Context, e *emu, dir string, n int) err
 		Verdict: h.verdict(calls == 0, false),
 		Details: []string{fmt.Sprintf("second `voxform apply -auto-approve` of the %s syntheses of P4: %d requests (GET /_emulator/stats before and after); "+
 			"%s s wall, %s; peak RSS %s (compare P1, a plan of the same project with a warm hash cache)",
-			thousands(n), calls, secs(m.Wall), cpuOf(m), mib(m.MaxRSS))},
+			numfmt.Thousands(n), calls, secs(m.Wall), cpuOf(m), mib(m.MaxRSS))},
 	})
 	return nil
 }
@@ -251,7 +252,7 @@ func (h *harness) planLarge(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "P2", What: fmt.Sprintf("plan, %s syntheses, fresh clone (no hash cache, %s outputs of ~%s)", thousands(n), thousands(files), kb(bytes/int64(max(files, 1)))),
+	h.add(result{ID: "P2", What: fmt.Sprintf("plan, %s syntheses, fresh clone (no hash cache, %s outputs of ~%s)", numfmt.Thousands(n), numfmt.Thousands(files), kb(bytes/int64(max(files, 1)))),
 		Target: "<= 3 s", Figure: fmt.Sprintf("%s s", secs(cold.Wall)),
 		Verdict: h.verdict(cold.Wall <= 3*time.Second, true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0: no changes) after removing .voxform/, median of %s; %s; peak RSS %s; "+
@@ -261,7 +262,7 @@ func (h *harness) planLarge(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	h.add(result{ID: "P1", What: fmt.Sprintf("plan, %s syntheses, nothing changed, warm hash cache", thousands(n)), Target: "<= 0.5 s",
+	h.add(result{ID: "P1", What: fmt.Sprintf("plan, %s syntheses, nothing changed, warm hash cache", numfmt.Thousands(n)), Target: "<= 0.5 s",
 		Figure:  fmt.Sprintf("%s s", secs(warm.Wall)),
 		Verdict: h.verdict(warm.Wall <= 500*time.Millisecond, true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0), median of %s; %s; peak RSS %s", runsOf(warmWalls), cpuOf(warm), mib(warm.MaxRSS))},
@@ -296,7 +297,7 @@ func (h *harness) latencyApply(ctx context.Context) error {
 	}
 	ideal := time.Duration(n) * lat / time.Duration(par)
 	ratio := float64(m.Wall) / float64(ideal)
-	h.add(result{ID: "P3", What: fmt.Sprintf("apply %s syntheses, emulator latency %v, parallelism %d", thousands(n), lat, par),
+	h.add(result{ID: "P3", What: fmt.Sprintf("apply %s syntheses, emulator latency %v, parallelism %d", numfmt.Thousands(n), lat, par),
 		Target: "<= 1.15 x ideal", Figure: fmt.Sprintf("%.2f x (%s s; ideal %s s)", ratio, secs(m.Wall), secs(ideal)),
 		Verdict: h.verdict(ratio <= 1.15, true),
 		Details: []string{fmt.Sprintf("ideal = %d x %v / %d = %s s; `voxform apply -auto-approve -parallelism=%d`, whole process (loading, planning and state included): %s s wall, %s; peak RSS %s; "+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,7 @@ func (h *harness) sideBySide(ctx context.Context) error {
 		tfs = append(tfs, t)
 	}
 	v := median(vox)
-	h.add(result{ID: "T1", What: fmt.Sprintf("voxform's CPU per synthesis, apply of %s raw 8 kHz syntheses, parallelism 16", thousands(n)),
+	h.add(result{ID: "T1", What: fmt.Sprintf("voxform's CPU per synthesis, apply of %s raw 8 kHz syntheses, parallelism 16", numfmt.Thousands(n)),
 		Target: "<= " + ms(sideCPU) + " ms", Figure: fmt.Sprintf("%s ms (%s s in all)", perItem(v.CPU, n), secs(v.CPU)),
 		Verdict: h.verdict(v.CPU <= sideCPU*time.Duration(n), true),
 		Details: append(lines, fmt.Sprintf("the median run by wall time of %s; %.1f times the round-one binary's %s s of CPU for 1,000 (commit 885d6fa, as issue 26 measured it)",
@@ -91,7 +92,7 @@ func (h *harness) sideBySide(ctx context.Context) error {
 
 // ratio is T2's result: Terraform's median wall time over voxform's.
 func (h *harness) ratio(v measured, tfs []measured, tf *terraform, why string, n int) result {
-	r := result{ID: "T2", What: fmt.Sprintf("apply of %s: Terraform's wall time (as many no-op terraform_data) over voxform's", thousands(n)),
+	r := result{ID: "T2", What: fmt.Sprintf("apply of %s: Terraform's wall time (as many no-op terraform_data) over voxform's", numfmt.Thousands(n)),
 		Target: fmt.Sprintf(">= %.0f x", sideRatio)}
 	if tf == nil {
 		r.Figure, r.Verdict = "not measured", "n/a ("+why+")"

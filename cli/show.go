@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"strings"
 
@@ -115,7 +116,7 @@ func renderState(w io.Writer, st *state.File) error {
 func billedCell(r *state.Resource) string {
 	switch {
 	case r.BilledCharacters > 0:
-		return planner.Thousands(r.BilledCharacters) + " chars"
+		return numfmt.Thousands(r.BilledCharacters) + " chars"
 	case r.BilledAudioSeconds > 0:
 		return planner.Duration(r.BilledAudioSeconds) + " audio"
 	}

@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 
 	"github.com/voxform/voxform/planner"
 )
@@ -22,5 +23,5 @@ func checkPriced(a *planner.Action, chars int64, what string) error {
 		return nil
 	}
 	return fmt.Errorf("refusing to bill %s characters where the plan priced %s (%s): %w; plan again to see what the work costs",
-		planner.Thousands(chars), planner.Thousands(a.Cost.Characters), what, ErrUnpriced)
+		numfmt.Thousands(chars), numfmt.Thousands(a.Cost.Characters), what, ErrUnpriced)
 }

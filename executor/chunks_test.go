@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -197,7 +198,7 @@ func TestChunksNeverBilledUnpriced(t *testing.T) {
 	if got := int64(h.counter("billed_characters")) - before; got > priced {
 		t.Fatalf("apply billed %d characters, the plan priced %d", got, priced)
 	}
-	if s.Failed != 1 || len(failed) != 1 || !strings.Contains(failed[0], "plan priced "+planner.Thousands(priced)) ||
+	if s.Failed != 1 || len(failed) != 1 || !strings.Contains(failed[0], "plan priced "+numfmt.Thousands(priced)) ||
 		!strings.Contains(failed[0], "plan again") {
 		t.Fatalf("apply: %+v %q; want the chapter failed, naming the priced %d characters", s, failed, priced)
 	}

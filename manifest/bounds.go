@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -79,7 +80,7 @@ func tooLarge(file string, src []byte, limit int, what string, ds *Diagnostics) 
 		return false
 	}
 	ds.Errorf(offsetPos(file, src, limit), "%s %s is larger than %s bytes (%s), the limit for a %s",
-		what, file, thousands(limit), mib(limit), what).
+		what, file, numfmt.Thousands(limit), mib(limit), what).
 		WithHint("split it into several files, or move long lists into a for_each data file")
 	return true
 }
@@ -95,15 +96,6 @@ func offsetPos(file string, src []byte, off int) Pos {
 	return Pos{File: file, Line: line, Col: utf8.RuneCount(src[start:min(off, len(src))]) + 1}
 }
 
-// thousands formats n with commas: 4,194,304.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // mib names a limit in MiB.
 func mib(n int) string { return strconv.Itoa(n>>20) + " MiB" }
 
@@ -111,9 +103,9 @@ func mib(n int) string { return strconv.Itoa(n>>20) + " MiB" }
 // data file over MaxDataBytes or MaxDocumentDataBytes.
 var (
 	errDataTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a for_each data file",
-		thousands(MaxDataBytes), mib(MaxDataBytes))
+		numfmt.Thousands(MaxDataBytes), mib(MaxDataBytes))
 	errDocumentTooLarge = fmt.Errorf("larger than %s bytes (%s), the limit for a JSON or YAML for_each data file (a CSV or TSV file may hold %s)",
-		thousands(MaxDocumentDataBytes), mib(MaxDocumentDataBytes), mib(MaxDataBytes))
+		numfmt.Thousands(MaxDocumentDataBytes), mib(MaxDocumentDataBytes), mib(MaxDataBytes))
 )
 
 // reach is what a node amounts to with its aliases expanded: nodes, and
@@ -154,11 +146,11 @@ func checkAliases(file string, doc *yaml.Node, ds *Diagnostics) bool {
 			WithHint("an alias must refer to an anchor defined outside it")
 	case c.reached.nodes > MaxAliasNodes:
 		ds.Errorf(nodePos(file, at), "alias *%s brings the nodes reached through aliases and merge keys over %s, the limit for one document",
-			at.Value, thousands(MaxAliasNodes)).
+			at.Value, numfmt.Thousands(MaxAliasNodes)).
 			WithHint("each alias copies its anchor's whole value, and aliases nested in merges multiply: merge each shared block once")
 	default:
 		ds.Errorf(nodePos(file, at), "alias *%s brings the bytes of values reached through aliases and merge keys over %s (%s), the limit for one document",
-			at.Value, thousands(MaxAliasBytes), mib(MaxAliasBytes)).
+			at.Value, numfmt.Thousands(MaxAliasBytes), mib(MaxAliasBytes)).
 			WithHint("each alias copies its anchor's whole value: refer to long values from fewer places")
 	}
 	return false

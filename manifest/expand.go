@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/voxform/voxform/internal/numfmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,7 +239,7 @@ func (x *expander) catalog() {
 	take := func(l []string, pos []Pos) []string {
 		keep := min(len(l), max(MaxCatalogNames-names, 0))
 		if keep < len(l) && names <= MaxCatalogNames {
-			x.ds.Errorf(pos[keep], "catalog: %q is past the %s names a catalog: block may add", l[keep], thousands(MaxCatalogNames)).
+			x.ds.Errorf(pos[keep], "catalog: %q is past the %s names a catalog: block may add", l[keep], numfmt.Thousands(MaxCatalogNames)).
 				WithHint("declare only what the service has added since this voxform was built")
 		}
 		names += len(l)

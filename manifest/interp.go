@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"github.com/voxform/voxform/internal/numfmt"
 	"sort"
 	"strings"
 
@@ -241,7 +242,7 @@ func (ip *interpolator) spend(n int, ref string, pos Pos, ds *Diagnostics) bool 
 		what = "${" + ref + "}"
 	}
 	ds.Errorf(pos, "%s brings the values expanded into resources over %s bytes (%s), the limit for one manifest",
-		what, thousands(MaxExpandedBytes), mib(MaxExpandedBytes)).
+		what, numfmt.Thousands(MaxExpandedBytes), mib(MaxExpandedBytes)).
 		WithHint("each instance of a for_each, and each synthesis a default applies to, gets its own copy: shorten long values, or use them in fewer places")
 	return false
 }

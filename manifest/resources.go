@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -180,7 +181,7 @@ func (x *expander) expandSyntheses() {
 // syntheses past MaxSyntheses; the syntheses after it are not expanded.
 func (x *expander) tooManySyntheses(at Pos, what string) {
 	x.synthesesOver = true
-	x.ds.Errorf(at, "%s brings the syntheses of this manifest over %s, the limit for one manifest", what, thousands(MaxSyntheses)).
+	x.ds.Errorf(at, "%s brings the syntheses of this manifest over %s, the limit for one manifest", what, numfmt.Thousands(MaxSyntheses)).
 		WithHint("split the work into several manifest directories, each with its own state")
 }
 

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"errors"
+	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"sort"
 	"unicode/utf8"
@@ -93,7 +94,7 @@ func (x *expander) readText(f *field, rel string) *textFile {
 	}
 	if len(src) > MaxTextFileBytes {
 		x.ds.Errorf(f.Pos(), "text_file %s is larger than %s bytes (%s), the limit for a text_file (MaxTextFileBytes)",
-			rel, thousands(MaxTextFileBytes), mib(MaxTextFileBytes)).
+			rel, numfmt.Thousands(MaxTextFileBytes), mib(MaxTextFileBytes)).
 			WithHint("split the text into several files, one synthesis each")
 		return &textFile{}
 	}
@@ -211,14 +212,14 @@ func (x *expander) spokenBound(s *Synthesis, f *field) {
 	if over {
 		x.failed = true
 		x.ds.Errorf(f.Pos(), "lexicon %s makes the text of %s longer than %s bytes (%s), the limit for a text with its lexicon applied (MaxSpokenTextBytes)",
-			s.LexiconFile, s.Address, thousands(MaxSpokenTextBytes), mib(MaxSpokenTextBytes)).
+			s.LexiconFile, s.Address, numfmt.Thousands(MaxSpokenTextBytes), mib(MaxSpokenTextBytes)).
 			WithHint("a spoken form should say its term, not repeat text: shorten the spoken forms, or split the text")
 		return
 	}
 	if x.spoken.added += max(n-len(s.Text), 0); x.spoken.added > MaxLexiconAddedBytes {
 		x.failed, x.spoken.over = true, true
 		x.ds.Errorf(f.Pos(), "lexicon %s brings the bytes lexicons add to the texts of this manifest over %s (%s), the limit for one manifest (MaxLexiconAddedBytes)",
-			s.LexiconFile, thousands(MaxLexiconAddedBytes), mib(MaxLexiconAddedBytes)).
+			s.LexiconFile, numfmt.Thousands(MaxLexiconAddedBytes), mib(MaxLexiconAddedBytes)).
 			WithHint("each synthesis's text is spoken with its lexicon applied: shorten the spoken forms, or use the lexicon in fewer places")
 	}
 }

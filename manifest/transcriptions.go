@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -270,7 +271,7 @@ func (x *expander) glob(pattern string, pos Pos, dirs []string) []transcriptionI
 	}
 	if x.globMatches += len(w.files); x.globMatches > MaxGlobMatches {
 		x.ds.Errorf(pos, "input pattern %q brings the file names matched against input patterns over %s, the limit for one manifest",
-			pattern, thousands(MaxGlobMatches)).
+			pattern, numfmt.Thousands(MaxGlobMatches)).
 			WithHint("list fewer patterns, or narrow their directory prefixes")
 		return nil
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"math"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func (c Cost) IsZero() bool { return c == Cost{} }
 // Line is the plan's cost line:
 // "Cost: 1,234 billable characters, 0h12m30s of audio to transcribe."
 func (c Cost) Line() string {
-	s := fmt.Sprintf("Cost: %s billable characters, %s of audio to transcribe", Thousands(c.Characters), Duration(c.AudioSeconds))
+	s := fmt.Sprintf("Cost: %s billable characters, %s of audio to transcribe", numfmt.Thousands(c.Characters), Duration(c.AudioSeconds))
 	if c.UnknownAudio > 0 {
 		s += fmt.Sprintf(" (plus %d input%s of unknown duration)", c.UnknownAudio, plural(c.UnknownAudio))
 	}
@@ -46,7 +47,7 @@ func (c Cost) Line() string {
 func (c Cost) Short() string {
 	switch {
 	case c.Characters > 0:
-		return Thousands(c.Characters) + " chars"
+		return numfmt.Thousands(c.Characters) + " chars"
 	case c.AudioSeconds > 0:
 		return Duration(c.AudioSeconds) + " audio"
 	case c.UnknownAudio > 0:
@@ -60,19 +61,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// Thousands formats n with comma separators: 1234567 -> "1,234,567".
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
 }
 
 // Duration formats seconds as 0h12m30s, rounding up so that a cost is never
@@ -96,7 +84,7 @@ func CheckBudget(c Cost, b *manifest.Budget) error {
 	var over []string
 	if b.MaxCharacters != nil && c.Characters > *b.MaxCharacters {
 		over = append(over, fmt.Sprintf("%s billable characters, over budget.max_characters of %s",
-			Thousands(c.Characters), Thousands(*b.MaxCharacters)))
+			numfmt.Thousands(c.Characters), numfmt.Thousands(*b.MaxCharacters)))
 	}
 	if b.MaxAudioSeconds != nil {
 		if c.AudioSeconds > *b.MaxAudioSeconds {

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"bytes"
 	"errors"
+	"github.com/voxform/voxform/internal/numfmt"
 	"strings"
 	"testing"
 
@@ -358,7 +359,7 @@ func TestDurationAndThousands(t *testing.T) {
 		}
 	}
 	for in, want := range map[int64]string{0: "0", 999: "999", 1234: "1,234", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := planner.Thousands(in); got != want {
+		if got := numfmt.Thousands(in); got != want {
 			t.Errorf("Thousands(%d) = %s, want %s", in, got, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"html/template"
 	"io"
 	"path/filepath"
@@ -59,12 +60,12 @@ type data struct {
 func writePage(in Input, p *page) error {
 	v := view{
 		Title: p.Title, Made: p.Made, Against: p.Against, Compared: p.Compared,
-		Resources:    planner.Thousands(int64(len(p.Items))),
-		Characters:   planner.Thousands(p.Cost.Characters),
+		Resources:    numfmt.Thousands(int64(len(p.Items))),
+		Characters:   numfmt.Thousands(p.Cost.Characters),
 		AudioSeconds: planner.Duration(p.Cost.AudioSeconds),
 		CostLine:     p.Cost.Line(),
 		Omitted:      p.Omitted,
-		Max:          planner.Thousands(MaxResources),
+		Max:          numfmt.Thousands(MaxResources),
 		CSS:          template.CSS(pageCSS),
 		JS:           template.JS(pageJS),
 	}
@@ -87,7 +88,7 @@ func writePage(in Input, p *page) error {
 		if k == "" {
 			label = "unknown"
 		}
-		v.Counts = append(v.Counts, count{Action: k, Label: label, N: planner.Thousands(int64(p.Counts[k]))})
+		v.Counts = append(v.Counts, count{Action: k, Label: label, N: numfmt.Thousands(int64(p.Counts[k]))})
 	}
 	for _, it := range p.Items {
 		if it.Audio != nil && it.Audio.Clipped > 0 {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/voxform/voxform/internal/numfmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func (c *checker) checkService() {
 	if _, set := s.Fields["max_text_chars"]; set {
 		switch {
 		case s.MaxTextChars < 1 || s.MaxTextChars > contract.MaxTextCharsLimit:
-			c.ds.Errorf(at("max_text_chars"), "service.max_text_chars %d is out of range 1 to %s", s.MaxTextChars, thousands(contract.MaxTextCharsLimit))
+			c.ds.Errorf(at("max_text_chars"), "service.max_text_chars %d is out of range 1 to %s", s.MaxTextChars, numfmt.Thousands(contract.MaxTextCharsLimit))
 		case s.MaxTextChars > MaxTextWarn:
 			c.ds.Warnf(at("max_text_chars"), "service.max_text_chars %d is over %d; the service's maximum is not documented and the emulator refuses longer texts", s.MaxTextChars, MaxTextWarn).
 				WithHint("leave it unset for %d characters a request", contract.DefaultMaxChars)

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/binary"
+	"github.com/voxform/voxform/internal/numfmt"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func (c *checker) checkedBefore(s *manifest.Synthesis, model *contract.Model, fa
 func (c *checker) textWarning(pos manifest.Pos) bool {
 	c.textWarnings++
 	if c.textWarnings == MaxTextWarnings+1 {
-		c.ds.Warnf(pos, "more than %s warnings about digits and audio tags in texts; the rest are not listed", thousands(MaxTextWarnings)).
+		c.ds.Warnf(pos, "more than %s warnings about digits and audio tags in texts; the rest are not listed", numfmt.Thousands(MaxTextWarnings)).
 			WithHint("spell numbers out, and fix the tags listed, then validate again to see more")
 	}
 	return c.textWarnings <= MaxTextWarnings

@@ -2,10 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
@@ -253,7 +253,7 @@ func (c *checker) checkInput(root *owned.Root, t *manifest.Transcription, api *c
 	}
 	if api.MaxFileBytes > 0 && st.Size() > api.MaxFileBytes {
 		d := c.ds.Errorf(pos, "input %q is %s bytes; api %s takes files up to %s bytes (%s)",
-			t.Input, thousands(st.Size()), t.API, thousands(api.MaxFileBytes), api.MaxFileNote)
+			t.Input, numfmt.Thousands(st.Size()), t.API, numfmt.Thousands(api.MaxFileBytes), api.MaxFileNote)
 		if api.URLs {
 			d.WithHint("split the recording, or give it under urls: (a public https URL has no size cap)")
 		} else {
@@ -276,13 +276,4 @@ func (c *checker) checkInput(root *owned.Root, t *manifest.Transcription, api *c
 	if api.MinSampleRate > 0 && info.SampleRate > 0 && (info.SampleRate < api.MinSampleRate || info.SampleRate > api.MaxSampleRate) {
 		c.ds.Errorf(pos, "input %q is sampled at %d Hz; api %s takes %d to %d Hz", t.Input, info.SampleRate, t.API, api.MinSampleRate, api.MaxSampleRate)
 	}
-}
-
-// thousands formats n with comma separators: 10000000 -> "10,000,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

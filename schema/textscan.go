@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -67,7 +68,7 @@ func quoteDigits(run string) string {
 	n := 0
 	for i := range run {
 		if n == maxQuotedDigits {
-			return strconv.Quote(run[:i]) + "... (" + thousands(int64(utf8.RuneCountInString(run))) + " characters)"
+			return strconv.Quote(run[:i]) + "... (" + numfmt.Thousands(int64(utf8.RuneCountInString(run))) + " characters)"
 		}
 		n++
 	}

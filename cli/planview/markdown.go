@@ -3,6 +3,7 @@ package planview
 import (
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"strings"
 	"unicode"
@@ -111,7 +112,7 @@ func (o MarkdownOptions) withDefaults() (MarkdownOptions, error) {
 		o.MaxBytes = DefaultMaxBytes
 	}
 	if o.MaxBytes < MinMaxBytes {
-		return o, fmt.Errorf("markdown summary of at most %d bytes: below the minimum, %s bytes", o.MaxBytes, planner.Thousands(MinMaxBytes))
+		return o, fmt.Errorf("markdown summary of at most %d bytes: below the minimum, %s bytes", o.MaxBytes, numfmt.Thousands(MinMaxBytes))
 	}
 	return o, nil
 }
@@ -142,7 +143,7 @@ func budgetLines(sb *strings.Builder, c planner.Cost, b *manifest.Budget) {
 	}
 	var limits []string
 	if b.MaxCharacters != nil {
-		limits = append(limits, planner.Thousands(*b.MaxCharacters)+" characters")
+		limits = append(limits, numfmt.Thousands(*b.MaxCharacters)+" characters")
 	}
 	if b.MaxAudioSeconds != nil {
 		limits = append(limits, planner.Duration(*b.MaxAudioSeconds)+" of audio")

@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -83,7 +84,7 @@ func excerpt(s string, size int, cut bool) string {
 	if !cut {
 		return b.String()
 	}
-	return fmt.Sprintf("%s… (%s bytes)", strings.TrimRight(b.String(), " "), thousands(size))
+	return fmt.Sprintf("%s… (%s bytes)", strings.TrimRight(b.String(), " "), numfmt.Thousands(size))
 }
 
 // escape writes the characters of s that could act on a terminal as
@@ -144,17 +145,4 @@ func acts(r rune) bool {
 		return true
 	}
 	return false
-}
-
-// thousands writes n with a comma between groups of three digits.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
