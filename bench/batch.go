@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"time"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // The batch transcription targets of issue 18 (B1 to B6): one block of

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/internal/miniotest"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // The output cache's targets (issue 14), measured against a real MinIO

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // The 100,000-synthesis targets of issue 26 (a resource of one shape from

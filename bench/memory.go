@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // longSynthesis is P5: peak RSS of the voxform process writing one long

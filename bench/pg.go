@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/pgtest"
 	"github.com/voxform/voxform/state"
 )

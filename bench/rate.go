@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // rateRun is one apply against an emulator with a rate limit of its own.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // machine describes where the figures were measured.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/internal/cdp"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // reportPage is V1: the report page of the large project (h.sz.syntheses

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // The 100,000-synthesis targets (issue 18), measured on the project the pg

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // The targets of issue 26 for apply's CPU, measured side by side with

@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"

@@ -3,8 +3,8 @@ package executor
 import (
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/planner"
 )
 

@@ -2,7 +2,6 @@ package executor_test
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/planner"
 )
 

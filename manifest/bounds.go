@@ -2,10 +2,10 @@ package manifest
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"go.yaml.in/yaml/v3"
 )
 

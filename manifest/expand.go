@@ -3,7 +3,6 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/voxform/voxform/internal/numfmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/state"
 )
 

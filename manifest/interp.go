@@ -1,10 +1,10 @@
 package manifest
 
 import (
-	"github.com/voxform/voxform/internal/numfmt"
 	"sort"
 	"strings"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"go.yaml.in/yaml/v3"
 )
 

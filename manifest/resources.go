@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // speed evaluates a speed: a number or slow/medium/fast.

@@ -3,11 +3,11 @@ package manifest
 import (
 	"bytes"
 	"errors"
-	"github.com/voxform/voxform/internal/numfmt"
 	"path/filepath"
 	"sort"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/narration"
 	"github.com/voxform/voxform/owned"
 )

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"github.com/voxform/voxform/internal/numfmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/owned"
 )
 

@@ -2,11 +2,11 @@ package planner
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 )
 

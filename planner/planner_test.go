@@ -3,12 +3,12 @@ package planner_test
 import (
 	"bytes"
 	"errors"
-	"github.com/voxform/voxform/internal/numfmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"

@@ -4,12 +4,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"html/template"
 	"io"
 	"path/filepath"
 	"slices"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 )

@@ -1,13 +1,13 @@
 package schema
 
 import (
-	"github.com/voxform/voxform/internal/numfmt"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 )
 

@@ -2,12 +2,12 @@ package schema
 
 import (
 	"encoding/binary"
-	"github.com/voxform/voxform/internal/numfmt"
 	"hash/maphash"
 	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/narration"
 )

@@ -2,13 +2,13 @@ package schema
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 )

@@ -1,10 +1,10 @@
 package schema
 
 import (
-	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 )
 

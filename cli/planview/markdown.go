@@ -3,11 +3,11 @@ package planview
 import (
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"io"
 	"strings"
 	"unicode"
 
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"

@@ -2,11 +2,12 @@ package untrusted
 
 import (
 	"fmt"
-	"github.com/voxform/voxform/internal/numfmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // MaxExcerpt is how many characters of a text Excerpt and Body keep.
