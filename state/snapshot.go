@@ -231,3 +231,26 @@ func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v sna
 		return err
 	})
 }
+
+// gob sends no pointer to a zero value: a true peak of 0.00 dBTP or a
+// with_denoise: false would come back from a snapshot as absent, and the
+// next write of the state would lose them. The types that hold such
+// pointers cross a snapshot as their JSON, as the state file holds them.
+
+// GobEncode writes l as its JSON.
+func (l *Loudness) GobEncode() ([]byte, error) { return json.Marshal(l) }
+
+// GobDecode reads l from its JSON.
+func (l *Loudness) GobDecode(b []byte) error {
+	*l = Loudness{}
+	return json.Unmarshal(b, l)
+}
+
+// GobEncode writes c as its JSON.
+func (c *JobIntentConfig) GobEncode() ([]byte, error) { return json.Marshal(c) }
+
+// GobDecode reads c from its JSON.
+func (c *JobIntentConfig) GobDecode(b []byte) error {
+	*c = JobIntentConfig{}
+	return json.Unmarshal(b, c)
+}

@@ -82,3 +82,40 @@ func TestSnapshotChunksMatchJSON(t *testing.T) {
 		t.Fatal(diff)
 	}
 }
+
+// A snapshot keeps what gob would drop: a pointer to a zero value (a true
+// peak of 0.00 dBTP, an integrated loudness of 0 LUFS, with_denoise:
+// false, num_speakers: 0). Read back from the snapshot, the state is the
+// one its JSON holds, and an apply that opens it writes them back.
+func TestSnapshotKeepsZeroValues(t *testing.T) {
+	dir := t.TempDir()
+	b := NewLocal(dir)
+	f := New()
+	no, zero, peak := false, 0, 0.0
+	f.JobIntents = []JobIntent{{ID: "i1", Created: fixedNow(), API: "batch", Files: 2,
+		Config: JobIntentConfig{Model: "stt", LanguageCode: "hi-IN", NumSpeakers: &zero, WithDenoise: &no}}}
+	for i := range snapshotMinResources + 10 {
+		r := sampleResource(fmt.Sprintf("text %d", i))
+		r.Outputs[0].Loudness = &Loudness{Integrated: &peak, TruePeak: &peak}
+		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
+	}
+	if err := b.writeState(f); err != nil {
+		t.Fatal(err)
+	}
+	snap, ok := b.loadSnapshot(snapshotKeyOf(t, b.StatePath()))
+	if !ok {
+		t.Fatal("no snapshot kept")
+	}
+	data, err := os.ReadFile(b.StatePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := decodeBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
+	if diff := cmp.Diff(fromJSON, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+		t.Fatalf("the snapshot differs from the state file (-json +snapshot):\n%s", diff)
+	}
+}
