@@ -89,6 +89,9 @@ func (f *File) checkEntries() error {
 		if err := CheckAddress(a); err != nil {
 			return fmt.Errorf("resources[%q]: %w", a, err)
 		}
+		if f.Resources[a] == nil {
+			return fmt.Errorf("resources[%q]: null, not a resource", a)
+		}
 		if err := f.Resources[a].CheckPaths(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}
