@@ -7,9 +7,12 @@ import (
 	"io/fs"
 )
 
-// ListAddresses returns the addresses recorded in b's state, sorted: those
-// Read would return, a journal left by a process that died folded in, each
-// address checked as Read checks it (ParseAddress). It is "state list".
+// ListAddresses returns the addresses recorded in b's state, sorted, a
+// journal left by a process that died folded in, each address checked as
+// Read checks it (ParseAddress). It is "state list". The resources'
+// contents are not checked here: a state whose resource Read refuses (an
+// unknown field, a path voxform could not own) is listed, and refused by
+// the commands that use the resource (plan, show, apply).
 //
 // The file backend reads only what the list needs: the state file's
 // header, written entries and job intents decoded and checked as Read
