@@ -4,8 +4,9 @@
 # with it), mpg123 (the MP3 decoder's reference at 24 kHz), espeak-ng (the
 # emulator speaks real text), sox, and postgresql
 # (the pg state backend's tests start a server of their own; the package's
-# cluster is not used), and chromium (the report page's tests drive it
-# headless over the DevTools protocol). Idempotent.
+# cluster is not used), chromium (the report page's tests drive it
+# headless over the DevTools protocol), and GNU time (the benchmark
+# harness's tests measure peak RSS with it). Idempotent.
 set -euo pipefail
 missing=()
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
@@ -14,6 +15,7 @@ command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v sox >/dev/null 2>&1 || missing+=(sox)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -x /usr/bin/time ] || missing+=(time)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
