@@ -60,9 +60,10 @@ type Options struct {
 	// of a long text that lost its end).
 	DropHalfRate float64
 	// NoiseRate is the fraction of words that recognition of the
-	// emulator's own speech gets wrong, each on its own (recognition
-	// noise): a word of the same script replaces it, drawn from Seed and
-	// the audio, so that the same audio always gets the same transcript.
+	// emulator's own speech gets wrong (recognition noise), each word on
+	// its own and never two in a row: a word of the same script replaces
+	// it, drawn from Seed and the audio, so that the same audio always
+	// gets the same transcript.
 	NoiseRate float64
 	// Profile is the service the emulator behaves as: ProfileDocumented
 	// ("" too), the service of the documents, or ProfileLive, the live

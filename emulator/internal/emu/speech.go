@@ -113,16 +113,20 @@ func (e *Env) DrawSpeechFault(request string) SpeechDraw {
 
 // Hear is what recognition makes of speech the emulator synthesized: its
 // text with each word misheard at Opts.NoiseRate, replaced by a word of
-// its script. The draws come from Seed and the audio (Spoken.Audio), so
-// that the same audio is always heard alike.
+// its script. A misheard word stands alone (the word after it is heard
+// right), so that noise is never a run of wrong words, as a replaced run
+// (FaultReplace) is. The draws come from Seed and the audio
+// (Spoken.Audio), so that the same audio is always heard alike.
 func (e *Env) Hear(s Spoken) Spoken {
 	if e.Opts.NoiseRate <= 0 || s.Text == "" {
 		return s
 	}
 	rng := rand.New(rand.NewPCG(e.Opts.Seed, s.Audio))
 	words := strings.Fields(s.Text)
+	misheard := false
 	for i, w := range words {
-		if rng.Float64() < e.Opts.NoiseRate {
+		roll := rng.Float64()
+		if misheard = roll < e.Opts.NoiseRate && !misheard; misheard {
 			words[i] = Substitute(w, rng)
 		}
 	}
