@@ -41,6 +41,21 @@ past it is answered 429 RATE_LIMIT_ERROR with a Retry-After in whole
 seconds, at least 1; the stats count these as rate_limited, apart from
 the 429s -rate-limit injects.
 
+-truncate-rate, -replace-rate, -silence-rate and -drop-half-rate make a
+fraction of syntheses say something other than their text, as a real
+service sometimes does: the last sentence cut after half its words, a
+run of 2 to 4 words spoken as other words, silence as long as the speech,
+or the second half of the words missing. The answer is otherwise normal
+(200, the format asked for, the whole text billed), and transcribing the
+audio through the emulator gives the faulty words. The draw depends on
+-seed, the request and how many times it was synthesized before, so that
+a second synthesis of the same request draws afresh and parallel
+requests fault alike in any order. -noise-rate mishears that fraction of
+the words of the emulator's own speech, the same words each time the
+same audio is transcribed. GET /_emulator/speech-faults lists each
+faulted synthesis (kind, text requested, text spoken, SHA-256 of the
+audio); the stats count them by kind (speech_faults).
+
 Flags:
 `
 
@@ -62,6 +77,19 @@ type emulatorFlags struct {
 	timeScale  float64
 	maxText    int
 	noEspeak   bool
+	// speech holds the speech fault rates, by flag name; noise the
+	// recognition noise rate.
+	speech map[string]*float64
+	noise  float64
+}
+
+// speechFaultFlags are the speech fault flags, in the order of their
+// options.
+var speechFaultFlags = []struct{ name, usage string }{
+	{"truncate-rate", "fraction of syntheses whose last sentence is cut after half its words"},
+	{"replace-rate", "fraction of syntheses with a run of 2 to 4 words spoken as other words"},
+	{"silence-rate", "fraction of syntheses answered with silence as long as the speech"},
+	{"drop-half-rate", "fraction of syntheses whose second half of the words is not spoken"},
 }
 
 func (f *emulatorFlags) register(fs *flag.FlagSet) {
@@ -80,6 +108,11 @@ func (f *emulatorFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "speed-up of batch job progression (60: a minute per second)")
 	fs.IntVar(&f.maxText, "max-text", 5000, "maximum synthesis text length in characters")
 	fs.BoolVar(&f.noEspeak, "no-espeak", false, "never use espeak-ng, even when installed (synthetic waveform)")
+	f.speech = map[string]*float64{}
+	for _, sf := range speechFaultFlags {
+		f.speech[sf.name] = fs.Float64(sf.name, 0, sf.usage+" (at most 1 with the other speech faults)")
+	}
+	fs.Float64Var(&f.noise, "noise-rate", 0, "fraction of the words of the emulator's own speech that its recognition mishears")
 }
 
 func (f *emulatorFlags) options() (emulator.Options, error) {
@@ -90,6 +123,10 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 	}
 	if f.failRate+f.rateLimit > 1 {
 		return emulator.Options{}, usageErrorf("-fail-rate plus -rate-limit must not exceed 1")
+	}
+	speech, err := f.speechRates()
+	if err != nil {
+		return emulator.Options{}, err
 	}
 	if f.rps != 0 && !(f.rps >= emulator.MinRPS && f.rps <= emulator.MaxRPS) {
 		return emulator.Options{}, usageErrorf("-rps %v: must be 0 (no limit) or between %v and %v requests per second", f.rps, emulator.MinRPS, float64(emulator.MaxRPS))
@@ -132,7 +169,35 @@ func (f *emulatorFlags) options() (emulator.Options, error) {
 		TimeScale:        f.timeScale,
 		MaxText:          f.maxText,
 		NoEspeak:         f.noEspeak,
+		TruncateRate:     speech[0],
+		ReplaceRate:      speech[1],
+		SilenceRate:      speech[2],
+		DropHalfRate:     speech[3],
+		NoiseRate:        f.noise,
 	}, nil
+}
+
+// speechRates checks the speech fault and noise rates and returns the
+// former in the order of speechFaultFlags.
+func (f *emulatorFlags) speechRates() ([]float64, error) {
+	rates := make([]float64, len(speechFaultFlags))
+	var sum float64
+	for i, sf := range speechFaultFlags {
+		if p := f.speech[sf.name]; p != nil {
+			rates[i] = *p
+		}
+		if !(rates[i] >= 0 && rates[i] <= 1) {
+			return nil, usageErrorf("-%s %v: must be between 0 and 1", sf.name, rates[i])
+		}
+		sum += rates[i]
+	}
+	if sum > 1+1e-9 { // 0.1+0.2+0.3+0.4 is a hair over 1 in floating point
+		return nil, usageErrorf("-truncate-rate, -replace-rate, -silence-rate and -drop-half-rate add up to %v: must not exceed 1", sum)
+	}
+	if !(f.noise >= 0 && f.noise <= 1) {
+		return nil, usageErrorf("-noise-rate %v: must be between 0 and 1", f.noise)
+	}
+	return rates, nil
 }
 
 func runEmulator(ctx context.Context, env *Env, args []string) error {

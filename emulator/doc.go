@@ -11,4 +11,11 @@
 // served in the X-Emulator-Profile header (HeaderProfile), which the
 // service itself never sends, so that a client of the other profile can
 // say so rather than fail call by call.
+//
+// It can fail like a real service in what it says, too. Speech faults
+// (Options.TruncateRate and the rates after it) make the audio of a
+// synthesis say something other than its text, which the emulator's own
+// recognition then reports word for word; recognition noise
+// (Options.NoiseRate) mishears a few words of the speech it made. Each
+// faulted synthesis is listed at GET /_emulator/speech-faults.
 package emulator

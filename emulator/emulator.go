@@ -38,6 +38,18 @@ const (
 	MaxBurst = emu.MaxBurst
 )
 
+// Speech fault kinds (Options.TruncateRate and the rates after it), as
+// the stats and GET /_emulator/speech-faults name them.
+const (
+	FaultTruncate = emu.FaultTruncate
+	FaultReplace  = emu.FaultReplace
+	FaultSilence  = emu.FaultSilence
+	FaultDropHalf = emu.FaultDropHalf
+)
+
+// MaxSpeechFaultsListed bounds the list of GET /_emulator/speech-faults.
+const MaxSpeechFaultsListed = emu.MaxSpeechFaultsListed
+
 // Server is the emulated service.
 type Server struct {
 	env     *emu.Env
@@ -47,13 +59,18 @@ type Server struct {
 
 // New returns an emulator with the given options. A Profile other than
 // ProfileLive is served as documented; Start refuses one it does not know,
-// and an RPS or Burst out of bounds (New serves those without a limit).
+// an RPS or Burst out of bounds (New serves those without a limit), and
+// speech fault or noise rates out of bounds.
 func New(opts Options) *Server {
 	env := emu.NewEnv(opts)
 	s := &Server{env: env, mux: emu.NewMux(env)}
 	synth.Register(s.mux, env)
 	s.closers = append(s.closers, recog.Register(s.mux, env))
 	s.mux.HandleRaw("GET /_emulator/stats", s.serveStats)
+	s.mux.HandleRaw("GET /_emulator/speech-faults", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(s.SpeechFaultsJSON())
+	})
 	s.mux.HandleRaw("GET /_emulator/profile", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, "{\"profile\": %q}\n", env.Opts.Served())
@@ -71,6 +88,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // StatsJSON returns the document served at GET /_emulator/stats.
 func (s *Server) StatsJSON() []byte {
 	b, _ := s.env.Stats.MarshalJSON()
+	return b
+}
+
+// SpeechFaultsJSON returns the document served at
+// GET /_emulator/speech-faults: {"faults": [...], "unlisted": n}, each
+// synthesis whose audio carries a speech fault (Options.TruncateRate and
+// the rates after it) since the start or the last POST /_emulator/reset,
+// with its kind, route, requested text, the text its audio says, its
+// request and occurrence, and the SHA-256 of the audio sent; at most
+// MaxSpeechFaultsListed of them, the rest counted as unlisted. The stats
+// count them by kind (speech_faults).
+func (s *Server) SpeechFaultsJSON() []byte {
+	b, _ := s.env.Stats.SpeechFaultsJSON()
 	return b
 }
 
@@ -108,6 +138,9 @@ func Start(opts Options, addr string) (*Running, error) {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
 	if err := opts.CheckRate(); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	if err := opts.CheckSpeechFaults(); err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)

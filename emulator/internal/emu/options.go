@@ -42,6 +42,29 @@ type Options struct {
 	DropRate float64
 	// Seed seeds every random choice (faults, ids, placeholder transcripts).
 	Seed uint64
+	// TruncateRate, ReplaceRate, SilenceRate and DropHalfRate are the
+	// fractions of syntheses whose audio carries a speech fault (see
+	// SpeechFaultKinds); at most 1 together. The answer is otherwise
+	// normal: 200, the format asked for, the whole text billed. The draw
+	// is keyed on Seed, the request and how many times the same request
+	// was synthesized before, so that a second synthesis draws afresh and
+	// parallel requests fault alike in any order.
+	//
+	// TruncateRate: the last sentence is cut after half its words.
+	TruncateRate float64
+	// ReplaceRate: a run of 2 to 4 words is spoken as other words.
+	ReplaceRate float64
+	// SilenceRate: the audio is silence as long as the speech would be.
+	SilenceRate float64
+	// DropHalfRate: the second half of the words is not spoken (a chunk
+	// of a long text that lost its end).
+	DropHalfRate float64
+	// NoiseRate is the fraction of words that recognition of the
+	// emulator's own speech gets wrong (recognition noise), each word on
+	// its own and never two in a row: a word of the same script replaces
+	// it, drawn from Seed and the audio, so that the same audio always
+	// gets the same transcript.
+	NoiseRate float64
 	// Profile is the service the emulator behaves as: ProfileDocumented
 	// ("" too), the service of the documents, or ProfileLive, the live
 	// service as its owner's published client (0.7.x) speaks to it: the
@@ -162,6 +185,9 @@ type Env struct {
 
 	// bucket is the rate limit (Opts.RPS); nil for none.
 	bucket *rate.Limiter
+
+	// speech counts the syntheses of each request, for speech faults.
+	speech speechCounts
 
 	mu  sync.Mutex
 	rnd *rand.Rand

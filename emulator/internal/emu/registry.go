@@ -55,6 +55,9 @@ type Spoken struct {
 	Text     string // the text spoken, tags removed
 	Language string // the synthesis language (may be empty or "auto")
 	Seconds  float64
+	// Audio identifies the rendering (from its envelope): recognition
+	// noise is drawn from it.
+	Audio uint64
 }
 
 type entry struct {
@@ -101,6 +104,7 @@ func (r *Registry) Remember(env []float32, s Spoken) {
 		return
 	}
 	r.known[key] = true
+	s.Audio = binary.BigEndian.Uint64(key[:8])
 	r.byLen[len(norm)] = append(r.byLen[len(norm)], entry{env: norm, spoken: s})
 }
 

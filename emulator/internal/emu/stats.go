@@ -17,6 +17,10 @@ type Stats struct {
 	// statsJSON.BatchJobsMaxInFlight).
 	polls    map[string]*jobPolls
 	inFlight map[string]bool
+	// faults lists the faulted syntheses (at most MaxSpeechFaultsListed);
+	// unlisted counts those past the bound.
+	faults   []*SpeechFault
+	unlisted int64
 }
 
 type jobPolls struct {
@@ -45,6 +49,9 @@ type statsJSON struct {
 	PresignedDownloadsWithAPIKey int64            `json:"presigned_downloads_with_api_key"`
 	WebhooksSent                 int64            `json:"webhooks_sent"`
 	Syntheses                    int64            `json:"syntheses"`
+	// SpeechFaults counts the syntheses whose audio carries a speech
+	// fault, by kind (SpeechFaultKinds).
+	SpeechFaults map[string]int64 `json:"speech_faults"`
 	// BatchJobsMaxInFlight is the most batch jobs (both APIs) in flight
 	// at once: a job is from its create (or older submit) until a status
 	// answer first shows it ended, or its cancel.
@@ -226,16 +233,18 @@ func (s *Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(&s.s)
 }
 
-// Reset clears every counter and forgets every job: one created before
-// counts neither in flight nor with its earlier status answers.
+// Reset clears every counter and the list of speech faults, and forgets
+// every job: one created before counts neither in flight nor with its
+// earlier status answers.
 func (s *Stats) Reset() {
 	s.mu.Lock()
 	s.s = emptyStats()
 	s.polls, s.inFlight = map[string]*jobPolls{}, map[string]bool{}
+	s.faults, s.unlisted = nil, 0
 	s.mu.Unlock()
 }
 
 func emptyStats() statsJSON {
 	return statsJSON{Requests: map[string]int64{}, FaultsInjected: map[string]int64{}, FaultsByRoute: map[string]map[string]int64{},
-		RateLimitedByRoute: map[string]int64{}}
+		RateLimitedByRoute: map[string]int64{}, SpeechFaults: map[string]int64{}}
 }

@@ -6,7 +6,8 @@
 // Transcripts: uploaded or fetched audio is decoded (WAV in any encoding,
 // MP3), its energy envelope is looked up among the audio the emulator
 // synthesized (allowing a codec's leading delay), and a match returns the
-// text that was spoken, in sentences spread over the duration. Other audio
+// text that was spoken, in sentences spread over the duration, heard with
+// the recognition noise of Options.NoiseRate (emu.Env.Hear). Other audio
 // gets a deterministic placeholder from the content hash, about 2.2 words a
 // second in the requested language's script. Silence and steady tones
 // have no speech: empty for REST and realtime, a failed result in the older

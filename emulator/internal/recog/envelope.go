@@ -78,23 +78,23 @@ func (f *fineEnvelope) at(q int) []float32 {
 // lookup finds audio the emulator synthesized, trying offsets of a quarter
 // window up to maxCodecDelay windows.
 func (f *fineEnvelope) lookup(env *emu.Env) (emu.Spoken, bool) {
-	return f.find(env.Registry.Lookup, 0)
+	return f.find(env, env.Registry.Lookup, 0)
 }
 
 // lookupPrefix finds audio the emulator synthesized whose beginning this
 // is (a recording still streaming in), leaving out its last trim windows
 // (a frame the client may have padded with silence).
 func (f *fineEnvelope) lookupPrefix(env *emu.Env, trim int) (emu.Spoken, bool) {
-	return f.find(env.Registry.LookupPrefix, trim)
+	return f.find(env, env.Registry.LookupPrefix, trim)
 }
 
 // find tries the envelope at each offset lookup tries, without its last
-// trim windows.
-func (f *fineEnvelope) find(match func([]float32) (emu.Spoken, bool), trim int) (emu.Spoken, bool) {
+// trim windows. What it finds is heard with env's recognition noise.
+func (f *fineEnvelope) find(env *emu.Env, match func([]float32) (emu.Spoken, bool), trim int) (emu.Spoken, bool) {
 	for q := 0; q <= maxCodecDelay*fineSteps && q < len(f.sums); q++ {
 		e := f.at(q)
 		if sp, ok := match(e[:max(0, len(e)-trim)]); ok {
-			return sp, true
+			return env.Hear(sp), true
 		}
 	}
 	return emu.Spoken{}, false

@@ -59,26 +59,3 @@ func identify(codes []string, spoken string) string {
 	}
 	return codes[0]
 }
-
-// vocabulary gives placeholder transcripts words in the right script.
-var vocabulary = map[string][]string{
-	"en": {"thank", "you", "for", "calling", "the", "support", "team", "please", "hold", "your", "account",
-		"is", "ready", "we", "will", "call", "back", "today", "order", "payment", "received", "hello", "yes", "okay"},
-	"hi": {"नमस्ते", "आपका", "धन्यवाद", "कृपया", "खाता", "भुगतान", "आज", "हम", "आप", "है", "और", "सेवा", "जानकारी", "समय"},
-	"bn": {"নমস্কার", "ধন্যবাদ", "আপনার", "অ্যাকাউন্ট", "আজ", "আমরা", "পরিষেবা", "সময়"},
-	"ta": {"வணக்கம்", "நன்றி", "உங்கள்", "கணக்கு", "இன்று", "நாங்கள்", "சேவை", "நேரம்"},
-	"te": {"నమస్కారం", "ధన్యవాదాలు", "మీ", "ఖాతా", "ఈరోజు", "మేము", "సేవ", "సమయం"},
-	"kn": {"ನಮಸ್ಕಾರ", "ಧನ್ಯವಾದ", "ನಿಮ್ಮ", "ಖಾತೆ", "ಇಂದು", "ನಾವು", "ಸೇವೆ", "ಸಮಯ"},
-	"ml": {"നമസ്കാരം", "നന്ദി", "നിങ്ങളുടെ", "അക്കൗണ്ട്", "ഇന്ന്", "ഞങ്ങൾ", "സേവനം", "സമയം"},
-	"mr": {"नमस्कार", "धन्यवाद", "तुमचे", "खाते", "आज", "आम्ही", "सेवा", "वेळ"},
-	"gu": {"નમસ્તે", "આભાર", "તમારું", "ખાતું", "આજે", "અમે", "સેવા", "સમય"},
-	"pa": {"ਧੰਨਵਾਦ", "ਤੁਹਾਡਾ", "ਖਾਤਾ", "ਅੱਜ", "ਅਸੀਂ", "ਸੇਵਾ", "ਸਮਾਂ", "ਜੀ"},
-}
-
-func wordsFor(lang string) []string {
-	base, _, _ := strings.Cut(lang, "-")
-	if w, ok := vocabulary[strings.ToLower(base)]; ok {
-		return w
-	}
-	return vocabulary["en"]
-}

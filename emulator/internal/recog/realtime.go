@@ -120,7 +120,7 @@ func (s *service) receive(conn *websocket.Conn, rate int) (a *analysis, ended bo
 	if !a.Known {
 		// The last frame was padded with silence, more than the lookup's
 		// few windows of slack at 8 kHz: try without part of it.
-		a.Spoken, a.Known = envl.find(s.env.Registry.Lookup, rtFrameBytes/2/envl.per)
+		a.Spoken, a.Known = envl.find(s.env, s.env.Registry.Lookup, rtFrameBytes/2/envl.per)
 	}
 	if !a.Known {
 		a.Silent, a.Tone = noSpeech(envl.at(0))

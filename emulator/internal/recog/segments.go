@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
 // segment is one time-aligned piece of a transcript.
@@ -101,7 +103,7 @@ func splitText(text string) []string {
 // placeholder makes about 2.2 words a second of deterministic text from the
 // language's vocabulary, in sentences of 6 to 12 words.
 func placeholder(lang string, seconds float64, seed uint64) []string {
-	vocab := wordsFor(lang)
+	vocab := emu.WordsFor(lang)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
 	n := max(1, int(seconds*2.2))
 	stop := "."

@@ -16,6 +16,19 @@
 // SERVICE_UNAVAILABLE saying the emulator needs ffmpeg. Every rendering's
 // envelope is registered so that recognition can transcribe it back.
 //
+// Speech faults (faults.go; Options.TruncateRate and the rates after it)
+// are drawn for each validated request, on every transport, from the
+// seed, the request (text, model, voice, language, speed, embedding,
+// format) and how many times it was synthesized before. A fault changes
+// the text rendered, not the text billed or echoed: truncate keeps the
+// first half of the last sentence's words (rounded down); replace turns a
+// run of 2 to 4 words (all of a shorter text) into words of their script;
+// drop_half keeps the first half of all the words (rounded down); a cut
+// drops the tags after it too; silence is as long as the speech. A fault
+// that would leave no word, or change none, is not applied. Each applied
+// fault is counted and listed, with the SHA-256 of the audio once it was
+// all sent.
+//
 // Choices where the documents are silent:
 //   - audio_config omitted: wav, 48000 Hz, mono, 16-bit; a sample_rate
 //     inside 8000-48000 but outside the supported set is 400.

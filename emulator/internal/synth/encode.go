@@ -74,6 +74,7 @@ type pcmReader struct {
 	frames  []byte // reused for every read
 	pending []byte // what is left of frames
 	err     error
+	sum     *summer // hashes what is read (a speech fault's audio), or nil
 }
 
 func newPCMReader(src pcmSource, f outFormat) *pcmReader {
@@ -86,6 +87,9 @@ func (p *pcmReader) Size() int64 { return p.src.Total() * int64(p.f.frameBytes()
 func (p *pcmReader) Read(b []byte) (int, error) {
 	for len(p.pending) == 0 {
 		if p.err != nil {
+			if p.sum != nil && p.err == io.EOF {
+				p.sum.end()
+			}
 			return 0, p.err
 		}
 		n := max(1, len(b)/p.f.frameBytes())
@@ -99,6 +103,9 @@ func (p *pcmReader) Read(b []byte) (int, error) {
 	}
 	n := copy(b, p.pending)
 	p.pending = p.pending[n:]
+	if p.sum != nil {
+		p.sum.add(b[:n])
+	}
 	return n, nil
 }
 

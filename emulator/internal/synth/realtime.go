@@ -65,6 +65,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		s.wsFail(conn, websocket.ClosePolicyViolation, err)
 		return
 	}
+	s.fault(j, r.Pattern)
 	f := wsFormat(j.Format)
 	src, err := s.r.open(r.Context(), j, f.Rate)
 	if err != nil {
@@ -74,6 +75,9 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 	defer src.Close()
 	s.bill(j)
 	pr := newPCMReader(src, f)
+	if j.fault != nil {
+		pr.sum = newSummer(s.env, j.fault)
+	}
 	if s.env.Opts.Live() {
 		err = s.wsJSON(conn, pr, f, drop)
 	} else {

@@ -50,6 +50,7 @@ func (s *service) readJob(w http.ResponseWriter, r *http.Request) (*job, bool) {
 		emu.WriteRESTError(w, http.StatusBadRequest, emu.InvalidRequest, err.Error())
 		return nil, false
 	}
+	s.fault(j, r.Pattern)
 	return j, true
 }
 
@@ -118,8 +119,19 @@ func (s *service) inference(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// open renders j and wraps it in its container.
+// open renders j and wraps it in its container. The audio of a listed
+// speech fault is hashed as it is read.
 func (s *service) open(r *http.Request, j *job) (*encoded, error) {
+	enc, err := s.encoded(r, j)
+	if err != nil || j.fault == nil {
+		return enc, err
+	}
+	enc.Reader = &summedReader{r: enc.Reader, sum: newSummer(s.env, j.fault)}
+	return enc, nil
+}
+
+// encoded renders j and wraps it in its container.
+func (s *service) encoded(r *http.Request, j *job) (*encoded, error) {
 	compressed := j.Format.Container == "mp3" || j.Format.Container == "ogg"
 	key := formatKey(s.r.key(j, j.Format.Rate), j.Format)
 	if compressed {

@@ -75,11 +75,25 @@ func (r *renderer) key(j *job, rate int) string {
 	for _, p := range j.Parts {
 		fmt.Fprintf(h, "%d:%s%d:%s", len(p.Tag), p.Tag, len(p.Text), p.Text)
 	}
+	if j.silent {
+		h.Write([]byte("silent"))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// open returns the samples of j at rate.
+// open returns the samples of j at rate: for a silent job, silence as
+// long as its speech.
 func (r *renderer) open(ctx context.Context, j *job, rate int) (pcmSource, error) {
+	if j.silent {
+		spoken := *j
+		spoken.silent = false
+		src, err := r.open(ctx, &spoken, rate)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		return &silence{total: src.Total()}, nil
+	}
 	key := r.key(j, rate)
 	if s, ok := r.lookup(key); ok {
 		return &memSource{s: s}, nil

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
 // rawRequest is the synthesis request body as sent (speech-synthesis.md,
@@ -68,6 +70,12 @@ type job struct {
 	Parts     []part // text and tags, after the model's tag rules
 	Spoken    string // what is said: the text without tags
 	Embedding string // identity of the cloned voice (vc-v1)
+
+	// silent and fault are a speech fault drawn for the job (faults.go):
+	// silent renders silence as long as the speech; fault is the fault's
+	// entry in the list of faults, nil when none is listed.
+	silent bool
+	fault  *emu.SpeechFault
 
 	extraVoices map[string][]string
 	live        bool

@@ -193,6 +193,9 @@ func (s *service) sse(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// Live WAV pieces leave the file's pad byte unread: read it, so that
+	// a speech fault's audio is hashed whole.
+	_, _ = io.Copy(io.Discard, enc)
 	if quick {
 		_ = ev.event("completed", map[string]string{"status": "success"})
 		return
