@@ -118,6 +118,9 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 	if werr := writePlan(env, p, pr.manifest, f.output()); werr != nil {
 		return werr
 	}
+	appendStepSummary(env, "plan", func(w io.Writer) error {
+		return planview.Markdown(w, p, pr.manifest.Budget, planview.MarkdownOptions{MaxBytes: planview.JobSummaryBytes, Settings: markdownSettings(pr.manifest)})
+	})
 	if err != nil {
 		return err
 	}

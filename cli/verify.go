@@ -32,6 +32,11 @@ state are used; an output without them, or whose file changed, is
 measured now. The limits come from the flags, else the manifest's
 loudness: block, else 3 LU and -1 dBTP.
 
+With -junit FILE, also writes every check as a JUnit XML test case (one
+per recorded file and check, a failure naming the measured and the
+recorded or target values) for a CI system to show. When
+GITHUB_STEP_SUMMARY names a file, a Markdown summary is appended to it.
+
 Flags:
 `
 
@@ -39,6 +44,8 @@ Flags:
 type verifyOptions struct {
 	json     bool
 	loudness bool
+	// junit is -junit: the file the JUnit XML report goes to.
+	junit string
 	// limits are -max-deviation and -max-true-peak; set says which of
 	// them were given (the manifest gives the others).
 	limits workspace.LoudnessLimits
@@ -49,6 +56,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "verify", verifyUsage)
 	var o verifyOptions
 	fs.BoolVar(&o.json, "json", false, "one JSON object per finding")
+	fs.StringVar(&o.junit, "junit", "", "also write every check as a JUnit XML report to `FILE` (relative to the manifest directory)")
 	fs.BoolVar(&o.loudness, "loudness", false, "also flag audio outputs whose loudness is far from the median or whose true peak is too high")
 	fs.Float64Var(&o.limits.MaxDeviation, "max-deviation", workspace.DefaultMaxDeviation, "with -loudness: the `LU` an output's integrated loudness may lie from the median (above 0, at most 100)")
 	fs.Float64Var(&o.limits.MaxTruePeak, "max-true-peak", workspace.DefaultMaxTruePeak, "with -loudness: the highest true peak allowed, in `dBTP` (-100 to 20)")
@@ -89,45 +97,55 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	found, checked, err := ws.Verify(ctx, st)
-	if err != nil {
+	res := verifyResult{resources: len(st.Resources)}
+	if res.found, res.hashed, err = ws.Verify(ctx, st); err != nil {
 		return err
 	}
-	outputsDrifted := 0
-	changed := map[string]bool{}
-	for _, d := range found {
-		if d.Problem != workspace.SourceChanged {
-			outputsDrifted++
-			changed[d.Path] = true
-		}
-		if o.json {
-			writeJSONLine(env.Stdout, d)
-			continue
-		}
-		fmt.Fprintf(env.Stdout, "%s: %s: %s\n", untrusted.Escape(d.Address), untrusted.Escape(d.Path), d.Problem)
-	}
-	if !o.json {
-		fmt.Fprintf(env.Stdout, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", checked, len(st.Resources), outputsDrifted)
-	}
+	outputsDrifted := writeDrift(env.Stdout, &res, o.json)
 	var problems, hints []string
 	if outputsDrifted > 0 {
 		problems = append(problems, fmt.Sprintf("%d recorded output(s) are missing or modified", outputsDrifted))
 		hints = append(hints, "'voxform plan' shows them as repairs; 'voxform apply' restores them")
 	}
 	if o.loudness {
-		rep, err := ws.CheckLoudness(ctx, st, o.limits, changed)
-		if err != nil {
+		if res.loud, err = ws.CheckLoudness(ctx, st, o.limits, res.drifted()); err != nil {
 			return err
 		}
-		if n := writeLoudness(env.Stdout, rep, o.json); n > 0 {
+		if n := writeLoudness(env.Stdout, res.loud, o.json); n > 0 {
 			problems = append(problems, fmt.Sprintf("%d audio output(s) are outside the loudness limits", n))
 			hints = append(hints, "normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
 		}
 	}
+	if o.junit != "" {
+		if err := ws.WriteJUnit(o.junit, st, res.junit()); err != nil {
+			return err
+		}
+	}
+	appendStepSummary(env, "verify", res.markdown)
 	if len(problems) == 0 {
 		return nil
 	}
 	return exitCode(ExitError, withHint(errors.New(strings.Join(problems, "; ")), strings.Join(hints, "; ")))
+}
+
+// writeDrift reports each file missing or modified, one line (or JSON
+// object) each, and a summary line; it returns how many outputs drifted.
+func writeDrift(w io.Writer, res *verifyResult, jsonOut bool) int {
+	outputsDrifted := 0
+	for _, d := range res.found {
+		if d.Problem != workspace.SourceChanged {
+			outputsDrifted++
+		}
+		if jsonOut {
+			writeJSONLine(w, d)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", untrusted.Escape(d.Address), untrusted.Escape(d.Path), d.Problem)
+	}
+	if !jsonOut {
+		fmt.Fprintf(w, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", len(res.hashed), res.resources, outputsDrifted)
+	}
+	return outputsDrifted
 }
 
 // limitsWith is the limits of the flags given, the manifest's loudness:

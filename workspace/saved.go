@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/voxform/voxform/internal/junit"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
 )
 
 // path returns name (a plan file's name as the user gave it) as a path:
@@ -55,14 +57,32 @@ func (w *Workspace) WritePlan(name string, s *planner.SavedPlan) error {
 
 // checkPlanPath refuses to save a plan over something else.
 func (w *Workspace) checkPlanPath(path string, p *planner.Plan) error {
+	outputOf := func(rel string) string {
+		for _, a := range p.Actions {
+			if a.Desired != nil && slices.ContainsFunc(a.Desired.Outputs, func(o planner.Output) bool { return o.Path == rel }) {
+				return a.Address
+			}
+		}
+		return ""
+	}
+	return w.checkReplace(path, outputOf, "voxform plan file", func(r io.Reader) error {
+		_, err := planner.ReadSaved(io.LimitReader(r, planner.MaxPlanFileBytes))
+		return err
+	})
+}
+
+// checkReplace refuses to write a file of voxform's own (a plan, a
+// report) at path over something else: over one of voxform's own files
+// or an output (outputOf names the resource whose output rel is, "" for
+// none), or over an existing file that is not a what, as identify
+// recognises one.
+func (w *Workspace) checkReplace(path string, outputOf func(rel string) string, what string, identify func(io.Reader) error) error {
 	if rel, ok := insideDir(w.Dir, path); ok {
 		if err := owned.CheckRel(rel); err != nil {
 			return err
 		}
-		for _, a := range p.Actions {
-			if a.Desired != nil && slices.ContainsFunc(a.Desired.Outputs, func(o planner.Output) bool { return o.Path == rel }) {
-				return fmt.Errorf("%s is an output of %s", rel, a.Address)
-			}
+		if addr := outputOf(rel); addr != "" {
+			return fmt.Errorf("%s is an output of %s", rel, addr)
 		}
 	}
 	st, err := os.Lstat(path)
@@ -79,8 +99,8 @@ func (w *Workspace) checkPlanPath(path string, p *planner.Plan) error {
 		return err
 	}
 	defer f.Close()
-	if _, err := planner.ReadSaved(io.LimitReader(f, planner.MaxPlanFileBytes)); err != nil {
-		return fmt.Errorf("%s exists and is not a voxform plan file", path)
+	if err := identify(f); err != nil {
+		return fmt.Errorf("%s exists and is not a %s", path, what)
 	}
 	return nil
 }
@@ -101,4 +121,32 @@ func insideDir(dir, path string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// WriteJUnit writes the JUnit report r atomically to the file name
+// (relative names are relative to the manifest directory). Like a plan
+// file, it never replaces a file that is not a JUnit report, nor one of
+// voxform's own files or an output recorded in st.
+func (w *Workspace) WriteJUnit(name string, st *state.File, r *junit.Report) error {
+	path := w.path(name)
+	outputOf := func(rel string) string {
+		for _, addr := range st.Addresses() {
+			res := st.Resources[addr]
+			if slices.ContainsFunc(res.Outputs, func(o state.Output) bool { return o.Path == rel }) ||
+				res.Source != nil && res.Source.Path == rel {
+				return addr
+			}
+		}
+		return ""
+	}
+	isReport := func(r io.Reader) error {
+		if !junit.IsReport(r) {
+			return errors.New("not a JUnit report")
+		}
+		return nil
+	}
+	if err := w.checkReplace(path, outputOf, "JUnit XML report", isReport); err != nil {
+		return advise(fmt.Errorf("-junit %s: %w", name, err), "write the report under another name, for example voxform-junit.xml")
+	}
+	return owned.WriteFile(path, 0o644, r.Write)
 }

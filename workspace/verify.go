@@ -26,26 +26,34 @@ type Drift struct {
 // the recorded one (its transcript is still what was made from the old).
 const SourceChanged = "source changed"
 
+// Hashed is one file Verify hashed: a recorded output, or a transcription
+// source when Source.
+type Hashed struct {
+	Address, Path string
+	Source        bool
+}
+
 // Verify hashes every output recorded in st, and every local transcription
 // source, trusting nothing from the hash cache. It returns what is missing
-// or differs, by address, and how many files it hashed.
+// or differs, by address, and every file it hashed, in the order of the
+// state's addresses.
 //
 // A recorded output is read only as the file system resolves it inside the
 // manifest directory (owned.Root.Resolve): a directory replaced by a link
 // to elsewhere since is an error, never a file hashed outside.
-func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, int, error) {
+func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, []Hashed, error) {
 	root, err := owned.Open(w.Dir)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	defer root.Close()
 	var out []Drift
-	checked := 0
+	var checked []Hashed
 	check := func(addr, rel, want, problem string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		checked++
+		checked = append(checked, Hashed{Address: addr, Path: rel, Source: problem == SourceChanged})
 		if problem != SourceChanged {
 			if _, err := root.Resolve(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("verify %s: %w", rel, err)

@@ -214,8 +214,8 @@ func TestVerify(t *testing.T) {
 	plan, s := p.plan(planner.Options{})
 	p.apply(s, plan)
 	st, _ := p.ws.ReadState(context.Background())
-	if d, n, err := p.ws.Verify(p.ctx, st); err != nil || len(d) != 0 || n != 1 {
-		t.Fatalf("verify after apply: %v %d %v", d, n, err)
+	if d, n, err := p.ws.Verify(p.ctx, st); err != nil || len(d) != 0 || len(n) != 1 || n[0].Path != "out/hello.wav" {
+		t.Fatalf("verify after apply: %v %v %v", d, n, err)
 	}
 	out := filepath.Join(p.ws.Dir, "out/hello.wav")
 	os.WriteFile(out, []byte("x"), 0o644)
