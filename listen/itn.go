@@ -13,9 +13,11 @@ import (
 // times of day as 24-hour HH:MM, English dates as ordinal day and month.
 // The spoken side and the written side are both brought to one form.
 
-// rupeeWords name the rupee; paiseWords its hundredth.
+// rupeeSigns are written before the amount, rupeeWords spoken after it;
+// paiseWords name the rupee's hundredth.
 var (
-	rupeeWords = []string{"rupee", "rupees", "rs", "inr", "रुपये", "रुपए", "रुपया", "रुपयों", "रु"}
+	rupeeSigns = []string{"₹", "rs", "inr", "रु"}
+	rupeeWords = []string{"rupee", "rupees", "रुपये", "रुपए", "रुपया", "रुपयों"}
 	paiseWords = []string{"paise", "paisa", "पैसे", "पैसा"}
 	andWords   = []string{"and", "और"}
 )
@@ -27,24 +29,25 @@ func rupees(ws []Word) []Word {
 	out := ws[:0:0]
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
-		switch {
-		case slices.Contains(rupeeWords, w.Text):
-			w.Text = "₹"
-		case slices.Contains(paiseWords, w.Text):
+		sign, word := slices.Contains(rupeeSigns, w.Text), slices.Contains(rupeeWords, w.Text)
+		if slices.Contains(paiseWords, w.Text) {
 			w.Text = "paise"
 		}
-		if w.Text == "₹" && i+1 < len(ws) && isAmount(ws[i+1].Text) {
+		before := len(out) > 0 && isAmount(out[len(out)-1].Text)
+		after := i+1 < len(ws) && isAmount(ws[i+1].Text)
+		switch {
+		case (sign && after) || (word && !before && after):
 			out = appendAmount(out, merged(ws, i, i+2, ws[i+1].Text))
 			i++
 			continue
-		}
-		if w.Text == "₹" && len(out) > 0 && isAmount(out[len(out)-1].Text) {
+		case (sign || word) && before:
 			a := out[len(out)-1]
 			out = appendAmount(out[:len(out)-1], Word{Text: a.Text, Start: a.Start, End: w.End})
 			continue
-		}
-		if slices.Contains(andWords, w.Text) && len(out) > 0 && out[len(out)-1].Text == "₹" &&
-			i+2 < len(ws) && allDigits(ws[i+1].Text) && slices.Contains(paiseWords, ws[i+2].Text) {
+		case sign || word:
+			w.Text = "₹"
+		case slices.Contains(andWords, w.Text) && len(out) > 0 && out[len(out)-1].Text == "₹" &&
+			i+2 < len(ws) && allDigits(ws[i+1].Text) && slices.Contains(paiseWords, ws[i+2].Text):
 			continue
 		}
 		out = append(out, w)
@@ -97,7 +100,12 @@ func later(h int) int {
 	return h
 }
 
-func night(h int) int { return later(h) % 24 }
+func night(h int) int {
+	if h == 12 {
+		return 0
+	}
+	return later(h)
+}
 
 // times writes a spoken time of day as HH:MM: "seven thirty in the
 // evening", "7:30 in the evening", "शाम सात बजे" (19:00) and "19:30"
