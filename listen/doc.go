@@ -37,7 +37,8 @@
 //     thousand", "nineteen hundred") and Hindi words (the 100 irregular
 //     words for 0 to 99 with common spelling variants, सौ, हज़ार, लाख,
 //     करोड़, अरब) are read into one number: "25", "twenty five" and "पच्चीस"
-//     compare equal. English ordinals become digits with their suffix
+//     compare equal. Digits before a scale word count as its multiplier:
+//     "25 lakh" is "2500000", as the ITN writes lakh and crore amounts. English ordinals become digits with their suffix
 //     ("twenty first" and "21st" are "21st"; a written "21th" is fixed).
 //   - Adjacent whole numbers are joined into one digit string, because the
 //     ITN writes a spoken digit stream as one number (a phone number, a
@@ -68,6 +69,18 @@
 // word in Latin script and the same word in Devanagari differ); words
 // split or joined differently ("ice cream" and "icecream" differ by two
 // words).
+//
+// # Language
+//
+// Check takes no language code: every rule goes by the script of each
+// character or by the word itself, because a code-mixed text ("hi-en",
+// "auto") mixes scripts in one sentence and a language code would invite
+// a mismatch between the rule and the text. The English and Hindi number
+// words are matched in any text (the tables of different scripts cannot
+// collide). Which transcription language a synthesis language is checked
+// in belongs with the catalog of recognition languages and APIs, not
+// here; Script gives what a language chosen from the text is chosen
+// from.
 //
 // # Alignment
 //

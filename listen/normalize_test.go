@@ -80,6 +80,7 @@ var itnEqual = [][]string{
 	{"1,00,000", "100000", "one lakh", "एक लाख", "१,००,०००"},
 	{"2,50,000", "two lakh fifty thousand", "दो लाख पचास हज़ार", "दो लाख पचास हजार"},
 	{"3,00,00,000", "three crore", "तीन करोड़"},
+	{"25,30,000", "25 लाख 30 हज़ार", "पच्चीस लाख तीस हज़ार", "twenty five lakh thirty thousand", "25 lakh 30 thousand"},
 	{"1500", "fifteen hundred", "one thousand five hundred", "पंद्रह सौ", "1,500"},
 	{"2024", "two thousand twenty four", "twenty twenty four", "दो हज़ार चौबीस", "two thousand and twenty four"},
 	{"1990", "nineteen ninety", "nineteen hundred ninety", "उन्नीस सौ नब्बे"},
@@ -113,6 +114,7 @@ func TestNormalizeITNForms(t *testing.T) {
 // different things, some because the rule is documented as absent.
 var itnDifferent = [][2]string{
 	{"25", "26"},
+	{"0 lakh", "one lakh"},
 	{"twenty five", "twenty six"},
 	{"पच्चीस", "छब्बीस"},
 	{"₹25", "25"},                     // the currency is a word

@@ -112,7 +112,7 @@ func follows(last, k numKind) bool {
 	case kHundred:
 		return last == 0 || last == kUnit || last == kTeen || last == kTens || last == kWhole
 	case kScale:
-		return last != kZero
+		return last != kZero && last != kScale
 	}
 	return false
 }
@@ -126,6 +126,9 @@ func spokenNumber(ws []Word, i int) (value int64, ord bool, j int) {
 	lastScale := int64(1) << 62
 	for j = i; j < len(ws); j++ {
 		w, ok := numberWords[ws[j].Text]
+		if !ok {
+			w, ok = scaledDigits(ws, j)
+		}
 		if !ok && ws[j].Text == "and" && (last == kHundred || last == kScale) && j+1 < len(ws) {
 			if n, ok := numberWords[ws[j+1].Text]; ok && (n.k == kUnit || n.k == kTeen || n.k == kTens) {
 				continue
@@ -136,9 +139,15 @@ func spokenNumber(ws []Word, i int) (value int64, ord bool, j int) {
 		}
 		switch w.k {
 		case kHundred:
-			group = max(group, 1) * 100
+			if last == 0 { // "hundred" alone is one hundred
+				group = 1
+			}
+			group *= 100
 		case kScale:
-			total += max(group, 1) * w.v
+			if last == 0 { // "हज़ार रुपये" is one thousand
+				group = 1
+			}
+			total += group * w.v
 			group, lastScale = 0, w.v
 		default:
 			group += w.v
@@ -152,6 +161,21 @@ func spokenNumber(ws []Word, i int) (value int64, ord bool, j int) {
 		j--
 	}
 	return total + group, false, j
+}
+
+// scaledDigits reads digits before a hundred or a scale word, as in "25
+// lakh" or "5 हज़ार", as a number word: written digits with a spoken
+// scale. Below a million, so that no product overflows.
+func scaledDigits(ws []Word, j int) (numWord, bool) {
+	if j+1 >= len(ws) || !allDigits(ws[j].Text) || len(ws[j].Text) > 6 {
+		return numWord{}, false
+	}
+	next, ok := numberWords[ws[j+1].Text]
+	if !ok || (next.k != kHundred && next.k != kScale) {
+		return numWord{}, false
+	}
+	v, _ := strconv.ParseInt(ws[j].Text, 10, 64)
+	return numWord{v: v, k: kWhole}, true
 }
 
 // numbers writes every spoken number as digits: "twenty five" and
