@@ -62,7 +62,52 @@ func Align(ref, hyp []string) ([]Edit, error) {
 	a, b := intern(ref, hyp)
 	edits := make([]Edit, 0, max(len(a), len(b)))
 	hirschberg(a, b, 0, 0, &edits)
+	shiftGaps(edits, a, b)
 	return edits, nil
+}
+
+// shiftGaps moves every run of deletions (and of insertions) as far
+// towards the end as the words allow without changing the cost: "a b b"
+// heard as "a b" deletes the last "b", not the middle one. Of equal
+// alignments this is the one that matches words as early as they can
+// be, so words cut off at the end show as the missing tail they are.
+func shiftGaps(edits []Edit, a, b []int32) {
+	for p := 0; p < len(edits); {
+		op := edits[p].Op
+		if op != Delete && op != Insert {
+			p++
+			continue
+		}
+		q := p
+		for q < len(edits) && edits[q].Op == op {
+			q++
+		}
+		n := q - p
+		k := 0
+		for q+k < len(edits) && edits[q+k].Op == Match {
+			e, first := edits[q+k], edits[p+k]
+			if (op == Delete && a[first.Ref] != b[e.Hyp]) || (op == Insert && b[first.Hyp] != a[e.Ref]) {
+				break
+			}
+			k++
+		}
+		if k == 0 {
+			p = q
+			continue
+		}
+		r, h := edits[p].Ref, edits[p].Hyp
+		for t := 0; t < k; t++ {
+			edits[p+t] = Edit{Match, r + t, h + t}
+		}
+		for t := 0; t < n; t++ {
+			if op == Delete {
+				edits[p+k+t] = Edit{Delete, r + k + t, h + k}
+			} else {
+				edits[p+k+t] = Edit{Insert, r + k, h + k + t}
+			}
+		}
+		p += k
+	}
 }
 
 // intern numbers the words so that comparing two is comparing two ints.

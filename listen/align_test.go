@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // levenshteinWords is the edit distance of a and b from the whole table,
@@ -179,4 +181,27 @@ func longText(r *rand.Rand, n int, letters string) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// TestAlignMatchesEarly: of equal alignments, the one whose words match as
+// early as they can, so that words cut off at the end are at the end.
+func TestAlignMatchesEarly(t *testing.T) {
+	for _, c := range []struct {
+		ref, hyp string
+		want     []Edit
+	}{
+		{"a b b", "a b", []Edit{{Match, 0, 0}, {Match, 1, 1}, {Delete, 2, 2}}},
+		{"a b", "a b b", []Edit{{Match, 0, 0}, {Match, 1, 1}, {Insert, 2, 2}}},
+		{"team valley station valley", "team valley",
+			[]Edit{{Match, 0, 0}, {Match, 1, 1}, {Delete, 2, 2}, {Delete, 3, 2}}},
+		{"x y x y z", "x y z", []Edit{{Match, 0, 0}, {Match, 1, 1}, {Delete, 2, 2}, {Delete, 3, 2}, {Match, 4, 2}}},
+	} {
+		got, err := Align(strings.Fields(c.ref), strings.Fields(c.hyp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("Align(%q, %q) (-want +got):\n%s", c.ref, c.hyp, diff)
+		}
+	}
 }

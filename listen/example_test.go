@@ -28,8 +28,7 @@ func ExampleCheck_truncated() {
 		"your order has been received we will")
 	// Output:
 	// pass false: wer 0.364, cer 0.357, longest run 4, missing tail 4
-	// cer: 0.357 over 0.100
-	// wer: 0.364 over 0.250
+	// cer: 0.357 over 0.200
 	// longest_run: 4 words over 2: sent "call you back today" (words 8 to 11), heard ""
 	// missing_tail: the last 4 words sent were not heard, over 1
 }
@@ -52,8 +51,8 @@ func ExampleCheck_silence() {
 	// Output:
 	// pass false: wer 1.000, cer 1.000, longest run 4, missing tail 4
 	// silence: nothing heard of 4 words sent
-	// cer: 1.000 over 0.100
-	// wer: 1.000 over 0.250
+	// cer: 1.000 over 0.200
+	// wer: 1.000 over 0.400
 	// longest_run: 4 words over 2: sent "नमस्ते आपका स्वागत है" (words 1 to 4), heard ""
 	// missing_tail: the last 4 words sent were not heard, over 1
 }
