@@ -151,8 +151,8 @@
 //     apply.
 //
 // What the check cannot see: a mispronunciation the recognizer forgives
-// (its language model restores the word), one or two wrong words that are
-// not next to each other nor at the end (they pass as noise), prosody, loudness, voice identity, and anything
-// the normalization makes equal on purpose (punctuation, case, digits
-// against number words).
+// (its language model restores the word); one or two wrong words that are
+// neither next to each other nor at the end (they pass as noise); prosody,
+// loudness and voice identity; and whatever the normalization makes equal
+// on purpose (punctuation, case, digits against number words).
 package listen
