@@ -23,6 +23,7 @@ const (
 	Delete                   // a reference word was not heard
 )
 
+// String names the operation: "match", "substitute", "insert", "delete".
 func (o Op) String() string {
 	switch o {
 	case Match:

@@ -134,10 +134,12 @@ func nextInWord(text string, i int, r rune, ok func(rune) bool) bool {
 
 func lastDigit(s string) bool { return s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' }
 
-// fold case-folds Latin letters; the Indic scripts have no case.
+// fold case-folds Latin letters; the Indic scripts have no case, so a
+// word without an upper-case letter or a Latin letter beyond ASCII (ß
+// folds to ss) is only lowered.
 func fold(s string) string {
 	for _, r := range s {
-		if r >= utf8.RuneSelf {
+		if r >= utf8.RuneSelf && (unicode.IsUpper(r) || unicode.Is(unicode.Latin, r)) {
 			return cases.Fold().String(s)
 		}
 	}
