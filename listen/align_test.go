@@ -150,6 +150,7 @@ func TestCheckLongTextBounded(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	sent, heard := longText(r, 100_000, "abcdefgh"), longText(r, 100_000, "stuvwxyz")
+	heard = heard[:50_000] + " " + strings.Repeat("1 ", 25_000) // one digit stream
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -165,10 +166,13 @@ func TestCheckLongTextBounded(t *testing.T) {
 		t.Errorf("checking %d words against %d allocated %d MB, want linear memory (the table would be %d MB)",
 			n, len(res.Heard.Words), alloc>>20, n*len(res.Heard.Words)*8>>20)
 	}
+	if len(res.Heard.Words) == 0 || len(res.Heard.Words[len(res.Heard.Words)-1].Text) != 25_000 {
+		t.Errorf("the digit stream is not one word of 25,000 digits")
+	}
 	if res.Pass || res.WER != 1 {
 		t.Errorf("unrelated texts: pass %v, WER %v, want a failure at WER 1", res.Pass, res.WER)
 	}
-	t.Logf("%d words against %d: %v", n, len(res.Heard.Words), elapsed)
+	t.Logf("%d words against %d: %v, %d MB allocated", n, len(res.Heard.Words), elapsed, (after.TotalAlloc-before.TotalAlloc)>>20)
 }
 
 // longText is about n characters of words of 1 to 8 letters from letters.

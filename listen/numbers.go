@@ -252,19 +252,31 @@ var repeaters = map[string]int{"double": 2, "triple": 3, "डबल": 2, "ट्
 // ninety" as a year) as one number, and the text may write it in groups.
 // "double" and "triple" before a single digit repeat it.
 func joinDigits(ws []Word) []Word {
-	out := ws[:0:0]
+	var out []Word
+	var run strings.Builder // the digits of the run out's last word ends
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
 		if n, ok := repeaters[w.Text]; ok && i+1 < len(ws) && len(ws[i+1].Text) == 1 && allDigits(ws[i+1].Text) {
 			w = merged(ws, i, i+2, strings.Repeat(ws[i+1].Text, n))
 			i++
 		}
-		if k := len(out) - 1; k >= 0 && allDigits(w.Text) && allDigits(out[k].Text) {
-			out[k].Text += w.Text
+		k := len(out) - 1
+		switch {
+		case k >= 0 && run.Len() > 0 && allDigits(w.Text):
+			run.WriteString(w.Text)
 			out[k].End = w.End
 			continue
+		case run.Len() > 0:
+			out[k].Text = run.String()
+			run.Reset()
+		}
+		if allDigits(w.Text) {
+			run.WriteString(w.Text)
 		}
 		out = append(out, w)
+	}
+	if run.Len() > 0 {
+		out[len(out)-1].Text = run.String()
 	}
 	return out
 }
