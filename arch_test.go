@@ -17,6 +17,7 @@ import (
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
 	{"internal/numfmt", "internal/junit"},
+	{"listen"},
 	{"audio/internal/mp3", "audio/ogg", "internal/untrusted"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
 	{"contract", "internal/miniotest", "internal/pgtest"},

@@ -15,6 +15,7 @@ require (
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	golang.org/x/text v0.41.0
 	golang.org/x/time v0.16.0
 )
 
@@ -48,5 +49,4 @@ require (
 	github.com/tinylib/msgp v1.6.1 // indirect
 	golang.org/x/crypto v0.46.0 // indirect
 	golang.org/x/net v0.48.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 )
