@@ -44,7 +44,7 @@ the 429s -rate-limit injects.
 -truncate-rate, -replace-rate, -silence-rate and -drop-half-rate make a
 fraction of syntheses say something other than their text, as a real
 service sometimes does: the last sentence cut after half its words, a
-run of 2 to 4 words spoken as other words, silence as long as the speech,
+run of 3 to 5 words spoken as other words, silence as long as the speech,
 or the second half of the words missing. The answer is otherwise normal
 (200, the format asked for, the whole text billed), and transcribing the
 audio through the emulator gives the faulty words. The draw depends on
@@ -87,7 +87,7 @@ type emulatorFlags struct {
 // options.
 var speechFaultFlags = []struct{ name, usage string }{
 	{"truncate-rate", "fraction of syntheses whose last sentence is cut after half its words"},
-	{"replace-rate", "fraction of syntheses with a run of 2 to 4 words spoken as other words"},
+	{"replace-rate", "fraction of syntheses with a run of 3 to 5 words spoken as other words"},
 	{"silence-rate", "fraction of syntheses answered with silence as long as the speech"},
 	{"drop-half-rate", "fraction of syntheses whose second half of the words is not spoken"},
 }

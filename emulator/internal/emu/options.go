@@ -52,7 +52,7 @@ type Options struct {
 	//
 	// TruncateRate: the last sentence is cut after half its words.
 	TruncateRate float64
-	// ReplaceRate: a run of 2 to 4 words is spoken as other words.
+	// ReplaceRate: a run of 3 to 5 words is spoken as other words.
 	ReplaceRate float64
 	// SilenceRate: the audio is silence as long as the speech would be.
 	SilenceRate float64

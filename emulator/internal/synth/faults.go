@@ -58,8 +58,15 @@ func requestIdentity(j *job) string {
 	return string(b)
 }
 
+// minLost is the fewest words a cut takes off. With a run of at least
+// three replaced words, it keeps every applied fault beyond what one or
+// two misheard words look like: the faults are the failures a listening
+// check at its defaults must catch (listen.DefaultThresholds).
+const minLost = 2
+
 // faultParts returns the parts a fault of kind makes of parts, or false
-// when it cannot apply.
+// when it cannot apply (a cut that would keep no word or lose fewer than
+// minLost).
 func faultParts(kind string, parts []part, rng *rand.Rand) ([]part, bool) {
 	ws := wordsOf(parts)
 	keep := 0
@@ -75,7 +82,7 @@ func faultParts(kind string, parts []part, rng *rand.Rand) ([]part, bool) {
 	case emu.FaultDropHalf:
 		keep = len(ws) / 2
 	}
-	if keep < 1 || keep >= len(ws) {
+	if keep < 1 || len(ws)-keep < minLost {
 		return nil, false
 	}
 	return cutAfter(parts, ws[keep-1]), true
@@ -127,14 +134,14 @@ func cutAfter(parts []part, w wordAt) []part {
 	return append(out, part{Text: parts[w.part].Text[:w.end]})
 }
 
-// replaceRun replaces a run of 2 to 4 words (all of a shorter text) with
+// replaceRun replaces a run of 3 to 5 words (all of a shorter text) with
 // other words of their script.
 func replaceRun(parts []part, ws []wordAt, rng *rand.Rand) []part {
 	out := slices.Clone(parts)
 	if len(ws) == 0 {
 		return out
 	}
-	k := min(len(ws), 2+rng.IntN(3))
+	k := min(len(ws), 3+rng.IntN(3))
 	first := rng.IntN(len(ws) - k + 1)
 	// From the last word back, so that the byte ranges of the earlier
 	// words of a part stay valid.

@@ -63,7 +63,8 @@ func TestFaultParts(t *testing.T) {
 		{emu.FaultDropHalf, tagged, "One two three."},
 		{emu.FaultTruncate, parseTags("Alone.", false), "-"},
 		{emu.FaultDropHalf, parseTags("Alone.", false), "-"},
-		{emu.FaultTruncate, parseTags("Two words", false), "Two"},
+		{emu.FaultTruncate, parseTags("Two words", false), "-"}, // would lose one word only
+		{emu.FaultTruncate, parseTags("Three short words", false), "Three"},
 		{emu.FaultReplace, parseTags("...", false), "-"},
 	}
 	for _, tc := range tests {
