@@ -22,7 +22,7 @@
 // format) and how many times it was synthesized before. A fault changes
 // the text rendered, not the text billed or echoed: truncate keeps the
 // first half of the last sentence's words (rounded down); replace turns a
-// run of 3 to 5 words (all of a shorter text) into words of their script;
+// run of 3 to 5 words (all of a text of 3 or 4) into words of their script;
 // drop_half keeps the first half of all the words (rounded down); a cut
 // drops the tags after it too; silence is as long as the speech. A fault
 // that would leave no word, lose fewer than two, or change none, is not

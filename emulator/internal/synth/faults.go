@@ -64,6 +64,9 @@ func requestIdentity(j *job) string {
 // check at its defaults must catch (listen.DefaultThresholds).
 const minLost = 2
 
+// minReplaced is the fewest words a replaced run has.
+const minReplaced = 3
+
 // faultParts returns the parts a fault of kind makes of parts, or false
 // when it cannot apply (a cut that would keep no word or lose fewer than
 // minLost).
@@ -74,6 +77,9 @@ func faultParts(kind string, parts []part, rng *rand.Rand) ([]part, bool) {
 	case emu.FaultSilence:
 		return parts, true
 	case emu.FaultReplace:
+		if len(ws) < minReplaced {
+			return nil, false
+		}
 		out := replaceRun(parts, ws, rng)
 		return out, spokenText(out) != spokenText(parts)
 	case emu.FaultTruncate:
@@ -134,14 +140,14 @@ func cutAfter(parts []part, w wordAt) []part {
 	return append(out, part{Text: parts[w.part].Text[:w.end]})
 }
 
-// replaceRun replaces a run of 3 to 5 words (all of a shorter text) with
-// other words of their script.
+// replaceRun replaces a run of 3 to 5 words (all of a text of 3 or 4)
+// with other words of their script.
 func replaceRun(parts []part, ws []wordAt, rng *rand.Rand) []part {
 	out := slices.Clone(parts)
 	if len(ws) == 0 {
 		return out
 	}
-	k := min(len(ws), 3+rng.IntN(3))
+	k := min(len(ws), minReplaced+rng.IntN(3))
 	first := rng.IntN(len(ws) - k + 1)
 	// From the last word back, so that the byte ranges of the earlier
 	// words of a part stay valid.

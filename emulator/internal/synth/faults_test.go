@@ -66,6 +66,7 @@ func TestFaultParts(t *testing.T) {
 		{emu.FaultTruncate, parseTags("Two words", false), "-"}, // would lose one word only
 		{emu.FaultTruncate, parseTags("Three short words", false), "Three"},
 		{emu.FaultReplace, parseTags("...", false), "-"},
+		{emu.FaultReplace, parseTags("Two words", false), "-"}, // a run of two is what noise may look like
 	}
 	for _, tc := range tests {
 		got, ok := faultParts(tc.kind, tc.parts, rand.New(rand.NewPCG(1, 2)))
