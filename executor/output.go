@@ -66,7 +66,7 @@ type owner struct {
 // called waits for the temporary file, and an error creating it is that
 // method's.
 func openOutput(root *owned.Root, rel string, own owner) (*outputFile, error) {
-	dir, err := root.OpenDir(rel, true)
+	dir, err := root.OutputDir(rel)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", rel, err)
 	}
