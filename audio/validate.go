@@ -194,6 +194,27 @@ func ValidateRaw(path string, f Format) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("validate %s: %w", path, err)
 	}
+	file, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	if err := ValidateRawAt(file, st.Size(), f); err != nil {
+		return fmt.Errorf("validate %s: %w", path, err)
+	}
+	return nil
+}
+
+// ValidateRawAt is ValidateRaw for the size bytes read through r: a file
+// being written, checked through the handle that writes it.
+func ValidateRawAt(r io.ReaderAt, size int64, f Format) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
 	c := ContainerRaw
 	switch f.Encoding {
 	case MuLaw:
@@ -201,15 +222,11 @@ func ValidateRaw(path string, f Format) error {
 	case ALaw:
 		c = ContainerALaw
 	}
-	if err := Validate(path, c); err != nil {
+	if err := ValidateReader(io.NewSectionReader(r, 0, size), c); err != nil {
 		return err
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("validate: %w", err)
-	}
-	if st.Size()%int64(f.BlockAlign()) != 0 {
-		return fmt.Errorf("validate %s: %w: %d bytes is not a whole number of %d-byte frames", path, ErrInvalid, st.Size(), f.BlockAlign())
+	if size%int64(f.BlockAlign()) != 0 {
+		return fmt.Errorf("%w: %d bytes is not a whole number of %d-byte frames", ErrInvalid, size, f.BlockAlign())
 	}
 	return nil
 }

@@ -66,6 +66,9 @@ type Batch struct {
 	flushing sync.WaitGroup
 	errs     []error
 	closed   bool
+	// dirs are the blob shard directories opened through the batch,
+	// kept until Close.
+	dirs shardDirs
 }
 
 // Batch returns a new batch of writes into l.
@@ -105,7 +108,7 @@ func (b *Batch) Store(e *Entry, paths map[string]string) error {
 		return fmt.Errorf("store cache entry %s: %w", ent.Fingerprint, err)
 	}
 	for _, f := range ent.Files {
-		if err := b.l.storeBlob(f, paths[f.Role], false); err != nil {
+		if err := b.l.storeBlob(f, paths[f.Role], false, &b.dirs); err != nil {
 			return fmt.Errorf("store cache entry %s: %s file: %w", ent.Fingerprint, f.Role, err)
 		}
 	}
@@ -177,6 +180,7 @@ func (b *Batch) Close() error {
 	b.startFlush()
 	b.mu.Unlock()
 	b.flushing.Wait()
+	b.dirs.close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.unlock != nil {

@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -267,5 +268,59 @@ func TestFetchInto(t *testing.T) {
 	}
 	if !c.Local.Has(e.Fingerprint) {
 		t.Error("entry not written by Close")
+	}
+}
+
+// TestBatchRefusesALink: a file kept is read where it is, never through a
+// symbolic link put at an output's path (voxform never makes one).
+func TestBatchRefusesALink(t *testing.T) {
+	l := openLocal(t)
+	b := l.Batch()
+	defer b.Close()
+	e, paths := outputs(t, fpOf("x"), "synthesis", map[string]string{"audio": "hello"})
+	real := paths["audio"] + ".real"
+	if err := os.Rename(paths["audio"], real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, paths["audio"]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store(e, paths); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Store through a link = %v, want a refusal", err)
+	}
+	if _, err := os.Stat(blobPath(l, e.Files[0].SHA256)); !os.IsNotExist(err) {
+		t.Errorf("blob stored: %v", err)
+	}
+}
+
+// TestBatchKeepsShardDirectories: a Batch opens each blob shard directory
+// once, for all the blobs it stores there, and closes them at Close.
+func TestBatchKeepsShardDirectories(t *testing.T) {
+	l := openLocal(t)
+	b := l.Batch()
+	shards := map[string]bool{}
+	for i := range 40 {
+		e, paths := outputs(t, fpOf(fmt.Sprint(i)), "synthesis", map[string]string{"audio": fmt.Sprint("audio ", i)})
+		if err := b.Store(e, paths); err != nil {
+			t.Fatal(err)
+		}
+		shards[e.Files[0].SHA256[:2]] = true
+	}
+	kept := cache.KeptDirs(b)
+	if len(kept) != len(shards) {
+		t.Errorf("%d shard directories kept for blobs in %d", len(kept), len(shards))
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range kept {
+		if _, err := d.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s left open after Close: %v", d.Name(), err)
+		}
+	}
+	for i := range 40 {
+		if _, err := copyOut(t, l, sum([]byte(fmt.Sprint("audio ", i)))); err != nil {
+			t.Errorf("blob %d: %v", i, err)
+		}
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/voxform/voxform/owned"
 )
@@ -84,12 +87,13 @@ func mismatch(f File, sum string, n int64) error {
 
 // storeBlob puts the content of the file src into the blob store as f,
 // unless a blob of f's SHA-256 and size is there; durable syncs it and
-// its directory. The caller holds the shared lock.
-func (l *Local) storeBlob(f File, src string, durable bool) error {
+// its directory. Its shard directory comes from dirs (nil: opened for
+// it). The caller holds the shared lock.
+func (l *Local) storeBlob(f File, src string, durable bool, dirs *shardDirs) error {
 	if l.hasBlob(f.SHA256, f.Size) {
 		return nil
 	}
-	in, err := os.Open(src)
+	in, err := openSource(src)
 	if err != nil {
 		return err
 	}
@@ -104,11 +108,11 @@ func (l *Local) storeBlob(f File, src string, durable bool) error {
 	if st.Size() != f.Size {
 		return fmt.Errorf("%s: %w: %d bytes, want %d", src, ErrCorrupt, st.Size(), f.Size)
 	}
-	d, err := l.shard("blobs", f.SHA256)
+	d, release, err := dirs.open(l, "blobs", f.SHA256)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer release()
 	return owned.WriteFileAt(d, f.SHA256, 0o600, durable, func(w io.Writer) error {
 		sum, n, err := fill(w, in)
 		if err != nil {
@@ -119,6 +123,21 @@ func (l *Local) storeBlob(f File, src string, durable bool) error {
 		}
 		return nil
 	})
+}
+
+// openSource opens the file src to keep it: not through a symbolic link
+// at src (voxform never makes an output one), and without the calls of
+// os.Open that ready a descriptor for the poller, which an apply keeping
+// thousands of outputs would pay for each.
+func openSource(src string) (*os.File, error) {
+	fd, err := unix.Open(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link, not a file voxform wrote", src)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: src, Err: err}
+	}
+	return os.NewFile(uintptr(fd), src), nil
 }
 
 // fill writes src into the new empty file w: a reflink where possible,

@@ -167,7 +167,7 @@ func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
 			continue
 		}
 		seen[f.SHA256] = true
-		g.Go(func() error { return c.getBlob(gctx, f, durable) })
+		g.Go(func() error { return c.getBlob(gctx, f, b) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -179,15 +179,20 @@ func (c *Cache) download(ctx context.Context, b *Batch, e *Entry) error {
 	return c.Local.writeEntry(e, true)
 }
 
-// getBlob downloads the blob of f into the local blob store; durable
-// syncs it and its directory.
-func (c *Cache) getBlob(ctx context.Context, f File, durable bool) error {
-	d, err := c.Local.shard("blobs", f.SHA256)
+// getBlob downloads the blob of f into the local blob store: through b
+// (unsynced, its shard directory kept by b) when it is not nil, else
+// synced with its directory.
+func (c *Cache) getBlob(ctx context.Context, f File, b *Batch) error {
+	var dirs *shardDirs
+	if b != nil {
+		dirs = &b.dirs
+	}
+	d, release, err := dirs.open(c.Local, "blobs", f.SHA256)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return owned.WriteFileAt(d, f.SHA256, 0o600, durable, func(w io.Writer) error {
+	defer release()
+	return owned.WriteFileAt(d, f.SHA256, 0o600, b == nil, func(w io.Writer) error {
 		hw := &hashingWriter{w: w, h: sha256.New(), max: f.Size}
 		if err := c.Remote.GetBlob(ctx, f.SHA256, hw); err != nil {
 			if errors.Is(err, errTooLong) {

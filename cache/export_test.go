@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 )
@@ -92,4 +93,15 @@ func CheckSegment(name string, data []byte, step int) (complete bool, fps [][32]
 	}
 	complete, err = check.done()
 	return complete, fps, err
+}
+
+// KeptDirs lists the shard directories b keeps open.
+func KeptDirs(b *Batch) []*os.File {
+	b.dirs.mu.Lock()
+	defer b.dirs.mu.Unlock()
+	var out []*os.File
+	for _, d := range b.dirs.dirs {
+		out = append(out, d)
+	}
+	return out
 }

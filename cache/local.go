@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -179,7 +180,7 @@ func (l *Local) Store(e *Entry, paths map[string]string) error {
 	}
 	defer unlock()
 	for _, f := range ent.Files {
-		if err := l.storeBlob(f, paths[f.Role], true); err != nil {
+		if err := l.storeBlob(f, paths[f.Role], true, nil); err != nil {
 			return fmt.Errorf("store cache entry %s: %s file: %w", ent.Fingerprint, f.Role, err)
 		}
 	}
@@ -221,6 +222,49 @@ func (l *Local) shard(kind, key string) (*os.File, error) {
 		return nil, err
 	}
 	return owned.OpenDirFile(dir)
+}
+
+// shardDirs keeps the shard directories opened for a Batch until its
+// Close, which an apply storing thousands of blobs into at most 256 of
+// them would otherwise open and close for each. The Batch holds the
+// shared lock meanwhile: no GC or sweep of another process runs.
+type shardDirs struct {
+	mu   sync.Mutex
+	dirs map[string]*os.File // by kind/xx
+}
+
+// open is l.shard(kind, key), kept in s; its release closes a handle
+// s does not keep (s nil: none is kept).
+func (s *shardDirs) open(l *Local, kind, key string) (d *os.File, release func(), err error) {
+	if s == nil {
+		if d, err = l.shard(kind, key); err != nil {
+			return nil, nil, err
+		}
+		return d, func() { d.Close() }, nil
+	}
+	k := kind + "/" + key[:2]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d = s.dirs[k]; d == nil {
+		if d, err = l.shard(kind, key); err != nil {
+			return nil, nil, err
+		}
+		if s.dirs == nil {
+			s.dirs = map[string]*os.File{}
+		}
+		s.dirs[k] = d
+	}
+	return d, func() {}, nil
+}
+
+// close closes the directories s keeps.
+func (s *shardDirs) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.dirs {
+		d.Close()
+	}
+	s.dirs = nil
 }
 
 // hasBlob reports whether the blob sha is there with size bytes.

@@ -281,7 +281,7 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 		}
 		defer cues.Abort()
 	}
-	o, err := out.Commit(audioValidator(format))
+	o, err := out.CommitWith(audioCheck(format))
 	if err != nil {
 		return nil, nil, err
 	}

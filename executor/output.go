@@ -66,7 +66,7 @@ type owner struct {
 // called waits for the temporary file, and an error creating it is that
 // method's.
 func openOutput(root *owned.Root, rel string, own owner) (*outputFile, error) {
-	dir, err := root.OpenDir(rel, true)
+	dir, err := root.OutputDir(rel)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", rel, err)
 	}
@@ -173,10 +173,30 @@ func (o *outputFile) TempPath() string {
 	return owned.HandlePath(o.f)
 }
 
-// Commit makes the output visible at its final path. validate, if not nil,
-// checks the complete temporary file first (container magic, sizes). A
-// file at the final path is replaced only when the owner allows it.
+// check is a check of an output's complete content, its size bytes read
+// through r (container magic, sizes).
+type check func(r io.ReaderAt, size int64) error
+
+// Commit is CommitWith a check of the temporary file read by path (nil:
+// none).
 func (o *outputFile) Commit(validate func(path string) error) (state.Output, error) {
+	return o.CommitWith(o.byPath(validate))
+}
+
+// byPath is validate as a check of o's temporary file, read by a path to
+// its handle (nil for nil).
+func (o *outputFile) byPath(validate func(path string) error) check {
+	if validate == nil {
+		return nil
+	}
+	return func(io.ReaderAt, int64) error { return validate(owned.HandlePath(o.f)) }
+}
+
+// CommitWith makes the output visible at its final path. validate, if not
+// nil, checks the complete temporary file first, read through the handle
+// that wrote it. A file at the final path is replaced only when the owner
+// allows it.
+func (o *outputFile) CommitWith(validate check) (state.Output, error) {
 	if o.done {
 		return state.Output{}, errors.New("output already finished")
 	}
@@ -207,7 +227,7 @@ func (o *outputFile) Commit(validate func(path string) error) (state.Output, err
 		return fail(fmt.Errorf("validate %s: %d bytes written, %v on disk", o.rel, size, sizeOf(st, err)))
 	}
 	if validate != nil {
-		if err := validate(owned.HandlePath(o.f)); err != nil {
+		if err := validate(o.f, size); err != nil {
 			return fail(fmt.Errorf("validate %s: %w", o.rel, err))
 		}
 	}
@@ -263,17 +283,23 @@ func (o *outputFile) unchanged() error {
 	return nil
 }
 
-// Check runs validate on the complete temporary file, without finishing
-// the output: a group of outputs is checked as a whole before any of them
-// is committed. A failure discards the output.
+// Check is CheckWith a check of the temporary file read by path.
 func (o *outputFile) Check(validate func(path string) error) error {
+	return o.CheckWith(o.byPath(validate))
+}
+
+// CheckWith runs validate on the complete temporary file, read through
+// the handle that writes it, without finishing the output: a group of
+// outputs is checked as a whole before any of them is committed. A
+// failure discards the output.
+func (o *outputFile) CheckWith(validate check) error {
 	if o.done {
 		return errors.New("output already finished")
 	}
 	if err := o.wait(); err != nil {
 		return err
 	}
-	if err := validate(owned.HandlePath(o.f)); err != nil {
+	if err := validate(o.f, o.size); err != nil {
 		o.Abort()
 		return fmt.Errorf("validate %s: %w", o.rel, err)
 	}

@@ -128,3 +128,78 @@ func TestOpenOutputFailsBeforeTheCall(t *testing.T) {
 	}
 	o.Abort()
 }
+
+// commitTestOutput writes content to rel through openOutput on root and
+// commits it.
+func commitTestOutput(root *owned.Root, rel, content string) error {
+	o, err := openOutput(root, rel, owner{})
+	if err != nil {
+		return err
+	}
+	if _, err := o.Write([]byte(content)); err != nil {
+		o.Abort()
+		return err
+	}
+	_, err = o.Commit(nil)
+	return err
+}
+
+// An output directory renamed away while an apply runs, and a link to
+// outside put in its place, is refused for the outputs that follow: the
+// handle opened for the first output is not trusted where its directory
+// no longer is.
+func TestOutputDirectoryRenamedAwayMidApplyIsRefused(t *testing.T) {
+	base := t.TempDir()
+	dir, outside := filepath.Join(base, "project"), filepath.Join(base, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := owned.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := commitTestOutput(root, "build/a.raw", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "build"), filepath.Join(dir, "build.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "build")); err != nil {
+		t.Fatal(err)
+	}
+	if err := commitTestOutput(root, "build/b.raw", "second"); err == nil {
+		t.Error("an output was written through a directory swapped for a link to outside")
+	}
+	for _, p := range []string{filepath.Join(outside, "b.raw"), filepath.Join(dir, "build.old", "b.raw")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: written outside the path declared (%v)", p, err)
+		}
+	}
+}
+
+// An output directory removed while an apply runs is made again for the
+// outputs that follow, as it was for the first.
+func TestOutputDirectoryRemovedMidApplyIsRecreated(t *testing.T) {
+	dir := t.TempDir()
+	root, err := owned.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := commitTestOutput(root, "build/a.raw", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "build")); err != nil {
+		t.Fatal(err)
+	}
+	if err := commitTestOutput(root, "build/b.raw", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "build", "b.raw")); err != nil || string(b) != "second" {
+		t.Errorf("build/b.raw after its directory was removed: %q, %v", b, err)
+	}
+}

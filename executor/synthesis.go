@@ -54,7 +54,7 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 	sl.Release() // the audio is here: the next call need not wait for the disk
 	var cues *cueFiles
 	if hasCues(a) {
-		if err := out.Check(audioValidator(format)); err != nil {
+		if err := out.CheckWith(audioCheck(format)); err != nil {
 			return result{}, err
 		}
 		list, err := wholeCue(a, out.TempPath(), format)
@@ -66,7 +66,7 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		}
 		defer cues.Abort()
 	}
-	o, err := out.Commit(audioValidator(format))
+	o, err := out.CommitWith(audioCheck(format))
 	if err != nil {
 		return result{}, err
 	}

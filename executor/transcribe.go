@@ -292,7 +292,7 @@ func firstNonEmpty(s ...string) string {
 // before any is renamed into place, then commits them all.
 func commitTranscripts(files []*outputFile, formats []string, hasText bool) ([]state.Output, error) {
 	for i, f := range files {
-		if err := f.Check(transcriptValidator(formats[i], hasText)); err != nil {
+		if err := f.CheckWith(transcriptCheck(formats[i], hasText)); err != nil {
 			return nil, err
 		}
 	}

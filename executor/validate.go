@@ -21,31 +21,23 @@ import (
 // signals (Content-Length, the WAV data size, the SSE and WebSocket final
 // events); these checks are about the file as it will be left.
 
-// audioValidator returns the check of a synthesis output in the resolved
+// audioCheck returns the check of a synthesis output in the resolved
 // format cfg: for wav, mp3 and ogg a whole file of that container (WAV
 // sizes agreeing with the file and the requested rate and channels, MP3
 // frames untruncated, an Ogg stream ended); for headerless raw, mu-law and
 // A-law audio, a non-empty whole number of frames of the requested format
 // and no stray container header.
-func audioValidator(cfg contract.Format) func(path string) error {
+func audioCheck(cfg contract.Format) check {
 	if cfg.Headered() {
 		c := cfg.AudioContainer()
-		return func(path string) error {
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := audio.ValidateReader(f, c); err != nil {
+		return func(r io.ReaderAt, size int64) error {
+			if err := audio.ValidateReader(io.NewSectionReader(r, 0, size), c); err != nil {
 				return err
 			}
 			if c != audio.ContainerWAV {
 				return nil
 			}
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			info, err := audio.ProbeReader(f)
+			info, err := audio.ProbeReader(io.NewSectionReader(r, 0, size))
 			if err != nil {
 				return err
 			}
@@ -57,33 +49,29 @@ func audioValidator(cfg contract.Format) func(path string) error {
 		}
 	}
 	f, err := cfg.Audio()
-	return func(path string) error {
+	return func(r io.ReaderAt, size int64) error {
 		if err != nil {
 			return err
 		}
-		st, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		if st.Size() == 0 {
+		if size == 0 {
 			return fmt.Errorf("empty %s audio", cfg.Container)
 		}
-		return audio.ValidateRaw(path, f)
+		return audio.ValidateRawAt(r, size, f)
 	}
 }
 
-// transcriptValidator returns the check of a transcript output: json is
-// one well-formed JSON value; txt is UTF-8; srt and vtt are well-formed
-// cues. With hasText (the transcript has some text), txt, srt and vtt
-// must not be empty of it.
-func transcriptValidator(format string, hasText bool) func(path string) error {
-	return func(path string) error {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r := bufio.NewReaderSize(f, 64<<10)
+// audioValidator is audioCheck of the file at a path.
+func audioValidator(cfg contract.Format) func(path string) error {
+	return atPath(audioCheck(cfg))
+}
+
+// transcriptCheck returns the check of a transcript output: json is one
+// well-formed JSON value; txt is UTF-8; srt and vtt are well-formed cues.
+// With hasText (the transcript has some text), txt, srt and vtt must not
+// be empty of it.
+func transcriptCheck(format string, hasText bool) check {
+	return func(ra io.ReaderAt, size int64) error {
+		r := bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10)
 		switch format {
 		case "json":
 			return checkJSON(r)
@@ -93,6 +81,27 @@ func transcriptValidator(format string, hasText bool) func(path string) error {
 			return checkCues(r, format == "vtt", hasText)
 		}
 		return fmt.Errorf("no check for %s transcripts", format)
+	}
+}
+
+// transcriptValidator is transcriptCheck of the file at a path.
+func transcriptValidator(format string, hasText bool) func(path string) error {
+	return atPath(transcriptCheck(format, hasText))
+}
+
+// atPath is c of the whole file at path.
+func atPath(c check) func(path string) error {
+	return func(path string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		return c(f, st.Size())
 	}
 }
 

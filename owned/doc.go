@@ -10,7 +10,10 @@
 // symbolic links included, and performs every write, rename and unlink
 // relative to a directory handle that was opened and checked first: a path
 // component swapped for a symbolic link after the check cannot redirect the
-// operation.
+// operation. An apply's output directories are opened and checked once
+// (Root.OutputDir) and, before each later output, checked again by where
+// the kernel says the handle is: one moved, replaced or removed meanwhile
+// is opened and checked anew.
 //
 // A file that an operation would replace must be voxform's own: Commit and
 // Rename refuse an existing destination unless the caller says it may be

@@ -32,6 +32,11 @@ type Root struct {
 	dirs  map[string]resolved   // Check's answers, by directory
 	links map[string]*dirLinks  // by resolved directory ("a/b/")
 	syncs map[fileID]*SyncGroup // the syncs of each directory opened, shared
+	// outs are OutputDir's checked directory handles, by directory;
+	// retired are those replaced since (other outputs may still use
+	// them). Close closes both.
+	outs    map[string]*Dir
+	retired []*Dir
 }
 
 // fileID names a file by its device and inode.
@@ -90,8 +95,19 @@ func Open(dir string) (*Root, error) {
 	return r, nil
 }
 
-// Close releases the directory handle.
-func (r *Root) Close() error { return r.root.Close() }
+// Close releases the directory handle and those OutputDir kept.
+func (r *Root) Close() error {
+	r.mu.Lock()
+	for _, d := range r.outs {
+		d.f.Close()
+	}
+	for _, d := range r.retired {
+		d.f.Close()
+	}
+	r.outs, r.retired = nil, nil
+	r.mu.Unlock()
+	return r.root.Close()
+}
 
 // Dir is the manifest directory as given to Open.
 func (r *Root) Dir() string { return r.dir }
@@ -299,6 +315,79 @@ func (r *Root) OpenDir(rel string, create bool) (*Dir, error) {
 	return d, nil
 }
 
+// maxOutputDirs bounds the directory handles OutputDir keeps open, and
+// those it retires: past it, outputs get OpenDir's handle of their own.
+const maxOutputDirs = 256
+
+// OutputDir is OpenDir(rel, true) for the outputs of one apply, which
+// write thousands of files into a few directories: the directory's checked
+// handle is kept until Close and used again for its next output while the
+// kernel still places it where it was checked (one readlink of its
+// descriptor). A directory moved, replaced or removed meanwhile gets
+// OpenDir's full checks again: a symbolic link swapped in is refused, a
+// removed directory is made again. Closing the Dir returned leaves the
+// kept handle open.
+func (r *Root) OutputDir(rel string) (*Dir, error) {
+	if err := CheckRel(rel); err != nil {
+		return nil, err
+	}
+	dir := path.Dir(rel)
+	if d := r.keptDir(dir); d != nil {
+		if err := r.checkResolved(rel, path.Join(d.rel, path.Base(rel))); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	d, err := r.OpenDir(rel, true)
+	if err != nil {
+		return nil, err
+	}
+	return r.keep(dir, d), nil
+}
+
+// keptDir is a use of the handle kept for dir, or nil when there is none
+// or it is no longer where it was checked.
+func (r *Root) keptDir(dir string) *Dir {
+	if !kernelPaths {
+		return nil
+	}
+	r.mu.Lock()
+	d := r.outs[dir]
+	r.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	// A directory removed since reads "... (deleted)": made again by
+	// OpenDir, as one removed before it was first opened.
+	if real, err := realPath(d.f, ""); err != nil || real != d.real || strings.HasSuffix(real, " (deleted)") {
+		return nil
+	}
+	return d.use()
+}
+
+// keep keeps d, just opened and checked, as the handle of dir, retiring
+// the one it replaces, and returns a use of it (d itself when no more are
+// kept).
+func (r *Root) keep(dir string, d *Dir) *Dir {
+	if !kernelPaths {
+		return d
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.outs[dir]
+	if (!ok && len(r.outs) >= maxOutputDirs) || (ok && len(r.retired) >= maxOutputDirs) {
+		return d
+	}
+	if ok {
+		r.retired = append(r.retired, old)
+	}
+	if r.outs == nil {
+		r.outs = map[string]*Dir{}
+	}
+	r.outs[dir] = d
+	return d.use()
+}
+
 // openDir opens dir (of the path given, for messages) through the root
 // handle and finds where it really is.
 func (r *Root) openDir(given, dir string) (*Dir, error) {
@@ -398,10 +487,24 @@ type Dir struct {
 	// this handle (0: none yet).
 	group *SyncGroup
 	made  uint64
+	// shared is set on a use of a handle Root keeps (OutputDir): the
+	// handle stays open when the use is closed.
+	shared bool
 }
 
-// Close releases the handle.
-func (d *Dir) Close() error { return d.f.Close() }
+// use is a Dir on d's handle, with changes of its own, whose Close
+// leaves the handle open.
+func (d *Dir) use() *Dir {
+	return &Dir{f: d.f, fd: d.fd, rel: d.rel, real: d.real, group: d.group, shared: true}
+}
+
+// Close releases the handle (a use of a kept handle: nothing).
+func (d *Dir) Close() error {
+	if d.shared {
+		return nil
+	}
+	return d.f.Close()
+}
 
 // Path is the current absolute path of name in d (for reading and messages).
 func (d *Dir) Path(name string) string { return filepath.Join(d.real, name) }

@@ -8,6 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// kernelPaths: the kernel names where an open directory is (/proc/self/fd), so a kept
+// directory handle can be checked again cheaply (Root.OutputDir).
+const kernelPaths = true
+
 // realPath is where the open directory f really is, read from the kernel
 // (not from the path it was opened by, which may have changed since).
 func realPath(f *os.File, _ string) (string, error) {

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 )
 
+// kernelPaths: no per-descriptor path on this system: Root.OutputDir keeps no handle.
+const kernelPaths = false
+
 // realPath resolves the path f was opened by (no per-descriptor path on
 // this system: a link swapped in between is not seen).
 func realPath(_ *os.File, path string) (string, error) {
