@@ -16,8 +16,8 @@ func TestSpoken(t *testing.T) {
 		{"one<pause>two", "one two"},
 		{"one<a><b>two", "one two"},
 		{"end<laugh>", "end"},
-		{"a < b > c", "a  c"},      // a tag by its syntax: its name is " b "
-		{"x <\n> y", "x <\n> y"},   // a newline ends a tag's name
+		{"a < b > c", "a  c"},    // a tag by its syntax: its name is " b "
+		{"x <\n> y", "x <\n> y"}, // a newline ends a tag's name
 		{"नमस्ते<whisper>दोस्त", "नमस्ते दोस्त"},
 	} {
 		if got := narration.Spoken(c.text); got != c.want {
