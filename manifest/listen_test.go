@@ -169,3 +169,31 @@ func TestListenErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestListenDefaultReplaced: a synthesis's own listen: replaces the
+// default's whole, as every field does: its unset limits are the check's
+// defaults, not the manifest default's.
+func TestListenDefaultReplaced(t *testing.T) {
+	m, ds := load(t, listenHead+`defaults:
+  synthesis:
+    listen: { max_run: 3, regenerate: 2 }
+syntheses:
+  inherits: { voice: v, text: hi, output: a.wav }
+  own: { voice: v, text: hi, output: b.wav, listen: { max_cer: 0.3 } }
+`, nil, LoadOptions{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	by := map[string]*Listen{}
+	for _, s := range m.Syntheses {
+		by[s.Name] = s.Listen
+	}
+	if l := by["inherits"]; l == nil || l.Thresholds.MaxRun != 3 || l.Regenerate != 2 {
+		t.Errorf("inherited listen = %+v, want the default's max_run 3, regenerate 2", l)
+	}
+	want := listen.DefaultThresholds()
+	want.MaxCER = 0.3
+	if l := by["own"]; l == nil || l.Thresholds != want || l.Regenerate != 0 {
+		t.Errorf("own listen = %+v, want %+v and regenerate 0", l, want)
+	}
+}
