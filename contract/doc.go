@@ -2,7 +2,9 @@
 // the synthesis models and their rules, voices and languages, audio
 // containers, encodings and their aliases with the defaults and the rules
 // that resolve them (Resolve), the mapping of a resolved format to
-// audio.Format, the recognition APIs with their languages and limits, and
+// audio.Format, the recognition APIs with their languages and limits, the
+// language and API a listening check is transcribed with (ListenLanguage,
+// ListenAPI), and
 // what counts as a loopback address. Every other package (schema, planner,
 // speechapi, executor) asks this one; none spells a container, a default
 // or a limit of its own. The emulator stays an independent implementation

@@ -24,3 +24,23 @@ func TestScript(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptShare: the share is of the letters in the ten scripts; digits,
+// marks and punctuation do not count, nor letters of other scripts.
+func TestScriptShare(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+		share      float64
+	}{
+		{"नमस्ते", "Devanagari", 1},
+		{"abcd नमस", "Latin", 4.0 / 7},
+		{"ab नम", "Devanagari", 0.5}, // a tie goes to Devanagari, as Script's
+		{"abc Ωψ 123", "Latin", 1},
+		{"123", "", 0},
+	} {
+		name, share := ScriptShare(c.text)
+		if name != c.want || share != c.share {
+			t.Errorf("ScriptShare(%q) = %q, %v; want %q, %v", c.text, name, share, c.want, c.share)
+		}
+	}
+}

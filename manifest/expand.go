@@ -45,6 +45,7 @@ type expander struct {
 	sg        Suggester
 	inherited map[inheritKey]map[string]Pos
 	sharedAC  map[*yaml.Node]*AudioConfig
+	listens   map[*yaml.Node]*Listen
 	curBlock  *Block // the synthesis block being expanded
 	// instances counts the syntheses expanded (see MaxSyntheses);
 	// synthesesOver is set once the limit is reported.
@@ -83,6 +84,7 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		voices:    map[string]*Voice{},
 		inherited: map[inheritKey]map[string]Pos{},
 		sharedAC:  map[*yaml.Node]*AudioConfig{},
+		listens:   map[*yaml.Node]*Listen{},
 		walks:     map[string]*walked{},
 	}
 	for _, f := range raw.Files {

@@ -130,12 +130,11 @@ func (x *expander) expandSyntheses() {
 		x.curBlock = b
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
-		for _, sub := range []string{"audio_config", "cues"} {
-			if f := fs[sub]; f != nil {
-				for name, sf := range fieldsOf(f.File, deref(f.Val)) {
-					pos[sub+"."+name] = sf.Pos()
-				}
-			}
+		for _, sub := range []string{"audio_config", "cues", "listen"} {
+			subPositions(pos, sub, fs[sub])
+		}
+		if f := fs["listen"]; f != nil {
+			subPositions(pos, "listen.seams", fieldsOf(f.File, deref(f.Val))["seams"])
 		}
 		x.raw.dropBroken("syntheses", b.Name, fs)
 		sc := x.scope()
@@ -177,6 +176,17 @@ func (x *expander) expandSyntheses() {
 	}
 }
 
+// subPositions records in pos where each field of the map f is written,
+// as "prefix.name".
+func subPositions(pos map[string]Pos, prefix string, f *field) {
+	if f == nil {
+		return
+	}
+	for name, sf := range fieldsOf(f.File, deref(f.Val)) {
+		pos[prefix+"."+name] = sf.Pos()
+	}
+}
+
 // tooManySyntheses refuses the synthesis (what names it) that brings the
 // syntheses past MaxSyntheses; the syntheses after it are not expanded.
 func (x *expander) tooManySyntheses(at Pos, what string) {
@@ -208,6 +218,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	}
 	s.Cues = x.cues(fs["cues"], sc)
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
+	s.Listen = x.blockListen(fs["listen"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]

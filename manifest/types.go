@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/listen"
 	"github.com/voxform/voxform/narration"
 )
 
@@ -209,6 +210,56 @@ type Loudness struct {
 	Fields      map[string]Pos
 }
 
+// Listen is a synthesis's listening check (listen:): each output (each
+// chunk of a chunked one) is transcribed and compared with the text sent.
+// listen: true is all defaults; a map sets some fields, the rest keep
+// their defaults; listen: false (or none) is no check. The instances of
+// a block share one value, as they share an audio_config: it is
+// read-only. The schema checks its bounds.
+type Listen struct {
+	// Thresholds are the limits of the comparison (max_cer, max_wer,
+	// max_run, max_missing_tail, noise_words); listen.DefaultThresholds
+	// for those not set.
+	Thresholds listen.Thresholds
+	// Regenerate is how many more takes a failing prompt or chunk gets
+	// (0 to MaxRegenerate; default 0).
+	Regenerate int
+	// LanguageCode, when set, is the recognition language the check is
+	// made in, instead of the one derived from the synthesis language
+	// (contract.ListenLanguage).
+	LanguageCode string
+	// Seams are the limits at the chunk boundaries of a joined output.
+	Seams Seams
+	// Hash identifies what a recorded transcript is judged under: the
+	// thresholds and the seam limits (not regenerate or language_code,
+	// which change the work, not the verdict). A record judged under
+	// another hash is judged again, for free, from its recorded text.
+	Hash   string
+	Pos    Pos
+	Fields map[string]Pos // "max_cer", "seams.max_gap", ...
+}
+
+// Seams are the limits at each chunk boundary of a joined output
+// (listen.seams).
+type Seams struct {
+	// MaxStep is the largest loudness step, in LU, from one chunk to the
+	// next (default 3).
+	MaxStep float64
+	// MaxGap and MinGap bound the silence at a boundary (defaults 2 s
+	// and 0).
+	MaxGap, MinGap time.Duration
+}
+
+// Listen bounds: regenerate takes at most MaxRegenerate more takes; a
+// seam gap limit is at most MaxSeamGap.
+const (
+	MaxRegenerate = 5
+	MaxSeamGap    = 60 * time.Second
+)
+
+// DefaultSeams are the seam limits listen.seams starts from.
+func DefaultSeams() Seams { return Seams{MaxStep: 3, MaxGap: 2 * time.Second} }
+
 // AudioConfig is the service's audio_config object, as the manifest sets it.
 // Zero values mean "not set"; the service documents the defaults.
 type AudioConfig = contract.AudioConfig
@@ -285,6 +336,8 @@ type Synthesis struct {
 	Output      string // relative to Dir
 	// Cues, when set, are the cue files written beside Output.
 	Cues *Cues
+	// Listen, when set, is the listening check of the outputs.
+	Listen *Listen
 
 	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
 	// source: an embeddings: entry or a file, relative to Dir.

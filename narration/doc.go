@@ -3,7 +3,9 @@
 // (one home for those rules; schema uses them), splitting a text longer
 // than a request takes into chunks at sentence ends, a pronunciation
 // lexicon applied before the request is formed, and cue files (JSON and
-// WebVTT chapters) that say where each chunk starts in the joined audio.
+// WebVTT chapters) that say where each chunk starts in the joined audio,
+// and what a listening check compares: the spoken text (tags removed) and
+// the script most of its letters are in (listen.ScriptShare counts them).
 //
 // It promises:
 //

@@ -48,6 +48,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.unknownName(f("transport"), "transport", s.Transport, c.cat.Transports, "")
 	}
 	ac := c.audioConfigOnce(s)
+	c.listenOnce(s)
 	model := c.model(s.Model)
 	if v == nil || model == nil {
 		return // reported with the voice
@@ -63,6 +64,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		}
 	}
 	c.checkVoiceLanguage(s, model)
+	c.listenScript(s)
 	if s.Language == "" && model.LanguageRequired && c.once(onceKey{what: "needs language", pos: s.Pos, value: s.Name + "\x00" + v.Name, model: model}) {
 		c.ds.Errorf(s.Pos, "synthesis %q needs a language: model %s requires one", s.Name, c.modelName(model.Name)).
 			WithHint("set language: on voice %q or on the synthesis (%s)", v.Name, listNames(model.Languages))
