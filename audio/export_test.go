@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 
+	"github.com/voxform/voxform/audio/internal/mp3"
 	"github.com/voxform/voxform/audio/ogg"
 )
 
@@ -11,16 +12,16 @@ import (
 // encoder delay and padding in samples and the number of audio frames
 // (0 if unknown); ok is false without a tag.
 func MP3Gapless(rs io.ReadSeeker) (delay, padding, frames int64, ok bool) {
-	_, g, err := readMP3Head(rs)
+	_, g, err := mp3.ReadGapless(rs)
 	if err != nil || g == nil {
 		return 0, 0, 0, false
 	}
-	return g.start, g.end, g.frames, true
+	return g.Start, g.End, g.Frames, true
 }
 
 // MP3DecoderDelay is the delay of the synthesis filterbank that ffmpeg
 // adds to the encoder delay it skips.
-const MP3DecoderDelay = mp3DecoderDelay
+const MP3DecoderDelay = mp3.DecoderDelay
 
 // The Ogg page helpers of the tests written before package ogg was the
 // one page codec, on top of it.

@@ -137,8 +137,8 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 			}
 			return err
 		}
-		_, _, xing := readXing(frame, h)
-		if _, _, vbri := readVBRI(frame); xing || vbri {
+		_, _, xing := mp3.ReadXing(frame, h)
+		if _, _, vbri := mp3.ReadVBRI(frame); xing || vbri {
 			continue // a header frame, not audio
 		}
 		if err := j.write(frame); err != nil {

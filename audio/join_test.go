@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/voxform/voxform/audio"
 )
 
@@ -33,14 +34,6 @@ func withSizes(p []byte, riffSize, dataSize uint32) []byte {
 	binary.LittleEndian.PutUint32(p[4:8], riffSize)
 	binary.LittleEndian.PutUint32(p[40:44], dataSize)
 	return p
-}
-
-func ramp(n int, start byte) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = start + byte(i)
-	}
-	return b
 }
 
 func TestWAVJoiner(t *testing.T) {

@@ -3,22 +3,12 @@ package audio_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 )
-
-// requireTool fails the test when an external tool is missing: these tests
-// must never pass by skipping.
-func requireTool(t testing.TB, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is required for this test (scripts/deps.sh installs it): %v", name, err)
-	}
-}
 
 func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
 	t.Helper()
@@ -31,16 +21,6 @@ func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
 		t.Fatalf("ffmpeg %v: %v\n%s", args, err, errb.String())
 	}
 	return out.Bytes()
-}
-
-// run runs a command and fails the test with its output when it fails.
-func run(t testing.TB, name string, args ...string) {
-	t.Helper()
-	requireTool(t, name)
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
 }
 
 // genFFmpeg writes a file made by ffmpeg from a 440 Hz sine of the given
@@ -99,13 +79,4 @@ func ffprobe(t testing.TB, path string) probeResult {
 	secs, _ := strconv.ParseFloat(d, 64)
 	return probeResult{Codec: s.CodecName, SampleRate: rate, Channels: s.Channels,
 		Duration: time.Duration(secs * float64(time.Second)), Format: v.Format.FormatName}
-}
-
-func writeFile(t testing.TB, name string, b []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

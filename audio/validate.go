@@ -131,7 +131,7 @@ func validateWAV(rs io.ReadSeeker, size int64) error {
 }
 
 func validateMP3(rs io.ReadSeeker, size int64) error {
-	start, err := skipID3(rs)
+	start, err := mp3.SkipID3(rs)
 	if err != nil {
 		return err
 	}

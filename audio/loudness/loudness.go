@@ -1,10 +1,12 @@
-package audio
+package loudness
 
 import (
 	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/voxform/voxform/audio"
 )
 
 // Loudness is measured as ITU-R BS.1770-4 and EBU R 128 define it:
@@ -36,7 +38,7 @@ const (
 // comes too close to the Nyquist frequency for the bilinear design.
 const (
 	MinLoudnessRate = 8000
-	MaxLoudnessRate = MaxSampleRate
+	MaxLoudnessRate = audio.MaxSampleRate
 )
 
 // Loudness is the loudness of a piece of audio.
@@ -96,10 +98,10 @@ type LoudnessMeter struct {
 // names none (see loudnessWeights).
 func NewLoudnessMeter(rate, channels int) (*LoudnessMeter, error) {
 	if rate < MinLoudnessRate || rate > MaxLoudnessRate {
-		return nil, fmt.Errorf("measure loudness: %w: sample rate %d Hz outside %d..%d", ErrFormat, rate, MinLoudnessRate, MaxLoudnessRate)
+		return nil, fmt.Errorf("measure loudness: %w: sample rate %d Hz outside %d..%d", audio.ErrFormat, rate, MinLoudnessRate, MaxLoudnessRate)
 	}
-	if channels < 1 || channels > MaxChannels {
-		return nil, fmt.Errorf("measure loudness: %w: %d channels outside 1..%d", ErrFormat, channels, MaxChannels)
+	if channels < 1 || channels > audio.MaxChannels {
+		return nil, fmt.Errorf("measure loudness: %w: %d channels outside 1..%d", audio.ErrFormat, channels, audio.MaxChannels)
 	}
 	m := &LoudnessMeter{
 		rate: rate, ch: channels,
@@ -183,7 +185,7 @@ func (m *LoudnessMeter) Loudness() Loudness {
 		Integrated: m.hist.integrated(),
 		TruePeak:   math.Inf(-1),
 		Short:      m.frames < int64(4*m.subLen),
-		Duration:   FramesDuration(m.frames, m.rate),
+		Duration:   audio.FramesDuration(m.frames, m.rate),
 	}
 	l.Silent = math.IsInf(l.Integrated, -1)
 	for _, p := range m.peaks {

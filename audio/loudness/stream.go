@@ -1,4 +1,4 @@
-package audio
+package loudness
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/voxform/voxform/audio"
 )
 
 // LoudnessWriter measures the loudness of an audio file from its bytes as
@@ -46,7 +48,7 @@ var heads = sync.Pool{New: func() any { return make([]byte, 0, lookBack) }}
 // NewLoudnessWriter starts measuring a file of headerless audio in format
 // *raw, or, with raw nil, a file in a container MeasureLoudnessReader
 // recognises. The measurement stops when ctx is done.
-func NewLoudnessWriter(ctx context.Context, raw *Format) *LoudnessWriter {
+func NewLoudnessWriter(ctx context.Context, raw *audio.Format) *LoudnessWriter {
 	pr, pw := io.Pipe()
 	w := &LoudnessWriter{pw: pw, done: make(chan struct{})}
 	go func() {
