@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"internal/numfmt"},
 	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
-	{"audio/loudness", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
+	{"audio/loudness", "audio/join", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
 	{"state", "cache", "emulator/internal/emu"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},

@@ -11,6 +11,8 @@ var (
 	run         = audiotest.Run
 	writeFile   = audiotest.WriteFile
 	ffmpegMake  = audiotest.FFmpegMake
+	ffprobe     = audiotest.FFprobe
+	absDur      = audiotest.AbsDur
 	probeSeeds  = audiotest.ProbeSeeds
 	wavSeeds    = audiotest.WAVSeeds
 	oggSeed     = audiotest.OggSeed
@@ -33,3 +35,5 @@ var (
 	float22  = audiotest.Float22
 	u8mono   = audiotest.U8Mono
 )
+
+type probeResult = audiotest.ProbeResult

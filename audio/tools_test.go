@@ -2,12 +2,10 @@ package audio_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 )
 
 func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
@@ -33,50 +31,4 @@ func genFFmpeg(t testing.TB, name string, seconds float64, rate int, out ...stri
 	args = append(args, out...)
 	run(t, "ffmpeg", append(args, path)...)
 	return path
-}
-
-// probeResult is what ffprobe says about a file's first audio stream.
-type probeResult struct {
-	Codec      string
-	SampleRate int
-	Channels   int
-	Duration   time.Duration
-	Format     string
-}
-
-// ffprobe runs ffprobe on path and fails the test if ffprobe rejects it.
-func ffprobe(t testing.TB, path string) probeResult {
-	t.Helper()
-	requireTool(t, "ffprobe")
-	cmd := exec.Command("ffprobe", "-v", "error", "-show_entries",
-		"stream=codec_name,sample_rate,channels,duration:format=duration,format_name", "-of", "json", path)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil || errb.Len() > 0 {
-		t.Fatalf("ffprobe %s: %v\n%s", path, err, errb.String())
-	}
-	var v struct {
-		Streams []struct {
-			CodecName  string `json:"codec_name"`
-			SampleRate string `json:"sample_rate"`
-			Channels   int    `json:"channels"`
-			Duration   string `json:"duration"`
-		}
-		Format struct {
-			Duration   string `json:"duration"`
-			FormatName string `json:"format_name"`
-		}
-	}
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v.Streams) == 0 {
-		t.Fatalf("ffprobe %s: %v: %s", path, err, out.String())
-	}
-	s := v.Streams[0]
-	rate, _ := strconv.Atoi(s.SampleRate)
-	d := s.Duration
-	if d == "" {
-		d = v.Format.Duration
-	}
-	secs, _ := strconv.ParseFloat(d, 64)
-	return probeResult{Codec: s.CodecName, SampleRate: rate, Channels: s.Channels,
-		Duration: time.Duration(secs * float64(time.Second)), Format: v.Format.FormatName}
 }

@@ -1,4 +1,4 @@
-package audio
+package join
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/ogg"
 )
 
@@ -77,7 +78,7 @@ func (j *OpusJoiner) Duration() time.Duration {
 	if j.final >= 0 {
 		end = j.final
 	}
-	return FramesDuration(max(end-opusPreSkip(j.head), 0), 48000)
+	return audio.FramesDuration(max(end-opusPreSkip(j.head), 0), 48000)
 }
 
 func opusPreSkip(head []byte) int64 { return int64(binary.LittleEndian.Uint16(head[10:12])) }
@@ -291,7 +292,7 @@ func (j *OpusJoiner) checkHead(pkt []byte, split bool) error {
 		return errors.New("the first packet is not an OpusHead")
 	}
 	if pkt[8]>>4 != 0 {
-		return fmt.Errorf("%w: Ogg Opus version %d", ErrUnsupported, pkt[8])
+		return fmt.Errorf("%w: Ogg Opus version %d", audio.ErrUnsupported, pkt[8])
 	}
 	if j.head == nil {
 		j.head = bytes.Clone(pkt)
@@ -301,13 +302,13 @@ func (j *OpusJoiner) checkHead(pkt []byte, split bool) error {
 	le := binary.LittleEndian
 	switch {
 	case h[9] != f[9]:
-		return fmt.Errorf("%w: %d channels, the first piece has %d", ErrFormat, h[9], f[9])
+		return fmt.Errorf("%w: %d channels, the first piece has %d", audio.ErrFormat, h[9], f[9])
 	case le.Uint32(h[12:16]) != le.Uint32(f[12:16]):
-		return fmt.Errorf("%w: input sample rate %d Hz, the first piece's is %d Hz", ErrFormat, le.Uint32(h[12:16]), le.Uint32(f[12:16]))
+		return fmt.Errorf("%w: input sample rate %d Hz, the first piece's is %d Hz", audio.ErrFormat, le.Uint32(h[12:16]), le.Uint32(f[12:16]))
 	case le.Uint16(h[16:18]) != le.Uint16(f[16:18]):
-		return fmt.Errorf("%w: output gain %d, the first piece's is %d", ErrFormat, int16(le.Uint16(h[16:18])), int16(le.Uint16(f[16:18])))
+		return fmt.Errorf("%w: output gain %d, the first piece's is %d", audio.ErrFormat, int16(le.Uint16(h[16:18])), int16(le.Uint16(f[16:18])))
 	case !bytes.Equal(h[18:], f[18:]):
-		return fmt.Errorf("%w: channel mapping differs from the first piece's", ErrFormat)
+		return fmt.Errorf("%w: channel mapping differs from the first piece's", audio.ErrFormat)
 	}
 	return nil
 }

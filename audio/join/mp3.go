@@ -1,4 +1,4 @@
-package audio
+package join
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
@@ -67,7 +68,7 @@ func (j *MP3Joiner) Duration() time.Duration {
 	if !j.known {
 		return 0
 	}
-	return FramesDuration(j.frames*int64(j.first.Samples), j.first.SampleRate)
+	return audio.FramesDuration(j.frames*int64(j.first.Samples), j.first.SampleRate)
 }
 
 // Skipped is the number of bytes of the pieces that were neither frames
@@ -157,7 +158,7 @@ func (j *MP3Joiner) check(h mp3.Header, b []byte) error {
 	}
 	f := j.first
 	if h.Version != f.Version || h.Layer != f.Layer || h.SampleRate != f.SampleRate || h.Channels != f.Channels {
-		return fmt.Errorf("%w: %s, the first piece is %s", ErrFormat, h, f)
+		return fmt.Errorf("%w: %s, the first piece is %s", audio.ErrFormat, h, f)
 	}
 	j.mixed = j.mixed || h.Bitrate != f.Bitrate
 	return nil
@@ -189,7 +190,7 @@ func (j *MP3Joiner) writeInfo() error {
 	hb[3] &= 0xC0        // keep the channel mode
 	for bi := hb[2] >> 4; ; bi++ {
 		if bi >= 15 {
-			return fmt.Errorf("%w: no bitrate of %s holds an Info frame", ErrFormat, j.first)
+			return fmt.Errorf("%w: no bitrate of %s holds an Info frame", audio.ErrFormat, j.first)
 		}
 		hb[2] = bi<<4 | hb[2]&0x0F
 		h, ok := mp3.ParseHeader(hb[:])
