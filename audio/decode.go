@@ -52,12 +52,12 @@ func decodeWAV(r io.Reader) (*Decoded, error) {
 	if h.dataBytes > 0 { // 0 and UnknownSize: to the end, as in probeWAV
 		data = io.LimitReader(r, h.dataBytes)
 	}
-	return DecodeRaw(data, h.format, ContainerWAV)
+	return decodeRaw(data, h.format, ContainerWAV)
 }
 
-// DecodeRaw reads headerless audio in format f from r; c names the
+// decodeRaw reads headerless audio in format f from r; c names the
 // container for the caller's records (ContainerRaw, ContainerMuLaw, ...).
-func DecodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
+func decodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
 	s, err := NewSampleReader(bufio.NewReaderSize(r, 32<<10), f)
 	if err != nil {
 		return nil, fmt.Errorf("decode: %w", err)

@@ -20,3 +20,14 @@ func MP3Gapless(rs io.ReadSeeker) (delay, padding, frames int64, ok bool) {
 // MP3DecoderDelay is the delay of the synthesis filterbank that ffmpeg
 // adds to the encoder delay it skips.
 const MP3DecoderDelay = mp3.DecoderDelay
+
+// What only this package calls, under the names its tests use.
+var (
+	NewEncoder     = newEncoder
+	ToPCM16Mono    = toPCM16Mono
+	NewFrameReader = newFrameReader
+	ErrNotWAV      = errNotWAV
+)
+
+// RealtimeFrameBytes is realtimeFrameBytes, for the tests.
+const RealtimeFrameBytes = realtimeFrameBytes

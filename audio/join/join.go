@@ -18,19 +18,21 @@ type Joiner interface {
 	Close() error
 }
 
-// NewJoiner returns the joiner for container c writing to w: audio.WAVJoiner
-// for wav (f, when given, is the format every piece must have); RawJoiner
-// for raw (f required: headerless PCM says nothing of its format), mulaw
-// and alaw (f defaults to G.711 at 8000 Hz mono, speech-synthesis.md,
-// Audio format reference); MP3Joiner for mp3; OpusJoiner for ogg.
+// NewJoiner returns the joiner for container c writing to w: for wav an
+// audio.WAVJoiner (f, when given, is the format every piece must have);
+// for raw, mulaw and alaw the pieces' bytes concatenated (rawJoiner; f is
+// required for raw, as headerless PCM says nothing of its format, and
+// defaults to G.711 at 8000 Hz mono for mulaw and alaw, speech-synthesis.md,
+// Audio format reference); for mp3 their frames (mp3Joiner); for ogg one
+// Ogg Opus stream (opusJoiner).
 func NewJoiner(c audio.Container, w io.WriteSeeker, f *audio.Format) (Joiner, error) {
 	switch c {
 	case audio.ContainerWAV:
 		return audio.NewWAVJoiner(w, f)
 	case audio.ContainerMP3:
-		return NewMP3Joiner(w), nil
+		return newMP3Joiner(w), nil
 	case audio.ContainerOgg:
-		return NewOpusJoiner(w), nil
+		return newOpusJoiner(w), nil
 	case audio.ContainerMuLaw, audio.ContainerALaw:
 		if f == nil {
 			enc := audio.MuLaw
@@ -39,36 +41,36 @@ func NewJoiner(c audio.Container, w io.WriteSeeker, f *audio.Format) (Joiner, er
 			}
 			f = &audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: enc}
 		}
-		return NewRawJoiner(w, *f)
+		return newRawJoiner(w, *f)
 	case audio.ContainerRaw:
 		if f == nil {
 			return nil, errors.New("join raw audio: the format is required")
 		}
-		return NewRawJoiner(w, *f)
+		return newRawJoiner(w, *f)
 	}
 	return nil, fmt.Errorf("join %s: %w", c, audio.ErrUnsupported)
 }
 
-// RawJoiner joins headerless audio (raw PCM, mu-law, A-law): the pieces'
+// rawJoiner joins headerless audio (raw PCM, mu-law, A-law): the pieces'
 // bytes, concatenated. Each piece must hold whole frames.
-type RawJoiner struct {
+type rawJoiner struct {
 	w   io.Writer
 	f   audio.Format
 	n   int64
 	err error
 }
 
-// NewRawJoiner returns a joiner of pieces in format f writing to w.
-func NewRawJoiner(w io.Writer, f audio.Format) (*RawJoiner, error) {
+// newRawJoiner returns a joiner of pieces in format f writing to w.
+func newRawJoiner(w io.Writer, f audio.Format) (*rawJoiner, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("join raw audio: %w", err)
 	}
-	return &RawJoiner{w: w, f: f}, nil
+	return &rawJoiner{w: w, f: f}, nil
 }
 
 // Append copies one piece. A piece that ends mid-frame is an error
 // wrapping audio.ErrPartialFrame (it is written; the output is to be dropped).
-func (j *RawJoiner) Append(r io.Reader) error {
+func (j *rawJoiner) Append(r io.Reader) error {
 	if j.err != nil {
 		return j.err
 	}
@@ -85,9 +87,9 @@ func (j *RawJoiner) Append(r io.Reader) error {
 }
 
 // Duration is the duration of the audio joined so far.
-func (j *RawJoiner) Duration() time.Duration {
+func (j *rawJoiner) Duration() time.Duration {
 	return audio.FramesDuration(j.n/int64(j.f.BlockAlign()), j.f.SampleRate)
 }
 
 // Close reports an earlier error; it does not close the writer.
-func (j *RawJoiner) Close() error { return j.err }
+func (j *rawJoiner) Close() error { return j.err }

@@ -31,10 +31,10 @@ func (e *NoDecoderError) Unwrap() error { return audio.ErrUnsupported }
 // measureFrames is how many frames are read and measured at a time.
 const measureFrames = 4096
 
-// MeasureLoudnessSamples measures the loudness of src, audio at rate Hz,
+// measureLoudnessSamples measures the loudness of src, audio at rate Hz,
 // reading it to the end (or until ctx is done).
-func MeasureLoudnessSamples(ctx context.Context, src audio.SampleSource, rate int) (Loudness, error) {
-	m, err := NewLoudnessMeter(rate, src.Channels())
+func measureLoudnessSamples(ctx context.Context, src audio.SampleSource, rate int) (Loudness, error) {
+	m, err := newLoudnessMeter(rate, src.Channels())
 	if err != nil {
 		return Loudness{}, err
 	}
@@ -56,7 +56,7 @@ func MeasureLoudnessSamples(ctx context.Context, src audio.SampleSource, rate in
 	}
 }
 
-// frames holds the buffers MeasureLoudnessSamples reads into, for the
+// frames holds the buffers measureLoudnessSamples reads into, for the
 // next measurement.
 var frames sync.Pool
 
@@ -68,13 +68,13 @@ func getFrames(n int) []float64 {
 	return make([]float64, n)
 }
 
-// readers are the buffered readers of MeasureLoudness, reused.
+// readers are the buffered readers of measureLoudness, reused.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
-// MeasureLoudness measures headerless audio in format f read from r: raw
+// measureLoudness measures headerless audio in format f read from r: raw
 // PCM, float, mu-law or A-law as audio.NewSampleReader reads it. A partial frame
 // at the end is ignored.
-func MeasureLoudness(ctx context.Context, r io.Reader, f audio.Format) (Loudness, error) {
+func measureLoudness(ctx context.Context, r io.Reader, f audio.Format) (Loudness, error) {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {
@@ -85,7 +85,7 @@ func MeasureLoudness(ctx context.Context, r io.Reader, f audio.Format) (Loudness
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
-	return MeasureLoudnessSamples(ctx, s, f.SampleRate)
+	return measureLoudnessSamples(ctx, s, f.SampleRate)
 }
 
 // MeasureLoudnessFile measures the audio file at path. With raw nil the
@@ -100,7 +100,7 @@ func MeasureLoudnessFile(ctx context.Context, path string, raw *audio.Format) (L
 	defer f.Close()
 	var l Loudness
 	if raw != nil {
-		l, err = MeasureLoudness(ctx, f, *raw)
+		l, err = measureLoudness(ctx, f, *raw)
 	} else {
 		l, err = MeasureLoudnessReader(ctx, f)
 	}
@@ -130,7 +130,7 @@ func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, err
 		if err != nil {
 			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 		}
-		return MeasureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
+		return measureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
 	case audio.ContainerMP3:
 		return measureMP3(ctx, rs)
 	case audio.ContainerOgg:

@@ -37,7 +37,7 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 		}
 		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep}
 	}
-	return MeasureLoudnessSamples(ctx, src, d.Format.SampleRate)
+	return measureLoudnessSamples(ctx, src, d.Format.SampleRate)
 }
 
 // trimmed drops the first skip frames of src and ends after keep more

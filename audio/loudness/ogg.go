@@ -165,7 +165,7 @@ func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
 	if _, err := o.packet(); err != nil { // OpusTags
 		return Loudness{}, fmt.Errorf("measure loudness: Ogg Opus comment header: %w", err)
 	}
-	m, err := NewLoudnessMeter(opusRate, h.channels)
+	m, err := newLoudnessMeter(opusRate, h.channels)
 	if err != nil {
 		return Loudness{}, err
 	}
@@ -177,7 +177,7 @@ func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
 }
 
 // decodeOpus decodes the audio packets of o into m.
-func decodeOpus(ctx context.Context, o *oggReader, h opusHead, m *LoudnessMeter) error {
+func decodeOpus(ctx context.Context, o *oggReader, h opusHead, m *loudnessMeter) error {
 	dec, err := opus.NewDecoderWithOutput(opusRate, h.channels)
 	if err != nil {
 		return fmt.Errorf("decode Opus: %w", err)

@@ -14,7 +14,7 @@ import (
 // they are written elsewhere: a writer of the file passes each piece it
 // appends through Write, so the file is measured in the pass that writes
 // it instead of being read again. The bytes go through a pipe to a
-// goroutine that decodes them as MeasureLoudness or MeasureLoudnessReader
+// goroutine that decodes them as measureLoudness or MeasureLoudnessReader
 // would the finished file; Write waits while the decoder catches up, so
 // memory stays fixed (a pipe, a 64 KB window of the file's start for the
 // decoders that look back at the header, and the meter).
@@ -54,7 +54,7 @@ func NewLoudnessWriter(ctx context.Context, raw *audio.Format) *LoudnessWriter {
 	go func() {
 		defer close(w.done)
 		if raw != nil {
-			w.res, w.err = MeasureLoudness(ctx, pr, *raw)
+			w.res, w.err = measureLoudness(ctx, pr, *raw)
 		} else {
 			lb := &lookBackReader{r: pr, head: heads.Get().([]byte)[:0]}
 			w.res, w.err = MeasureLoudnessReader(ctx, lb)
