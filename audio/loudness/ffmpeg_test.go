@@ -36,14 +36,14 @@ import (
 //     design (32-tap Kaiser-windowed sinc, beta 9). What differs is the
 //     48 kHz detour (its low-pass softens content near the file's Nyquist
 //     frequency), the ends of the file (swresample mirrors the start and
-//     never reaches the last samples; see loudness_peak.go) and the
+//     never reaches the last samples; see peak.go) and the
 //     summary's rounding to 0.05 dB. Measured: at most 0.09 dB. A peak
 //     limit is usually a whole dB (-1 dBTP), so 0.2 dB does not change
 //     which outputs are flagged but by a hair.
 //   - MP3 true peak: 0.5 dB. This package's decoder matches ffmpeg's to
 //     1 LSB of 16 bits at every rate but 24 kHz, where ffmpeg 5.1 decodes
 //     some granules otherwise than the standard and mpg123 (see
-//     decode_mp3_test.go): white noise at 24 kHz moves the peak by 0.42
+//     audio/decode_mp3_test.go): white noise at 24 kHz moves the peak by 0.42
 //     dB. Decode also clips at full scale, where ffmpeg's float decoder
 //     does not. Elsewhere MP3 peaks are within 0.2 dB (measured: 0.18 dB
 //     at 8 kHz, at most 0.04 dB at the other rates); loudness stays

@@ -25,7 +25,7 @@ import (
 //     blocks more than 10 LU below the loudness of those left (relative),
 //     and is -0.691 + 10 log10 of the mean energy of the blocks kept.
 //   - True peak oversamples every channel to at least 192 kHz and takes
-//     the largest magnitude (see loudness_peak.go).
+//     the largest magnitude (see peak.go).
 
 // Gating constants of BS.1770-4, section 2.8 and Annex 1.
 const (
