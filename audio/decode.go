@@ -52,12 +52,12 @@ func decodeWAV(r io.Reader) (*Decoded, error) {
 	if h.dataBytes > 0 { // 0 and UnknownSize: to the end, as in probeWAV
 		data = io.LimitReader(r, h.dataBytes)
 	}
-	return DecodeRaw(data, h.format, ContainerWAV)
+	return decodeRaw(data, h.format, ContainerWAV)
 }
 
-// DecodeRaw reads headerless audio in format f from r; c names the
+// decodeRaw reads headerless audio in format f from r; c names the
 // container for the caller's records (ContainerRaw, ContainerMuLaw, ...).
-func DecodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
+func decodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
 	s, err := NewSampleReader(bufio.NewReaderSize(r, 32<<10), f)
 	if err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
@@ -69,7 +69,7 @@ func DecodeRaw(r io.Reader, f Format, c Container) (*Decoded, error) {
 // Xing/Info/VBRI frame, which holds no audio) and decodes the stream from
 // there, frame by frame.
 func decodeMP3(rs io.ReadSeeker) (*Decoded, error) {
-	start, err := skipID3(rs)
+	start, err := mp3.SkipID3(rs)
 	if err != nil {
 		return nil, fmt.Errorf("decode MP3: %w", err)
 	}
@@ -86,8 +86,8 @@ func decodeMP3(rs io.ReadSeeker) (*Decoded, error) {
 		return nil, fmt.Errorf("decode: %w: MPEG layer %d audio", ErrUnsupported, h.Layer)
 	}
 	frame, _ := br.Peek(h.Length)
-	_, _, xing := readXing(frame, h)
-	_, _, vbri := readVBRI(frame)
+	_, _, xing := mp3.ReadXing(frame, h)
+	_, _, vbri := mp3.ReadVBRI(frame)
 	if xing || vbri {
 		br.Discard(h.Length)
 	}

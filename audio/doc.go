@@ -1,24 +1,49 @@
-// Package audio sniffs containers, probes durations, reads and writes WAV,
-// converts between PCM, mu-law and A-law, resamples, decodes WAV and MP3
-// to samples, and joins whole files into one: WAV RIFF-aware, raw audio
-// byte for byte, MP3 by frames, Ogg Opus as one logical stream (Joiner).
-// Everything works on streams; nothing reads a whole file into memory
-// unless the caller hands it a buffer (ParseWAV and WAVJoiner.Add take one
-// piece at a time).
+// Package audio sniffs containers, probes durations, validates finished
+// files, reads and writes WAV, converts between PCM, mu-law and A-law,
+// resamples, and decodes WAV and MP3 to samples. Everything works on
+// streams; nothing reads a whole file into memory unless the caller hands
+// it a buffer (ParseWAV and WAVJoiner.Add take one piece at a time).
 //
-// Where things are:
+// Where things are. Package audio is the file and its samples; what is
+// built on them, and the codecs below them, have packages of their own:
 //
-//   - package audio/ogg: the Ogg page codec (read, parse, write, CRC),
-//     used by probing (probe_ogg.go), loudness (loudness_ogg.go) and the
-//     Opus joiner (join_opus.go);
-//   - package audio/internal/mp3: the MP3 decoder;
-//   - sniff.go, probe*.go, validate.go: what a file is, how long, whether
-//     whole (Probe, Validate);
-//   - wav*.go, samples.go, g711.go, pcm.go, resample.go, decode*.go:
-//     formats and samples;
-//   - join*.go: joining files (Joiner);
-//   - loudness*.go: loudness and true peak (LoudnessMeter,
-//     MeasureLoudnessFile, LoudnessWriter), the one measurement.
+//   - audio/loudness: the one measurement, loudness and true peak
+//     (ITU-R BS.1770-4, EBU R 128) of a file, a stream being written
+//     (LoudnessWriter) or samples, with the Ogg Opus decoding and the MP3
+//     gapless trim it needs to measure what ffmpeg measures;
+//   - audio/join: joining whole files of one container into one
+//     (NewJoiner): raw audio byte for byte, MP3 by frames, Ogg Opus as one
+//     logical stream, WAV through audio.WAVJoiner;
+//   - audio/ogg: the Ogg page codec (read, parse, write, CRC), used by
+//     probing, measuring and joining;
+//   - audio/internal/mp3: MPEG audio framing (headers, sync, frame walk,
+//     ID3, Xing/VBRI and LAME tags) and the MP3 decoder;
+//   - audio/internal/kaiser: the Bessel function of the Kaiser window the
+//     resampler and the true-peak filter share;
+//   - audio/internal/audiotest: the helpers the tests of these packages
+//     share (ffmpeg runners, fuzz seeds), for tests only.
+//
+// In package audio itself:
+//
+//   - format.go: Format, Encoding and their limits;
+//   - sniff.go, probe*.go (one file per container family), validate.go:
+//     what a file is, how long, whether whole (Sniff, Probe, ProbeRaw,
+//     Validate, ValidateRawAt); probing and validating share the container
+//     readers, so they stay together;
+//   - wav.go, wav_read.go, wav_join.go: the WAV codec (WriteWAVHeader,
+//     WAVWriter, ReadWAVHeader, ParseWAV, and WAVJoiner, which writes one
+//     WAV file from pieces, as the streaming synthesis sends them);
+//   - samples.go, g711.go, resample.go, decode.go: samples (SampleSource,
+//     SampleReader and SampleWriter, Mono, G.711, Resampler, Decode);
+//   - pcm.go: an encoder of samples to a Format and a cutter of realtime
+//     recognition frames; only this package's tests call them
+//     (speechapi/realtime_stt.go frames its audio itself).
+//
+// The layering is strict (arch_test.go at the root): audio/ogg and
+// audio/internal/* import no other audio package; audio imports only
+// them; audio/loudness and audio/join import audio and them, never each
+// other. Names no other package uses are unexported; the tests reach
+// them through export_test.go.
 //
 // Conventions and choices:
 //

@@ -8,17 +8,6 @@ import (
 	"github.com/voxform/voxform/audio"
 )
 
-func wavSeeds(f *testing.F) {
-	for _, fm := range []audio.Format{mono16k, stereo48, mulaw8k, alaw8k, float22, u8mono} {
-		var b bytes.Buffer
-		audio.WriteWAVHeader(&b, fm, 8)
-		b.Write(ramp(8, 1))
-		f.Add(b.Bytes())
-	}
-	f.Add(riff(100, chunk("fmt ", fmtBody(0xFFFE, 2, 48000, 24, extensible(1, 24)...)), chunk("LIST", []byte("abc")), chunk("data", ramp(6, 0))))
-	f.Add(riff(0xFFFFFFFF, chunk("fmt ", fmtBody(7, 1, 8000, 8, 0, 0)), []byte("data\xff\xff\xff\xff\x01\x02")))
-}
-
 // FuzzReadWAVHeader checks that no input makes the WAV reader panic, and
 // that whatever it accepts is a usable format whose header round-trips.
 func FuzzReadWAVHeader(f *testing.F) {
@@ -58,18 +47,6 @@ func FuzzReadWAVHeader(f *testing.F) {
 	})
 }
 
-func probeSeeds(f *testing.F) {
-	wavSeeds(f)
-	f.Add(concat(xingFrame(10), mp3Frames(3)))
-	f.Add(concat(vbriFrame(10), mp3Frames(2)))
-	f.Add(concat([]byte("ID3\x03\x00\x00\x00\x00\x00\x04abcd"), mp3Frames(3), []byte("TAG")))
-	f.Add([]byte("fLaC\x00\x00\x00\x22\x10\x00\x10\x00\x00\x00\x00\x00\x00\x00\x03\xe8\x00\xf0\x00\x00\x3e\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
-	f.Add(oggSeed("OpusHead\x01\x01\x38\x01\x80\xbb\x00\x00\x00\x00\x00", 48000))
-	f.Add(amrFile(3))
-	f.Add(append([]byte{0xFF, 0xF1, 0x50, 0x80, 0x02, 0x1F, 0xFC}, make([]byte, 9)...))
-	f.Add(oggSeed("\x01vorbis\x00\x00\x00\x00\x01\x44\xac\x00\x00\x00\x00\x00\x00\x00\xee\x02\x00\x00\x00\x00\x00\xb8\x01", 44100))
-}
-
 // FuzzProbe checks that no input makes the prober panic or report an
 // implausible result.
 func FuzzProbe(f *testing.F) {
@@ -107,19 +84,6 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
-}
-
-// oggSeed builds two Ogg pages: a header page with pkt and a last page
-// with granule position granule.
-func oggSeed(pkt string, granule uint64) []byte {
-	page := func(typ byte, gran uint64, seq uint32, body []byte) []byte {
-		b := []byte("OggS\x00")
-		b = append(b, typ)
-		b = append(b, byte(gran), byte(gran>>8), byte(gran>>16), byte(gran>>24), byte(gran>>32), byte(gran>>40), byte(gran>>48), byte(gran>>56))
-		b = append(b, 1, 0, 0, 0, byte(seq), 0, 0, 0, 0, 0, 0, 0, 1, byte(len(body)))
-		return append(b, body...)
-	}
-	return concat(page(2, 0, 0, []byte(pkt)), page(4, granule, 1, []byte("audio")))
 }
 
 // FuzzWAVJoiner feeds pieces (in split at cut points) to a joiner and

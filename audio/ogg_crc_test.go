@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/audio/ogg"
 )
 
@@ -47,7 +48,7 @@ func TestOggDamagedPagesRefused(t *testing.T) {
 		t.Errorf("probing a damaged first page: %v, want %q...%q", err, want, "the page is damaged, at byte 0")
 	}
 	audioPage, at := damage(t, good, 3)
-	_, err = audio.MeasureLoudnessReader(context.Background(), bytes.NewReader(audioPage))
+	_, err = loudness.MeasureLoudnessReader(context.Background(), bytes.NewReader(audioPage))
 	if !errors.Is(err, ogg.ErrDamaged) || !strings.Contains(err.Error(), "page 3: ") || !strings.HasSuffix(err.Error(), "at byte "+strconv.Itoa(at)) {
 		t.Errorf("measuring a damaged audio page: %v, want page 3 at byte %d damaged", err, at)
 	}

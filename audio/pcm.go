@@ -5,14 +5,14 @@ import (
 	"io"
 )
 
-// RealtimeFrameBytes is the size of one binary frame of realtime
+// realtimeFrameBytes is the size of one binary frame of realtime
 // recognition audio: 512 samples of 16-bit mono PCM (speech-recognition
 // document, Realtime transcription and Limits).
-const RealtimeFrameBytes = 1024
+const realtimeFrameBytes = 1024
 
-// Encoder is an io.Reader producing the bytes of a SampleSource encoded
+// encoder is an io.Reader producing the bytes of a SampleSource encoded
 // in a Format, pulling samples as it is read.
-type Encoder struct {
+type encoder struct {
 	src  SampleSource
 	f    Format
 	in   []float64
@@ -22,20 +22,20 @@ type Encoder struct {
 	done bool
 }
 
-// NewEncoder returns a reader of src encoded in format f. f.Channels must
+// newEncoder returns a reader of src encoded in format f. f.Channels must
 // equal src.Channels(); use Mono and NewResampler first to change them.
-func NewEncoder(src SampleSource, f Format) (*Encoder, error) {
+func newEncoder(src SampleSource, f Format) (*encoder, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("encode samples: %w", err)
 	}
 	if f.Channels != src.Channels() {
 		return nil, fmt.Errorf("encode samples: %w: %d channels in, %d out", ErrFormat, src.Channels(), f.Channels)
 	}
-	return &Encoder{src: src, f: f, in: make([]float64, 4096*f.Channels)}, nil
+	return &encoder{src: src, f: f, in: make([]float64, 4096*f.Channels)}, nil
 }
 
 // Read implements io.Reader.
-func (e *Encoder) Read(p []byte) (int, error) {
+func (e *encoder) Read(p []byte) (int, error) {
 	for e.pos == len(e.out) {
 		if e.done {
 			return 0, e.err
@@ -53,10 +53,10 @@ func (e *Encoder) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// ToPCM16Mono returns the decoded audio as 16-bit signed little-endian
+// toPCM16Mono returns the decoded audio as 16-bit signed little-endian
 // mono PCM at rate Hz, as realtime recognition takes it (rate 16000 or
 // 8000): channels averaged, resampled with NewResampler, streamed.
-func ToPCM16Mono(d *Decoded, rate int) (io.Reader, error) {
+func toPCM16Mono(d *Decoded, rate int) (io.Reader, error) {
 	out := Format{SampleRate: rate, Channels: 1, BitsPerSample: 16, Encoding: PCM}
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("convert to PCM: %w", err)
@@ -65,29 +65,29 @@ func ToPCM16Mono(d *Decoded, rate int) (io.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert to PCM: %w", err)
 	}
-	return NewEncoder(r, out)
+	return newEncoder(r, out)
 }
 
-// FrameReader cuts a byte stream into frames of a fixed size.
-type FrameReader struct {
+// frameReader cuts a byte stream into frames of a fixed size.
+type frameReader struct {
 	r    io.Reader
 	size int
 	buf  []byte
 	done bool
 }
 
-// NewFrameReader returns a FrameReader cutting r into size-byte frames.
-func NewFrameReader(r io.Reader, size int) *FrameReader {
+// newFrameReader returns a frameReader cutting r into size-byte frames.
+func newFrameReader(r io.Reader, size int) *frameReader {
 	if size < 1 {
-		size = RealtimeFrameBytes
+		size = realtimeFrameBytes
 	}
-	return &FrameReader{r: r, size: size, buf: make([]byte, size)}
+	return &frameReader{r: r, size: size, buf: make([]byte, size)}
 }
 
 // Next returns the next frame, valid until the following call. Every frame
 // is exactly the frame size: the last one is padded with zero bytes
 // (silence in signed PCM). After the last frame Next returns io.EOF.
-func (f *FrameReader) Next() ([]byte, error) {
+func (f *frameReader) Next() ([]byte, error) {
 	if f.done {
 		return nil, io.EOF
 	}

@@ -52,21 +52,6 @@ func TestProbeOtherContainers(t *testing.T) {
 	}
 }
 
-// amrFile builds an AMR-NB file of frames 12.2 kbit/s frames (type 7)
-// with a NO_DATA frame (type 15) in the middle.
-func amrFile(frames int) []byte {
-	b := []byte("#!AMR\n")
-	for i := 0; i < frames; i++ {
-		if i == frames/2 {
-			b = append(b, 15<<3|0x04)
-		}
-		f := make([]byte, 32)
-		f[0] = 7<<3 | 0x04
-		b = append(b, f...)
-	}
-	return b
-}
-
 func TestProbeAMR(t *testing.T) {
 	path := writeFile(t, "a.amr", amrFile(150))
 	got, err := audio.Probe(path)

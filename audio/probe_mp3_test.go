@@ -2,46 +2,11 @@ package audio_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"testing"
 	"time"
 
 	"github.com/voxform/voxform/audio"
 )
-
-// mp3Frame is one silent MPEG-1 layer III frame, 128 kbit/s, 44.1 kHz,
-// joint stereo, no padding: 417 bytes.
-func mp3Frame() []byte {
-	f := make([]byte, 417)
-	copy(f, []byte{0xFF, 0xFB, 0x90, 0x44})
-	return f
-}
-
-func mp3Frames(n int) []byte {
-	return bytes.Repeat(mp3Frame(), n)
-}
-
-// vbriFrame is a first frame carrying a VBRI header claiming frames frames.
-func vbriFrame(frames uint32) []byte {
-	f := mp3Frame()
-	copy(f[36:], "VBRI")
-	binary.BigEndian.PutUint16(f[40:], 1)
-	binary.BigEndian.PutUint32(f[46:], frames*417)
-	binary.BigEndian.PutUint32(f[50:], frames)
-	return f
-}
-
-// xingFrame is a first frame carrying a Xing header (MPEG-1 stereo: at 36).
-func xingFrame(frames uint32) []byte {
-	f := mp3Frame()
-	copy(f[36:], "Xing")
-	binary.BigEndian.PutUint32(f[40:], 3)
-	binary.BigEndian.PutUint32(f[44:], frames)
-	binary.BigEndian.PutUint32(f[48:], frames*417)
-	return f
-}
-
-func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 func TestProbeMP3Synthetic(t *testing.T) {
 	frameDur := func(n int64) time.Duration { return audio.FramesDuration(n*1152, 44100) }

@@ -47,6 +47,15 @@ type oggStream struct {
 	preSkip  int64
 }
 
+// OggCodec names the codec whose Ogg mapping starts a logical stream
+// with first, the stream's first packet, as Info.Codec does: "opus",
+// "vorbis", "flac", "speex"; "" with the error for a packet no codec
+// voxform knows starts with.
+func OggCodec(first []byte) (string, error) {
+	st, err := parseOggHead(first)
+	return st.codec, err
+}
+
 func parseOggHead(pkt []byte) (oggStream, error) {
 	switch {
 	case bytes.HasPrefix(pkt, []byte("OpusHead")) && len(pkt) >= 19:

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"sync"
+
+	"github.com/voxform/voxform/audio/internal/kaiser"
 )
 
 // The resampler is a windowed-sinc interpolator: each output sample is the
@@ -24,14 +26,14 @@ const (
 
 var sincTable = sync.OnceValue(func() []float64 {
 	t := make([]float64, sincZeros*sincRes+2)
-	i0b := besselI0(kaiserBeta)
+	i0b := kaiser.BesselI0(kaiserBeta)
 	for i := range t {
 		u := float64(i) / sincRes
 		if u >= sincZeros {
 			break
 		}
 		r := u / sincZeros
-		w := besselI0(kaiserBeta*math.Sqrt(1-r*r)) / i0b
+		w := kaiser.BesselI0(kaiserBeta*math.Sqrt(1-r*r)) / i0b
 		s := 1.0
 		if u != 0 {
 			s = math.Sin(math.Pi*u) / (math.Pi * u)
@@ -40,19 +42,6 @@ var sincTable = sync.OnceValue(func() []float64 {
 	}
 	return t
 })
-
-// besselI0 is the zeroth-order modified Bessel function of the first kind.
-func besselI0(x float64) float64 {
-	sum, term := 1.0, 1.0
-	for k := 1; k < 50; k++ {
-		term *= (x / 2) / float64(k)
-		sum += term * term
-		if term*term < sum*1e-17 {
-			break
-		}
-	}
-	return sum
-}
 
 // Resampler converts a SampleSource from one rate to another as a stream,
 // holding only a filter's width of input.

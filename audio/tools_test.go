@@ -2,23 +2,11 @@ package audio_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 )
-
-// requireTool fails the test when an external tool is missing: these tests
-// must never pass by skipping.
-func requireTool(t testing.TB, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is required for this test (scripts/deps.sh installs it): %v", name, err)
-	}
-}
 
 func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
 	t.Helper()
@@ -33,16 +21,6 @@ func ffmpegPipe(t *testing.T, in []byte, args ...string) []byte {
 	return out.Bytes()
 }
 
-// run runs a command and fails the test with its output when it fails.
-func run(t testing.TB, name string, args ...string) {
-	t.Helper()
-	requireTool(t, name)
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-}
-
 // genFFmpeg writes a file made by ffmpeg from a 440 Hz sine of the given
 // seconds, with extra output arguments, and returns its path.
 func genFFmpeg(t testing.TB, name string, seconds float64, rate int, out ...string) string {
@@ -52,60 +30,5 @@ func genFFmpeg(t testing.TB, name string, seconds float64, rate int, out ...stri
 		"-i", "sine=frequency=440:sample_rate=" + strconv.Itoa(rate) + ":duration=" + strconv.FormatFloat(seconds, 'f', -1, 64)}
 	args = append(args, out...)
 	run(t, "ffmpeg", append(args, path)...)
-	return path
-}
-
-// probeResult is what ffprobe says about a file's first audio stream.
-type probeResult struct {
-	Codec      string
-	SampleRate int
-	Channels   int
-	Duration   time.Duration
-	Format     string
-}
-
-// ffprobe runs ffprobe on path and fails the test if ffprobe rejects it.
-func ffprobe(t testing.TB, path string) probeResult {
-	t.Helper()
-	requireTool(t, "ffprobe")
-	cmd := exec.Command("ffprobe", "-v", "error", "-show_entries",
-		"stream=codec_name,sample_rate,channels,duration:format=duration,format_name", "-of", "json", path)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil || errb.Len() > 0 {
-		t.Fatalf("ffprobe %s: %v\n%s", path, err, errb.String())
-	}
-	var v struct {
-		Streams []struct {
-			CodecName  string `json:"codec_name"`
-			SampleRate string `json:"sample_rate"`
-			Channels   int    `json:"channels"`
-			Duration   string `json:"duration"`
-		}
-		Format struct {
-			Duration   string `json:"duration"`
-			FormatName string `json:"format_name"`
-		}
-	}
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v.Streams) == 0 {
-		t.Fatalf("ffprobe %s: %v: %s", path, err, out.String())
-	}
-	s := v.Streams[0]
-	rate, _ := strconv.Atoi(s.SampleRate)
-	d := s.Duration
-	if d == "" {
-		d = v.Format.Duration
-	}
-	secs, _ := strconv.ParseFloat(d, 64)
-	return probeResult{Codec: s.CodecName, SampleRate: rate, Channels: s.Channels,
-		Duration: time.Duration(secs * float64(time.Second)), Format: v.Format.FormatName}
-}
-
-func writeFile(t testing.TB, name string, b []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	return path
 }

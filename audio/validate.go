@@ -131,7 +131,7 @@ func validateWAV(rs io.ReadSeeker, size int64) error {
 }
 
 func validateMP3(rs io.ReadSeeker, size int64) error {
-	start, err := skipID3(rs)
+	start, err := mp3.SkipID3(rs)
 	if err != nil {
 		return err
 	}
@@ -187,30 +187,10 @@ func validateOgg(rs io.ReadSeeker, size int64) error {
 	return nil
 }
 
-// ValidateRaw checks that the headerless file at path holds whole frames
-// of format f and does not start with a container header (a WAV header
-// left in raw output, say).
-func ValidateRaw(path string, f Format) error {
-	if err := f.Validate(); err != nil {
-		return fmt.Errorf("validate %s: %w", path, err)
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("validate: %w", err)
-	}
-	defer file.Close()
-	st, err := file.Stat()
-	if err != nil {
-		return fmt.Errorf("validate: %w", err)
-	}
-	if err := ValidateRawAt(file, st.Size(), f); err != nil {
-		return fmt.Errorf("validate %s: %w", path, err)
-	}
-	return nil
-}
-
-// ValidateRawAt is ValidateRaw for the size bytes read through r: a file
-// being written, checked through the handle that writes it.
+// ValidateRawAt checks that the size bytes read through r (a file being
+// written, checked through the handle that writes it) hold whole frames
+// of format f and do not start with a container header (a WAV header left
+// in raw output, say).
 func ValidateRawAt(r io.ReaderAt, size int64, f Format) error {
 	if err := f.Validate(); err != nil {
 		return err

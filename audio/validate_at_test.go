@@ -9,8 +9,8 @@ import (
 )
 
 // ValidateRawAt checks the size bytes given, read through the ReaderAt
-// (the handle writing the file), with ValidateRaw's rules: size, not what
-// lies beyond it, is the file.
+// (the handle writing the file): whole frames, no container header; size,
+// not what lies beyond it, is the file.
 func TestValidateRawAt(t *testing.T) {
 	s16 := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
 	mulaw := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.MuLaw}
@@ -29,6 +29,8 @@ func TestValidateRawAt(t *testing.T) {
 		{"whole frames", make([]byte, 320), 320, s16, ""},
 		{"half a frame", make([]byte, 321), 321, s16, "321 bytes is not a whole number of 2-byte frames"},
 		{"whole frames within a longer read", make([]byte, 321), 320, s16, ""},
+		{"24-bit stereo", make([]byte, 60), 60, audio.Format{SampleRate: 48000, Channels: 2, BitsPerSample: 24, Encoding: audio.PCM}, ""},
+		{"24-bit stereo, part of a frame", make([]byte, 61), 61, audio.Format{SampleRate: 48000, Channels: 2, BitsPerSample: 24, Encoding: audio.PCM}, "61 bytes is not a whole number of 6-byte frames"},
 		{"mulaw any length", []byte{0xff, 0x7f, 0}, 3, mulaw, ""},
 		{"a wav header", wav.Bytes(), int64(wav.Len()), s16, "raw audio starts with a wav header"},
 		{"a wav header past the size", append(make([]byte, 64), wav.Bytes()...), 64, s16, ""},

@@ -93,27 +93,3 @@ func wavFile(t *testing.T, f audio.Format, data int, v byte) string {
 	p := wavPiece(t, f, make([]byte, data))
 	return writeFile(t, "a.wav", p)
 }
-
-func TestValidateRaw(t *testing.T) {
-	tests := []struct {
-		name    string
-		data    []byte
-		f       audio.Format
-		wantErr string
-	}{
-		{"s16 whole frames", make([]byte, 320), mono16k, ""},
-		{"s16 half frame", make([]byte, 321), mono16k, "321 bytes is not a whole number of 2-byte frames"},
-		{"24-bit stereo", make([]byte, 60), stereo48, ""},
-		{"alaw", make([]byte, 3), alaw8k, ""},
-		{"raw with WAV header", wavPiece(t, mono16k, make([]byte, 10)), mono16k, "raw audio starts with a wav header"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			err := audio.ValidateRaw(writeFile(t, "a.raw", tt.data), tt.f)
-			if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("error %v, want %q", err, tt.wantErr)
-			}
-		})
-	}
-}

@@ -28,8 +28,8 @@ const maxWAVData = 0xFFFFFFFF - 64
 // maxFmtChunk bounds the fmt chunk read into memory; real ones are 16 to 40 bytes.
 const maxFmtChunk = 4096
 
-// ErrNotWAV is wrapped by every error saying input is not a WAV file.
-var ErrNotWAV = errors.New("not a WAV file")
+// errNotWAV is wrapped by every error saying input is not a WAV file.
+var errNotWAV = errors.New("not a WAV file")
 
 // WAVHeaderSize is the size of the header WriteWAVHeader writes for f:
 // 44 bytes for PCM, 58 for float, mu-law and A-law (an 18-byte fmt chunk

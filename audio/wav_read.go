@@ -36,10 +36,10 @@ func readWAVHeader(r io.Reader) (wavHeaderInfo, error) {
 	var h wavHeaderInfo
 	var riff [12]byte
 	if n, err := io.ReadFull(r, riff[:]); err != nil {
-		return h, fmt.Errorf("%w: header is %d bytes, need 12", ErrNotWAV, n)
+		return h, fmt.Errorf("%w: header is %d bytes, need 12", errNotWAV, n)
 	}
 	if !IsWAV(riff[:]) {
-		return h, fmt.Errorf("%w: no RIFF/WAVE signature (starts with %q)", ErrNotWAV, printable(riff[:]))
+		return h, fmt.Errorf("%w: no RIFF/WAVE signature (starts with %q)", errNotWAV, printable(riff[:]))
 	}
 	h.riffSize = binary.LittleEndian.Uint32(riff[4:8])
 	h.offset = 12
@@ -48,9 +48,9 @@ func readWAVHeader(r io.Reader) (wavHeaderInfo, error) {
 		var ch [8]byte
 		if _, err := io.ReadFull(r, ch[:]); err != nil {
 			if !haveFmt {
-				return h, fmt.Errorf("%w: no fmt chunk before offset %d", ErrNotWAV, h.offset)
+				return h, fmt.Errorf("%w: no fmt chunk before offset %d", errNotWAV, h.offset)
 			}
-			return h, fmt.Errorf("%w: no data chunk before offset %d", ErrNotWAV, h.offset)
+			return h, fmt.Errorf("%w: no data chunk before offset %d", errNotWAV, h.offset)
 		}
 		id := string(ch[0:4])
 		size := binary.LittleEndian.Uint32(ch[4:8])
@@ -63,7 +63,7 @@ func readWAVHeader(r io.Reader) (wavHeaderInfo, error) {
 			haveFmt = true
 		case "data":
 			if !haveFmt {
-				return h, fmt.Errorf("%w: data chunk at offset %d before the fmt chunk", ErrNotWAV, h.offset-8)
+				return h, fmt.Errorf("%w: data chunk at offset %d before the fmt chunk", errNotWAV, h.offset-8)
 			}
 			h.dataBytes = int64(size)
 			if size == 0xFFFFFFFF || size == 0 && (h.riffSize == 0 || h.riffSize == 0xFFFFFFFF) {
@@ -72,7 +72,7 @@ func readWAVHeader(r io.Reader) (wavHeaderInfo, error) {
 			return h, nil
 		default:
 			if err := skipChunk(r, int64(size)+int64(size&1)); err != nil {
-				return h, fmt.Errorf("%w: chunk %q at offset %d: %v", ErrNotWAV, printable(ch[0:4]), h.offset-8, err)
+				return h, fmt.Errorf("%w: chunk %q at offset %d: %v", errNotWAV, printable(ch[0:4]), h.offset-8, err)
 			}
 			h.offset += int64(size) + int64(size&1)
 		}
@@ -82,11 +82,11 @@ func readWAVHeader(r io.Reader) (wavHeaderInfo, error) {
 func (h *wavHeaderInfo) readFmt(r io.Reader, size uint32) error {
 	at := h.offset - 8
 	if size < 16 || size > maxFmtChunk {
-		return fmt.Errorf("%w: fmt chunk at offset %d has size %d", ErrNotWAV, at, size)
+		return fmt.Errorf("%w: fmt chunk at offset %d has size %d", errNotWAV, at, size)
 	}
 	b := make([]byte, int(size)+int(size&1))
 	if _, err := io.ReadFull(r, b); err != nil {
-		return fmt.Errorf("%w: fmt chunk at offset %d is truncated", ErrNotWAV, at)
+		return fmt.Errorf("%w: fmt chunk at offset %d is truncated", errNotWAV, at)
 	}
 	h.offset += int64(len(b))
 	le := binary.LittleEndian
@@ -97,7 +97,7 @@ func (h *wavHeaderInfo) readFmt(r io.Reader, size uint32) error {
 	bits := int(le.Uint16(b[14:16]))
 	if tag == wavTagExtensible {
 		if size < 40 {
-			return fmt.Errorf("%w: WAVE_FORMAT_EXTENSIBLE fmt chunk at offset %d has size %d, need 40", ErrNotWAV, at, size)
+			return fmt.Errorf("%w: WAVE_FORMAT_EXTENSIBLE fmt chunk at offset %d has size %d, need 40", errNotWAV, at, size)
 		}
 		tag = le.Uint16(b[24:26]) // first two bytes of the SubFormat GUID
 	}

@@ -13,19 +13,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/voxform/voxform/audio"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-var (
-	mono16k  = audio.Format{SampleRate: 16000, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
-	stereo48 = audio.Format{SampleRate: 48000, Channels: 2, BitsPerSample: 24, Encoding: audio.PCM}
-	mulaw8k  = audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.MuLaw}
-	alaw8k   = audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.ALaw}
-	float22  = audio.Format{SampleRate: 22050, Channels: 1, BitsPerSample: 32, Encoding: audio.Float}
-	u8mono   = audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 8, Encoding: audio.PCM}
-)
 
 // conformance: TTS-034, TTS-038, TTS-039
 func TestWriteWAVHeaderGolden(t *testing.T) {
@@ -174,46 +166,6 @@ func TestWAVWriterPatchesSizes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// chunk builds a RIFF chunk with its pad byte.
-func chunk(id string, body []byte) []byte {
-	b := append([]byte(id), binary.LittleEndian.AppendUint32(nil, uint32(len(body)))...)
-	b = append(b, body...)
-	if len(body)%2 == 1 {
-		b = append(b, 0)
-	}
-	return b
-}
-
-func riff(size uint32, chunks ...[]byte) []byte {
-	b := append([]byte("RIFF"), binary.LittleEndian.AppendUint32(nil, size)...)
-	b = append(b, "WAVE"...)
-	for _, c := range chunks {
-		b = append(b, c...)
-	}
-	return b
-}
-
-func fmtBody(tag, channels uint16, rate uint32, bits uint16, extra ...byte) []byte {
-	le := binary.LittleEndian
-	align := channels * ((bits + 7) / 8)
-	b := le.AppendUint16(nil, tag)
-	b = le.AppendUint16(b, channels)
-	b = le.AppendUint32(b, rate)
-	b = le.AppendUint32(b, rate*uint32(align))
-	b = le.AppendUint16(b, align)
-	b = le.AppendUint16(b, bits)
-	return append(b, extra...)
-}
-
-func extensible(sub uint16, valid uint16) []byte {
-	le := binary.LittleEndian
-	b := le.AppendUint16(nil, 22)
-	b = le.AppendUint16(b, valid)
-	b = le.AppendUint32(b, 4) // channel mask
-	b = le.AppendUint16(b, sub)
-	return append(b, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71)
 }
 
 func TestReadWAVHeader(t *testing.T) {

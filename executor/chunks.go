@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/join"
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
@@ -220,7 +221,7 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 }
 
 // joinChunks joins the chunks of a, in order, streamed one at a time from
-// store, into the declared output (audio.NewJoiner for its container),
+// store, into the declared output (join.NewJoiner for its container),
 // writes the cue files from where the joiner put each chunk, and commits
 // them once the audio is valid. It returns the outputs (the audio first)
 // and the chunk records.
@@ -240,7 +241,7 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 		}
 		pcm = &f
 	}
-	j, err := audio.NewJoiner(format.AudioContainer(), out, pcm)
+	j, err := join.NewJoiner(format.AudioContainer(), out, pcm)
 	if err != nil {
 		return nil, nil, err
 	}

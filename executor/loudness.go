@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/voxform/voxform/audio"
+	audioloudness "github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/state"
@@ -11,7 +12,7 @@ import (
 
 // loudness measures an audio output in the pass that writes it: the bytes
 // appended to the temporary file are passed to a meter as they are written
-// (see audio.LoudnessWriter), on the operation's own goroutine and the
+// (see audioloudness.LoudnessWriter), on the operation's own goroutine and the
 // meter's, so measuring adds no pass over the file and no wait for other
 // operations. A write that rewrites bytes already written (a WAV header
 // patched at the end) is not audio the meter lacks and is skipped; one
@@ -20,7 +21,7 @@ import (
 type loudness struct {
 	ctx context.Context
 	raw *audio.Format // headerless audio: its format; nil: a container
-	w   *audio.LoudnessWriter
+	w   *audioloudness.LoudnessWriter
 }
 
 // measure starts measuring o, a synthesis output in format cfg.
@@ -56,7 +57,7 @@ func (l *loudness) restart() {
 		return
 	}
 	l.drop()
-	l.w = audio.NewLoudnessWriter(l.ctx, l.raw)
+	l.w = audioloudness.NewLoudnessWriter(l.ctx, l.raw)
 }
 
 // drop ends the measurement without a result.

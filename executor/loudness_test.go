@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
@@ -68,7 +69,7 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 		addr := fmt.Sprintf("synthesis.s%d", i)
 		r := h.state().Resources[addr]
 		o := r.Outputs[0]
-		want, err := audio.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), c.raw)
+		want, err := loudness.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), c.raw)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -135,7 +136,7 @@ func TestChunkedSynthesisRecordsLoudness(t *testing.T) {
 		t.Fatalf("the chapter was sent in %d request(s), want it split", len(r.Chunks))
 	}
 	o := r.Outputs[0]
-	want, err := audio.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), nil)
+	want, err := loudness.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

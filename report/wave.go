@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/owned"
 )
 
@@ -123,12 +124,12 @@ func (e *envelope) svg() []byte {
 
 // analyse reads the placed audio at path: its waveform (written as
 // wave/BASE.svg), clipping, sample peak and, when asked, loudness, measured
-// as apply and verify measure it (audio.MeasureLoudnessFile: an MP3's
+// as apply and verify measure it (loudness.MeasureLoudnessFile: an MP3's
 // encoder delay and padding cut, Ogg Opus decoded). What cannot be read is
 // said in c.Note; the audio still plays.
 func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 	if m.in.Loudness {
-		if l, err := audio.MeasureLoudnessFile(ctx, path, nil); err == nil {
+		if l, err := loudness.MeasureLoudnessFile(ctx, path, nil); err == nil {
 			setLoudness(c, l)
 		}
 	}
@@ -177,7 +178,7 @@ func (m *media) analyse(ctx context.Context, path, base string, c *clip) {
 	c.Wave = waveDir + "/" + name
 }
 
-func setLoudness(c *clip, l audio.Loudness) {
+func setLoudness(c *clip, l loudness.Loudness) {
 	if !l.Silent && !l.Short && !math.IsInf(l.Integrated, 0) {
 		v := round1(l.Integrated)
 		c.LUFS = &v

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/owned"
 )
 
@@ -26,7 +26,7 @@ func sampleResource(text string) *Resource {
 		Fingerprint: "ab12",
 		Request:     map[string]any{"text": text, "model": "tts-v3.0", "speed": 1.15, "audio_config": map[string]any{"sample_rate": 48000}},
 		Outputs: []Output{{Path: "build/a.wav", SHA256: "ff", Size: 10,
-			Loudness: LoudnessOf(audio.Loudness{Integrated: -19.5, TruePeak: math.Inf(-1)})}},
+			Loudness: LoudnessOf(loudness.Loudness{Integrated: -19.5, TruePeak: math.Inf(-1)})}},
 		RequestIDs: []string{"req-1"},
 		CreatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
 		UpdatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),

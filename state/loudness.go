@@ -3,7 +3,7 @@ package state
 import (
 	"math"
 
-	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // Loudness is the loudness of an audio output as the state records it:
@@ -21,7 +21,7 @@ type Loudness struct {
 }
 
 // LoudnessOf is the record of a measurement.
-func LoudnessOf(l audio.Loudness) *Loudness {
+func LoudnessOf(l loudness.Loudness) *Loudness {
 	return &Loudness{
 		Integrated: finite(l.Integrated),
 		TruePeak:   finite(l.TruePeak),

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // TestLoudnessRecord: the meter's figures are kept to 0.01; silence,
@@ -18,12 +18,12 @@ import (
 func TestLoudnessRecord(t *testing.T) {
 	tests := []struct {
 		name string
-		in   audio.Loudness
+		in   loudness.Loudness
 		json string
 	}{
-		{"speech", audio.Loudness{Integrated: -23.456, TruePeak: -1.004}, `{"integrated_lufs":-23.46,"true_peak_dbtp":-1}`},
-		{"digital silence", audio.Loudness{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Silent: true}, `{"silent":true}`},
-		{"short click", audio.Loudness{Integrated: math.Inf(-1), TruePeak: 0.3, Silent: true, Short: true}, `{"silent":true,"true_peak_dbtp":0.3}`},
+		{"speech", loudness.Loudness{Integrated: -23.456, TruePeak: -1.004}, `{"integrated_lufs":-23.46,"true_peak_dbtp":-1}`},
+		{"digital silence", loudness.Loudness{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Silent: true}, `{"silent":true}`},
+		{"short click", loudness.Loudness{Integrated: math.Inf(-1), TruePeak: 0.3, Silent: true, Short: true}, `{"silent":true,"true_peak_dbtp":0.3}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

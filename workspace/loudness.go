@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
@@ -150,8 +151,8 @@ func measureOutput(ctx context.Context, root *owned.Root, dir string, c *Loudnes
 	if _, err := root.Resolve(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("check loudness of %s: %w", c.Path, err)
 	}
-	l, err := audio.MeasureLoudnessFile(ctx, filepath.Join(dir, filepath.FromSlash(c.Path)), raw)
-	var nd *audio.NoDecoderError
+	l, err := loudness.MeasureLoudnessFile(ctx, filepath.Join(dir, filepath.FromSlash(c.Path)), raw)
+	var nd *loudness.NoDecoderError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Unmeasured = "missing"

@@ -1,6 +1,6 @@
 //go:build race
 
-package audio_test
+package loudness_test
 
 // The race detector slows the meter's filter loops some thirtyfold, and
 // the meter runs in one goroutine: under it, the long signal tests run

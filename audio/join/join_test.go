@@ -1,4 +1,4 @@
-package audio_test
+package join
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func join(t *testing.T, c audio.Container, paths []string, seekable bool) (strin
 	if !seekable {
 		ws = noSeek{&buf}
 	}
-	j, err := audio.NewJoiner(c, ws, nil)
+	j, err := NewJoiner(c, ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestJoinerRefusesMismatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := audio.NewJoiner(tt.c, noSeek{io.Discard}, nil)
+			j, err := NewJoiner(tt.c, noSeek{io.Discard}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func flipByte(t *testing.T, path string, at int) []byte {
 func TestRawJoiner(t *testing.T) {
 	for _, c := range []audio.Container{audio.ContainerMuLaw, audio.ContainerALaw} {
 		var out bytes.Buffer
-		j, err := audio.NewJoiner(c, noSeek{&out}, nil)
+		j, err := NewJoiner(c, noSeek{&out}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,77 +381,17 @@ func TestRawJoiner(t *testing.T) {
 		}
 	}
 	pcm := mono16k
-	j, err := audio.NewJoiner(audio.ContainerRaw, noSeek{io.Discard}, &pcm)
+	j, err := NewJoiner(audio.ContainerRaw, noSeek{io.Discard}, &pcm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := j.Append(bytes.NewReader(ramp(3, 0))); !errors.Is(err, audio.ErrPartialFrame) {
 		t.Errorf("a piece of 3 bytes of 16-bit PCM: %v", err)
 	}
-	if _, err := audio.NewJoiner(audio.ContainerRaw, noSeek{io.Discard}, nil); err == nil {
+	if _, err := NewJoiner(audio.ContainerRaw, noSeek{io.Discard}, nil); err == nil {
 		t.Error("raw without a format: no error")
 	}
-	if _, err := audio.NewJoiner(audio.ContainerFLAC, noSeek{io.Discard}, nil); !errors.Is(err, audio.ErrUnsupported) {
+	if _, err := NewJoiner(audio.ContainerFLAC, noSeek{io.Discard}, nil); !errors.Is(err, audio.ErrUnsupported) {
 		t.Errorf("FLAC: %v", err)
 	}
-}
-
-// TestWAVJoinerAppend: Append, reading pieces, makes the file Add makes
-// from the same pieces held in memory.
-func TestWAVJoinerAppend(t *testing.T) {
-	a, b, c := ramp(3200, 0), ramp(1600, 50), ramp(802, 100)
-	tests := []struct {
-		name   string
-		format *audio.Format
-		pieces [][]byte
-	}{
-		{"whole WAV pieces", nil, [][]byte{wavPiece(t, mono16k, a), wavPiece(t, mono16k, b), wavPiece(t, mono16k, c)}},
-		{"streaming sizes", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 0xFFFFFFFF, 0xFFFFFFFF), withSizes(wavPiece(t, mono16k, b), 0, 0), wavPiece(t, mono16k, c)}},
-		{"declared size too small", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 46, 10), wavPiece(t, mono16k, b), withSizes(wavPiece(t, mono16k, c), 36, 0)}},
-		{"declared size too large", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 1<<20, 1<<20), wavPiece(t, mono16k, b)}},
-		{"trailing LIST chunk", nil, [][]byte{append(wavPiece(t, mono16k, a), chunk("LIST", []byte("INFOxyz"))...), wavPiece(t, mono16k, b)}},
-		{"raw after a WAV piece", nil, [][]byte{wavPiece(t, mono16k, nil), a, b[:3], b[3:], c}},
-		{"a large piece", nil, [][]byte{wavPiece(t, mono16k, ramp(3<<20, 1)), wavPiece(t, mono16k, b)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			added := joinWAV(t, tt.format, tt.pieces, func(j *audio.WAVJoiner, p []byte) error { return j.Add(p) })
-			appended := joinWAV(t, tt.format, tt.pieces, func(j *audio.WAVJoiner, p []byte) error {
-				if len(p) > 64<<10 {
-					return j.Append(iotest.HalfReader(bytes.NewReader(p)))
-				}
-				return j.Append(iotest.OneByteReader(bytes.NewReader(p)))
-			})
-			if !bytes.Equal(added, appended) {
-				t.Errorf("Append made %d bytes, Add %d", len(appended), len(added))
-			}
-		})
-	}
-}
-
-func joinWAV(t *testing.T, f *audio.Format, pieces [][]byte, add func(*audio.WAVJoiner, []byte) error) []byte {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "out.wav")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	j, err := audio.NewWAVJoiner(out, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range pieces {
-		if err := add(j, p); err != nil {
-			t.Fatalf("piece %d: %v", i, err)
-		}
-	}
-	if err := j.Close(); err != nil && !errors.Is(err, audio.ErrPartialFrame) {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package audio
+package loudness
 
 import (
 	"bufio"
@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/voxform/voxform/audio"
 )
 
 // NoDecoderError says the loudness of audio voxform recognises cannot be
 // measured because voxform has no decoder for it.
 type NoDecoderError struct {
-	Container Container
+	Container audio.Container
 	Codec     string // "vorbis", "opus, 6 channels in mapping family 1", ...; "" when the container says it all
 }
 
@@ -23,16 +25,16 @@ func (e *NoDecoderError) Error() string {
 	return fmt.Sprintf("cannot measure %s audio (%s): no decoder", e.Container, e.Codec)
 }
 
-// Unwrap makes the error match ErrUnsupported.
-func (e *NoDecoderError) Unwrap() error { return ErrUnsupported }
+// Unwrap makes the error match audio.ErrUnsupported.
+func (e *NoDecoderError) Unwrap() error { return audio.ErrUnsupported }
 
 // measureFrames is how many frames are read and measured at a time.
 const measureFrames = 4096
 
-// MeasureLoudnessSamples measures the loudness of src, audio at rate Hz,
+// measureLoudnessSamples measures the loudness of src, audio at rate Hz,
 // reading it to the end (or until ctx is done).
-func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Loudness, error) {
-	m, err := NewLoudnessMeter(rate, src.Channels())
+func measureLoudnessSamples(ctx context.Context, src audio.SampleSource, rate int) (Loudness, error) {
+	m, err := newLoudnessMeter(rate, src.Channels())
 	if err != nil {
 		return Loudness{}, err
 	}
@@ -54,7 +56,7 @@ func MeasureLoudnessSamples(ctx context.Context, src SampleSource, rate int) (Lo
 	}
 }
 
-// frames holds the buffers MeasureLoudnessSamples reads into, for the
+// frames holds the buffers measureLoudnessSamples reads into, for the
 // next measurement.
 var frames sync.Pool
 
@@ -66,31 +68,31 @@ func getFrames(n int) []float64 {
 	return make([]float64, n)
 }
 
-// readers are the buffered readers of MeasureLoudness, reused.
+// readers are the buffered readers of measureLoudness, reused.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
-// MeasureLoudness measures headerless audio in format f read from r: raw
-// PCM, float, mu-law or A-law as NewSampleReader reads it. A partial frame
+// measureLoudness measures headerless audio in format f read from r: raw
+// PCM, float, mu-law or A-law as audio.NewSampleReader reads it. A partial frame
 // at the end is ignored.
-func MeasureLoudness(ctx context.Context, r io.Reader, f Format) (Loudness, error) {
+func measureLoudness(ctx context.Context, r io.Reader, f audio.Format) (Loudness, error) {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {
 		br.Reset(nil)
 		readers.Put(br)
 	}()
-	s, err := NewSampleReader(br, f)
+	s, err := audio.NewSampleReader(br, f)
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
-	return MeasureLoudnessSamples(ctx, s, f.SampleRate)
+	return measureLoudnessSamples(ctx, s, f.SampleRate)
 }
 
 // MeasureLoudnessFile measures the audio file at path. With raw nil the
 // container is recognised from the file (WAV, MP3, Ogg Opus, see
 // MeasureLoudnessReader); otherwise the file is headerless audio in
 // format *raw (voxform's raw, mulaw and alaw containers).
-func MeasureLoudnessFile(ctx context.Context, path string, raw *Format) (Loudness, error) {
+func MeasureLoudnessFile(ctx context.Context, path string, raw *audio.Format) (Loudness, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
@@ -98,7 +100,7 @@ func MeasureLoudnessFile(ctx context.Context, path string, raw *Format) (Loudnes
 	defer f.Close()
 	var l Loudness
 	if raw != nil {
-		l, err = MeasureLoudness(ctx, f, *raw)
+		l, err = measureLoudness(ctx, f, *raw)
 	} else {
 		l, err = MeasureLoudnessReader(ctx, f)
 	}
@@ -109,12 +111,12 @@ func MeasureLoudnessFile(ctx context.Context, path string, raw *Format) (Loudnes
 }
 
 // MeasureLoudnessReader measures the audio file in rs, recognising its
-// container: WAV in every encoding ReadWAVHeader accepts, MP3 (MPEG-1,
-// MPEG-2 and MPEG 2.5 layer III, as Decode) and Ogg Opus. It reads the
+// container: WAV in every encoding audio.ReadWAVHeader accepts, MP3 (MPEG-1,
+// MPEG-2 and MPEG 2.5 layer III, as audio.Decode) and Ogg Opus. It reads the
 // file once, a buffer at a time. Audio it recognises but cannot decode
 // (Ogg Vorbis, FLAC, ...) gives a *NoDecoderError.
 func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
-	head := make([]byte, SniffLen)
+	head := make([]byte, audio.SniffLen)
 	n, err := io.ReadFull(rs, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
@@ -122,19 +124,19 @@ func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, err
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
-	switch c := Sniff(head[:n]); c {
-	case ContainerWAV:
-		d, err := decodeWAV(rs)
+	switch c := audio.Sniff(head[:n]); c {
+	case audio.ContainerWAV:
+		d, err := audio.Decode(rs)
 		if err != nil {
 			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 		}
-		return MeasureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
-	case ContainerMP3:
+		return measureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
+	case audio.ContainerMP3:
 		return measureMP3(ctx, rs)
-	case ContainerOgg:
+	case audio.ContainerOgg:
 		return measureOgg(ctx, rs)
-	case ContainerUnknown:
-		return Loudness{}, fmt.Errorf("measure loudness: %w: unrecognised audio (voxform measures wav, mp3 and ogg opus)", ErrUnsupported)
+	case audio.ContainerUnknown:
+		return Loudness{}, fmt.Errorf("measure loudness: %w: unrecognised audio (voxform measures wav, mp3 and ogg opus)", audio.ErrUnsupported)
 	default:
 		return Loudness{}, &NoDecoderError{Container: c}
 	}

@@ -1,4 +1,4 @@
-package audio_test
+package loudness_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // segment is a stretch of a test signal: a sine of freq Hz whose peak is
@@ -42,9 +43,9 @@ func tones(rate, channels int, freq float64, segs ...segment) []float64 {
 	return x
 }
 
-func measure(t *testing.T, rate, channels int, x []float64) audio.Loudness {
+func measure(t *testing.T, rate, channels int, x []float64) loudness.Loudness {
 	t.Helper()
-	m, err := audio.NewLoudnessMeter(rate, channels)
+	m, err := loudness.NewLoudnessMeter(rate, channels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestLoudnessPiecesDoNotMatter(t *testing.T) {
 		x[i] += 0.01 * rng.NormFloat64()
 	}
 	whole := measure(t, 22050, 2, x)
-	m, _ := audio.NewLoudnessMeter(22050, 2)
+	m, _ := loudness.NewLoudnessMeter(22050, 2)
 	for rest := x; len(rest) > 0; {
 		n := min(len(rest), 2*rng.IntN(6000))
 		m.Write(rest[:n])
@@ -206,7 +207,7 @@ func TestLoudnessMemoryIsBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	l, err := audio.MeasureLoudness(context.Background(), &loop{buf: speechLike(48000, 7), n: size}, f)
+	l, err := loudness.MeasureLoudness(context.Background(), &loop{buf: speechLike(48000, 7), n: size}, f)
 	runtime.ReadMemStats(&after)
 	if err != nil || l.Silent {
 		t.Fatal(l, err)
@@ -217,23 +218,23 @@ func TestLoudnessMemoryIsBounded(t *testing.T) {
 }
 
 func TestLoudnessErrors(t *testing.T) {
-	if _, err := audio.NewLoudnessMeter(4000, 1); !errors.Is(err, audio.ErrFormat) {
+	if _, err := loudness.NewLoudnessMeter(4000, 1); !errors.Is(err, audio.ErrFormat) {
 		t.Errorf("4 kHz: %v", err)
 	}
-	if _, err := audio.NewLoudnessMeter(48000, 0); !errors.Is(err, audio.ErrFormat) {
+	if _, err := loudness.NewLoudnessMeter(48000, 0); !errors.Is(err, audio.ErrFormat) {
 		t.Errorf("0 channels: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	f := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 16}
-	if _, err := audio.MeasureLoudness(ctx, bytes.NewReader(make([]byte, 16000)), f); !errors.Is(err, context.Canceled) {
+	if _, err := loudness.MeasureLoudness(ctx, bytes.NewReader(make([]byte, 16000)), f); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	if _, err := audio.MeasureLoudnessReader(context.Background(), bytes.NewReader([]byte("hello, world, not audio"))); !errors.Is(err, audio.ErrUnsupported) {
+	if _, err := loudness.MeasureLoudnessReader(context.Background(), bytes.NewReader([]byte("hello, world, not audio"))); !errors.Is(err, audio.ErrUnsupported) {
 		t.Errorf("not audio: %v", err)
 	}
-	var nd *audio.NoDecoderError
-	if _, err := audio.MeasureLoudnessReader(context.Background(), bytes.NewReader([]byte("fLaC\x00\x00\x00\x22"))); !errors.As(err, &nd) || nd.Container != audio.ContainerFLAC {
+	var nd *loudness.NoDecoderError
+	if _, err := loudness.MeasureLoudnessReader(context.Background(), bytes.NewReader([]byte("fLaC\x00\x00\x00\x22"))); !errors.As(err, &nd) || nd.Container != audio.ContainerFLAC {
 		t.Errorf("flac: %v", err)
 	}
 }
@@ -259,7 +260,7 @@ func FuzzMeasureLoudness(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ctx := context.Background()
-		check := func(l audio.Loudness, err error) {
+		check := func(l loudness.Loudness, err error) {
 			if err != nil {
 				return
 			}
@@ -267,7 +268,7 @@ func FuzzMeasureLoudness(f *testing.F) {
 				t.Fatalf("got %+v", l)
 			}
 		}
-		check(audio.MeasureLoudnessReader(ctx, bytes.NewReader(in)))
+		check(loudness.MeasureLoudnessReader(ctx, bytes.NewReader(in)))
 		if len(in) == 0 {
 			return
 		}
@@ -278,6 +279,6 @@ func FuzzMeasureLoudness(f *testing.F) {
 			{SampleRate: 48000, Channels: 1, BitsPerSample: 32, Encoding: audio.Float},
 			{SampleRate: 44100, Channels: 6, BitsPerSample: 64, Encoding: audio.Float},
 		}[int(in[0])%5]
-		check(audio.MeasureLoudness(ctx, bytes.NewReader(in[1:]), fm))
+		check(loudness.MeasureLoudness(ctx, bytes.NewReader(in[1:]), fm))
 	})
 }

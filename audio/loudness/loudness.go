@@ -1,10 +1,12 @@
-package audio
+package loudness
 
 import (
 	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/voxform/voxform/audio"
 )
 
 // Loudness is measured as ITU-R BS.1770-4 and EBU R 128 define it:
@@ -23,7 +25,7 @@ import (
 //     blocks more than 10 LU below the loudness of those left (relative),
 //     and is -0.691 + 10 log10 of the mean energy of the blocks kept.
 //   - True peak oversamples every channel to at least 192 kHz and takes
-//     the largest magnitude (see loudness_peak.go).
+//     the largest magnitude (see peak.go).
 
 // Gating constants of BS.1770-4, section 2.8 and Annex 1.
 const (
@@ -35,8 +37,8 @@ const (
 // Loudness sample-rate limits. Below 8 kHz the K-weighting shelf (1.7 kHz)
 // comes too close to the Nyquist frequency for the bilinear design.
 const (
-	MinLoudnessRate = 8000
-	MaxLoudnessRate = MaxSampleRate
+	minLoudnessRate = 8000
+	maxLoudnessRate = audio.MaxSampleRate
 )
 
 // Loudness is the loudness of a piece of audio.
@@ -70,12 +72,12 @@ func (l Loudness) String() string {
 	return fmt.Sprintf("%s, %.1f dBTP", i, l.TruePeak)
 }
 
-// LoudnessMeter measures the loudness of interleaved samples written to it
+// loudnessMeter measures the loudness of interleaved samples written to it
 // in any number of pieces. Its memory is fixed by the channel count, not
 // by the length of the audio: filter state and the last 31 samples of
 // each channel, the sums of the last four 100 ms steps, and a histogram
 // of block loudness (160 KB).
-type LoudnessMeter struct {
+type loudnessMeter struct {
 	rate, ch int
 	weights  []float64
 	filters  []kWeighting
@@ -91,17 +93,17 @@ type LoudnessMeter struct {
 	hist    blockHistogram
 }
 
-// NewLoudnessMeter returns a meter for audio of channels channels at rate
+// newLoudnessMeter returns a meter for audio of channels channels at rate
 // Hz. Channels are weighted by the layout ffmpeg assumes for a file that
 // names none (see loudnessWeights).
-func NewLoudnessMeter(rate, channels int) (*LoudnessMeter, error) {
-	if rate < MinLoudnessRate || rate > MaxLoudnessRate {
-		return nil, fmt.Errorf("measure loudness: %w: sample rate %d Hz outside %d..%d", ErrFormat, rate, MinLoudnessRate, MaxLoudnessRate)
+func newLoudnessMeter(rate, channels int) (*loudnessMeter, error) {
+	if rate < minLoudnessRate || rate > maxLoudnessRate {
+		return nil, fmt.Errorf("measure loudness: %w: sample rate %d Hz outside %d..%d", audio.ErrFormat, rate, minLoudnessRate, maxLoudnessRate)
 	}
-	if channels < 1 || channels > MaxChannels {
-		return nil, fmt.Errorf("measure loudness: %w: %d channels outside 1..%d", ErrFormat, channels, MaxChannels)
+	if channels < 1 || channels > audio.MaxChannels {
+		return nil, fmt.Errorf("measure loudness: %w: %d channels outside 1..%d", audio.ErrFormat, channels, audio.MaxChannels)
 	}
-	m := &LoudnessMeter{
+	m := &loudnessMeter{
 		rate: rate, ch: channels,
 		weights: loudnessWeights(channels),
 		filters: make([]kWeighting, channels),
@@ -118,13 +120,13 @@ func NewLoudnessMeter(rate, channels int) (*LoudnessMeter, error) {
 }
 
 // Channels is the number of samples per frame the meter expects.
-func (m *LoudnessMeter) Channels() int { return m.ch }
+func (m *loudnessMeter) Channels() int { return m.ch }
 
 // Write measures interleaved samples, a whole number of frames; a partial
 // frame at the end is ignored. Full scale is ±1; larger values are
 // measured as they are. Non-finite samples (NaN, ±Inf) count as 0, so
 // that no input can leave the meter without a result.
-func (m *LoudnessMeter) Write(samples []float64) {
+func (m *loudnessMeter) Write(samples []float64) {
 	frames := len(samples) / m.ch
 	for done := 0; done < frames; {
 		n := min(frames-done, m.subLen-m.subPos, maxPiece)
@@ -138,7 +140,7 @@ func (m *LoudnessMeter) Write(samples []float64) {
 const maxPiece = 2048
 
 // writeStep measures n frames that all fall within one 100 ms step.
-func (m *LoudnessMeter) writeStep(x []float64, n int) {
+func (m *loudnessMeter) writeStep(x []float64, n int) {
 	if cap(m.chanBuf) < n {
 		m.chanBuf = getFloats()[:maxPiece]
 	}
@@ -165,7 +167,7 @@ func (m *LoudnessMeter) writeStep(x []float64, n int) {
 
 // endStep closes a 100 ms step and, once four are complete, records the
 // 400 ms block ending with it.
-func (m *LoudnessMeter) endStep() {
+func (m *loudnessMeter) endStep() {
 	m.steps[m.nsteps%4] = m.subSum
 	m.nsteps++
 	m.subSum, m.subPos = 0, 0
@@ -178,12 +180,12 @@ func (m *LoudnessMeter) endStep() {
 
 // Loudness returns the loudness of everything written so far. The meter
 // can go on measuring after it.
-func (m *LoudnessMeter) Loudness() Loudness {
+func (m *loudnessMeter) Loudness() Loudness {
 	l := Loudness{
 		Integrated: m.hist.integrated(),
 		TruePeak:   math.Inf(-1),
 		Short:      m.frames < int64(4*m.subLen),
-		Duration:   FramesDuration(m.frames, m.rate),
+		Duration:   audio.FramesDuration(m.frames, m.rate),
 	}
 	l.Silent = math.IsInf(l.Integrated, -1)
 	for _, p := range m.peaks {
@@ -344,7 +346,7 @@ func putFloats(b []float64) {
 
 // release gives the meter's buffers back for another meter; the meter
 // must not be used after it.
-func (m *LoudnessMeter) release() {
+func (m *loudnessMeter) release() {
 	putFloats(m.chanBuf)
 	for _, p := range m.peaks {
 		putFloats(p.buf)

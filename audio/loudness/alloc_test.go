@@ -1,4 +1,4 @@
-package audio_test
+package loudness_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // TestLoudnessOfPromptsAllocatesLittle: apply measures every output it
@@ -21,7 +22,7 @@ func TestLoudnessOfPromptsAllocatesLittle(t *testing.T) {
 	f := audio.Format{SampleRate: 8000, Channels: 1, BitsPerSample: 16}
 	prompt := promptLike(8000, 1)
 	measure := func() {
-		l, err := audio.MeasureLoudness(context.Background(), &loop{buf: prompt, n: int64(len(prompt))}, f)
+		l, err := loudness.MeasureLoudness(context.Background(), &loop{buf: prompt, n: int64(len(prompt))}, f)
 		if err != nil || l.Silent {
 			t.Fatal(l, err)
 		}

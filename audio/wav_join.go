@@ -1,11 +1,13 @@
 package audio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // ErrPartialFrame is returned by WAVJoiner.Close when the pieces ended in
@@ -171,4 +173,91 @@ func (j *WAVJoiner) Close() error {
 		return fmt.Errorf("join WAV: %w: %d of %d bytes dropped", ErrPartialFrame, len(j.carry), j.f.BlockAlign())
 	}
 	return nil
+}
+
+// Duration is the duration of the audio joined so far.
+func (j *WAVJoiner) Duration() time.Duration {
+	if !j.known {
+		return 0
+	}
+	return FramesDuration(j.DataBytes()/int64(j.f.BlockAlign()), j.f.SampleRate)
+}
+
+// maxTrailer bounds what Append reads past a piece's declared data to
+// tell trailing chunks (a LIST) from audio that the size left out.
+const maxTrailer = 1 << 20
+
+// Append adds one piece read from r, as Add does, without holding it: a
+// WAV file (its data up to the declared size, or to the end for a
+// streaming header; bytes past the declared size are audio unless they
+// are well-formed chunks within 1 MiB), or raw audio in the joined format.
+func (j *WAVJoiner) Append(r io.Reader) error {
+	if j.err != nil {
+		return j.err
+	}
+	j.pieces++
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(12)
+	if !IsWAV(head) {
+		if !j.known && len(head) > 0 {
+			return fmt.Errorf("join WAV piece %d: raw audio before any WAV header, and no format given", j.pieces)
+		}
+		return j.copy(br, -1)
+	}
+	h, err := readWAVHeader(br)
+	if err != nil {
+		return fmt.Errorf("join WAV piece %d: %w", j.pieces, err)
+	}
+	if j.known && h.format != j.f {
+		return fmt.Errorf("join WAV piece %d: %w: format %s differs from %s", j.pieces, ErrFormat, h.format, j.f)
+	}
+	if !j.known {
+		if err := j.start(h.format); err != nil {
+			return err
+		}
+	}
+	if err := j.copy(br, h.dataBytes); err != nil {
+		return err
+	}
+	if h.dataBytes < 0 {
+		return nil
+	}
+	// Past the declared size: trailing chunks, or audio the size left out.
+	rest, err := io.ReadAll(io.LimitReader(br, maxTrailer+1))
+	if err != nil {
+		j.err = fmt.Errorf("join WAV piece %d: %w", j.pieces, err)
+		return j.err
+	}
+	if len(rest) <= maxTrailer && isChunkList(rest[min(int(h.dataBytes&1), len(rest)):]) {
+		return nil
+	}
+	if len(rest) > 0 {
+		if err := j.write(rest); err != nil {
+			return err
+		}
+	}
+	return j.copy(br, -1)
+}
+
+// copy passes n bytes of r (all of it when n < 0) to write.
+func (j *WAVJoiner) copy(r io.Reader, n int64) error {
+	if n >= 0 {
+		r = io.LimitReader(r, n)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			if werr := j.write(buf[:k]); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			j.err = fmt.Errorf("join WAV piece %d: %w", j.pieces, err)
+			return j.err
+		}
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/voxform/voxform/audio"
 )
 
@@ -33,14 +35,6 @@ func withSizes(p []byte, riffSize, dataSize uint32) []byte {
 	binary.LittleEndian.PutUint32(p[4:8], riffSize)
 	binary.LittleEndian.PutUint32(p[40:44], dataSize)
 	return p
-}
-
-func ramp(n int, start byte) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = start + byte(i)
-	}
-	return b
 }
 
 func TestWAVJoiner(t *testing.T) {
@@ -103,13 +97,6 @@ func TestWAVJoiner(t *testing.T) {
 			}
 		})
 	}
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }
 
 func TestWAVJoinerRejects(t *testing.T) {
@@ -180,4 +167,64 @@ func TestWAVJoinerFFmpegPieces(t *testing.T) {
 	if p := ffprobe(t, out); absDur(p.Duration-875*time.Millisecond) > time.Millisecond {
 		t.Errorf("ffprobe duration %v, want 875ms", p.Duration)
 	}
+}
+
+// TestWAVJoinerAppend: Append, reading pieces, makes the file Add makes
+// from the same pieces held in memory.
+func TestWAVJoinerAppend(t *testing.T) {
+	a, b, c := ramp(3200, 0), ramp(1600, 50), ramp(802, 100)
+	tests := []struct {
+		name   string
+		format *audio.Format
+		pieces [][]byte
+	}{
+		{"whole WAV pieces", nil, [][]byte{wavPiece(t, mono16k, a), wavPiece(t, mono16k, b), wavPiece(t, mono16k, c)}},
+		{"streaming sizes", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 0xFFFFFFFF, 0xFFFFFFFF), withSizes(wavPiece(t, mono16k, b), 0, 0), wavPiece(t, mono16k, c)}},
+		{"declared size too small", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 46, 10), wavPiece(t, mono16k, b), withSizes(wavPiece(t, mono16k, c), 36, 0)}},
+		{"declared size too large", nil, [][]byte{withSizes(wavPiece(t, mono16k, a), 1<<20, 1<<20), wavPiece(t, mono16k, b)}},
+		{"trailing LIST chunk", nil, [][]byte{append(wavPiece(t, mono16k, a), chunk("LIST", []byte("INFOxyz"))...), wavPiece(t, mono16k, b)}},
+		{"raw after a WAV piece", nil, [][]byte{wavPiece(t, mono16k, nil), a, b[:3], b[3:], c}},
+		{"a large piece", nil, [][]byte{wavPiece(t, mono16k, ramp(3<<20, 1)), wavPiece(t, mono16k, b)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			added := joinWAV(t, tt.format, tt.pieces, func(j *audio.WAVJoiner, p []byte) error { return j.Add(p) })
+			appended := joinWAV(t, tt.format, tt.pieces, func(j *audio.WAVJoiner, p []byte) error {
+				if len(p) > 64<<10 {
+					return j.Append(iotest.HalfReader(bytes.NewReader(p)))
+				}
+				return j.Append(iotest.OneByteReader(bytes.NewReader(p)))
+			})
+			if !bytes.Equal(added, appended) {
+				t.Errorf("Append made %d bytes, Add %d", len(appended), len(added))
+			}
+		})
+	}
+}
+
+func joinWAV(t *testing.T, f *audio.Format, pieces [][]byte, add func(*audio.WAVJoiner, []byte) error) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out.wav")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	j, err := audio.NewWAVJoiner(out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pieces {
+		if err := add(j, p); err != nil {
+			t.Fatalf("piece %d: %v", i, err)
+		}
+	}
+	if err := j.Close(); err != nil && !errors.Is(err, audio.ErrPartialFrame) {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package audio
+package loudness
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 )
 
 // promptSamples is a prompt as the emulator's synthetic voice renders
-// three five-letter words (see promptLike in loudness_bench_test.go),
+// three five-letter words (see promptLike in bench_test.go),
 // as samples.
 func promptSamples(rate int, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 7))

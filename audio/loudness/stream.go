@@ -1,4 +1,4 @@
-package audio
+package loudness
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/voxform/voxform/audio"
 )
 
 // LoudnessWriter measures the loudness of an audio file from its bytes as
 // they are written elsewhere: a writer of the file passes each piece it
 // appends through Write, so the file is measured in the pass that writes
 // it instead of being read again. The bytes go through a pipe to a
-// goroutine that decodes them as MeasureLoudness or MeasureLoudnessReader
+// goroutine that decodes them as measureLoudness or MeasureLoudnessReader
 // would the finished file; Write waits while the decoder catches up, so
 // memory stays fixed (a pipe, a 64 KB window of the file's start for the
 // decoders that look back at the header, and the meter).
@@ -46,13 +48,13 @@ var heads = sync.Pool{New: func() any { return make([]byte, 0, lookBack) }}
 // NewLoudnessWriter starts measuring a file of headerless audio in format
 // *raw, or, with raw nil, a file in a container MeasureLoudnessReader
 // recognises. The measurement stops when ctx is done.
-func NewLoudnessWriter(ctx context.Context, raw *Format) *LoudnessWriter {
+func NewLoudnessWriter(ctx context.Context, raw *audio.Format) *LoudnessWriter {
 	pr, pw := io.Pipe()
 	w := &LoudnessWriter{pw: pw, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		if raw != nil {
-			w.res, w.err = MeasureLoudness(ctx, pr, *raw)
+			w.res, w.err = measureLoudness(ctx, pr, *raw)
 		} else {
 			lb := &lookBackReader{r: pr, head: heads.Get().([]byte)[:0]}
 			w.res, w.err = MeasureLoudnessReader(ctx, lb)

@@ -1,4 +1,4 @@
-package audio_test
+package loudness_test
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // writeInPieces passes b to w in pieces of growing, uneven sizes, as a
 // network stream delivers them.
-func writeInPieces(w *audio.LoudnessWriter, b []byte) {
+func writeInPieces(w *loudness.LoudnessWriter, b []byte) {
 	for n := 1; len(b) > 0; n = n*3 + 7 {
 		k := min(n, len(b))
 		w.Write(b[:k])
@@ -42,7 +43,7 @@ func TestLoudnessWriterMatchesFile(t *testing.T) {
 				f := c.raw(rate, 1)
 				raw = &f
 			}
-			want, err := audio.MeasureLoudnessFile(context.Background(), path, raw)
+			want, err := loudness.MeasureLoudnessFile(context.Background(), path, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestLoudnessWriterMatchesFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := audio.NewLoudnessWriter(context.Background(), raw)
+			w := loudness.NewLoudnessWriter(context.Background(), raw)
 			writeInPieces(w, b)
 			got, err := w.Result()
 			if err != nil {
@@ -67,16 +68,16 @@ func TestLoudnessWriterMatchesFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := audio.NewLoudnessWriter(context.Background(), nil)
+		w := loudness.NewLoudnessWriter(context.Background(), nil)
 		writeInPieces(w, b) // must not block once the decoder has given up
 		_, err = w.Result()
-		var nd *audio.NoDecoderError
+		var nd *loudness.NoDecoderError
 		if !errors.As(err, &nd) {
 			t.Fatalf("got %v, want a NoDecoderError", err)
 		}
 	})
 	t.Run("abort", func(t *testing.T) {
-		w := audio.NewLoudnessWriter(context.Background(), nil)
+		w := loudness.NewLoudnessWriter(context.Background(), nil)
 		w.Write([]byte("RIFF"))
 		w.Abort()
 		if _, err := w.Result(); err == nil {

@@ -1,4 +1,4 @@
-package audio_test
+package loudness_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // The reference is ffmpeg's ebur128 filter (ffmpeg -i FILE -af
@@ -35,14 +36,14 @@ import (
 //     design (32-tap Kaiser-windowed sinc, beta 9). What differs is the
 //     48 kHz detour (its low-pass softens content near the file's Nyquist
 //     frequency), the ends of the file (swresample mirrors the start and
-//     never reaches the last samples; see loudness_peak.go) and the
+//     never reaches the last samples; see peak.go) and the
 //     summary's rounding to 0.05 dB. Measured: at most 0.09 dB. A peak
 //     limit is usually a whole dB (-1 dBTP), so 0.2 dB does not change
 //     which outputs are flagged but by a hair.
 //   - MP3 true peak: 0.5 dB. This package's decoder matches ffmpeg's to
 //     1 LSB of 16 bits at every rate but 24 kHz, where ffmpeg 5.1 decodes
 //     some granules otherwise than the standard and mpg123 (see
-//     decode_mp3_test.go): white noise at 24 kHz moves the peak by 0.42
+//     audio/decode_mp3_test.go): white noise at 24 kHz moves the peak by 0.42
 //     dB. Decode also clips at full scale, where ffmpeg's float decoder
 //     does not. Elsewhere MP3 peaks are within 0.2 dB (measured: 0.18 dB
 //     at 8 kHz, at most 0.04 dB at the other rates); loudness stays
@@ -91,15 +92,6 @@ func ffmpegR128(t testing.TB, path string, in ...string) r128 {
 		t.Fatalf("ffmpeg %v: no integrated loudness or true peak in its output:\n%s", args, errb.String())
 	}
 	return res
-}
-
-// ffmpegMake runs ffmpeg with args (inputs, filters, output options)
-// writing to a new file name in dir, and returns its path.
-func ffmpegMake(t testing.TB, dir, name string, args ...string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	run(t, "ffmpeg", append(append([]string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}, args...), path)...)
-	return path
 }
 
 // signal is a test input: lavfi is an ffmpeg source for -f lavfi -i, or
@@ -236,7 +228,7 @@ func TestLoudnessMatchesFFmpeg(t *testing.T) {
 						raw, in = &f, rawInput(f)
 					}
 					want := ffmpegR128(t, paths[i], in...)
-					got, err := audio.MeasureLoudnessFile(context.Background(), paths[i], raw)
+					got, err := loudness.MeasureLoudnessFile(context.Background(), paths[i], raw)
 					if err != nil {
 						t.Fatalf("%s: %v", c.name, err)
 					}
@@ -250,7 +242,7 @@ func TestLoudnessMatchesFFmpeg(t *testing.T) {
 
 // compareR128 fails the test when got is not within the tolerances of
 // want, and returns the absolute differences (0 where both are silent).
-func compareR128(t *testing.T, name string, got audio.Loudness, want r128) (dLU, dPeak float64) {
+func compareR128(t *testing.T, name string, got loudness.Loudness, want r128) (dLU, dPeak float64) {
 	t.Helper()
 	if want.integrated <= -70 {
 		if !got.Silent || !math.IsInf(got.Integrated, -1) {
@@ -312,7 +304,7 @@ func TestLoudnessChannelWeights(t *testing.T) {
 				"-f", "lavfi", "-i", "aevalsrc="+strings.Join(exprs, "|")+":s=48000:d=1", "-f", "s16le")
 			f := audio.Format{SampleRate: 48000, Channels: n, BitsPerSample: 16}
 			want := ffmpegR128(t, path, rawInput(f)...)
-			got, err := audio.MeasureLoudnessFile(context.Background(), path, &f)
+			got, err := loudness.MeasureLoudnessFile(context.Background(), path, &f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,8 +329,8 @@ func TestLoudnessNoDecoder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := ffmpegMake(t, dir, strings.ReplaceAll(tt.name, " ", "-"),
 				append([]string{"-f", "lavfi", "-i", "sine=d=1"}, tt.args...)...)
-			_, err := audio.MeasureLoudnessFile(context.Background(), path, nil)
-			var nd *audio.NoDecoderError
+			_, err := loudness.MeasureLoudnessFile(context.Background(), path, nil)
+			var nd *loudness.NoDecoderError
 			if !errors.As(err, &nd) || nd.Codec != tt.codec || !errors.Is(err, audio.ErrUnsupported) {
 				t.Fatalf("got %v, want a NoDecoderError for %s", err, tt.codec)
 			}
@@ -368,7 +360,7 @@ func TestLoudnessKeepsDuration(t *testing.T) {
 			t.Parallel()
 			path := ffmpegMake(t, t.TempDir(), "tone", append([]string{"-f", "lavfi", "-i",
 				fmt.Sprintf("sine=frequency=440:sample_rate=%d:duration=1.5", tt.rate)}, tt.args...)...)
-			l, err := audio.MeasureLoudnessFile(context.Background(), path, nil)
+			l, err := loudness.MeasureLoudnessFile(context.Background(), path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,7 +376,7 @@ func TestLoudnessKeepsDuration(t *testing.T) {
 func TestLoudnessOpusOutputGain(t *testing.T) {
 	dir := t.TempDir()
 	path := ffmpegMake(t, dir, "a.ogg", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libopus")
-	before, err := audio.MeasureLoudnessFile(context.Background(), path, nil)
+	before, err := loudness.MeasureLoudnessFile(context.Background(), path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +393,7 @@ func TestLoudnessOpusOutputGain(t *testing.T) {
 	setOggCRC(b[:28+int(b[27])])
 	louder := writeFile(t, "louder.ogg", b)
 	want := ffmpegR128(t, louder)
-	got, err := audio.MeasureLoudnessFile(context.Background(), louder, nil)
+	got, err := loudness.MeasureLoudnessFile(context.Background(), louder, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

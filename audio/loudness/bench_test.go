@@ -1,4 +1,4 @@
-package audio_test
+package loudness_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/loudness"
 )
 
 // loop is an endless-looking reader of n bytes repeating buf.
@@ -85,7 +86,7 @@ func BenchmarkMeasureLoudnessHour(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := audio.MeasureLoudness(context.Background(), &loop{buf: bc.buf, n: size}, f)
+				l, err := loudness.MeasureLoudness(context.Background(), &loop{buf: bc.buf, n: size}, f)
 				if err != nil || l.Silent {
 					b.Fatalf("%v, %v", l, err)
 				}
@@ -154,7 +155,7 @@ func BenchmarkMeasureLoudnessPrompt8k(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
 				for _, p := range prompts {
-					l, err := audio.MeasureLoudness(context.Background(), &loop{buf: p, n: int64(len(p))}, f)
+					l, err := loudness.MeasureLoudness(context.Background(), &loop{buf: p, n: int64(len(p))}, f)
 					if err != nil || l.Silent {
 						b.Fatalf("%v, %v", l, err)
 					}

@@ -1,8 +1,10 @@
-package audio
+package loudness
 
 import (
 	"math"
 	"sync"
+
+	"github.com/voxform/voxform/audio/internal/kaiser"
 )
 
 // True peak follows BS.1770-4 Annex 2: oversample, then take the largest
@@ -89,7 +91,7 @@ func newPeakFilter(l int) *peakFilter {
 	if l == 1 {
 		return p
 	}
-	i0b := besselI0(peakBeta)
+	i0b := kaiser.BesselI0(peakBeta)
 	half := float64(peakTaps / 2)
 	p.coefs = make([]float64, (l-1)*peakTaps)
 	for ph := 1; ph < l; ph++ {
@@ -100,7 +102,7 @@ func newPeakFilter(l int) *peakFilter {
 			// instant, which lies ph/l past sample peakTaps/2-1.
 			d := half - 1 + float64(ph)/float64(l) - float64(k)
 			r := d / half
-			w := besselI0(peakBeta*math.Sqrt(max(0, 1-r*r))) / i0b
+			w := kaiser.BesselI0(peakBeta*math.Sqrt(max(0, 1-r*r))) / i0b
 			h[k] = math.Sin(math.Pi*d) / (math.Pi * d) * w
 			sum += math.Abs(h[k])
 		}

@@ -1,4 +1,4 @@
-package audio
+package loudness
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/pion/opus"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/ogg"
 )
 
@@ -56,7 +57,7 @@ func parseOpusHead(pkt []byte) (opusHead, error) {
 		return opusHead{}, errors.New("not an Ogg Opus file: no OpusHead packet")
 	}
 	if pkt[8]>>4 != 0 {
-		return opusHead{}, fmt.Errorf("%w: Ogg Opus version %d", ErrUnsupported, pkt[8])
+		return opusHead{}, fmt.Errorf("%w: Ogg Opus version %d", audio.ErrUnsupported, pkt[8])
 	}
 	h := opusHead{
 		channels: int(pkt[9]),
@@ -148,23 +149,23 @@ func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
 	if !bytes.HasPrefix(head, []byte("OpusHead")) {
-		st, err := parseOggHead(head)
-		if st.codec == "" {
+		codec, err := audio.OggCodec(head)
+		if codec == "" {
 			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 		}
-		return Loudness{}, &NoDecoderError{Container: ContainerOgg, Codec: st.codec}
+		return Loudness{}, &NoDecoderError{Container: audio.ContainerOgg, Codec: codec}
 	}
 	h, err := parseOpusHead(head)
 	if err != nil {
 		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
 	}
 	if h.family != 0 || h.channels > 2 {
-		return Loudness{}, &NoDecoderError{Container: ContainerOgg, Codec: fmt.Sprintf("opus, %d channels in mapping family %d", h.channels, h.family)}
+		return Loudness{}, &NoDecoderError{Container: audio.ContainerOgg, Codec: fmt.Sprintf("opus, %d channels in mapping family %d", h.channels, h.family)}
 	}
 	if _, err := o.packet(); err != nil { // OpusTags
 		return Loudness{}, fmt.Errorf("measure loudness: Ogg Opus comment header: %w", err)
 	}
-	m, err := NewLoudnessMeter(opusRate, h.channels)
+	m, err := newLoudnessMeter(opusRate, h.channels)
 	if err != nil {
 		return Loudness{}, err
 	}
@@ -176,7 +177,7 @@ func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
 }
 
 // decodeOpus decodes the audio packets of o into m.
-func decodeOpus(ctx context.Context, o *oggReader, h opusHead, m *LoudnessMeter) error {
+func decodeOpus(ctx context.Context, o *oggReader, h opusHead, m *loudnessMeter) error {
 	dec, err := opus.NewDecoderWithOutput(opusRate, h.channels)
 	if err != nil {
 		return fmt.Errorf("decode Opus: %w", err)

@@ -1,4 +1,4 @@
-package audio
+package join
 
 import (
 	"bufio"
@@ -8,10 +8,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/internal/mp3"
 )
 
-// MP3Joiner joins whole MP3 files into one by their frames: each piece's
+// mp3Joiner joins whole MP3 files into one by their frames: each piece's
 // tags (ID3v2, ID3v1, APE) and Xing/Info/VBRI header frames (LAME's
 // included) are dropped and its audio frames written in order, so that
 // the result is one MPEG audio stream whose duration is the sum of the
@@ -33,7 +34,7 @@ import (
 // count of the first. Bytes that are neither a frame nor a known tag are
 // skipped as decoders skip them and counted by Skipped; a truncated last
 // frame too.
-type MP3Joiner struct {
+type mp3Joiner struct {
 	w      *bufio.Writer
 	seeker io.Seeker // nil: no Info frame
 	first  mp3.Header
@@ -50,10 +51,10 @@ type MP3Joiner struct {
 	err    error
 }
 
-// NewMP3Joiner returns a joiner writing to w, with an Info frame when w
+// newMP3Joiner returns a joiner writing to w, with an Info frame when w
 // is an io.WriteSeeker that can seek.
-func NewMP3Joiner(w io.Writer) *MP3Joiner {
-	j := &MP3Joiner{w: bufio.NewWriterSize(w, 64<<10)}
+func newMP3Joiner(w io.Writer) *mp3Joiner {
+	j := &mp3Joiner{w: bufio.NewWriterSize(w, 64<<10)}
 	if s, ok := w.(io.Seeker); ok {
 		if at, err := s.Seek(0, io.SeekCurrent); err == nil {
 			j.seeker, j.infoAt = s, at
@@ -63,20 +64,20 @@ func NewMP3Joiner(w io.Writer) *MP3Joiner {
 }
 
 // Duration is the duration of the frames joined so far.
-func (j *MP3Joiner) Duration() time.Duration {
+func (j *mp3Joiner) Duration() time.Duration {
 	if !j.known {
 		return 0
 	}
-	return FramesDuration(j.frames*int64(j.first.Samples), j.first.SampleRate)
+	return audio.FramesDuration(j.frames*int64(j.first.Samples), j.first.SampleRate)
 }
 
 // Skipped is the number of bytes of the pieces that were neither frames
 // nor tags.
-func (j *MP3Joiner) Skipped() int64 { return j.skip }
+func (j *mp3Joiner) Skipped() int64 { return j.skip }
 
 // Append adds the frames of one MP3 file read from r. An error leaves the
 // output incomplete; the joiner refuses further pieces.
-func (j *MP3Joiner) Append(r io.Reader) error {
+func (j *mp3Joiner) Append(r io.Reader) error {
 	if j.err != nil {
 		return j.err
 	}
@@ -87,7 +88,7 @@ func (j *MP3Joiner) Append(r io.Reader) error {
 	return j.err
 }
 
-func (j *MP3Joiner) append(br *bufio.Reader) error {
+func (j *mp3Joiner) append(br *bufio.Reader) error {
 	if err := skipMP3Tags(br); err != nil {
 		return err
 	}
@@ -137,8 +138,8 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 			}
 			return err
 		}
-		_, _, xing := readXing(frame, h)
-		if _, _, vbri := readVBRI(frame); xing || vbri {
+		_, _, xing := mp3.ReadXing(frame, h)
+		if _, _, vbri := mp3.ReadVBRI(frame); xing || vbri {
 			continue // a header frame, not audio
 		}
 		if err := j.write(frame); err != nil {
@@ -149,7 +150,7 @@ func (j *MP3Joiner) append(br *bufio.Reader) error {
 
 // check refuses a frame whose stream differs from the first piece's, and
 // takes the first frame's as the stream's.
-func (j *MP3Joiner) check(h mp3.Header, b []byte) error {
+func (j *mp3Joiner) check(h mp3.Header, b []byte) error {
 	if !j.known {
 		j.first, j.known = h, true
 		copy(j.raw[:], b)
@@ -157,13 +158,13 @@ func (j *MP3Joiner) check(h mp3.Header, b []byte) error {
 	}
 	f := j.first
 	if h.Version != f.Version || h.Layer != f.Layer || h.SampleRate != f.SampleRate || h.Channels != f.Channels {
-		return fmt.Errorf("%w: %s, the first piece is %s", ErrFormat, h, f)
+		return fmt.Errorf("%w: %s, the first piece is %s", audio.ErrFormat, h, f)
 	}
 	j.mixed = j.mixed || h.Bitrate != f.Bitrate
 	return nil
 }
 
-func (j *MP3Joiner) write(frame []byte) error {
+func (j *mp3Joiner) write(frame []byte) error {
 	if _, err := j.w.Write(frame); err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ const xingFields = 12
 // writeInfo writes the Info frame that Close patches: a silent frame of
 // the stream's parameters (no CRC, the smallest bitrate that holds the
 // tag at the first frame's or above).
-func (j *MP3Joiner) writeInfo() error {
+func (j *mp3Joiner) writeInfo() error {
 	if j.seeker == nil {
 		return nil
 	}
@@ -189,7 +190,7 @@ func (j *MP3Joiner) writeInfo() error {
 	hb[3] &= 0xC0        // keep the channel mode
 	for bi := hb[2] >> 4; ; bi++ {
 		if bi >= 15 {
-			return fmt.Errorf("%w: no bitrate of %s holds an Info frame", ErrFormat, j.first)
+			return fmt.Errorf("%w: no bitrate of %s holds an Info frame", audio.ErrFormat, j.first)
 		}
 		hb[2] = bi<<4 | hb[2]&0x0F
 		h, ok := mp3.ParseHeader(hb[:])
@@ -208,7 +209,7 @@ func (j *MP3Joiner) writeInfo() error {
 // Close flushes the output and, with an Info frame, patches its counts
 // (and names it Xing when bitrates differ), leaving the writer at the end.
 // It does not close the writer.
-func (j *MP3Joiner) Close() error {
+func (j *mp3Joiner) Close() error {
 	if j.err != nil {
 		return j.err
 	}

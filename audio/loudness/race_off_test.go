@@ -1,5 +1,5 @@
 //go:build !race
 
-package audio_test
+package loudness_test
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package audio
+package join
 
 import (
 	"bufio"
@@ -9,10 +9,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/ogg"
 )
 
-// OpusJoiner joins whole Ogg Opus files into one Ogg Opus file of one
+// opusJoiner joins whole Ogg Opus files into one Ogg Opus file of one
 // logical stream (RFC 7845): the first piece's ID header (OpusHead) and
 // comment header (OpusTags) are kept and the others' dropped, after
 // checking that their channel count, input sample rate, output gain and
@@ -39,7 +40,7 @@ import (
 // Pieces are read page by page (package ogg: a page whose checksum does
 // not match is refused); the joiner holds one page (the last, whose EOS
 // flag waits for Close).
-type OpusJoiner struct {
+type opusJoiner struct {
 	w      *bufio.Writer
 	head   []byte // the first piece's OpusHead
 	serial uint32
@@ -62,14 +63,14 @@ type OpusJoiner struct {
 	excess int64
 }
 
-// NewOpusJoiner returns a joiner writing to w.
-func NewOpusJoiner(w io.Writer) *OpusJoiner {
-	return &OpusJoiner{w: bufio.NewWriterSize(w, 64<<10), final: -1}
+// newOpusJoiner returns a joiner writing to w.
+func newOpusJoiner(w io.Writer) *opusJoiner {
+	return &opusJoiner{w: bufio.NewWriterSize(w, 64<<10), final: -1}
 }
 
 // Duration is where the next piece starts in the decoded audio (after
 // Close: the decoded duration of the whole).
-func (j *OpusJoiner) Duration() time.Duration {
+func (j *opusJoiner) Duration() time.Duration {
 	if j.head == nil {
 		return 0
 	}
@@ -77,14 +78,14 @@ func (j *OpusJoiner) Duration() time.Duration {
 	if j.final >= 0 {
 		end = j.final
 	}
-	return FramesDuration(max(end-opusPreSkip(j.head), 0), 48000)
+	return audio.FramesDuration(max(end-opusPreSkip(j.head), 0), 48000)
 }
 
 func opusPreSkip(head []byte) int64 { return int64(binary.LittleEndian.Uint16(head[10:12])) }
 
 // Append adds one Ogg Opus file read from r. An error leaves the output
 // incomplete; the joiner refuses further pieces.
-func (j *OpusJoiner) Append(r io.Reader) error {
+func (j *opusJoiner) Append(r io.Reader) error {
 	if j.err != nil {
 		return j.err
 	}
@@ -109,7 +110,7 @@ type opusPiece struct {
 	openHead [8]byte // its first bytes
 }
 
-func (j *OpusJoiner) append(pages *ogg.Reader) error {
+func (j *opusJoiner) append(pages *ogg.Reader) error {
 	var p opusPiece
 	for n := 0; ; n++ {
 		page, err := pages.Next()
@@ -137,7 +138,7 @@ func (j *OpusJoiner) append(pages *ogg.Reader) error {
 }
 
 // page takes the n-th page of a piece.
-func (j *OpusJoiner) page(p *opusPiece, page ogg.Page, n int) error {
+func (j *opusJoiner) page(p *opusPiece, page ogg.Page, n int) error {
 	flags, granule, serial, seq := page.Flags, page.Granule, page.Serial, page.Seq
 	switch {
 	case n == 0 && flags&ogg.BOS == 0:
@@ -192,10 +193,10 @@ func (j *OpusJoiner) page(p *opusPiece, page ogg.Page, n int) error {
 
 // dropPrimed drops, from the first audio page of a later piece, its first
 // packets while the samples played beyond the pieces' durations make up
-// a whole one (see OpusJoiner), and counts this piece's pre-skip and the
+// a whole one (see opusJoiner), and counts this piece's pre-skip and the
 // previous piece's end trim into them first. A packet that does not end
 // on the page, or the page's last packet, is kept.
-func (j *OpusJoiner) dropPrimed(p *opusPiece, page ogg.Page) (ogg.Page, error) {
+func (j *opusJoiner) dropPrimed(p *opusPiece, page ogg.Page) (ogg.Page, error) {
 	p.audio = true
 	if j.pieces == 1 || page.Flags&ogg.Continued != 0 {
 		return page, nil
@@ -234,7 +235,7 @@ func (j *OpusJoiner) dropPrimed(p *opusPiece, page ogg.Page) (ogg.Page, error) {
 // packets reads the lacing of a page: it checks the continuation flag,
 // checks the headers (OpusHead against the first piece's) and counts the
 // samples of the audio packets that end on the page, which it returns.
-func (j *OpusJoiner) packets(p *opusPiece, page ogg.Page) (int64, error) {
+func (j *opusJoiner) packets(p *opusPiece, page ogg.Page) (int64, error) {
 	nseg, lacing, body := len(page.Segments), page.Segments, page.Body
 	if continued := page.Flags&ogg.Continued != 0; continued != p.open {
 		return 0, fmt.Errorf("continuation flag %v, but a packet is open: %v", continued, p.open)
@@ -286,12 +287,12 @@ func (j *OpusJoiner) packets(p *opusPiece, page ogg.Page) (int64, error) {
 
 // checkHead checks an OpusHead packet: the first piece's is kept, a
 // later piece's must match it where the joined stream depends on it.
-func (j *OpusJoiner) checkHead(pkt []byte, split bool) error {
+func (j *opusJoiner) checkHead(pkt []byte, split bool) error {
 	if split || len(pkt) < 19 || !bytes.HasPrefix(pkt, []byte("OpusHead")) {
 		return errors.New("the first packet is not an OpusHead")
 	}
 	if pkt[8]>>4 != 0 {
-		return fmt.Errorf("%w: Ogg Opus version %d", ErrUnsupported, pkt[8])
+		return fmt.Errorf("%w: Ogg Opus version %d", audio.ErrUnsupported, pkt[8])
 	}
 	if j.head == nil {
 		j.head = bytes.Clone(pkt)
@@ -301,13 +302,13 @@ func (j *OpusJoiner) checkHead(pkt []byte, split bool) error {
 	le := binary.LittleEndian
 	switch {
 	case h[9] != f[9]:
-		return fmt.Errorf("%w: %d channels, the first piece has %d", ErrFormat, h[9], f[9])
+		return fmt.Errorf("%w: %d channels, the first piece has %d", audio.ErrFormat, h[9], f[9])
 	case le.Uint32(h[12:16]) != le.Uint32(f[12:16]):
-		return fmt.Errorf("%w: input sample rate %d Hz, the first piece's is %d Hz", ErrFormat, le.Uint32(h[12:16]), le.Uint32(f[12:16]))
+		return fmt.Errorf("%w: input sample rate %d Hz, the first piece's is %d Hz", audio.ErrFormat, le.Uint32(h[12:16]), le.Uint32(f[12:16]))
 	case le.Uint16(h[16:18]) != le.Uint16(f[16:18]):
-		return fmt.Errorf("%w: output gain %d, the first piece's is %d", ErrFormat, int16(le.Uint16(h[16:18])), int16(le.Uint16(f[16:18])))
+		return fmt.Errorf("%w: output gain %d, the first piece's is %d", audio.ErrFormat, int16(le.Uint16(h[16:18])), int16(le.Uint16(f[16:18])))
 	case !bytes.Equal(h[18:], f[18:]):
-		return fmt.Errorf("%w: channel mapping differs from the first piece's", ErrFormat)
+		return fmt.Errorf("%w: channel mapping differs from the first piece's", audio.ErrFormat)
 	}
 	return nil
 }
@@ -346,7 +347,7 @@ func opusPacketSamples(toc [8]byte, n int) (int64, error) {
 
 // hold writes the page held so far and holds page, with its granule
 // positions (every packet counted, and with the end trim of its piece).
-func (j *OpusJoiner) hold(page ogg.Page, full, trimmed int64) error {
+func (j *opusJoiner) hold(page ogg.Page, full, trimmed int64) error {
 	if j.holding {
 		if err := j.writeHeld(j.heldFull, false); err != nil {
 			return err
@@ -361,7 +362,7 @@ func (j *OpusJoiner) hold(page ogg.Page, full, trimmed int64) error {
 }
 
 // writeHeld writes the held page as a page of the joined stream.
-func (j *OpusJoiner) writeHeld(granule int64, last bool) error {
+func (j *opusJoiner) writeHeld(granule int64, last bool) error {
 	pg := &j.held
 	pg.Flags &^= ogg.BOS | ogg.EOS
 	if j.seq == 0 {
@@ -379,7 +380,7 @@ func (j *OpusJoiner) writeHeld(granule int64, last bool) error {
 
 // Close writes the last page, with EOS and the last piece's end trim,
 // and flushes the output. It does not close the writer.
-func (j *OpusJoiner) Close() error {
+func (j *opusJoiner) Close() error {
 	if j.err != nil {
 		return j.err
 	}
