@@ -183,6 +183,7 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 		return pr, true, err
 	}
 	pr.plan, err = pr.session.Replan(ctx, planFile, saved, pr.manifest)
+	pr.manifest = planned(pr.manifest)
 	return pr, true, err
 }
 
@@ -286,7 +287,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	if conn != nil {
 		opts.Client, opts.DocumentedPolling = conn.client, conn.documentedPolls
 	}
-	summary, err := pr.session.Apply(hard, pr.plan, opts)
+	p := pr.plan
+	pr.plan = nil // what is done is let go of as it is recorded (see executor.Apply)
+	summary, err := pr.session.Apply(hard, p, opts)
 	r.Close()
 	if err != nil {
 		return err

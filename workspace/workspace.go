@@ -352,6 +352,9 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
+	// The state as read (the plan's) is not read again: its resources
+	// that apply replaces are let go of as they are.
+	s.st = nil
 	lost, stopWatch := s.watchLock(&opts)
 	summary, err := executor.Apply(ctx, p, opts)
 	stopWatch()
