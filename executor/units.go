@@ -125,7 +125,7 @@ type group struct {
 // jobs, and pending batch jobs are resumed one unit per job.
 func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 	unitOf := map[string]string{} // address -> unit id
-	var units []unit
+	units := make([]unit, 0, len(plan.Actions))
 	groups := map[string]*group{}
 	var groupIDs []string
 	for _, a := range plan.Actions {
