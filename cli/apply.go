@@ -13,6 +13,7 @@ import (
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -179,11 +180,12 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if pr.session, err = ws.Lock(ctx, f.op()); err != nil {
 		return pr, true, err
 	}
-	if pr.manifest, err = loadSavedManifest(env, saved); err != nil {
+	m, err := loadSavedManifest(env, saved)
+	if err != nil {
 		return pr, true, err
 	}
-	pr.plan, err = pr.session.Replan(ctx, planFile, saved, pr.manifest)
-	pr.manifest = planned(pr.manifest)
+	pr.manifest = workspace.Settings(m) // the plan holds the resources
+	pr.plan, err = pr.session.Replan(ctx, planFile, saved, m)
 	return pr, true, err
 }
 

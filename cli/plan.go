@@ -262,28 +262,16 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	if pr.session, err = ws.Lock(ctx, op); err != nil {
 		return pr, err
 	}
-	if pr.manifest, err = loadForPlan(env, &f.vars, human, jsonDiag); err != nil {
+	m, err := loadForPlan(env, &f.vars, human, jsonDiag)
+	if err != nil {
 		return pr, err
 	}
-	pr.plan, err = pr.session.Plan(ctx, pr.manifest, f.options())
-	pr.manifest = planned(pr.manifest)
+	pr.manifest = workspace.Settings(m) // the plan holds the resources
+	pr.plan, err = pr.session.Plan(ctx, m, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(serr.Error()))
 	}
 	return pr, err
-}
-
-// planned is m once its plan is made: without its resources, which the
-// plan holds in its own shape (planner.Desired), so that a large
-// manifest's are not kept beside them. What is read of a manifest after
-// planning is its settings: service, cache, budget, hash and variables.
-func planned(m *manifest.Manifest) *manifest.Manifest {
-	if m == nil {
-		return nil
-	}
-	c := *m
-	c.Voices, c.Embeddings, c.Syntheses, c.Transcriptions, c.TranscriptionSettings = nil, nil, nil, nil, nil
-	return &c
 }
 
 // loadForPlan loads the manifest, writing diagnostics for people or as JSON.
