@@ -13,6 +13,7 @@ import (
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/workspace"
 )
 
 func init() {
@@ -179,10 +180,12 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if pr.session, err = ws.Lock(ctx, f.op()); err != nil {
 		return pr, true, err
 	}
-	if pr.manifest, err = loadSavedManifest(env, saved); err != nil {
+	m, err := loadSavedManifest(env, saved)
+	if err != nil {
 		return pr, true, err
 	}
-	pr.plan, err = pr.session.Replan(ctx, planFile, saved, pr.manifest)
+	pr.manifest = workspace.Settings(m) // the plan holds the resources
+	pr.plan, err = pr.session.Replan(ctx, planFile, saved, m)
 	return pr, true, err
 }
 
@@ -286,7 +289,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	if conn != nil {
 		opts.Client, opts.DocumentedPolling = conn.client, conn.documentedPolls
 	}
-	summary, err := pr.session.Apply(hard, pr.plan, opts)
+	p := pr.plan
+	pr.plan = nil // what is done is let go of as it is recorded (see executor.Apply)
+	summary, err := pr.session.Apply(hard, p, opts)
 	r.Close()
 	if err != nil {
 		return err

@@ -265,10 +265,12 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	if pr.session, err = ws.Lock(ctx, op); err != nil {
 		return pr, err
 	}
-	if pr.manifest, err = loadForPlan(env, &f.vars, human, jsonDiag); err != nil {
+	m, err := loadForPlan(env, &f.vars, human, jsonDiag)
+	if err != nil {
 		return pr, err
 	}
-	pr.plan, err = pr.session.Plan(ctx, pr.manifest, f.options())
+	pr.manifest = workspace.Settings(m) // the plan holds the resources
+	pr.plan, err = pr.session.Plan(ctx, m, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(serr.Error()))
 	}

@@ -295,7 +295,7 @@ func pendingRecord(a *planner.Action) *state.Resource {
 	rec := transcriptionRecord(a, outs, 0)
 	rec.Kind = string(a.Desired.Kind)
 	rec.Fingerprint = a.Desired.Fingerprint
-	rec.Request = a.Desired.Request
+	rec.SetRequestJSON(a.Desired.Request)
 	rec.BilledAudioSeconds = 0
 	return rec
 }

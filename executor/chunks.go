@@ -181,7 +181,7 @@ func (op *synthesisOp) synthesizeChunk(ctx context.Context, a *planner.Action, b
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if err := op.send(ctx, a.Desired.Synthesis.Transport, &req, f); err != nil {
+	if err := op.send(ctx, a.Desired.Transport, &req, f); err != nil {
 		return err
 	}
 	if err := audioValidator(format)(f.Name()); err != nil {
@@ -226,8 +226,7 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 // them once the audio is valid. It returns the outputs (the audio first)
 // and the chunk records.
 func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format) ([]state.Output, []state.ChunkRecord, error) {
-	s := a.Desired.Synthesis
-	out, err := op.files.output(a, s.Output)
+	out, err := op.files.output(a, a.Desired.Outputs[0].Path)
 	if err != nil {
 		return nil, nil, err
 	}

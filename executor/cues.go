@@ -30,7 +30,7 @@ func hasCues(a *planner.Action) bool { return len(a.Desired.Outputs) > 1 }
 // more element, the end of the last) and says what it speaks of the text
 // as written.
 func chunkCues(a *planner.Action, starts []time.Duration) ([]narration.Cue, error) {
-	text := a.Desired.Synthesis.Text
+	text := a.Desired.Written
 	chunks := a.Desired.Chunks
 	if len(starts) != len(chunks)+1 {
 		return nil, fmt.Errorf("cues: %d chunk starts for %d chunks", len(starts), len(chunks))
@@ -53,7 +53,7 @@ func wholeCue(a *planner.Action, path string, format contract.Format) ([]narrati
 	if err != nil {
 		return nil, fmt.Errorf("cues: %w", err)
 	}
-	return []narration.Cue{{End: d, Text: strings.TrimSpace(a.Desired.Synthesis.Text)}}, nil
+	return []narration.Cue{{End: d, Text: strings.TrimSpace(a.Desired.Written)}}, nil
 }
 
 // audioDuration is the duration of the audio file at path in format.

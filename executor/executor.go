@@ -75,9 +75,6 @@ type run struct {
 	opts  Options
 	stops stopper
 
-	// members lists the addresses each unit works on.
-	members map[string][]string
-
 	mu      sync.Mutex
 	summary Summary
 }
@@ -112,7 +109,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if err := plan.CheckPaths(root.Check); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, members: map[string][]string{}}
+	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
 	ops := newOperations(ctx, opts, plan, root, x.stops, x)
@@ -157,13 +154,13 @@ func (x *run) unitDone(o outcome) {
 		if o.halted && x.stops.breaker.Err() != nil {
 			why = notStarted
 		}
-		for _, addr := range x.members[o.id] {
+		for _, addr := range o.addresses() {
 			x.skip(addr, why)
 		}
 	case o.err != nil:
 		var ue *unitError
 		if !errors.As(o.err, &ue) { // per-address failures were reported already
-			for _, addr := range x.members[o.id] {
+			for _, addr := range o.addresses() {
 				x.fail(addr, "", 0, o.err)
 			}
 		}

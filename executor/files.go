@@ -38,7 +38,8 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 		rec.Outputs[i] = o
 	}
 	if a.Desired != nil {
-		rec.Fingerprint, rec.Request = a.Desired.Fingerprint, a.Desired.Request
+		rec.Fingerprint = a.Desired.Fingerprint
+		rec.SetRequestJSON(a.Desired.Request)
 	}
 	rec.UpdatedAt = op.now().UTC()
 	var err error

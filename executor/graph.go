@@ -14,14 +14,26 @@ type unit struct {
 	id   string
 	deps []string
 	run  func(ctx context.Context, s *slot) error
+	// members are the addresses a group works on; a unit without them
+	// works on the resource its id names.
+	members []string
 }
 
 // outcome is what became of a unit.
 type outcome struct {
 	id      string
-	err     error  // the failure, if it ran and failed
-	skipped string // why it did not run (a dependency failed, or stopped)
-	halted  bool   // it did not run because stop or down was closed
+	members []string // the unit's (see unit.members)
+	err     error    // the failure, if it ran and failed
+	skipped string   // why it did not run (a dependency failed, or stopped)
+	halted  bool     // it did not run because stop or down was closed
+}
+
+// addresses are the addresses of the resources whose outcome o is.
+func (o outcome) addresses() []string {
+	if o.members != nil {
+		return o.members
+	}
+	return []string{o.id}
 }
 
 // slot is a running unit's place among the parallelism units calling the
@@ -47,57 +59,21 @@ func (s *slot) Release() {
 // service appears down) is closed no new unit starts (in-flight ones
 // finish); ctx is passed to running units and cancels them. Each unit's outcome is sent to done as it happens (a
 // dependent starts only once its dependencies have returned); runGraph
-// returns when nothing more can run.
+// returns when nothing more can run. A unit's run is released (set to nil)
+// as its outcome is sent, and with it whatever the run holds.
 func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, units []unit, done func(outcome)) error {
-	byID := make(map[string]*unit, len(units))
-	for i := range units {
-		if _, dup := byID[units[i].id]; dup {
-			return fmt.Errorf("unit %s scheduled twice", units[i].id)
-		}
-		byID[units[i].id] = &units[i]
-	}
-	if err := checkCycles(units, byID); err != nil {
+	g, err := newGraph(units, done)
+	if err != nil {
 		return err
 	}
-	waiting := make(map[string]int, len(units)) // unfinished dependencies
-	dependents := make(map[string][]string, len(units))
-	for _, u := range units {
-		for _, d := range u.deps {
-			if _, ok := byID[d]; ok { // a dependency outside this run is satisfied
-				waiting[u.id]++
-				dependents[d] = append(dependents[d], u.id)
-			}
-		}
-	}
-	var ready []string
-	for _, u := range units {
-		if waiting[u.id] == 0 {
-			ready = append(ready, u.id)
-		}
-	}
-	sort.Strings(ready)
-	finished := make(map[string]bool, len(units))
-	finish := func(o outcome) {
-		finished[o.id] = true
-		done(o)
-	}
-	var skipDependents func(id, why string)
-	skipDependents = func(id, why string) {
-		for _, d := range dependents[id] {
-			if !finished[d] {
-				finish(outcome{id: d, skipped: why})
-				skipDependents(d, "dependency "+d+" did not run")
-			}
-		}
-	}
-	results := make(chan outcome)
+	results := make(chan ranUnit)
 	freed := make(chan struct{})
 	// running counts the units holding a slot; active those not returned.
 	running, active, stopped := 0, 0, false
 	if parallelism < 1 {
 		parallelism = 1
 	}
-	for len(finished) < len(units) {
+	for g.left > 0 {
 		// A stop request is seen before anything starts, not only when the
 		// select below happens to pick it among other ready events.
 		select {
@@ -107,25 +83,20 @@ func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, 
 			down, stopped = nil, true
 		default:
 		}
-		for running < parallelism && active < 2*parallelism && len(ready) > 0 && !stopped {
-			u := byID[ready[0]]
-			ready = ready[1:]
+		for running < parallelism && active < 2*parallelism && len(g.ready) > 0 && !stopped {
+			i := g.ready[0]
+			g.ready = g.ready[1:]
 			running++
 			active++
-			s := &slot{free: func() { freed <- struct{}{} }}
+			run, s := units[i].run, &slot{free: func() { freed <- struct{}{} }}
 			go func() {
-				err := u.run(ctx, s)
+				err := run(ctx, s)
 				s.Release()
-				results <- outcome{id: u.id, err: err}
+				results <- ranUnit{i: i, err: err}
 			}()
 		}
 		if active == 0 {
-			// Stopped (or nothing can run): whatever has not finished never started.
-			for _, u := range units {
-				if !finished[u.id] {
-					finish(outcome{id: u.id, skipped: "interrupted before it started", halted: true})
-				}
-			}
+			g.halt() // stopped (or nothing can run): whatever has not finished never started
 			break
 		}
 		select {
@@ -133,16 +104,7 @@ func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, 
 			running--
 		case r := <-results:
 			active--
-			finish(r)
-			if r.err != nil {
-				skipDependents(r.id, "dependency "+r.id+" failed")
-				continue
-			}
-			for _, d := range dependents[r.id] {
-				if waiting[d]--; waiting[d] == 0 && !finished[d] {
-					ready = append(ready, d)
-				}
-			}
+			g.ran(r)
 		case <-stop:
 			stop, stopped = nil, true
 		case <-down:
@@ -152,36 +114,130 @@ func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, 
 	return nil
 }
 
+// ranUnit is the error a unit's run returned, by the unit's index.
+type ranUnit struct {
+	i   int32
+	err error
+}
+
+// graph is runGraph's bookkeeping, by index in its units.
+type graph struct {
+	units      []unit
+	waiting    []int32   // unfinished dependencies
+	dependents [][]int32 // the units waiting for each
+	done       []bool    // outcome sent
+	left       int       // units without an outcome
+	ready      []int32
+	send       func(outcome)
+}
+
+// newGraph indexes units, refusing an id scheduled twice and a
+// dependency cycle; a dependency outside units is satisfied. The units
+// ready at once are in the order of their ids.
+func newGraph(units []unit, send func(outcome)) (*graph, error) {
+	index := make(map[string]int32, len(units))
+	for i := range units {
+		if _, dup := index[units[i].id]; dup {
+			return nil, fmt.Errorf("unit %s scheduled twice", units[i].id)
+		}
+		index[units[i].id] = int32(i)
+	}
+	deps := make([][]int32, len(units))
+	g := &graph{units: units, waiting: make([]int32, len(units)), dependents: make([][]int32, len(units)),
+		done: make([]bool, len(units)), left: len(units), send: send}
+	for i, u := range units {
+		for _, d := range u.deps {
+			if j, ok := index[d]; ok {
+				deps[i] = append(deps[i], j)
+				g.waiting[i]++
+				g.dependents[j] = append(g.dependents[j], int32(i))
+			}
+		}
+	}
+	if err := checkCycles(units, deps); err != nil {
+		return nil, err
+	}
+	for i := range units {
+		if g.waiting[i] == 0 {
+			g.ready = append(g.ready, int32(i))
+		}
+	}
+	sort.Slice(g.ready, func(a, b int) bool { return units[g.ready[a]].id < units[g.ready[b]].id })
+	return g, nil
+}
+
+// finish sends the outcome of unit i and releases its run.
+func (g *graph) finish(i int32, o outcome) {
+	u := &g.units[i]
+	o.id, o.members = u.id, u.members
+	g.done[i] = true
+	g.left--
+	u.run = nil
+	g.send(o)
+}
+
+// ran accounts for a unit that returned: its dependents are skipped if
+// it failed, and become ready once nothing else holds them otherwise.
+func (g *graph) ran(r ranUnit) {
+	g.finish(r.i, outcome{err: r.err})
+	if r.err != nil {
+		g.skipDependents(r.i, "dependency "+g.units[r.i].id+" failed")
+		return
+	}
+	for _, d := range g.dependents[r.i] {
+		if g.waiting[d]--; g.waiting[d] == 0 && !g.done[d] {
+			g.ready = append(g.ready, d)
+		}
+	}
+}
+
+func (g *graph) skipDependents(i int32, why string) {
+	for _, d := range g.dependents[i] {
+		if !g.done[d] {
+			g.finish(d, outcome{skipped: why})
+			g.skipDependents(d, "dependency "+g.units[d].id+" did not run")
+		}
+	}
+}
+
+// halt finishes every unit without an outcome as never started.
+func (g *graph) halt() {
+	for i := range g.units {
+		if !g.done[i] {
+			g.finish(int32(i), outcome{skipped: "interrupted before it started", halted: true})
+		}
+	}
+}
+
 // checkCycles refuses a dependency cycle (the planner never makes one; this
-// guards against a bug turning into a hang).
-func checkCycles(units []unit, byID map[string]*unit) error {
+// guards against a bug turning into a hang). deps are the units' indexed
+// dependencies.
+func checkCycles(units []unit, deps [][]int32) error {
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := make(map[string]int, len(units))
-	var visit func(id string) error
-	visit = func(id string) error {
-		switch color[id] {
+	color := make([]uint8, len(units))
+	var visit func(i int32) error
+	visit = func(i int32) error {
+		switch color[i] {
 		case grey:
-			return fmt.Errorf("dependency cycle through %s", id)
+			return fmt.Errorf("dependency cycle through %s", units[i].id)
 		case black:
 			return nil
 		}
-		color[id] = grey
-		for _, d := range byID[id].deps {
-			if _, ok := byID[d]; ok {
-				if err := visit(d); err != nil {
-					return err
-				}
+		color[i] = grey
+		for _, d := range deps[i] {
+			if err := visit(d); err != nil {
+				return err
 			}
 		}
-		color[id] = black
+		color[i] = black
 		return nil
 	}
-	for _, u := range units {
-		if err := visit(u.id); err != nil {
+	for i := range units {
+		if err := visit(int32(i)); err != nil {
 			return err
 		}
 	}

@@ -97,9 +97,9 @@ func (k *keeper) announce(plan *planner.Plan) {
 	}()
 }
 
-// push pushes the entry fp (e, when it is held in memory) once the
-// apply's fingerprints are announced.
-func (k *keeper) push(a *planner.Action, fp string, e *cache.Entry) {
+// push pushes the entry fp of addr (e, when it is held in memory) once
+// the apply's fingerprints are announced.
+func (k *keeper) push(addr, fp string, e *cache.Entry) {
 	select {
 	case <-k.announced:
 	case <-k.ctx.Done():
@@ -111,7 +111,7 @@ func (k *keeper) push(a *planner.Action, fp string, e *cache.Entry) {
 		err = k.cache.Push(k.ctx, fp)
 	}
 	if err != nil {
-		k.warnPush(a, err)
+		k.warnPush(addr, err)
 	}
 }
 
@@ -126,7 +126,7 @@ type docFile struct {
 func (k *keeper) keepDoc(a *planner.Action, write func(io.Writer) error) {
 	f, err := os.CreateTemp("", "voxform-doc-*.json")
 	if err != nil {
-		k.warn(a, fmt.Errorf("keep the transcript of %s in the cache: %w", a.Address, err))
+		k.warn(a.Address, fmt.Errorf("keep the transcript of %s in the cache: %w", a.Address, err))
 		return
 	}
 	h := sha256.New()
@@ -137,7 +137,7 @@ func (k *keeper) keepDoc(a *planner.Action, write func(io.Writer) error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		k.warn(a, fmt.Errorf("keep the transcript of %s in the cache: %w", a.Address, err))
+		k.warn(a.Address, fmt.Errorf("keep the transcript of %s in the cache: %w", a.Address, err))
 		return
 	}
 	if old, loaded := k.docs.Swap(a.Address, docFile{path: f.Name(), sha: hex.EncodeToString(h.Sum(nil)), size: cw.n}); loaded {
@@ -147,21 +147,22 @@ func (k *keeper) keepDoc(a *planner.Action, write func(io.Writer) error) {
 
 // keep stores the outputs a recorded (res) under its fingerprint, then
 // pushes them, in the background. A restore from the local cache is only
-// pushed (the remote may lack it); one from the remote needs neither.
+// pushed (the remote may lack it); one from the remote needs neither. The
+// work queued holds no action, so that a lagging queue keeps no plan alive.
 func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 	if k == nil || a.Desired == nil || res.Status == state.StatusPending || len(res.Outputs) == 0 {
 		return
 	}
-	fp := a.Desired.Fingerprint
+	addr, fp := a.Address, a.Desired.Fingerprint
 	if a.Type == planner.Restore {
 		if a.RestoreFrom == "local" && k.cache.Remote != nil {
-			k.work.add(func() { k.push(a, fp, nil) })
+			k.work.add(func() { k.push(addr, fp, nil) })
 		}
 		return
 	}
 	e, paths := Entry(a.Desired.Kind, fp, res, k.dir)
 	var scratch string
-	if d, ok := k.docs.LoadAndDelete(a.Address); ok {
+	if d, ok := k.docs.LoadAndDelete(addr); ok {
 		doc := d.(docFile)
 		scratch = doc.path
 		if _, has := paths["json"]; !has {
@@ -174,13 +175,13 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 			defer os.Remove(scratch)
 		}
 		if err := k.batch.Store(e, paths); err != nil {
-			k.warn(a, fmt.Errorf("keep %s in the cache: %w", a.Address, err))
+			k.warn(addr, fmt.Errorf("keep %s in the cache: %w", addr, err))
 			return
 		}
 		if k.cache.Remote == nil {
 			return
 		}
-		k.push(a, fp, e)
+		k.push(addr, fp, e)
 	})
 }
 
@@ -223,12 +224,12 @@ func (k *keeper) wait() {
 	})
 }
 
-func (k *keeper) warnPush(a *planner.Action, err error) {
-	k.warn(a, fmt.Errorf("push %s to %s: %w; 'voxform push' sends it later", a.Address, k.cache.Remote, err))
+func (k *keeper) warnPush(addr string, err error) {
+	k.warn(addr, fmt.Errorf("push %s to %s: %w; 'voxform push' sends it later", addr, k.cache.Remote, err))
 }
 
-func (k *keeper) warn(a *planner.Action, err error) {
-	k.emit(Event{Kind: EventWarning, Address: a.Address, Err: err})
+func (k *keeper) warn(addr string, err error) {
+	k.emit(Event{Kind: EventWarning, Address: addr, Err: err})
 }
 
 // countWriter counts what it writes.

@@ -87,7 +87,7 @@ func (w *outputs) openOwned(a *planner.Action, rel, want string) (*outputFile, e
 func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
 	res.Kind = string(a.Desired.Kind)
 	res.Fingerprint = a.Desired.Fingerprint
-	res.Request = a.Desired.Request
+	res.SetRequestJSON(a.Desired.Request)
 	if a.Prior != nil && res.CreatedAt.IsZero() && a.Type == planner.Repair {
 		res.CreatedAt = a.Prior.CreatedAt
 	}

@@ -132,7 +132,7 @@ func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource
 	switch a.Desired.Kind {
 	case manifest.KindSynthesis:
 		format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
-		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Synthesis.Output, audioValidator(format))
+		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Outputs[0].Path, audioValidator(format))
 		if err != nil {
 			return nil, err
 		}

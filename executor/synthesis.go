@@ -32,7 +32,6 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 	if len(a.Desired.Chunks) > 0 {
 		return op.applyChunks(ctx, a, sl)
 	}
-	s := a.Desired.Synthesis
 	if err := checkPriced(a, a.Desired.Characters, "the whole text"); err != nil {
 		return result{}, err
 	}
@@ -41,14 +40,14 @@ func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return result{}, err
 	}
 	// The temporary file is made while the request is on its way.
-	out, err := op.files.openOutput(a, s.Output)
+	out, err := op.files.openOutput(a, a.Desired.Outputs[0].Path)
 	if err != nil {
 		return result{}, err
 	}
 	defer out.Abort()
 	format, _ := contract.Resolve(req.AudioConfig)
 	out.measure(ctx, format)
-	if err := op.send(ctx, s.Transport, req, out); err != nil {
+	if err := op.send(ctx, a.Desired.Transport, req, out); err != nil {
 		return result{}, err
 	}
 	sl.Release() // the audio is here: the next call need not wait for the disk
@@ -112,7 +111,7 @@ func (op *synthesisOp) request(a *planner.Action) (*speechapi.SynthesisRequest, 
 		}
 		emb, err := op.files.readEmbeddingInput(src.Path)
 		if err != nil {
-			return nil, fmt.Errorf("speaker embedding for voice %s: %w", a.Desired.Synthesis.Voice, err)
+			return nil, fmt.Errorf("speaker embedding for voice %s: %w", a.Desired.Voice, err)
 		}
 		req.SpeakerEmbedding = emb
 	}

@@ -125,13 +125,12 @@ type group struct {
 // jobs, and pending batch jobs are resumed one unit per job.
 func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 	unitOf := map[string]string{} // address -> unit id
-	var units []unit
+	units := make([]unit, 0, len(plan.Actions))
 	groups := map[string]*group{}
 	var groupIDs []string
 	for _, a := range plan.Actions {
 		if a.Refused != "" {
 			unitOf[a.Address] = a.Address
-			x.members[a.Address] = []string{a.Address}
 			units = append(units, unit{id: a.Address, run: x.refuse(a)})
 			continue
 		}
@@ -151,16 +150,16 @@ func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 			return nil, err
 		}
 		unitOf[a.Address] = a.Address
-		x.members[a.Address] = []string{a.Address}
 		units = append(units, unit{id: a.Address, run: x.single(a, op)})
 	}
 	sort.Strings(groupIDs)
 	for _, id := range groupIDs {
 		g := groups[id]
-		for _, a := range g.actions {
-			x.members[id] = append(x.members[id], a.Address)
+		members := make([]string, len(g.actions))
+		for i, a := range g.actions {
+			members[i] = a.Address
 		}
-		units = append(units, unit{id: id, run: ops.batch.unit(g)})
+		units = append(units, unit{id: id, run: ops.batch.unit(g), members: members})
 	}
 	// Dependencies between units follow the actions' dependencies.
 	depsOf := map[string]map[string]bool{}

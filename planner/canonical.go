@@ -2,7 +2,10 @@ package planner
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -151,4 +154,30 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// encodeRequest returns the canonical JSON of request (see Canonical),
+// exactly as long as it is, and the fingerprint of kind with it: the
+// SHA-256 (hex) of the canonical JSON of {"kind": kind, "request":
+// request}, whose keys sort in that order. scratch, when not nil, is a
+// buffer reused between calls.
+func encodeRequest(scratch *[]byte, kind string, request map[string]any) (json.RawMessage, string, error) {
+	var buf []byte
+	if scratch != nil {
+		buf = (*scratch)[:0]
+	}
+	buf = append(buf, `{"kind":`...)
+	buf = appendString(buf, kind)
+	buf = append(buf, `,"request":`...)
+	start := len(buf)
+	buf, err := appendCanonical(buf, request)
+	if err != nil {
+		return nil, "", fmt.Errorf("fingerprint: %w", err)
+	}
+	buf = append(buf, '}')
+	if scratch != nil {
+		*scratch = buf
+	}
+	sum := sha256.Sum256(buf)
+	return bytes.Clone(buf[start : len(buf)-1]), hex.EncodeToString(sum[:]), nil
 }

@@ -50,11 +50,11 @@ func sentText(s *manifest.Synthesis) (string, []narration.Applied) {
 // split cuts text into chunks of at most max characters when it is
 // longer (narration.Split; tags repeats for a model that renders audio
 // tags). Each chunk's fingerprint is that of canonical with the chunk's
-// text; the request gains the ordered list of them, so that any chunk's
+// text; the request req gains the ordered list of them, so that any chunk's
 // change changes the resource's fingerprint, and the billed characters
 // are the chunks' (the repeated tags included). applied maps the text
 // back to the text as written (narration.OriginalOffset).
-func (d *Desired) split(text string, applied []narration.Applied, max int, tags bool, canonical *contract.SynthesisRequest, emb map[string]any) error {
+func (d *Desired) split(req map[string]any, text string, applied []narration.Applied, max int, tags bool, canonical *contract.SynthesisRequest, emb map[string]any) error {
 	if max <= 0 || d.Characters <= int64(max) { // d.Characters counts text's code points
 		return nil
 	}
@@ -77,7 +77,7 @@ func (d *Desired) split(text string, applied []narration.Applied, max int, tags 
 		d.Characters += int64(p.Characters)
 		fps[i] = fp
 	}
-	d.Request["chunks"] = fps
+	req["chunks"] = fps
 	return nil
 }
 

@@ -69,7 +69,7 @@ func TestChunkedSynthesis(t *testing.T) {
 	if sum != d.Characters || sum <= planner.BilledCharacters(text)-int64(len(d.Chunks))*2 {
 		t.Errorf("billed %d characters, chunks sum to %d (text %d)", d.Characters, sum, planner.BilledCharacters(text))
 	}
-	if got := d.Request["chunks"].([]any); len(got) != len(d.Chunks) {
+	if got := d.RequestFields()["chunks"].([]any); len(got) != len(d.Chunks) {
 		t.Errorf("request lists %d chunk fingerprints, want %d", len(got), len(d.Chunks))
 	}
 	// A text within the maximum is one request, as before.
@@ -89,7 +89,7 @@ func chunkTexts(cs []planner.DesiredChunk) []string {
 // recorded is the state of an applied chunked synthesis d.
 func recorded(d *planner.Desired) *state.File {
 	st := state.New()
-	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint, Request: d.Request,
+	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint, Request: d.RequestFields(),
 		Outputs: []state.Output{{Path: "out/chapter.wav", SHA256: strings.Repeat("a", 64), Size: 1}}}
 	for _, ch := range d.Chunks {
 		r.Chunks = append(r.Chunks, state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters})

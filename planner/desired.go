@@ -1,8 +1,7 @@
 package planner
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -30,9 +29,12 @@ type Desired struct {
 	// Wire is the exact request the executor sends (see Wire).
 	Wire Wire `json:"wire"`
 	// Request is the canonical form of Wire with the content hashes of its
-	// inputs (see Build); Fingerprint its SHA-256.
-	Request     map[string]any `json:"request"`
-	Fingerprint string         `json:"fingerprint"`
+	// inputs (see Build), as canonical JSON (Canonical); Fingerprint is
+	// the SHA-256 of it with the kind (see Fingerprint). The state records
+	// these same bytes (state.Resource.SetRequestJSON): nothing modifies
+	// them. RequestFields decodes them.
+	Request     json.RawMessage `json:"request"`
+	Fingerprint string          `json:"fingerprint"`
 	// Sources are the input files (or URLs) the request depends on.
 	Sources []Source `json:"sources,omitempty"`
 	// DependsOn are the addresses this resource needs first (a vc-v1
@@ -50,11 +52,27 @@ type Desired struct {
 	// Consent is an embedding's consent note, for the state's audit trail.
 	Consent string `json:"consent,omitempty"`
 
-	// The manifest resource, for the executor. Not saved in plan files:
-	// Plan.Bind attaches them again from the reloaded manifest.
-	Synthesis     *manifest.Synthesis     `json:"-"`
+	// What the executor needs of a synthesis beyond Wire: its transport,
+	// its voice as the manifest names it, and its text as written when it
+	// has cue files (what the cues say). Not saved in plan files: a saved
+	// plan is applied as it is planned again from the manifest.
+	Transport string `json:"-"`
+	Voice     string `json:"-"`
+	Written   string `json:"-"`
+	// The manifest resource of an embedding or a transcription, for the
+	// executor. Not saved in plan files either.
 	Embedding     *manifest.Embedding     `json:"-"`
 	Transcription *manifest.Transcription `json:"-"`
+}
+
+// RequestFields is Request decoded (nil if it does not decode), for
+// reasons and display: numbers are float64s, as in a decoded state.
+func (d *Desired) RequestFields() map[string]any {
+	var m map[string]any
+	if json.Unmarshal(d.Request, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // Wire is the request of a resource as the executor sends it: the field of
@@ -148,25 +166,26 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*Desired
-	embFP := map[string]string{}
+	out := make([]*Desired, 0, len(m.Embeddings)+len(m.Syntheses)+len(m.Transcriptions))
+	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash,
+		configs: map[contract.AudioConfig]*contract.AudioConfig{}, blocks: map[string]string{}}
 	for _, e := range m.Embeddings {
-		d, err := buildEmbedding(e, hash)
+		d, err := b.embedding(e)
 		if err != nil {
 			return nil, err
 		}
-		embFP[e.Name] = d.Fingerprint
+		b.embFP[e.Name] = d.Fingerprint
 		out = append(out, d)
 	}
 	for _, s := range m.Syntheses {
-		d, err := buildSynthesis(s, profile, m.Service.MaxTextChars, embFP, m.Embeddings, hash)
+		d, err := b.synthesis(s)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
 	}
 	for _, t := range m.Transcriptions {
-		d, err := buildTranscription(t, hash)
+		d, err := b.transcription(t)
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +193,37 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out, nil
+}
+
+// builder builds the desired resources of one manifest (see Build),
+// sharing what many of them hold alike.
+type builder struct {
+	profile contract.Profile
+	maxText int
+	embs    []*manifest.Embedding
+	embFP   map[string]string // embedding fingerprints by name
+	hash    HashFunc
+	scratch []byte                                         // the canonical JSON being hashed
+	configs map[contract.AudioConfig]*contract.AudioConfig // one wire audio_config per value
+	blocks  map[string]string                              // one block address per block
+}
+
+// block is the address of the block named kind.name, shared by its
+// resources.
+func (b *builder) block(kind, name string) string {
+	key := kind + "." + name
+	if s, ok := b.blocks[key]; ok {
+		return s
+	}
+	b.blocks[key] = key
+	return key
+}
+
+// encode sets d.Request and d.Fingerprint from req, the canonical request.
+func (b *builder) encode(d *Desired, req map[string]any) error {
+	var err error
+	d.Request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req)
+	return err
 }
 
 func inputHash(hash HashFunc, pos manifest.Pos, what, path string) (string, error) {
@@ -187,8 +237,8 @@ func inputHash(hash HashFunc, pos manifest.Pos, what, path string) (string, erro
 	return h.SHA256, nil
 }
 
-func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
-	sum, err := inputHash(hash, fieldPos(e.Fields, "reference_audio", e.Pos), "reference audio", e.ReferenceAudio)
+func (b *builder) embedding(e *manifest.Embedding) (*Desired, error) {
+	sum, err := inputHash(b.hash, fieldPos(e.Fields, "reference_audio", e.Pos), "reference audio", e.ReferenceAudio)
 	if err != nil {
 		return nil, err
 	}
@@ -197,65 +247,85 @@ func buildEmbedding(e *manifest.Embedding, hash HashFunc) (*Desired, error) {
 		Kind:      manifest.KindEmbedding,
 		Block:     e.Address,
 		Wire:      Wire{Embedding: &contract.EmbeddingRequest{ReferenceAudio: e.ReferenceAudio}},
-		Request:   embeddingRequest(sum),
 		Sources:   []Source{{Role: "reference_audio", Path: e.ReferenceAudio, SHA256: sum}},
 		Outputs:   []Output{{Path: e.Output}},
 		Consent:   e.Consent,
 		Embedding: e,
 	}
-	return d, d.fingerprint()
+	return d, b.encode(d, embeddingRequest(sum))
 }
 
-func buildSynthesis(s *manifest.Synthesis, profile contract.Profile, maxText int, embFP map[string]string, embs []*manifest.Embedding, hash HashFunc) (*Desired, error) {
+func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	text, applied := sentText(s)
 	d := &Desired{
 		Address:    s.Address,
 		Kind:       manifest.KindSynthesis,
-		Block:      "synthesis." + s.Name,
+		Block:      b.block("synthesis", s.Name),
 		Outputs:    synthesisOutputs(s),
 		Characters: BilledCharacters(text),
-		Synthesis:  s,
+		Transport:  s.Transport,
+		Voice:      s.Voice,
 	}
-	var emb map[string]any
-	if contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding {
-		switch {
-		case s.EmbeddingName != "":
-			fp, ok := embFP[s.EmbeddingName]
-			if !ok {
-				return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, s.EmbeddingName)
-			}
-			emb = map[string]any{"embedding_fingerprint": fp}
-			addr := "embedding." + s.EmbeddingName
-			d.DependsOn = []string{addr}
-			d.Sources = []Source{{Role: "embedding", Path: embeddingOutput(embs, s.EmbeddingName), From: addr}}
-		case s.EmbeddingFile != "":
-			sum, err := inputHash(hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", s.EmbeddingFile)
-			if err != nil {
-				return nil, err
-			}
-			emb = map[string]any{"file_sha256": sum}
-			d.Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
-		default:
-			return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
-		}
+	if len(d.Outputs) > 1 { // cue files
+		d.Written = s.Text
+	}
+	emb, err := b.embeddingOf(s, d)
+	if err != nil {
+		return nil, err
 	}
 	// What is sent depends on the profile; the fingerprint does not: it
 	// covers the request as the documents spell it, so that switching
 	// profile replaces nothing.
-	d.Wire.Synthesis = synthesisWire(s, text, profile)
+	d.Wire.Synthesis = synthesisWire(s, text, b.profile)
 	canonical := d.Wire.Synthesis
-	if profile != contract.ProfileDocumented {
+	if b.profile != contract.ProfileDocumented {
 		canonical = synthesisWire(s, text, contract.ProfileDocumented)
 	}
-	d.Request = synthesisRequest(canonical, emb)
-	model := profile.SynthesisModel(s.Model)
+	if cfg := d.Wire.Synthesis.AudioConfig; cfg != nil {
+		if c, ok := b.configs[*cfg]; ok {
+			d.Wire.Synthesis.AudioConfig = c
+		} else {
+			b.configs[*cfg] = cfg
+		}
+	}
+	req := synthesisRequest(canonical, emb)
+	model := b.profile.SynthesisModel(s.Model)
+	maxText := b.maxText
 	if maxText <= 0 {
 		maxText = model.MaxChars
 	}
-	if err := d.split(text, applied, maxText, model.RendersTags, canonical, emb); err != nil {
+	if err := d.split(req, text, applied, maxText, model.RendersTags, canonical, emb); err != nil {
 		return nil, err
 	}
-	return d, d.fingerprint()
+	return d, b.encode(d, req)
+}
+
+// embeddingOf is the speaker embedding of s in its canonical request (nil
+// for a model that takes none), naming d's embedding source and
+// dependency.
+func (b *builder) embeddingOf(s *manifest.Synthesis, d *Desired) (map[string]any, error) {
+	if !contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding {
+		return nil, nil
+	}
+	switch {
+	case s.EmbeddingName != "":
+		fp, ok := b.embFP[s.EmbeddingName]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, s.EmbeddingName)
+		}
+		addr := "embedding." + s.EmbeddingName
+		d.DependsOn = []string{addr}
+		d.Sources = []Source{{Role: "embedding", Path: embeddingOutput(b.embs, s.EmbeddingName), From: addr}}
+		return map[string]any{"embedding_fingerprint": fp}, nil
+	case s.EmbeddingFile != "":
+		sum, err := inputHash(b.hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", s.EmbeddingFile)
+		if err != nil {
+			return nil, err
+		}
+		d.Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
+		return map[string]any{"file_sha256": sum}, nil
+	}
+	return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
 }
 
 func embeddingOutput(embs []*manifest.Embedding, name string) string {
@@ -267,11 +337,11 @@ func embeddingOutput(embs []*manifest.Embedding, name string) string {
 	return ""
 }
 
-func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, error) {
+func (b *builder) transcription(t *manifest.Transcription) (*Desired, error) {
 	d := &Desired{
 		Address:       t.Address,
 		Kind:          manifest.KindTranscription,
-		Block:         "transcription." + t.Name,
+		Block:         b.block("transcription", t.Name),
 		Transcription: t,
 	}
 	var sum string
@@ -279,7 +349,7 @@ func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, err
 		d.Sources = []Source{{Role: "source", URL: t.Key}} // never a pre-signed query
 	} else {
 		var err error
-		sum, err = inputHash(hash, t.Pos, "input", t.Input)
+		sum, err = inputHash(b.hash, t.Pos, "input", t.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -294,8 +364,7 @@ func buildTranscription(t *manifest.Transcription, hash HashFunc) (*Desired, err
 		d.Outputs = append(d.Outputs, Output{Path: t.Outputs[f], Format: f})
 	}
 	d.Wire.Transcription = transcriptionWire(t)
-	d.Request = transcriptionRequest(d.Wire.Transcription, t.Key, sum)
-	return d, d.fingerprint()
+	return d, b.encode(d, transcriptionRequest(d.Wire.Transcription, t.Key, sum))
 }
 
 func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {
@@ -305,20 +374,9 @@ func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) man
 	return def
 }
 
-// fingerprint sets d.Fingerprint from the kind and the canonical request.
-func (d *Desired) fingerprint() error {
-	fp, err := Fingerprint(string(d.Kind), d.Request)
-	d.Fingerprint = fp
-	return err
-}
-
 // Fingerprint is the SHA-256 (hex) of the canonical JSON of a kind and its
 // canonical request.
 func Fingerprint(kind string, request map[string]any) (string, error) {
-	b, err := Canonical(map[string]any{"kind": kind, "request": request})
-	if err != nil {
-		return "", fmt.Errorf("fingerprint: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	_, fp, err := encodeRequest(nil, kind, request)
+	return fp, err
 }

@@ -15,7 +15,7 @@ func (d *Desired) Entry() *state.Resource {
 		Kind:        string(d.Kind),
 		Status:      state.StatusComplete,
 		Fingerprint: d.Fingerprint,
-		Request:     d.Request,
+		Request:     d.RequestFields(),
 		Consent:     d.Consent,
 	}
 	if d.Kind == manifest.KindTranscription || d.Kind == manifest.KindEmbedding {

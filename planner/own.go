@@ -99,7 +99,8 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 			return nil, err
 		}
 		rec := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
-			Request: d.Request, Outputs: []state.Output{{Path: w.Path, SHA256: w.SHA256, Size: w.Size}}}
+			Outputs: []state.Output{{Path: w.Path, SHA256: w.SHA256, Size: w.Size}}}
+		rec.SetRequestJSON(d.Request)
 		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: rec,
 			Reasons: []string{"output written by an interrupted apply: recorded without paying again"}}, nil
 	}

@@ -297,7 +297,7 @@ func TestSavedPlanBinding(t *testing.T) {
 	if err := planner.CompareSaved(fresh, s.Plan); err != nil {
 		t.Fatalf("the same plan computed again is refused: %v", err)
 	}
-	if a := s.Plan.Action("synthesis.welcome"); a == nil || a.Desired.Request["text"] != "new words" {
+	if a := s.Plan.Action("synthesis.welcome"); a == nil || a.Desired.RequestFields()["text"] != "new words" {
 		t.Fatalf("saved action = %+v", a)
 	}
 	if diff := cmp.Diff([]string{"language=hi-IN"}, s.Vars); diff != "" {

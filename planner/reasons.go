@@ -21,7 +21,8 @@ func changeReasons(prior map[string]any, d *Desired, embeddingName func(fp strin
 	if prior == nil {
 		return []string{"fingerprint changed"}
 	}
-	keys := unionKeys(prior, d.Request)
+	request := d.RequestFields()
+	keys := unionKeys(prior, request)
 	sort.Slice(keys, func(i, j int) bool {
 		ri, rj := rank(keys[i]), rank(keys[j])
 		if ri != rj {
@@ -32,7 +33,7 @@ func changeReasons(prior map[string]any, d *Desired, embeddingName func(fp strin
 	var out []string
 	for _, k := range keys {
 		old, oldOK := prior[k]
-		cur, curOK := d.Request[k]
+		cur, curOK := request[k]
 		if oldOK && curOK && equalJSON(old, cur) {
 			continue
 		}

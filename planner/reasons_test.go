@@ -73,7 +73,7 @@ func TestEmbeddingChangedInAnEarlierApply(t *testing.T) {
 	for _, d := range p.desired(t) {
 		if d.Address == "embedding.founder" {
 			st.Resources[d.Address].Fingerprint = d.Fingerprint
-			st.Resources[d.Address].Request = d.Request
+			st.Resources[d.Address].Request = d.RequestFields()
 		}
 	}
 	plan, err := p.plan(t, st, planner.Options{})

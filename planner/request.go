@@ -47,14 +47,6 @@ func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) ma
 	return req
 }
 
-// EffectiveAudioConfig returns the audio_config the service applies, in
-// the canonical form the fingerprint covers (contract.Resolve): two
-// spellings of the same output have the same fingerprint.
-func EffectiveAudioConfig(ac *manifest.AudioConfig) map[string]any {
-	f, _ := contract.Resolve(ac)
-	return f.Canonical()
-}
-
 // embeddingRequest is the canonical request of an embedding: the content of
 // the reference recording (its path is not part of it).
 func embeddingRequest(refSHA string) map[string]any {

@@ -217,9 +217,9 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 	case !synth:
 		it.cur = outputRef(a.Prior)
 	case a.Type == planner.Create || a.Type == planner.Replace || a.Type == planner.Repair:
-		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "made by apply", Raw: audioConfig(a.Desired.Request)}
+		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "made by apply", Raw: audioConfig(a.Desired.RequestFields())}
 	case a.Type == planner.Restore:
-		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.RestoreFrom, Raw: audioConfig(a.Desired.Request)}
+		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.RestoreFrom, Raw: audioConfig(a.Desired.RequestFields())}
 	default: // move, resume, delete: what is recorded
 		it.cur = outputRef(a.Prior)
 	}

@@ -75,7 +75,8 @@ type Resource struct {
 	// recording; a decoded state keeps the request undecoded (a plan of an
 	// unchanged project never needs it) and RequestFields decodes it.
 	Request map[string]any `json:"-"`
-	// rawRequest is the request as read from the file.
+	// rawRequest is the request as read from the file, compact (see
+	// compactJSON), or as set by SetRequestJSON.
 	rawRequest json.RawMessage
 	// Outputs are the files written, with their hashes.
 	Outputs []Output `json:"outputs,omitempty"`
@@ -121,6 +122,15 @@ func (r *Resource) RequestFields() map[string]any {
 	return m
 }
 
+// SetRequestJSON records raw, the canonical JSON of the request (compact,
+// as planner.Desired.Request holds it), as the request, in place of
+// Request. raw is shared, not copied: neither the caller nor the state
+// modifies it afterwards.
+func (r *Resource) SetRequestJSON(raw json.RawMessage) {
+	r.Request = nil
+	r.rawRequest = raw
+}
+
 // resourcePlain has Resource's fields without its methods.
 type resourcePlain Resource
 
@@ -133,9 +143,23 @@ type resourceJSON struct {
 func (rj *resourceJSON) resource() *Resource {
 	r := Resource(rj.resourcePlain)
 	if len(rj.Request) > 0 && string(rj.Request) != "null" {
-		r.rawRequest = rj.Request
+		r.rawRequest = compactJSON(rj.Request)
 	}
 	return &r
+}
+
+// compactJSON is raw without its white space, as a request is held in
+// memory (an indented state file's requests span lines).
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if bytes.IndexByte(raw, '\n') < 0 {
+		return raw
+	}
+	var b bytes.Buffer
+	b.Grow(len(raw))
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return bytes.Clone(b.Bytes())
 }
 
 // MarshalJSON writes the request (set or as read) under "request".

@@ -133,25 +133,35 @@ func (l *Local) read() (*File, journalReplay, error) {
 const MaxStateSize = 1 << 30
 
 // readStateFile reads the state file at its real path (see
-// readStateBytes) and decodes it, or takes its decoded snapshot.
+// openStateFile) and decodes it, or takes its decoded snapshot. The file
+// is hashed as it is read, so that a snapshot taken never needs the whole
+// file in memory; only a file without one is read whole.
 func (l *Local) readStateFile(real string) (*File, bool, error) {
-	data, st, err := readStateBytes(real)
+	fh, st, err := openStateFile(real)
 	if errors.Is(err, fs.ErrNotExist) {
 		return emptyFile(), false, nil
 	}
 	if err != nil {
 		return nil, true, err
 	}
-	key := snapshotKey(sha256.Sum256(data), st)
-	if f, ok := l.loadSnapshot(key); ok {
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, MaxStateSize+1)); err != nil {
+		return nil, true, fmt.Errorf("read state: %w", err)
+	}
+	if f, ok := l.loadSnapshot(snapshotKey([32]byte(h.Sum(nil)), st)); ok {
 		return f, true, nil
 	}
-	f, err := decodeBytes(data) // read within MaxStateSize
+	data, err := readAtMost(fh, MaxStateSize, "a state file") // from offset 0: the hash read at offsets
+	if err != nil {
+		return nil, true, fmt.Errorf("read state: %w", err)
+	}
+	f, err := decodeBytes(data)
 	if err != nil {
 		return nil, true, fmt.Errorf("%s: %w", StateFileName, err)
 	}
 	if len(f.Resources) >= snapshotMinResources {
-		l.saveSnapshot(key, f)
+		l.saveSnapshot(snapshotKey(sha256.Sum256(data), st), f) // keyed to what was decoded
 	}
 	return f, true, nil
 }
@@ -161,10 +171,25 @@ func emptyFile() *File {
 	return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}
 }
 
-// readStateBytes reads the state file at its real path: a regular file,
+// readStateBytes reads the state file at its real path (see
+// openStateFile), whole.
+func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
+	fh, st, err := openStateFile(real)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fh.Close()
+	data, err := readAtMost(fh, MaxStateSize, "a state file")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state: %w", err)
+	}
+	return data, st, nil
+}
+
+// openStateFile opens the state file at its real path: a regular file,
 // not a symbolic link (the links to it were resolved by RealStatePath),
 // of at most MaxStateSize bytes. A missing file is fs.ErrNotExist.
-func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
+func openStateFile(real string) (*os.File, *unix.Stat_t, error) {
 	fh, err := openOwn(unix.AT_FDCWD, real, real, unix.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
@@ -172,16 +197,16 @@ func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read state: %w", err)
 	}
-	defer fh.Close()
 	var st unix.Stat_t
 	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
+		fh.Close()
 		return nil, nil, fmt.Errorf("read state: %w", err)
 	}
-	data, err := readAtMost(fh, MaxStateSize, "a state file")
-	if err != nil {
-		return nil, nil, fmt.Errorf("read state: %w", err)
+	if st.Size > MaxStateSize {
+		fh.Close()
+		return nil, nil, fmt.Errorf("read state: %w", &sizeError{path: fh.Name(), limit: MaxStateSize, what: "a state file"})
 	}
-	return data, &st, nil
+	return fh, &st, nil
 }
 
 // snapshotMinResources is the state size from which a decoded snapshot is

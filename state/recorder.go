@@ -159,7 +159,9 @@ func (r *Recorder) Close() error {
 	}
 	r.closed = true
 	wrote, changed := r.wrote, r.changed
-	f := r.state.Clone()
+	// No writer changes the state once closed: the copy shares its
+	// resources rather than cloning them.
+	f := *r.state
 	r.mu.Unlock()
 	if !wrote {
 		return nil
@@ -169,7 +171,7 @@ func (r *Recorder) Close() error {
 		f.Version = FormatVersion
 		f.VoxformVersion = VoxformVersion
 	}
-	if err := r.store.commit(f, changed); err != nil {
+	if err := r.store.commit(&f, changed); err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -115,15 +115,11 @@ func snapshotOf(f *File) snapshotBody {
 func (sb *snapshotBody) encodeResources(enc *gob.Encoder) error {
 	chunk := make([]snapshotResource, 0, snapshotChunk)
 	for a, r := range sb.resources {
-		raw := r.rawRequest
+		raw := r.rawRequest // compact (see compactJSON)
 		if r.Request != nil {
 			if b, err := marshalNoEscape(r.Request); err == nil {
 				raw = b
 			}
-		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, raw) == nil {
-			raw = compact.Bytes()
 		}
 		plain := resourcePlain(*r)
 		plain.Request = nil // kept as raw JSON

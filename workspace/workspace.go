@@ -238,15 +238,18 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 		}
 		return s.cache.Hash(p)
 	}
-	desired, err := planner.Build(m, hash)
-	if err != nil {
+	// Once built, the desired resources hold what the plan needs of the
+	// manifest's: only its settings are read after, so that the caller
+	// may let go of a large manifest's resources while the plan is made.
+	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget}
+	settings := Settings(m)
+	if in.Desired, err = planner.Build(m, hash); err != nil {
 		return nil, err
 	}
-	in := planner.Input{Desired: desired, State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget}
 	if opts.Cache != planner.CacheOff {
 		if s.outputs == nil {
 			var err error
-			if s.outputs, err = s.ws.openCache(ctx, m, opts.Cache); err != nil {
+			if s.outputs, err = s.ws.openCache(ctx, settings, opts.Cache); err != nil {
 				return nil, err
 			}
 		}
@@ -282,10 +285,24 @@ func cachedFiles(ctx context.Context, c *cache.Cache) planner.EntryLookup {
 	}
 }
 
+// Settings is m without its resources, which a plan holds in its own
+// shape (planner.Desired): what is read of a manifest once its plan is
+// made (its service, cache, budget, hash and variables), so that a large
+// manifest's resources are not kept beside the plan's.
+func Settings(m *manifest.Manifest) *manifest.Manifest {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Voices, c.Embeddings, c.Syntheses, c.Transcriptions, c.TranscriptionSettings = nil, nil, nil, nil, nil
+	return &c
+}
+
 // probe measures transcription inputs for the cost line.
 // Each is opened as validate opens it (owned.OpenInputWithin: inside the
 // manifest directory or its block's input_dirs, and a regular file).
 func probe(m *manifest.Manifest) planner.ProbeFunc {
+	root := m.Dir
 	dirs := map[string][]string{}
 	for _, t := range m.Transcriptions {
 		if !t.IsURL {
@@ -293,7 +310,7 @@ func probe(m *manifest.Manifest) planner.ProbeFunc {
 		}
 	}
 	return func(p string) (float64, error) {
-		f, err := owned.OpenInputWithin(m.Dir, filepath.FromSlash(p), dirs[p])
+		f, err := owned.OpenInputWithin(root, filepath.FromSlash(p), dirs[p])
 		if err != nil {
 			return 0, err
 		}
@@ -352,6 +369,9 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
+	// The state as read (the plan's) is not read again: its resources
+	// that apply replaces are let go of as they are.
+	s.st = nil
 	lost, stopWatch := s.watchLock(&opts)
 	summary, err := executor.Apply(ctx, p, opts)
 	stopWatch()
