@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -255,7 +256,15 @@ func (b *builder) embedding(e *manifest.Embedding) (*Desired, error) {
 	return d, b.encode(d, embeddingRequest(sum))
 }
 
+// ErrListenNotCarriedOut refuses a declared listening check: the manifest
+// accepts listen: and validates it, but plan and apply do not make the
+// checks yet, and a check declared must never pass unmade.
+var ErrListenNotCarriedOut = errors.New("listen: listening checks are not made by this version of voxform yet; remove listen: to plan without them")
+
 func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
+	if s.Listen != nil {
+		return nil, fmt.Errorf("%s: %s: %w", s.Listen.Pos, s.Address, ErrListenNotCarriedOut)
+	}
 	text, applied := sentText(s)
 	d := &Desired{
 		Address:    s.Address,
