@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/voxform/voxform/internal/numfmt"
 )
 
 // Thresholds are the limits a check holds a transcript to. The zero value
@@ -19,8 +21,9 @@ type Thresholds struct {
 	// unheard.
 	MaxMissingTail int
 	// NoiseWords: a transcript that differs from the text only by at most
-	// this many substituted words (none missing, none extra) passes MaxCER
-	// and MaxWER whatever its rates.
+	// this many substituted words (none missing, none extra, none a
+	// number, and the text at least three words long for each) passes
+	// MaxCER and MaxWER whatever its rates.
 	NoiseWords int
 }
 
@@ -59,7 +62,12 @@ const (
 	MeasureLongestRun  = "longest_run"
 	MeasureMissingTail = "missing_tail"
 	MeasureSilence     = "silence"
+	MeasureNumbers     = "numbers"
 )
+
+// MaxTextBytes bounds each side of a check before anything is done with
+// it: a chunk's text and its transcript are a few kilobytes.
+const MaxTextBytes = 1 << 20
 
 // Measure is one metric against its limit.
 type Measure struct {
@@ -115,6 +123,12 @@ type Result struct {
 func Check(sent, heard string, t Thresholds) (Result, error) {
 	if err := t.Validate(); err != nil {
 		return Result{}, err
+	}
+	for _, side := range []struct{ name, text string }{{"text sent", sent}, {"transcript", heard}} {
+		if len(side.text) > MaxTextBytes {
+			return Result{}, fmt.Errorf("check listening: the %s has %s bytes, over the limit of %s (listen.MaxTextBytes)",
+				side.name, numfmt.Thousands(len(side.text)), numfmt.Thousands(MaxTextBytes))
+		}
 	}
 	r := Result{Sent: Normalize(sent), Heard: Normalize(heard)}
 	ref, hyp := r.Sent.Strings(), r.Heard.Strings()
@@ -180,9 +194,13 @@ func chars(words []string) int {
 
 // judge measures r against t.
 func (r *Result) judge(t Thresholds) {
-	noise := r.Deletions+r.Insertions == 0 && r.Substitutions <= t.NoiseWords
+	numbers := r.numbersEdited()
+	noise := r.Deletions+r.Insertions == 0 && r.Substitutions <= t.NoiseWords && 3*r.Substitutions <= r.RefWords && numbers == 0
 	if r.RefWords > 0 && r.HypWords == 0 {
 		r.add(Measure{Name: MeasureSilence, Value: 1, Limit: 0}, fmt.Sprintf("nothing heard of %d words sent", r.RefWords))
+	}
+	if numbers > 0 {
+		r.add(Measure{Name: MeasureNumbers, Value: float64(numbers), Limit: 0}, fmt.Sprintf("%d number(s) not heard as sent", numbers))
 	}
 	for _, m := range []Measure{{Name: MeasureCER, Value: r.CER, Limit: t.MaxCER}, {Name: MeasureWER, Value: r.WER, Limit: t.MaxWER}} {
 		m.Pass = m.Value <= m.Limit
@@ -198,6 +216,22 @@ func (r *Result) judge(t Thresholds) {
 	r.add(m, fmt.Sprintf("the last %d words sent were not heard, over %d", r.MissingTail, t.MaxMissingTail))
 	r.Pass = len(r.Failures) == 0
 }
+
+// numbersEdited counts the edits in which a number takes part, on either
+// side: a wrong amount, digit or phone number is never recognition noise
+// (after normalization a number, written or spoken, is its digits).
+func (r *Result) numbersEdited() int {
+	n := 0
+	for _, e := range r.Edits {
+		if e.Op != Match && (e.Op != Insert && hasDigit(r.Sent.Words[e.Ref].Text) || e.Op != Delete && hasDigit(r.Heard.Words[e.Hyp].Text)) {
+			n++
+		}
+	}
+	return n
+}
+
+// hasDigit reports whether w holds an ASCII digit.
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 
 // add records m and, when it fails, why.
 func (r *Result) add(m Measure, why string) {

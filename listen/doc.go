@@ -118,6 +118,15 @@
 //   - Missing tail: how many reference words after the last matched word
 //     (all of them when nothing matched).
 //   - Silence: a text with words of which nothing was heard always fails.
+//   - Numbers: every edit in which a number takes part, on either side.
+//     After normalization a number, written in digits or spoken in words,
+//     is its digits, so "twenty five" heard for "25" is no edit, and a
+//     wrong amount, digit or phone number is one. Any fails, whatever the
+//     thresholds: a wrong number is the costliest error a prompt can make,
+//     and never recognition noise.
+//
+// A side of more than MaxTextBytes (1 MiB) is refused before it is
+// normalized.
 //
 // # Defaults
 //
@@ -144,10 +153,13 @@
 //     words are already a rate of 0.2 to 0.5. WER is the looser because
 //     one wrong sign makes a whole word of an agglutinating language wrong.
 //   - NoiseWords 2: a transcript that differs only by one or two
-//     substituted words (none missing, none heard extra) passes both rates,
-//     since that is what recognition noise on a clean take looks like; a
-//     missing or extra word is not forgiven, so a short prompt that lost a
-//     word still fails its rates. The run, tail and silence measures still
+//     substituted words (none missing, none heard extra, none a number,
+//     and at least three words of text for each) passes both rates, since
+//     that is what recognition noise on a clean take looks like; a missing
+//     or extra word is not forgiven, so a short prompt that lost a word
+//     still fails its rates, and a wrong word in a prompt of one or two
+//     words ("Yes" heard as "No") fails: so short a prompt cannot tell
+//     noise from a fault. The run, tail, silence and numbers measures still
 //     apply.
 //
 // What the check cannot see: a mispronunciation the recognizer forgives
