@@ -116,12 +116,12 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 			hints = append(hints, "normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
 		}
 	}
+	appendStepSummary(env, "verify", res.markdown)
 	if o.junit != "" {
 		if err := ws.WriteJUnit(o.junit, st, res.junit()); err != nil {
 			return err
 		}
 	}
-	appendStepSummary(env, "verify", res.markdown)
 	if len(problems) == 0 {
 		return nil
 	}
@@ -131,11 +131,7 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 // writeDrift reports each file missing or modified, one line (or JSON
 // object) each, and a summary line; it returns how many outputs drifted.
 func writeDrift(w io.Writer, res *verifyResult, jsonOut bool) int {
-	outputsDrifted := 0
 	for _, d := range res.found {
-		if d.Problem != workspace.SourceChanged {
-			outputsDrifted++
-		}
 		if jsonOut {
 			writeJSONLine(w, d)
 			continue
@@ -143,9 +139,9 @@ func writeDrift(w io.Writer, res *verifyResult, jsonOut bool) int {
 		fmt.Fprintf(w, "%s: %s: %s\n", untrusted.Escape(d.Address), untrusted.Escape(d.Path), d.Problem)
 	}
 	if !jsonOut {
-		fmt.Fprintf(w, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", len(res.hashed), res.resources, outputsDrifted)
+		fmt.Fprintf(w, "Verified %d recorded file(s) of %d resource(s): %d drifted.\n", len(res.hashed), res.resources, res.outputsDrifted())
 	}
-	return outputsDrifted
+	return res.outputsDrifted()
 }
 
 // limitsWith is the limits of the flags given, the manifest's loudness:

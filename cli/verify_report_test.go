@@ -83,6 +83,18 @@ func TestVerifyJUnit(t *testing.T) {
 			t.Errorf("loudness of a file gone or not audio: %+v", c)
 		}
 	}
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(env.Dir, "reports"))
+	if code := runCmd(env, "verify", "-junit", "reports/junit.xml"); code != ExitError || !strings.Contains(stderr.String(), "leads outside the manifest directory through a symbolic link") {
+		t.Errorf("-junit through a committed link out of the project: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "junit.xml")); err == nil {
+		t.Errorf("-junit wrote through a link out of the project")
+	}
+	if code := runCmd(env, "verify", "-junit", filepath.Join(outside, "junit.xml")); code != ExitError || stderr.Len() == 0 {
+		t.Errorf("-junit outside by its own path, after drift: exit %d: %s", code, stderr)
+	}
+	readJUnit(t, filepath.Join(outside, "junit.xml"))
 	for _, tt := range []struct{ name, want string }{
 		{"voxform.yaml", "exists and is not a JUnit XML report"},
 		{"build/hello.wav", "build/hello.wav is an output of synthesis.hello"},
@@ -142,7 +154,9 @@ func TestStepSummary(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(summary, link)
 	none := filepath.Join(t.TempDir(), "none")
-	for _, path := range []string{link, none} {
+	state := filepath.Join(env.Dir, "voxform.state.json")
+	stateBefore, _ := os.ReadFile(state)
+	for _, path := range []string{link, none, state, "relative.md", "/dev/null"} {
 		withEnv(env, map[string]string{stepSummaryVar: path})
 		if code := runCmd(env, "plan"); code != ExitOK || !strings.Contains(stderr.String(), "voxform: warning: plan: job summary (GITHUB_STEP_SUMMARY):") {
 			t.Errorf("summary at %s: exit %d: %s", path, code, stderr)
@@ -150,6 +164,9 @@ func TestStepSummary(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(summary); string(after) != got {
 		t.Errorf("a summary was written through a link")
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(after, stateBefore) {
+		t.Errorf("a summary was appended to the state")
 	}
 	if _, err := os.Stat(none); err == nil {
 		t.Errorf("a summary file was created")

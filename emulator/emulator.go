@@ -77,6 +77,7 @@ func New(opts Options) *Server {
 	})
 	s.mux.HandleRaw("POST /_emulator/reset", func(w http.ResponseWriter, r *http.Request) {
 		env.Stats.Reset()
+		env.ResetSpeech()
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return s

@@ -512,7 +512,7 @@ func TestRecognitionNoise(t *testing.T) {
 }
 
 // TestSpeechFaultsResetAndBounds: POST /_emulator/reset empties the list
-// and the counts; Start refuses rates out of bounds, naming them.
+// and the counts and forgets the syntheses made; Start refuses rates out of bounds, naming them.
 func TestSpeechFaultsResetAndBounds(t *testing.T) {
 	s := newService(t, emulator.Options{NoEspeak: true, SilenceRate: 1})
 	s.synthesize(faultText)
@@ -524,6 +524,10 @@ func TestSpeechFaultsResetAndBounds(t *testing.T) {
 	}
 	if l, st := s.speechFaults(), s.speechStats(); len(l.Faults) != 0 || len(st.SpeechFaults) != 0 {
 		t.Errorf("after reset: listed %+v, counted %v", l, st.SpeechFaults)
+	}
+	s.synthesize(faultText)
+	if l := s.speechFaults(); len(l.Faults) != 1 || l.Faults[0].Occurrence != 1 {
+		t.Errorf("the first synthesis after reset: listed %+v, want occurrence 1 as on a fresh emulator", l)
 	}
 	for _, tc := range []struct {
 		opts emulator.Options

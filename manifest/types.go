@@ -231,8 +231,11 @@ type Listen struct {
 	// Seams are the limits at the chunk boundaries of a joined output.
 	Seams Seams
 	// Hash identifies what a recorded transcript is judged under: the
-	// thresholds and the seam limits (not regenerate or language_code,
-	// which change the work, not the verdict). A record judged under
+	// thresholds and the seam limits. Not regenerate, which changes the
+	// work, not the verdict; not language_code, which changes the
+	// transcript itself: the language belongs to the check's request, so
+	// its fingerprint (the audio's hash and the request) differs and the
+	// check is made again rather than judged again. A record judged under
 	// another hash is judged again, for free, from its recorded text.
 	Hash   string
 	Pos    Pos

@@ -75,9 +75,16 @@ func (w *Workspace) checkPlanPath(path string, p *planner.Plan) error {
 // report) at path over something else: over one of voxform's own files
 // or an output (outputOf names the resource whose output rel is, "" for
 // none), or over an existing file that is not a what, as identify
-// recognises one.
+// recognises one. A path spelled inside the manifest directory that a
+// symbolic link leads out of (a link a contributor committed) is refused,
+// as an input reached so would be: an outside place is named by its own
+// path.
 func (w *Workspace) checkReplace(path string, outputOf func(rel string) string, what string, identify func(io.Reader) error) error {
-	if rel, ok := insideDir(w.Dir, path); ok {
+	rel, ok := insideDir(w.Dir, path)
+	if !ok && owned.Within(filepath.Clean(path), filepath.Clean(w.Dir)) {
+		return fmt.Errorf("%s leads outside the manifest directory through a symbolic link; name the outside directory by its own path", path)
+	}
+	if ok {
 		if err := owned.CheckRel(rel); err != nil {
 			return err
 		}

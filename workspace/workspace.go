@@ -174,10 +174,15 @@ func (s *Session) open() error {
 	return s.err
 }
 
-// State is the locked state as it was read.
+// State is the locked state as it was read. After Apply it is an error:
+// Apply lets go of the state it planned from (the apply's own record is
+// what the backend now holds).
 func (s *Session) State() (*state.File, error) {
 	if err := s.open(); err != nil {
 		return nil, err
+	}
+	if s.st == nil {
+		return nil, errors.New("the session's state was let go of by its apply: read the state again")
 	}
 	return s.st, nil
 }

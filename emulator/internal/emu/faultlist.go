@@ -8,8 +8,9 @@ import (
 
 // MaxSpeechFaultsListed bounds the list of faulted syntheses kept for
 // GET /_emulator/speech-faults (each holds up to two texts of MaxText
-// characters); those past it are counted in the stats, not listed.
-const MaxSpeechFaultsListed = 10_000
+// characters, so the list holds at most a few tens of megabytes); those
+// past it are counted in the stats, not listed.
+const MaxSpeechFaultsListed = 2_000
 
 // SpeechFault is one synthesis whose audio carries a speech fault.
 type SpeechFault struct {

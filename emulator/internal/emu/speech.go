@@ -65,6 +65,15 @@ type SpeechDraw struct {
 	Rand *rand.Rand
 }
 
+// ResetSpeech forgets how many times each request was synthesized, as
+// POST /_emulator/reset does: the same requests then fault as they did
+// on a fresh emulator.
+func (e *Env) ResetSpeech() {
+	e.speech.mu.Lock()
+	e.speech.n = nil
+	e.speech.mu.Unlock()
+}
+
 // DrawSpeechFault draws the speech fault of one synthesis of request:
 // everything that makes its audio (text, model, voice, format...), written
 // the same way each time. The draw depends on Seed, request and how many
