@@ -464,8 +464,8 @@ func splitResources(data []byte) (rest []byte, members []member, ok bool) {
 			return nil, nil, false
 		}
 	}
-	if start < 0 || i >= len(data) {
-		return nil, nil, false
+	if start < 0 || i >= len(data) || skipSpace(data, i+1) != len(data) {
+		return nil, nil, false // trailing data: decodeSerial says so
 	}
 	rest = make([]byte, 0, len(data)-(end-start)+2)
 	rest = append(append(append(rest, data[:start]...), "{}"...), data[end:]...)
@@ -598,6 +598,11 @@ func decodeSerial(data []byte) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	derr := dec.Decode(&fj)
+	if derr == nil {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read state: data after the state's JSON object, at byte %d: the file was appended to or damaged", dec.InputOffset())
+		}
+	}
 	f := File{Version: fj.Version, Lineage: fj.Lineage, Serial: fj.Serial, VoxformVersion: fj.VoxformVersion,
 		Resources: make(map[string]*Resource, len(fj.Resources)), JobIntents: fj.JobIntents, Written: fj.Written,
 		MovedTo: fj.MovedTo}
