@@ -66,14 +66,15 @@ func TestExpandedBytesLimit(t *testing.T) {
 	})
 	t.Run("many references in one text", func(t *testing.T) {
 		// 64 MiB of text is made before the limit is crossed: slower than
-		// the other cases under the race detector.
+		// the other cases (about 2 s alone, 6 s under the race detector),
+		// so its bound is 10 s, times raceSlowdown as every bound here.
 		dir := t.TempDir()
 		text := strings.Repeat("${var.long}", 20_000)
 		writeFile(t, dir, "voxform.yaml", fanOutHead+"variables:\n  long: \""+long+"\"\nsyntheses:\n"+
 			"  s: { voice: v, output: o/s.wav, text: \""+text+"\" }\n")
 		before := len("tts-v2.5Kaverihi-IN") + len("tts-v3.0Shivanihi-IN") + len("v")
 		k := (manifest.MaxExpandedBytes - before) / len(long) // references within the limit
-		got := errorsOf(loadWithin(t, 10*time.Second, dir, manifest.LoadOptions{NoProbe: true}))
+		got := errorsOf(loadWithin(t, 10*time.Second*raceSlowdown, dir, manifest.LoadOptions{NoProbe: true}))
 		want := fmt.Sprintf("voxform.yaml:8:%d: error: ${var.long} %s", len(`  s: { voice: v, output: o/s.wav, text: "`)+1+k*len("${var.long}"), limit)
 		if len(got) != 1 || !strings.HasPrefix(got[0], want+"\n") {
 			t.Errorf("errors %q, want one: %s", got, want)
