@@ -312,16 +312,17 @@ func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]Fil
 		mu.Lock()
 		out[p] = h
 		mu.Unlock()
-	})
+	}, func(_ string, err error) error { return err })
 	if err != nil {
 		return nil, err
 	}
 	return out, ctx.Err()
 }
 
-// hashEach hashes paths in parallel, giving each result to got; it stops
+// hashEach hashes paths in parallel, giving each result to got and each
+// error to failed, which says whether it stops the others; it stops
 // starting more when ctx is done (the caller checks ctx).
-func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(string, FileHash)) error {
+func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(string, FileHash), failed func(string, error) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, runtime.GOMAXPROCS(0)*2))
 	for _, p := range paths {
@@ -331,7 +332,7 @@ func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(strin
 		g.Go(func() error {
 			h, err := c.Hash(p)
 			if err != nil {
-				return err
+				return failed(p, err)
 			}
 			got(p, h)
 			return nil
@@ -361,7 +362,8 @@ const maxSettleWait = 2 * time.Second
 // entries were made within it (by Put, as apply writes them), so that the
 // next plan trusts them instead of reading every file apply wrote. It
 // waits at most maxSettleWait, and stops early when ctx is done; a file
-// changed meanwhile is hashed as it is now, as Hash does.
+// changed meanwhile is hashed as it is now, as Hash does, and one that
+// cannot be hashed stops none of the others.
 func (c *HashCache) Settle(ctx context.Context) error {
 	c.mu.Lock()
 	var pending []string
@@ -386,7 +388,9 @@ func (c *HashCache) Settle(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-	if err := c.hashEach(ctx, pending, func(string, FileHash) {}); err != nil {
+	// A file that cannot be hashed now (made a directory, unreadable) is
+	// left unsettled; the next plan reads it and says what is wrong.
+	if err := c.hashEach(ctx, pending, func(string, FileHash) {}, func(string, error) error { return nil }); err != nil {
 		return err
 	}
 	return ctx.Err()

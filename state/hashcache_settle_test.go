@@ -42,3 +42,29 @@ func TestSettle(t *testing.T) {
 		t.Error("Settle with a cancelled context waited for the window")
 	}
 }
+
+// TestSettleGoesPastAFileItCannotHash: one entry whose file cannot be
+// hashed now (made a directory since) leaves the others settled.
+func TestSettleGoesPastAFileItCannotHash(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a.wav", "b.wav", "c.wav", "d.wav", "e.wav", "f.wav"}
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := OpenHashCache(dir)
+	for _, name := range names {
+		c.Put(name, sha(name))
+	}
+	os.Remove(filepath.Join(dir, "c.wav"))
+	os.Mkdir(filepath.Join(dir, "c.wav"), 0o755)
+	if err := c.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if name != "c.wav" && !c.Fresh(name) {
+			t.Errorf("%s: not trusted after Settle", name)
+		}
+	}
+}
