@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/voxform/voxform/internal/clock"
 )
 
 // pacer spaces requests at the rate the service admits, which it learns
@@ -150,12 +152,8 @@ func (p *pacer) wait(ctx context.Context) (time.Time, error) {
 		if !next.After(now) {
 			return now, nil
 		}
-		t := time.NewTimer(next.Sub(now))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return time.Time{}, ctx.Err()
+		if err := clock.Sleep(ctx, next.Sub(now)); err != nil {
+			return time.Time{}, err
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/voxform/voxform/internal/clock"
 )
 
 // The executor follows batch jobs itself (executor/batch.go), so the
@@ -32,7 +34,7 @@ func (c *Client) WaitJob(ctx context.Context, jobID string, opts PollOptions) (*
 		if IsTerminal(j.Status) {
 			return j, nil
 		}
-		if err := sleepCtx(ctx, opts.Interval); err != nil {
+		if err := clock.Sleep(ctx, opts.Interval); err != nil {
 			return nil, fmt.Errorf("wait for batch job %s: %w", jobID, err)
 		}
 	}
@@ -51,7 +53,7 @@ func (c *Client) WaitLegacy(ctx context.Context, jobID string, opts PollOptions)
 		if j.Done() {
 			return j, nil
 		}
-		if err := sleepCtx(ctx, opts.Interval); err != nil {
+		if err := clock.Sleep(ctx, opts.Interval); err != nil {
 			return nil, fmt.Errorf("wait for older batch job %s: %w", jobID, err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/url"
 	"time"
+
+	"github.com/voxform/voxform/internal/clock"
 )
 
 // One retry layer. Every method of Client is one operation, and retry runs
@@ -53,7 +55,7 @@ func (c *Client) retry(ctx context.Context, rawURL string, op func(attempt int) 
 			break // in flight when the service was found down: not sent again
 		}
 		c.retried(ctx, rawURL, attempt+1, err)
-		if werr := sleepCtx(ctx, retryWait(err, c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); werr != nil {
+		if werr := clock.Sleep(ctx, retryWait(err, c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt)); werr != nil {
 			err = errors.Join(err, werr)
 			break
 		}
@@ -136,17 +138,6 @@ func retryWait(err error, min, max time.Duration, attempt int) time.Duration {
 		}
 	}
 	return Backoff(min, max, attempt)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Truncater is a writer that can be emptied, as *os.File can.

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sys/unix"
 
+	"github.com/voxform/voxform/internal/clock"
 	"github.com/voxform/voxform/owned"
 )
 
@@ -378,15 +379,8 @@ func (c *HashCache) Settle(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	wait := min(time.Duration(until-c.now().UnixNano()), maxSettleWait)
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+	if err := clock.Sleep(ctx, min(time.Duration(until-c.now().UnixNano()), maxSettleWait)); err != nil {
+		return err
 	}
 	// A file that cannot be hashed now (made a directory, unreadable) is
 	// left unsettled; the next plan reads it and says what is wrong.

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/voxform/voxform/internal/clock"
 	"github.com/voxform/voxform/owned"
 )
 
@@ -84,7 +85,7 @@ func LockWithin(ctx context.Context, b Backend, op string, wait time.Duration, n
 		if !time.Now().Before(until) {
 			return lk, err
 		}
-		if !sleep(ctx, min(delay, time.Until(until))) {
+		if clock.Sleep(ctx, min(delay, time.Until(until))) != nil {
 			return nil, fmt.Errorf("lock state: %w (waiting for %v)", ctx.Err(), err)
 		}
 	}

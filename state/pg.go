@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/clock"
 )
 
 // PGConfig configures the PostgreSQL backend.
@@ -243,18 +244,6 @@ func (e *limitError) Error() string {
 // interrupt must not leave it half made, and bounded by pgCleanupTimeout.
 func cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
 	return bound(context.WithoutCancel(ctx), pgCleanupTimeout, "undoing a failed operation")
-}
-
-// sleep waits for d or until ctx is done, reporting whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // bound derives from ctx, the caller's, the context of one operation on
@@ -699,7 +688,7 @@ func (p *PG) Lock(ctx context.Context, op string) (Unlocker, error) {
 		if got || time.Now().After(deadline) {
 			break
 		}
-		if !sleep(ctx, 50*time.Millisecond) {
+		if clock.Sleep(ctx, 50*time.Millisecond) != nil {
 			return fail(p.redact(ctx, "lock state", ctx.Err()))
 		}
 	}
@@ -946,7 +935,7 @@ func (s *pgStore) write(rec *record, lineage string, serial int64, apply func())
 func (p *PG) retry(ctx context.Context, tx func() error) error {
 	var err error
 	for i, wait := range []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
-		if i > 0 && !sleep(ctx, wait) {
+		if i > 0 && clock.Sleep(ctx, wait) != nil {
 			return err
 		}
 		if err = tx(); err == nil || !connectionLost(err) {
