@@ -10,3 +10,6 @@ go test -race -count=1 -timeout 20m "$@" ./...
 # The end-to-end suite once more, against the documented service (the run
 # above speaks to the live profile, the default).
 VOXFORM_E2E_PROFILE=documented go test -race -count=1 -timeout 20m "$@" ./e2e
+# The tests the race detector makes skip or shrink (pooled buffers it
+# drops at random, loudness at every rate), once without it.
+go test -count=1 -timeout 10m "$@" -run 'TestLoudnessOfPromptsAllocatesLittle|TestLoudnessEBUTech3341' ./audio/loudness/
