@@ -234,7 +234,7 @@ func soundsFaulty(t *testing.T, kind string, wav, clean []byte) {
 // each, in mp3 too, is heard as what it says, not as the other.
 func TestSpeechFaultReplacedWordsAreHeardBesideCleanAudio(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg is not installed")
+		t.Fatalf("ffmpeg is required (scripts/deps.sh installs it): %v", err)
 	}
 	s := newService(t, emulator.Options{NoEspeak: true, ReplaceRate: 0.5, Seed: 11})
 	takes := map[bool][]byte{} // by faulted
