@@ -25,7 +25,7 @@ func testHarness(t *testing.T) *harness {
 	t.Helper()
 	timeBin, err := findTime()
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("GNU time is required (scripts/deps.sh installs it): %v", err)
 	}
 	work := t.TempDir()
 	return &harness{sz: fullSizes, work: work, log: t.Logf,
