@@ -60,6 +60,10 @@ type Desired struct {
 	Transport string `json:"-"`
 	Voice     string `json:"-"`
 	Written   string `json:"-"`
+	// Listen is a synthesis's declared listening check (shared by the
+	// instances of its block; nil without listen:). Not saved in plan
+	// files: the action's ListenWork is.
+	Listen *manifest.Listen `json:"-"`
 	// The manifest resource of an embedding or a transcription, for the
 	// executor. Not saved in plan files either.
 	Embedding     *manifest.Embedding     `json:"-"`

@@ -45,6 +45,8 @@ func (t ActionType) Symbol() string {
 		return "~"
 	case Delete:
 		return "-"
+	case Check:
+		return "?"
 	}
 	return " "
 }
@@ -65,6 +67,9 @@ type Action struct {
 	// Chunks, for a synthesis whose text is split, says how many of its
 	// chunks the action synthesizes (the rest are joined from the cache).
 	Chunks *ChunkWork `json:"chunks,omitempty"`
+	// Listen, for a synthesis with listen:, is the work of its listening
+	// checks (their cost is in Cost, their worst case in Listen.Worst).
+	Listen *ListenWork `json:"listen,omitempty"`
 	// DependsOn lists the addresses of actions of this plan that must
 	// succeed before this one starts.
 	DependsOn []string `json:"depends_on,omitempty"`
@@ -229,8 +234,11 @@ type Plan struct {
 	// everything in its DependsOn). No-ops are not listed.
 	Actions []*Action `json:"actions"`
 	// NoOps counts the selected resources that need nothing.
-	NoOps   int     `json:"no_ops"`
-	Cost    Cost    `json:"cost"`
+	NoOps int  `json:"no_ops"`
+	Cost  Cost `json:"cost"`
+	// Worst is what the plan bills at worst: Cost, plus every take
+	// regenerate allows for the listening checks to make.
+	Worst   Cost    `json:"worst_case"`
 	Options Options `json:"options"`
 	// Lineage and Serial identify the state the plan was computed from.
 	Lineage string `json:"lineage"`

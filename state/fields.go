@@ -66,6 +66,37 @@ func (r *Resource) CheckReported() error {
 		if err := o.Loudness.Check(); err != nil {
 			return fmt.Errorf("outputs[%d].loudness.%w", i, err)
 		}
+		if err := o.Listen.Check(); err != nil {
+			return fmt.Errorf("outputs[%d].listen.%w", i, err)
+		}
+	}
+	for i, c := range r.Chunks {
+		if err := c.checkReported(); err != nil {
+			return fmt.Errorf("chunks[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkReported refuses a chunk record's measured fields no honest
+// measure gives.
+func (c *ChunkRecord) checkReported() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"start_seconds", c.Start}, {"end_seconds", c.End}, {"lead_silence_seconds", c.Lead}, {"tail_silence_seconds", c.Tail}} {
+		if err := checkSeconds(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if c.End < c.Start {
+		return fmt.Errorf("end_seconds: %g, before start_seconds %g", c.End, c.Start)
+	}
+	if err := c.Loudness.Check(); err != nil {
+		return fmt.Errorf("loudness.%w", err)
+	}
+	if err := c.Listen.Check(); err != nil {
+		return fmt.Errorf("listen.%w", err)
 	}
 	return nil
 }

@@ -226,6 +226,9 @@ type Output struct {
 	// for other outputs, for audio voxform cannot decode, and in states
 	// written before voxform measured it.
 	Loudness *Loudness `json:"loudness,omitempty"`
+	// Listen is the listening check of a synthesis's audio sent whole;
+	// nil without listen: and for every other output.
+	Listen *Listen `json:"listen,omitempty"`
 }
 
 // ChunkRecord is one chunk of a chunked synthesis: the fingerprint of
@@ -236,6 +239,19 @@ type ChunkRecord struct {
 	Characters  int64  `json:"characters"`
 	SHA256      string `json:"sha256"`
 	Size        int64  `json:"size"`
+	// Start and End place the chunk in the joined output, in seconds
+	// (the joiner's clock: MP3 priming and Opus pre-skip included).
+	// Zero in states written before voxform recorded them.
+	Start float64 `json:"start_seconds,omitempty"`
+	End   float64 `json:"end_seconds,omitempty"`
+	// Loudness, Lead and Tail are the chunk's own loudness and the
+	// silence at its start and end, in seconds: what its seams are
+	// judged by. Listen is its listening check. All are absent without
+	// listen:.
+	Loudness *Loudness `json:"loudness,omitempty"`
+	Lead     float64   `json:"lead_silence_seconds,omitempty"`
+	Tail     float64   `json:"tail_silence_seconds,omitempty"`
+	Listen   *Listen   `json:"listen,omitempty"`
 }
 
 // Source is the input of a transcription: a local file with its content hash,

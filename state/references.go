@@ -4,7 +4,8 @@ package state
 // resource's own, each of its chunks' (a chunked synthesis's outputs are
 // joined from its chunks' cache entries, and an edit re-uses the chunks
 // it did not change) and each one of an output an interrupted apply wrote
-// (Written). This is what the output cache must keep for the project:
+// (Written), and each listening check's (its transcript is kept in the
+// cache under it, so a restored output brings its check). This is what the output cache must keep for the project:
 // an entry it references and loses is paid for again. A fingerprint may
 // come more than once; empty ones are left out.
 func (f *File) Fingerprints(fn func(fp string)) {
@@ -15,8 +16,16 @@ func (f *File) Fingerprints(fn func(fp string)) {
 	}
 	for _, r := range f.Resources {
 		call(r.Fingerprint)
+		for _, o := range r.Outputs {
+			if o.Listen != nil {
+				call(o.Listen.Fingerprint)
+			}
+		}
 		for _, c := range r.Chunks {
 			call(c.Fingerprint)
+			if c.Listen != nil {
+				call(c.Listen.Fingerprint)
+			}
 		}
 	}
 	for _, w := range f.Written {
