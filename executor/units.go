@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -87,8 +88,16 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	}
 }
 
+// errListenNotMade refuses an action with listening checks to make: the
+// planner prices them, the executor does not make them yet, and a check
+// declared must never pass unmade.
+var errListenNotMade = errors.New("listen: listening checks are not made by this version of voxform yet; remove listen: to apply without them")
+
 // of returns the operation of a single-resource action.
 func (ops *operations) of(a *planner.Action) (operation, error) {
+	if a.Listen != nil && a.Listen.Make > 0 {
+		return nil, fmt.Errorf("apply: %s: %w", a.Address, errListenNotMade)
+	}
 	switch a.Type {
 	case planner.Delete:
 		return ops.delete, nil

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -260,15 +259,7 @@ func (b *builder) embedding(e *manifest.Embedding) (*Desired, error) {
 	return d, b.encode(d, embeddingRequest(sum))
 }
 
-// ErrListenNotCarriedOut refuses a declared listening check: the manifest
-// accepts listen: and validates it, but plan and apply do not make the
-// checks yet, and a check declared must never pass unmade.
-var ErrListenNotCarriedOut = errors.New("listen: listening checks are not made by this version of voxform yet; remove listen: to plan without them")
-
 func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
-	if s.Listen != nil {
-		return nil, fmt.Errorf("%s: %s: %w", s.Listen.Pos, s.Address, ErrListenNotCarriedOut)
-	}
 	text, applied := sentText(s)
 	d := &Desired{
 		Address:    s.Address,
@@ -278,6 +269,7 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Characters: BilledCharacters(text),
 		Transport:  s.Transport,
 		Voice:      s.Voice,
+		Listen:     s.Listen,
 	}
 	if len(d.Outputs) > 1 { // cue files
 		d.Written = s.Text

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,18 +11,6 @@ import (
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
-
-// TestListenRefusedUntilMade: a synthesis that declares a listening check
-// is refused at the check's position, never planned as if it were
-// checked.
-func TestListenRefusedUntilMade(t *testing.T) {
-	m := chapterProject("नमस्ते दुनिया", 0)
-	m.Syntheses[0].Listen = &manifest.Listen{Pos: manifest.Pos{File: "voxform.yaml", Line: 7, Col: 5}}
-	_, err := planner.Build(m, fakeFS{}.hash)
-	if !errors.Is(err, planner.ErrListenNotCarriedOut) || !strings.HasPrefix(err.Error(), "voxform.yaml:7:5: synthesis.chapter: listen:") {
-		t.Fatalf("Build with listen: %v", err)
-	}
-}
 
 // A check's fingerprint covers the audio and every field of its request,
 // and nothing else: the golden pins its canonical form.
@@ -88,5 +77,79 @@ func TestSeams(t *testing.T) {
 	}
 	if seams[1].Pass || seams[1].Gap != 2.2 || !strings.Contains(seams[1].Failures[0], "gap 2.20 s") {
 		t.Fatalf("second seam: %+v", seams[1])
+	}
+}
+
+// listenChapter is a chunked chapter with listen: (regenerate n).
+func listenChapter(t *testing.T, n int) *planner.Desired {
+	m := chapterProject(chapterText(120), 600)
+	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Regenerate: n, Hash: "h1"}
+	return buildOne(t, m)
+}
+
+// TestListenWorkPriced: a create of a chunked synthesis with listen:
+// prices one check per chunk at its text's estimated length (the audio
+// is not made yet), in the action's cost; the worst case adds every
+// regeneration (the chunk's characters and its check again); the budget
+// is held to the worst case.
+func TestListenWorkPriced(t *testing.T) {
+	d := listenChapter(t, 2)
+	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: state.New(), Options: planner.Options{NoRefresh: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := p.Actions[0]
+	w := a.Listen
+	var secs float64
+	for _, ch := range d.Chunks {
+		secs += planner.EstimatedSeconds(ch.Characters, d.Wire.Synthesis.Speed)
+	}
+	if w == nil || w.Items != len(d.Chunks) || w.Make != len(d.Chunks) || !w.Estimated || w.Language != "hi-IN" || w.AudioSeconds != secs || a.Cost.AudioSeconds != secs {
+		t.Fatalf("listen work %+v, cost %+v; want %d checks of %.0f s", w, a.Cost, len(d.Chunks), secs)
+	}
+	want := planner.Cost{Characters: 3 * d.Characters, AudioSeconds: 3 * secs}
+	if w.Worst != want || p.Worst != want {
+		t.Fatalf("worst case %+v (plan %+v), want %+v", w.Worst, p.Worst, want)
+	}
+	limit := 2 * d.Characters
+	budget := &manifest.Budget{MaxCharacters: &limit}
+	if _, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: state.New(), Options: planner.Options{NoRefresh: true}, Budget: budget}); !errors.Is(err, planner.ErrBudget) {
+		t.Fatalf("a budget under the worst case: %v", err)
+	}
+}
+
+// TestListenCheckAction: a recorded resource with listen: and no
+// recorded check for its audio is a Check action pricing the chunks not
+// checked; once every chunk records a check of its audio, nothing.
+func TestListenCheckAction(t *testing.T) {
+	d := listenChapter(t, 0)
+	st := recorded(d)
+	r := st.Resources[d.Address]
+	for i := range r.Chunks {
+		r.Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
+	}
+	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 1 || p.Actions[0].Type != planner.Check || p.Actions[0].Listen.Make != len(d.Chunks) || p.Actions[0].Cost.Characters != 0 || p.NoOps != 0 {
+		t.Fatalf("plan %+v", p.Actions)
+	}
+	for i := range r.Chunks {
+		req, _ := planner.NewCheckRequest("hi-IN", 30, 16000)
+		r.Chunks[i].Listen = &state.Listen{Fingerprint: planner.CheckFingerprint(r.Chunks[i].SHA256, req), API: req.API, LanguageCode: "hi-IN", Rate: 16000, Seconds: 30, Pass: true, Judged: "h1"}
+	}
+	r.Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(strings.Repeat("f", 64), planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
+	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 1 || p.Actions[0].Listen.Make != 1 || p.Actions[0].Cost.AudioSeconds != 30 || p.Actions[0].Listen.Estimated {
+		t.Fatalf("one chunk's record is of other audio: %+v %+v", p.Actions, p.Actions[0].Listen)
+	}
+	r.Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(r.Chunks[3].SHA256, planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
+	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil || len(p.Actions) != 0 || p.NoOps != 1 {
+		t.Fatalf("every check recorded: %+v, %v", p.Actions, err)
 	}
 }

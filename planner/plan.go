@@ -26,7 +26,7 @@ const (
 )
 
 // ActionOrder is the display order of action groups.
-var ActionOrder = []ActionType{Create, Replace, Repair, Restore, Move, Resume, Delete}
+var ActionOrder = []ActionType{Create, Replace, Repair, Restore, Check, Move, Resume, Delete}
 
 // Symbol is the one-glyph mark of an action type in plan output.
 func (t ActionType) Symbol() string {
@@ -281,6 +281,8 @@ func (p *Plan) Dependents(addr string) []string {
 // Summary counts a plan's actions by type.
 type Summary struct {
 	Add, Replace, Repair, Restore, Move, Resume, Destroy, NoOp int
+	// Check counts the resources whose only work is a listening check.
+	Check int
 }
 
 // Summary counts the plan's actions.
@@ -296,6 +298,8 @@ func (p *Plan) Summary() Summary {
 			s.Repair++
 		case Restore:
 			s.Restore++
+		case Check:
+			s.Check++
 		case Move:
 			s.Move++
 		case Resume:
@@ -332,6 +336,7 @@ func Compute(in Input) (*Plan, error) {
 	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}
+	c.listenWork()
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops}
 	actions, err := order(c.actions)
 	if err != nil {
@@ -340,8 +345,13 @@ func Compute(in Input) (*Plan, error) {
 	p.Actions = actions
 	for _, a := range p.Actions {
 		p.Cost = p.Cost.Add(a.Cost)
+		if a.Listen != nil {
+			p.Worst = p.Worst.Add(a.Listen.Worst)
+		} else {
+			p.Worst = p.Worst.Add(a.Cost)
+		}
 	}
-	if err := CheckBudget(p.Cost, in.Budget); err != nil {
+	if err := CheckBudget(p.Worst, in.Budget); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -358,6 +368,8 @@ type computer struct {
 	replace    map[string]bool
 	actions    []*Action
 	noops      int
+	// listenNoops are the no-ops with listen:, which may need a Check.
+	listenNoops []string
 	// claimed are the paths some desired resource writes or reads: a
 	// delete or replace never removes them.
 	claimed map[string]bool
@@ -400,6 +412,9 @@ func (c *computer) plan() error {
 		}
 		if a == nil {
 			c.noops++
+			if d.Listen != nil {
+				c.listenNoops = append(c.listenNoops, addr)
+			}
 			continue
 		}
 		c.actions = append(c.actions, a)

@@ -21,6 +21,8 @@ type Listen struct {
 	// API and LanguageCode are the recognition request's (rest, batch).
 	API          string `json:"api"`
 	LanguageCode string `json:"language_code"`
+	// Rate is the sample rate of the audio sent (planner.CheckRequest).
+	Rate int `json:"sample_rate"`
 	// Seconds is the audio sent: what the check billed.
 	Seconds float64 `json:"seconds"`
 	// Heard is the transcript, the API key redacted; at most MaxHeard bytes.
@@ -102,6 +104,9 @@ func (l *Listen) Check() error {
 		if !(r.v >= 0 && r.v <= 1) {
 			return fmt.Errorf("%s: %g, not a rate from 0 to 1", r.name, r.v)
 		}
+	}
+	if l.Rate < 0 || l.Rate > 1_000_000 {
+		return fmt.Errorf("sample_rate: %d, not between 0 and 1000000", l.Rate)
 	}
 	if l.LongestRun < 0 || l.MissingTail < 0 || l.Takes < 0 || l.Takes > MaxTakes {
 		return fmt.Errorf("longest_run, missing_tail or takes: out of range (%d, %d, %d; takes at most %d)", l.LongestRun, l.MissingTail, l.Takes, MaxTakes)

@@ -1,0 +1,146 @@
+package planner
+
+import (
+	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/narration"
+	"github.com/voxform/voxform/state"
+)
+
+// ListenItem is one check of a synthesis: its audio sent whole (Chunk
+// -1) or chunk Chunk of its split text.
+type ListenItem struct {
+	Chunk      int
+	Text       string // what was sent, audio tags and all
+	Characters int64
+	// SHA256 is the audio's hash when the action keeps audio the state
+	// records for it ("" when the audio is made or restored by the
+	// action); Record is that audio's recorded check (nil: none).
+	SHA256 string
+	Record *state.Listen
+}
+
+// ListenItems lists the checks of a synthesis action with listen:, in
+// order, with what the state records for the audio the action keeps.
+func ListenItems(a *Action) []ListenItem {
+	d := a.Desired
+	keeps := a.Prior != nil && (a.Type == Check || a.Type == Move || a.KeepsRecord() && a.Type != Repair)
+	if len(d.Chunks) == 0 {
+		it := ListenItem{Chunk: -1, Text: d.Wire.Synthesis.Text, Characters: d.Characters}
+		if keeps && len(a.Prior.Outputs) > 0 {
+			it.SHA256, it.Record = a.Prior.Outputs[0].SHA256, a.Prior.Outputs[0].Listen
+		}
+		return []ListenItem{it}
+	}
+	var prior map[string]*state.ChunkRecord
+	if a.Prior != nil && (keeps || a.Type != Restore) {
+		prior = make(map[string]*state.ChunkRecord, len(a.Prior.Chunks))
+		for i := range a.Prior.Chunks {
+			prior[a.Prior.Chunks[i].Fingerprint] = &a.Prior.Chunks[i]
+		}
+	}
+	fresh := a.Chunks != nil && a.Chunks.Fresh
+	items := make([]ListenItem, len(d.Chunks))
+	for i, ch := range d.Chunks {
+		items[i] = ListenItem{Chunk: i, Text: ch.Text, Characters: ch.Characters}
+		if r := prior[ch.Fingerprint]; r != nil && !fresh {
+			items[i].SHA256, items[i].Record = r.SHA256, r.Listen
+		}
+	}
+	return items
+}
+
+// Language is the recognition language of a's checks and how it was
+// chosen (contract.ListenLanguage).
+func (d *Desired) ListenLanguage() (code, how string) {
+	w := d.Wire.Synthesis
+	return contract.ListenLanguage(w.Language, d.Listen.LanguageCode, narration.Spoken(w.Text))
+}
+
+// Recorded reports whether it holds a check made of its audio in
+// language code: the record's fingerprint is that of the audio and the
+// request the record names.
+func (it *ListenItem) Recorded(code string) bool {
+	l := it.Record
+	if l == nil || it.SHA256 == "" || l.Status != "" || l.LanguageCode != code {
+		return false
+	}
+	req, ok := NewCheckRequest(code, 0, l.Rate)
+	if !ok {
+		return false
+	}
+	req.API = l.API
+	req.Format, req.Model = "", ""
+	switch l.API {
+	case contract.APIREST, contract.APIBatchLegacy:
+		req.Format = "verbatim"
+	case contract.APIBatch:
+		req.Model = contract.DefaultBatchModel
+	}
+	return l.Fingerprint == CheckFingerprint(it.SHA256, req)
+}
+
+// listenWork prices the listening checks of every synthesis with
+// listen:, and makes a Check action of each one that needs nothing but
+// checks its state does not record.
+func (c *computer) listenWork() {
+	for _, addr := range c.listenNoops {
+		d := c.desired[addr]
+		a := &Action{Address: addr, Type: Check, Desired: d, Prior: c.st.Resources[addr], Reasons: []string{"listen: not checked"}}
+		if c.priceListen(a); a.Listen.Make > 0 {
+			c.noops--
+			c.actions = append(c.actions, a)
+		}
+	}
+	for _, a := range c.actions {
+		if a.Type == Check || a.Desired == nil || a.Desired.Listen == nil || a.Type == Delete {
+			continue
+		}
+		switch a.Type {
+		case Create, Replace, Restore, Move:
+		case Repair:
+			if a.RenderFrom != "" {
+				continue
+			}
+		default:
+			continue
+		}
+		c.priceListen(a)
+	}
+}
+
+// priceListen sets a.Listen and adds its checks to a.Cost: a check
+// recorded for the audio the action keeps is free; every other is made,
+// at the audio's recorded length or, for audio not made yet, at
+// EstimatedSeconds of its text (an upper bound: apply refuses a check
+// longer than that).
+func (c *computer) priceListen(a *Action) {
+	d := a.Desired
+	w := &ListenWork{Regenerate: d.Listen.Regenerate}
+	w.Language, w.How = d.ListenLanguage()
+	var again Cost
+	for _, it := range ListenItems(a) {
+		w.Items++
+		if it.Recorded(w.Language) {
+			w.Recorded++
+			continue
+		}
+		w.Make++
+		secs := EstimatedSeconds(it.Characters, d.Wire.Synthesis.Speed)
+		if r := it.Record; r != nil && it.SHA256 != "" && r.Seconds > 0 {
+			secs = r.Seconds
+		} else {
+			w.Estimated = true
+		}
+		w.AudioSeconds += secs
+		again = again.Add(Cost{Characters: it.Characters, AudioSeconds: secs})
+	}
+	if w.Language == "" {
+		w.Make, w.AudioSeconds, again = 0, 0, Cost{}
+	}
+	a.Cost.AudioSeconds += w.AudioSeconds
+	w.Worst = a.Cost
+	for range w.Regenerate {
+		w.Worst = w.Worst.Add(again)
+	}
+	a.Listen = w
+}
