@@ -1,8 +1,6 @@
 package loudness
 
 import (
-	"context"
-	"fmt"
 	"io"
 
 	"github.com/voxform/voxform/audio"
@@ -17,17 +15,19 @@ import (
 // in, they shift every gating block by tens of milliseconds, which moves
 // the integrated loudness of short speech by more than 0.1 LU.
 
-func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
+// openMP3 returns the samples of the MP3 file in rs, the encoder delay
+// and padding cut, and their rate.
+func openMP3(rs io.ReadSeeker) (audio.SampleSource, int, error) {
 	h, gap, err := mp3.ReadGapless(rs)
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	d, err := audio.Decode(rs)
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	src := d.Samples
 	if gap != nil {
@@ -37,7 +37,7 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 		}
 		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep}
 	}
-	return measureLoudnessSamples(ctx, src, d.Format.SampleRate)
+	return src, d.Format.SampleRate, nil
 }
 
 // trimmed drops the first skip frames of src and ends after keep more
