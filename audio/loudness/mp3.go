@@ -35,7 +35,7 @@ func openMP3(rs io.ReadSeeker) (audio.SampleSource, int, error) {
 		if gap.Frames > 0 {
 			keep = max(gap.Frames*int64(h.Samples)-gap.Start-gap.End, 0)
 		}
-		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep}
+		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep, frame: int64(h.Samples)}
 	}
 	return src, d.Format.SampleRate, nil
 }
@@ -43,10 +43,17 @@ func openMP3(rs io.ReadSeeker) (audio.SampleSource, int, error) {
 // trimmed drops the first skip frames of src and ends after keep more
 // (keep < 0: at the end of src).
 type trimmed struct {
-	src  audio.SampleSource
-	skip int64
-	keep int64
+	src   audio.SampleSource
+	skip  int64
+	keep  int64
+	frame int64 // samples per MP3 frame
 }
+
+// short reports whether src ended a whole MP3 frame or more before the
+// length the LAME tag gives: the file was cut at a frame boundary. (A
+// whole file ends at most mp3.DecoderDelay samples early, fewer than any
+// frame holds, since the decoder's delay is skipped at the start.)
+func (t *trimmed) short() bool { return t.keep > 0 && t.keep >= t.frame }
 
 func (t *trimmed) Channels() int { return t.src.Channels() }
 

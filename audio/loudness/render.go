@@ -90,11 +90,8 @@ func renderWithin(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxR
 	if err != nil {
 		return Rendered{}, fmt.Errorf("render: %w", err)
 	}
-	if length >= 0 && in.frames < length && raw == nil {
-		return Rendered{}, fmt.Errorf("render: truncated WAV file: %d of the %d frames its header declares", in.frames, length)
-	}
-	if o, ok := src.(*opusSource); ok && !o.ended() {
-		return Rendered{}, errors.New("render: truncated Ogg Opus file: the stream ends without its last page")
+	if err := whole(src, in.frames, length, raw != nil); err != nil {
+		return Rendered{}, fmt.Errorf("render: %w", err)
 	}
 	lead, tail := e.edges()
 	return Rendered{
@@ -140,6 +137,29 @@ func openRendered(rs io.ReadSeeker, raw *audio.Format) (audio.SampleSource, int,
 	}
 	src, rate, err := openSamples(rs)
 	return src, rate, length, err
+}
+
+// whole says whether src, read to its end in frames frames, was all of
+// its file: a WAV file holds the length frames its header declares, an
+// MP3 file the frames of its LAME tag, an Ogg stream ends with its last
+// page. Files cut short decode without an error where they were cut
+// between frames or pages.
+func whole(src audio.SampleSource, frames, length int64, raw bool) error {
+	switch s := src.(type) {
+	case *opusSource:
+		if !s.ended() {
+			return errors.New("truncated Ogg Opus file: the stream ends without its last page")
+		}
+	case *trimmed:
+		if s.short() {
+			return fmt.Errorf("truncated MP3 file: %d samples fewer than its LAME tag declares", s.keep)
+		}
+	default:
+		if !raw && length >= 0 && frames < length {
+			return fmt.Errorf("truncated WAV file: %d of the %d frames its header declares", frames, length)
+		}
+	}
+	return nil
 }
 
 // isWAV reads the first 12 bytes of rs and says whether they are a WAV
