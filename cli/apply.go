@@ -310,8 +310,26 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 			fmt.Sprintf("run %s again once the service answers: it does only what is left", f.op())))
 	case summary.Failed > 0:
 		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
+	case summary.ListenFailing > 0:
+		return exitCode(ExitError, fmt.Errorf("%d listening check(s) or seam(s) fail: %s; each output is in place and recorded failing", summary.ListenFailing, failingOutputs(summary)))
 	}
 	return nil
+}
+
+// failingOutputs names the outputs whose listening checks or seams fail
+// (the first few of them).
+func failingOutputs(s *executor.Summary) string {
+	const most = 10
+	var names []string
+	for _, f := range s.ListenFailed {
+		if len(names) == 0 || names[len(names)-1] != f.Address {
+			names = append(names, untrusted.Escape(f.Address))
+		}
+	}
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 // printSummary ends a human apply or destroy: counts, billing, and every
@@ -325,6 +343,8 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 		word = "stopped: the service appears down"
 	case s.Failed > 0:
 		word = "finished with errors"
+	case s.ListenFailing > 0:
+		word = "finished with failing listening checks"
 	}
 	fmt.Fprintf(w, "\n%s%s %s! Resources: %d done, %d failed, %d skipped.\n", strings.ToUpper(op[:1]), op[1:], word, s.Done, s.Failed, s.Skipped)
 	billed := fmt.Sprintf("Billed: %s characters, %s of audio.", groupDigits(s.BilledCharacters), hms(s.BilledAudioSeconds))
@@ -343,6 +363,25 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	}
 	for _, fl := range s.Failures {
 		fmt.Fprintf(w, "  %s: %s\n", untrusted.Escape(fl.Address), untrusted.Lines(errString(fl.Err)))
+	}
+	printListen(w, s)
+}
+
+// printListen lists the extra takes, and every listening check and seam
+// that fails in the state.
+func printListen(w io.Writer, s *executor.Summary) {
+	if s.Takes > 0 {
+		fmt.Fprintf(w, "Listening checks: %d extra take(s) made (regenerate).\n", s.Takes)
+	}
+	if s.ListenFailing == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Listening checks failing: %d (each output is in place, recorded failing):\n", s.ListenFailing)
+	for _, f := range s.ListenFailed {
+		fmt.Fprintf(w, "  %s\n", untrusted.Lines(f.String()))
+	}
+	if more := s.ListenFailing - len(s.ListenFailed); more > 0 {
+		fmt.Fprintf(w, "  and %d more\n", more)
 	}
 }
 

@@ -16,7 +16,7 @@
 // An apply never bills more than its plan priced: before its first call,
 // a synthesis checks that what it is about to bill (the whole text, or the
 // chunks its store lacks) is no more than the characters the plan priced
-// for it (checkPriced), and fails with ErrUnpriced otherwise, calling
+// for it (allowance), and fails with ErrUnpriced otherwise, calling
 // nothing: a chunk the plan found cached and that is gone since is planned
 // again, not paid for unseen, and the budget the plan was checked against
 // holds.

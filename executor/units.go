@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -26,6 +25,8 @@ type result struct {
 	chars   int64
 	seconds float64
 	jobID   string
+	// takes counts the takes made beyond the first (regeneration).
+	takes int
 }
 
 // reporter accounts for resources: the run implements it, and a unit
@@ -65,7 +66,8 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	return &operations{
-		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops},
+		synthesis: &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
+			listen: &listener{client: opts.Client, batcher: noBatcher{}}},
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		render:        &renderOp{files: ws},
@@ -88,16 +90,8 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	}
 }
 
-// errListenNotMade refuses an action with listening checks to make: the
-// planner prices them, the executor does not make them yet, and a check
-// declared must never pass unmade.
-var errListenNotMade = errors.New("listen: listening checks are not made by this version of voxform yet; remove listen: to apply without them")
-
 // of returns the operation of a single-resource action.
 func (ops *operations) of(a *planner.Action) (operation, error) {
-	if a.Listen != nil && a.Listen.Make > 0 {
-		return nil, fmt.Errorf("apply: %s: %w", a.Address, errListenNotMade)
-	}
 	switch a.Type {
 	case planner.Delete:
 		return ops.delete, nil
@@ -105,6 +99,8 @@ func (ops *operations) of(a *planner.Action) (operation, error) {
 		return ops.move, nil
 	case planner.Restore:
 		return ops.restore, nil
+	case planner.Check:
+		return ops.synthesis, nil
 	}
 	switch kindOf(a) {
 	case manifest.KindSynthesis:
