@@ -1,0 +1,172 @@
+package executor_test
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// listenPrompts declares n Hindi prompts with listen: (regenerate r).
+func listenPrompts(n, regenerate int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `
+version: 1
+voices:
+  v3: { model: tts-v3.0, voice: Shivani, language: hi-IN }
+defaults:
+  synthesis:
+    listen: { regenerate: %d }
+syntheses:
+`, regenerate)
+	for i := range n {
+		fmt.Fprintf(&b, "  p%d:\n    voice: v3\n    text: \"गाँव के पुराने घर में आज सुबह से बहुत चहल-पहल थी, क्रमांक %d के लोग मेले की तैयारी कर रहे थे।\"\n    output: out/p%d.wav\n", i, i, i)
+	}
+	return b.String()
+}
+
+// isCheck reports whether req is a REST recognition call.
+func isCheck(req *http.Request) bool {
+	return req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/stt/v3")
+}
+
+// countChecks counts the recognition calls of h's client.
+func countChecks(h *harness) *atomic.Int32 {
+	var n atomic.Int32
+	h.hook = func(req *http.Request, next http.RoundTripper) (*http.Response, error) {
+		if isCheck(req) {
+			n.Add(1)
+		}
+		return next.RoundTrip(req)
+	}
+	return &n
+}
+
+// TestListenFlagsSilence: with every synthesis silent and regenerate: 0,
+// each prompt is checked once, recorded failing (in place, its check
+// billed in the record as the emulator billed it), and the summary lists
+// every one; a second apply makes no check and still reports them.
+func TestListenFlagsSilence(t *testing.T) {
+	h := newHarness(t, emulator.Options{Seed: 3, SilenceRate: 1}, map[string]string{"main.yaml": listenPrompts(3, 0)})
+	checks := countChecks(h)
+	s := h.apply()
+	if s.Done != 3 || s.Failed != 0 || s.ListenFailing != 3 || len(s.ListenFailed) != 3 || s.Takes != 0 {
+		t.Fatalf("summary %+v; want 3 done, 3 failing checks", s)
+	}
+	if checks.Load() != 3 {
+		t.Errorf("%d checks made, want 3", checks.Load())
+	}
+	var secs float64
+	for addr, r := range h.state().Resources {
+		l := r.Outputs[0].Listen
+		if l == nil || l.Pass || l.Heard != "" || l.MissingTail == 0 || l.API != "rest" || l.LanguageCode != "hi-IN" || l.Seconds <= 0 {
+			t.Fatalf("%s: listen %+v; want a failing REST check that heard nothing", addr, l)
+		}
+		if r.BilledAudioSeconds != l.Seconds {
+			t.Errorf("%s: billed %v s, its check %v s", addr, r.BilledAudioSeconds, l.Seconds)
+		}
+		secs += r.BilledAudioSeconds
+	}
+	if got := h.counter("billed_audio_seconds"); math.Abs(got-secs) > 0.01 || math.Abs(s.BilledAudioSeconds-secs) > 0.01 {
+		t.Errorf("the emulator billed %v s of recognition, the summary %v s, the state %v s", got, s.BilledAudioSeconds, secs)
+	}
+	if f := s.ListenFailed[0]; f.Address != "synthesis.p0" || f.Chunk != -1 || !strings.Contains(f.String(), "missing_tail") {
+		t.Errorf("first failure %+v (%s)", f, f)
+	}
+	s = h.apply()
+	if s.Done != 0 || s.ListenFailing != 3 || checks.Load() != 3 {
+		t.Errorf("second apply: %+v after %d checks; want nothing done, no check, the 3 failures still reported", s, checks.Load())
+	}
+}
+
+// TestListenRegenerates: with faults on some syntheses and regenerate: 2,
+// every failing prompt is synthesized again until it passes; the extra
+// takes, and the characters and seconds billed, are exactly what the
+// emulator counts, and are in the records.
+func TestListenRegenerates(t *testing.T) {
+	const n = 8
+	h := newHarness(t, emulator.Options{Seed: 11, TruncateRate: 0.2, ReplaceRate: 0.2}, map[string]string{"main.yaml": listenPrompts(n, 2)})
+	s := h.apply()
+	syntheses := int(h.counter("syntheses"))
+	if s.Done != n || s.Failed != 0 || s.Takes == 0 || s.Takes != syntheses-n {
+		t.Fatalf("summary %+v after %d syntheses; want %d done and every extra take counted", s, syntheses, n)
+	}
+	var chars int64
+	var secs float64
+	takes := 0
+	for addr, r := range h.state().Resources {
+		l := r.Outputs[0].Listen
+		if l == nil || !l.Pass {
+			t.Errorf("%s: listen %+v; want a passing take kept", addr, l)
+			continue
+		}
+		takes += max(l.Takes, 1)
+		chars += r.BilledCharacters
+		secs += r.BilledAudioSeconds
+	}
+	if takes != syntheses {
+		t.Errorf("records count %d takes, the emulator %d syntheses", takes, syntheses)
+	}
+	if got := int64(h.counter("billed_characters")); got != chars || s.BilledCharacters != chars {
+		t.Errorf("billed characters: emulator %d, summary %d, state %d", got, s.BilledCharacters, chars)
+	}
+	if got := h.counter("billed_audio_seconds"); math.Abs(got-secs) > 0.01 {
+		t.Errorf("billed seconds: emulator %v, state %v", got, secs)
+	}
+	if s.ListenFailing != 0 {
+		t.Errorf("failing checks left: %+v", s.ListenFailed)
+	}
+}
+
+// TestListenCheckAction: listen: added to syntheses already made plans a
+// Check of each; apply checks the recorded outputs (no synthesis), and
+// then nothing is left to do.
+func TestListenCheckAction(t *testing.T) {
+	m := listenPrompts(2, 0)
+	plain := strings.Replace(m, "    listen: { regenerate: 0 }\n", "    listen: false\n", 1)
+	h := newHarness(t, emulator.Options{Seed: 5}, map[string]string{"main.yaml": plain})
+	if s := h.apply(); s.Done != 2 {
+		t.Fatalf("apply without listen: %+v", s)
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "main.yaml"), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _, done := h.plan()
+	done()
+	if len(p.Actions) != 2 || p.Actions[0].Type != planner.Check {
+		t.Fatalf("plan after listen: added: %v", p.Actions)
+	}
+	checks := countChecks(h)
+	s := h.apply()
+	if s.Done != 2 || checks.Load() != 2 || h.counter("syntheses") != 2 || s.ListenFailing != 0 {
+		t.Fatalf("check apply: %+v, %d checks, %v syntheses", s, checks.Load(), h.counter("syntheses"))
+	}
+	for addr, r := range h.state().Resources {
+		if l := r.Outputs[0].Listen; l == nil || !l.Pass {
+			t.Errorf("%s: listen %+v", addr, l)
+		}
+	}
+	p, _, done = h.plan()
+	done()
+	if p.HasChanges() {
+		t.Errorf("plan after the checks: %v", p.Actions[0].Reasons)
+	}
+}
+
+// recordedListen is the check recorded on addr's output.
+func recordedListen(t *testing.T, h *harness, addr string) *state.Listen {
+	t.Helper()
+	r := h.state().Resources[addr]
+	if r == nil || len(r.Outputs) == 0 {
+		t.Fatalf("%s not recorded", addr)
+	}
+	return r.Outputs[0].Listen
+}
