@@ -177,3 +177,48 @@ func recordedListen(t *testing.T, h *harness, addr string) *state.Listen {
 	}
 	return r.Outputs[0].Listen
 }
+
+// TestListenChunks: a chapter of about ten chunks with listen: records,
+// per chunk, its place in the joined output (contiguous, from 0 to the
+// output's length), its loudness, its edge silences and its check; a
+// faulted chunk is synthesized again alone; a second apply makes no
+// check.
+func TestListenChunks(t *testing.T) {
+	m := strings.Replace(chapterManifest, "    output: out/chapter.wav\n", "    output: out/chapter.wav\n    listen: { regenerate: 1 }\n", 1)
+	h := newHarness(t, emulator.Options{Seed: 7, ReplaceRate: 0.15}, map[string]string{"main.yaml": m, "chapter.txt": hindiChapter(40)})
+	checks := countChecks(h)
+	s := h.apply()
+	if s.Done != 1 || s.Failed != 0 {
+		t.Fatalf("apply: %+v", s)
+	}
+	r := h.state().Resources["synthesis.chapter"]
+	n := len(r.Chunks)
+	if n < 8 || n > 14 {
+		t.Fatalf("%d chunks; want about ten", n)
+	}
+	end := 0.0
+	takes := 0
+	for i, c := range r.Chunks {
+		if c.Start != end || c.End <= c.Start || c.Loudness == nil || c.Loudness.Integrated == nil || c.Listen == nil || c.Lead < 0 || c.Tail < 0 {
+			t.Fatalf("chunk %d: %+v; want its place after %v s, loudness, edges and check", i, c, end)
+		}
+		if c.Listen.Seconds > 59.5 || c.Listen.API != "rest" {
+			t.Fatalf("chunk %d checked as %+v", i, c.Listen)
+		}
+		end = c.End
+		takes += max(c.Listen.Takes, 1)
+	}
+	if got := int(h.counter("syntheses")); takes != got || s.Takes == 0 || s.Takes != got-n || int(checks.Load()) < got-s.Takes {
+		t.Errorf("chunks record %d takes, the emulator made %d syntheses, the summary %d extra takes, %d checks", takes, got, s.Takes, checks.Load())
+	}
+	if got := int64(h.counter("billed_characters")); got != r.BilledCharacters {
+		t.Errorf("billed %d characters, recorded %d", got, r.BilledCharacters)
+	}
+	if got := h.counter("billed_audio_seconds"); math.Abs(got-r.BilledAudioSeconds) > 0.01 {
+		t.Errorf("billed %v s of checks, recorded %v", got, r.BilledAudioSeconds)
+	}
+	before := checks.Load()
+	if s := h.apply(); s.Done != 0 || checks.Load() != before {
+		t.Errorf("second apply: %+v, %d more checks", s, checks.Load()-before)
+	}
+}
