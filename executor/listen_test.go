@@ -2,9 +2,11 @@ package executor_test
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -220,5 +222,73 @@ func TestListenChunks(t *testing.T) {
 	before := checks.Load()
 	if s := h.apply(); s.Done != 0 || checks.Load() != before {
 		t.Errorf("second apply: %+v, %d more checks", s, checks.Load()-before)
+	}
+}
+
+// TestListenKeyNeverRecorded: a service that echoes the API key in a
+// transcript (in any form the client knows) never gets it into the
+// state: the heard text is redacted when received.
+func TestListenKeyNeverRecorded(t *testing.T) {
+	h := newHarness(t, emulator.Options{Seed: 3}, map[string]string{"main.yaml": listenPrompts(1, 0)})
+	h.hook = func(req *http.Request, next http.RoundTripper) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		if err != nil || !isCheck(req) {
+			return resp, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		echoed := strings.Replace(string(body), `"transcript":"`, `"transcript":"test-key dGVzdC1rZXk= `, 1)
+		if echoed == string(body) {
+			t.Errorf("no transcript in %s", body)
+		}
+		resp.Body = io.NopCloser(strings.NewReader(echoed))
+		resp.ContentLength = int64(len(echoed))
+		resp.Header.Del("Content-Length")
+		return resp, nil
+	}
+	if s := h.apply(); s.Done != 1 {
+		t.Fatalf("apply: %+v", s)
+	}
+	l := recordedListen(t, h, "synthesis.p0")
+	if !strings.Contains(l.Heard, "[redacted] [redacted]") {
+		t.Errorf("heard %q; want the echoed key redacted", l.Heard)
+	}
+	b, err := os.ReadFile(filepath.Join(h.dir, state.StateFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "test-key") || strings.Contains(string(b), "dGVzdC1rZXk") {
+		t.Error("the state holds the API key")
+	}
+	if out, err := exec.Command("grep", "-rl", "test-key", filepath.Join(h.dir, ".voxform")).Output(); err == nil {
+		t.Errorf("the chunk store holds the API key: %s", out)
+	}
+}
+
+// TestListenCheckNotPaidTwice: a check kept in the store is not paid
+// again: with the state and the outputs lost, apply synthesizes the same
+// audio again and finds its checks by fingerprint, for free.
+func TestListenCheckNotPaidTwice(t *testing.T) {
+	h := newHarness(t, emulator.Options{Seed: 5}, map[string]string{"main.yaml": listenPrompts(2, 0)})
+	checks := countChecks(h)
+	if s := h.apply(); s.Done != 2 || checks.Load() != 2 {
+		t.Fatalf("first apply: %+v, %d checks", s, checks.Load())
+	}
+	for _, p := range []string{state.StateFileName, "out"} {
+		if err := os.RemoveAll(filepath.Join(h.dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := h.apply()
+	if s.Done != 2 || checks.Load() != 2 || h.counter("syntheses") != 4 || s.BilledAudioSeconds != 0 {
+		t.Fatalf("apply without the state: %+v, %d checks; want the checks found in the store", s, checks.Load())
+	}
+	for addr, r := range h.state().Resources {
+		if l := r.Outputs[0].Listen; l == nil || !l.Pass || r.BilledAudioSeconds != 0 {
+			t.Errorf("%s: %+v billed %v s", addr, l, r.BilledAudioSeconds)
+		}
 	}
 }
