@@ -158,8 +158,8 @@ func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, al *
 		chars += ch.Characters
 	}
 	missing := fmt.Sprintf("%d of %d chunks not in the cache", len(todo), len(a.Desired.Chunks))
-	if a.Type == planner.Check && len(todo) > 0 {
-		return nil, fmt.Errorf("listen: %s: the audio of each chunk is checked, and %s; plan again", a.Address, missing)
+	if (a.Type == planner.Check || a.Type == planner.Restore) && len(todo) > 0 {
+		return nil, fmt.Errorf("listen: %s: the audio of each chunk is checked, and %s; 'voxform apply -replace=%s' synthesizes them again (billed)", a.Address, missing, a.Address)
 	}
 	if err := al.chars(chars, missing); err != nil {
 		return nil, err

@@ -65,13 +65,14 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
+	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
+		listen: &listener{client: opts.Client, batcher: noBatcher{}}}
 	return &operations{
-		synthesis: &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
-			listen: &listener{client: opts.Client, batcher: noBatcher{}}},
+		synthesis:     synth,
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		render:        &renderOp{files: ws},
-		restore:       &restoreOp{files: ws},
+		restore:       &restoreOp{files: ws, checks: synth},
 		move:          &moveOp{files: ws, now: opts.Now},
 		delete:        &deleteOp{client: opts.Client, files: ws},
 		batch: &batchOp{
@@ -98,6 +99,9 @@ func (ops *operations) of(a *planner.Action) (operation, error) {
 	case planner.Move:
 		return ops.move, nil
 	case planner.Restore:
+		if listenChunks(a) {
+			return ops.synthesis, nil
+		}
 		return ops.restore, nil
 	case planner.Check:
 		return ops.synthesis, nil
