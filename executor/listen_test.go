@@ -1,6 +1,7 @@
 package executor_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
@@ -289,6 +292,79 @@ func TestListenCheckNotPaidTwice(t *testing.T) {
 	for addr, r := range h.state().Resources {
 		if l := r.Outputs[0].Listen; l == nil || !l.Pass || r.BilledAudioSeconds != 0 {
 			t.Errorf("%s: %+v billed %v s", addr, l, r.BilledAudioSeconds)
+		}
+	}
+}
+
+// applyCached plans and applies with a local output cache at dir.
+func applyCached(t *testing.T, h *harness, local *cache.Local) *executor.Summary {
+	t.Helper()
+	p, rec, done := h.planWith(planner.Options{Cache: planner.CacheLocal})
+	defer done()
+	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec, Cache: &cache.Cache{Local: local}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestListenRestore: a restore keeps each listening record it keeps the
+// record of (outputs removed, the state kept: nothing changes in it); a
+// restore without a record (the state lost) finds every check in the
+// cache by its fingerprint: no synthesis and no check is paid, each
+// prompt and chunk is recorded with its check, each chunk placed.
+func TestListenRestore(t *testing.T) {
+	m := listenPrompts(2, 0) + strings.Replace(strings.SplitN(chapterManifest, "syntheses:\n", 2)[1],
+		"    output: out/chapter.wav\n", "    output: out/chapter.wav\n    listen: true\n", 1)
+	dir := t.TempDir()
+	m = strings.Replace(m, "version: 1\n", fmt.Sprintf("version: 1\nservice: { max_text_chars: 300 }\ncache: { dir: %q }\n", dir), 1)
+	h := newHarness(t, emulator.Options{Seed: 5}, map[string]string{"main.yaml": m, "chapter.txt": hindiChapter(20)})
+	local, err := cache.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := applyCached(t, h, local); s.Done != 3 || s.Failed != 0 {
+		t.Fatalf("first apply: %+v", s)
+	}
+	made := h.state()
+	checks := countChecks(h)
+	syntheses := h.counter("syntheses")
+
+	if err := os.RemoveAll(filepath.Join(h.dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(h.dir, state.StateFileName))
+	if s := applyCached(t, h, local); s.Done != 3 || s.Failed != 0 {
+		t.Fatalf("restoring apply: %+v %v", s, s.Failures)
+	}
+	if after, _ := os.ReadFile(filepath.Join(h.dir, state.StateFileName)); string(after) != string(before) {
+		t.Errorf("a restore that keeps its record changed the state")
+	}
+
+	for _, p := range []string{state.StateFileName, "out", executor.ChunkDir} {
+		if err := os.RemoveAll(filepath.Join(h.dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := applyCached(t, h, local); s.Done != 3 || s.Failed != 0 || s.BilledAudioSeconds != 0 || s.BilledCharacters != 0 {
+		t.Fatalf("apply without the state: %+v %v", s, s.Failures)
+	}
+	if checks.Load() != 0 || h.counter("syntheses") != syntheses {
+		t.Errorf("restores made %d checks and %v syntheses", checks.Load(), h.counter("syntheses")-syntheses)
+	}
+	for addr, r := range h.state().Resources {
+		was := made.Resources[addr]
+		if len(r.Chunks) > 0 {
+			for i, c := range r.Chunks {
+				w := was.Chunks[i]
+				if c.Listen == nil || c.Listen.Fingerprint != w.Listen.Fingerprint || !c.Listen.Pass || c.Start != w.Start || c.End != w.End || c.Loudness == nil {
+					t.Errorf("%s chunk %d restored as %+v, made as %+v", addr, i, c, w)
+				}
+			}
+			continue
+		}
+		if l := r.Outputs[0].Listen; l == nil || l.Fingerprint != was.Outputs[0].Listen.Fingerprint || !l.Pass {
+			t.Errorf("%s restored with check %+v", addr, l)
 		}
 	}
 }
