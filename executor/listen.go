@@ -35,6 +35,10 @@ type listener struct {
 	batcher checkBatcher
 }
 
+// checkBatcherOf is the batcher of an apply with opts (a variable, so
+// that tests can stand in for batch jobs).
+var checkBatcherOf = func(Options) checkBatcher { return noBatcher{} }
+
 // maxCheckDoc bounds a check document read from the cache: the transcript
 // (state.MaxHeard) and its segments.
 const maxCheckDoc = 4 << 20

@@ -16,6 +16,7 @@ import (
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/emulator"
 	"github.com/voxform/voxform/executor"
+	"github.com/voxform/voxform/narration"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
@@ -366,5 +367,47 @@ func TestListenRestore(t *testing.T) {
 		if l := r.Outputs[0].Listen; l == nil || l.Fingerprint != was.Outputs[0].Listen.Fingerprint || !l.Pass {
 			t.Errorf("%s restored with check %+v", addr, l)
 		}
+	}
+}
+
+// TestListenLongCheckBatched: a take longer than REST recognition takes
+// (contract.ListenRESTMax) is checked through the batch jobs' seam, not
+// REST; its check is recorded as a batch one, and kept: a second apply
+// asks nothing.
+func TestListenLongCheckBatched(t *testing.T) {
+	text := strings.TrimSpace(hindiChapter(24))
+	m := fmt.Sprintf(`
+version: 1
+service: { max_text_chars: 5000 }
+voices:
+  v3: { model: tts-v3.0, voice: Shivani, language: hi-IN }
+syntheses:
+  long:
+    voice: v3
+    text: %q
+    output: out/long.wav
+    listen: true
+`, text)
+	var batched []float64
+	executor.SetBatchCheck(t, func(paths []string, secs []float64) []string {
+		batched = append(batched, secs...)
+		heard := make([]string, len(paths))
+		for i := range heard {
+			heard[i] = narration.Spoken(text)
+		}
+		return heard
+	})
+	h := newHarness(t, emulator.Options{Seed: 5, MaxText: 5000}, map[string]string{"main.yaml": m})
+	checks := countChecks(h)
+	s := h.apply()
+	if s.Done != 1 || s.Failed != 0 {
+		t.Fatalf("apply: %+v %v", s, s.Failures)
+	}
+	l := recordedListen(t, h, "synthesis.long")
+	if len(batched) != 1 || batched[0] <= 59.5 || checks.Load() != 0 || l.API != "batch" || !l.Pass || l.Seconds != math.Round(batched[0]*1000)/1000 {
+		t.Fatalf("checks: batched %v, %d REST; recorded %+v", batched, checks.Load(), l)
+	}
+	if s := h.apply(); s.Done != 0 || len(batched) != 1 {
+		t.Errorf("second apply: %+v, %d batched", s, len(batched))
 	}
 }
