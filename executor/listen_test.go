@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -409,5 +410,30 @@ syntheses:
 	}
 	if s := h.apply(); s.Done != 0 || len(batched) != 1 {
 		t.Errorf("second apply: %+v, %d batched", s, len(batched))
+	}
+}
+
+// TestListenNeverUnpriced: a take whose rendition lasts longer than the
+// plan priced its check at is not sent: the resource fails with
+// ErrUnpriced naming both figures, and no recognition is asked for.
+func TestListenNeverUnpriced(t *testing.T) {
+	h := newHarness(t, emulator.Options{Seed: 5}, map[string]string{"main.yaml": listenPrompts(1, 0)})
+	checks := countChecks(h)
+	p, rec, done := h.plan()
+	defer done()
+	a := p.Actions[0]
+	if a.Listen == nil || a.Listen.Worst.AudioSeconds < 2 {
+		t.Fatalf("plan: %+v", a.Listen)
+	}
+	a.Listen.Worst.AudioSeconds = 1.5 // as if the audio were shorter than it is
+	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Failed != 1 || !errors.Is(s.Failures[0].Err, executor.ErrUnpriced) || !strings.Contains(s.Failures[0].Err.Error(), "of the 1.5 s the plan priced") {
+		t.Fatalf("apply: %+v; want the check refused as unpriced", s)
+	}
+	if checks.Load() != 0 {
+		t.Errorf("%d checks sent", checks.Load())
 	}
 }
