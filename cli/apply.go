@@ -139,8 +139,14 @@ func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) erro
 	if werr := writePlan(env, p, pr.manifest, planOutput{json: f.plan.jsonOut, noColor: f.plan.noColor}); werr != nil {
 		return werr
 	}
-	if err != nil || !p.HasChanges() {
+	if err != nil {
 		return err
+	}
+	if !p.HasChanges() && f.op() == "apply" {
+		return recordedFailing(env, f, pr)
+	}
+	if !p.HasChanges() {
+		return nil
 	}
 	if err := confirm(ctx, env, f, saved); err != nil {
 		return err
@@ -314,6 +320,23 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 		return exitCode(ExitError, fmt.Errorf("%d listening check(s) or seam(s) fail: %s; each output is in place and recorded failing", summary.ListenFailing, failingOutputs(summary)))
 	}
 	return nil
+}
+
+// recordedFailing fails an apply with nothing to do when the state
+// records listening checks that fail: CI stays red until they pass.
+func recordedFailing(env *Env, f *applyFlags, pr *preparedPlan) error {
+	st, err := pr.session.State()
+	if err != nil {
+		return err
+	}
+	s := &executor.Summary{}
+	if s.ListenFailed, s.ListenFailing = executor.FailingChecks(st); s.ListenFailing == 0 {
+		return nil
+	}
+	if !f.plan.jsonOut {
+		printListen(env.Stdout, s)
+	}
+	return exitCode(ExitError, fmt.Errorf("%d listening check(s) fail: %s; each output is in place and recorded failing", s.ListenFailing, failingOutputs(s)))
 }
 
 // failingOutputs names the outputs whose listening checks or seams fail

@@ -78,6 +78,12 @@ type jsonApplyMessage struct {
 	// ServiceDown (apply_summary) says the service appeared down, naming
 	// the host and the last failure: nothing new was started after it.
 	ServiceDown string `json:"service_down,omitempty"`
+	// ListenFailed (apply_summary) are the listening checks and seams
+	// that fail in the state, ListenFailing how many there are; Takes the
+	// takes made beyond the first (regeneration).
+	ListenFailed  []jsonListenFailure `json:"listen_failed,omitempty"`
+	ListenFailing int                 `json:"listen_failing,omitempty"`
+	Takes         int                 `json:"takes,omitempty"`
 	// Message (warning) is the text of a warning.
 	Message string `json:"message,omitempty"`
 	// Count (orphans_cancelled) is the number of jobs cancelled.
@@ -88,6 +94,27 @@ type jsonApplyMessage struct {
 type jsonFailure struct {
 	Address string `json:"address"`
 	Message string `json:"message"`
+}
+
+// jsonListenFailure is one failing listening check or seam in
+// apply_summary: chunk is 1-based (absent for an output sent whole).
+type jsonListenFailure struct {
+	Address string  `json:"address"`
+	Chunk   int     `json:"chunk,omitempty"`
+	Of      int     `json:"of,omitempty"`
+	Seam    bool    `json:"seam,omitempty"`
+	Start   float64 `json:"start_seconds,omitempty"`
+	End     float64 `json:"end_seconds,omitempty"`
+	Why     string  `json:"why"`
+	Takes   int     `json:"takes,omitempty"`
+}
+
+func listenFailures(s *executor.Summary) []jsonListenFailure {
+	var out []jsonListenFailure
+	for _, f := range s.ListenFailed {
+		out = append(out, jsonListenFailure{Address: f.Address, Chunk: f.Chunk + 1, Of: f.Of, Seam: f.Seam, Start: f.Start, End: f.End, Why: f.Why, Takes: f.Takes})
+	}
+	return out
 }
 
 func (r *jsonRenderer) Event(e executor.Event) {
@@ -123,6 +150,7 @@ func (r *jsonRenderer) Event(e executor.Event) {
 			m.Failures = append(m.Failures, jsonFailure{Address: fl.Address, Message: errString(fl.Err)})
 		}
 		m.OrphansCancelled, m.LowestConcurrency, m.Warnings = s.OrphansCancelled, s.LowestConcurrency, s.Warnings
+		m.ListenFailed, m.ListenFailing, m.Takes = listenFailures(s), s.ListenFailing, s.Takes
 	case executor.EventOrphansCancelled:
 		m.Type, m.Count = "orphans_cancelled", e.Count
 	case executor.EventWarning:

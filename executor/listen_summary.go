@@ -85,3 +85,9 @@ func (f ListenFailure) String() string {
 	}
 	return b.String()
 }
+
+// FailingChecks lists the failing listening checks the state st records,
+// as Summary.ListenFailed does (seams aside: they need the manifest's
+// limits), and counts them: an apply with nothing to do still reports
+// them.
+func FailingChecks(st *state.File) ([]ListenFailure, int) { return listenFailures(st, nil) }
