@@ -437,3 +437,34 @@ func TestListenNeverUnpriced(t *testing.T) {
 		t.Errorf("%d checks sent", checks.Load())
 	}
 }
+
+// TestListenSeamsAndMove: apply judges the seams of a chunked output
+// from its chunk records and lists the failing ones (a limit no chapter
+// meets here); a move of the output keeps every check, place and
+// measure recorded.
+func TestListenSeamsAndMove(t *testing.T) {
+	m := strings.Replace(chapterManifest, "    output: out/chapter.wav\n", "    output: out/chapter.wav\n    listen: { seams: { min_gap: 59s, max_gap: 60s } }\n", 1)
+	h := newHarness(t, emulator.Options{Seed: 7}, map[string]string{"main.yaml": m, "chapter.txt": hindiChapter(16)})
+	s := h.apply()
+	made := h.state().Resources["synthesis.chapter"]
+	n := len(made.Chunks)
+	if s.Done != 1 || n < 3 || s.ListenFailing != n-1 || !s.ListenFailed[0].Seam || !strings.Contains(s.ListenFailed[0].String(), "seam 1|2 of") {
+		t.Fatalf("apply: %+v; want its %d seams failing", s, n-1)
+	}
+	moved := strings.Replace(m, "out/chapter.wav", "out/moved.wav", 1)
+	if err := os.WriteFile(filepath.Join(h.dir, "main.yaml"), []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.apply(); s.Done != 1 || s.BilledAudioSeconds != 0 || s.BilledCharacters != 0 {
+		t.Fatalf("move: %+v", s)
+	}
+	r := h.state().Resources["synthesis.chapter"]
+	if r.Outputs[0].Path != "out/moved.wav" || len(r.Chunks) != n {
+		t.Fatalf("moved record: %+v", r)
+	}
+	for i, c := range r.Chunks {
+		if w := made.Chunks[i]; c.Listen == nil || c.Listen.Fingerprint != w.Listen.Fingerprint || c.Start != w.Start || c.Loudness == nil || c.Tail != w.Tail {
+			t.Errorf("chunk %d moved as %+v, made as %+v", i, c, w)
+		}
+	}
+}
