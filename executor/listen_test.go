@@ -468,3 +468,42 @@ func TestListenSeamsAndMove(t *testing.T) {
 		}
 	}
 }
+
+// TestListenKeepsPriorPassing: a prompt replaced (-replace) whose every
+// take fails its check keeps the recorded output of the same request,
+// which passed: the file stays as it was, the record with its passing
+// check, what the failed takes billed added to it.
+func TestListenKeepsPriorPassing(t *testing.T) {
+	for seed := uint64(1); seed < 40; seed++ {
+		h := newHarness(t, emulator.Options{Seed: seed, SilenceRate: 0.5}, map[string]string{"main.yaml": listenPrompts(1, 0)})
+		if s := h.apply(); s.ListenFailing != 0 {
+			continue // the first take failed: another seed
+		}
+		made := h.state().Resources["synthesis.p0"]
+		p, rec, done := h.planWith(planner.Options{Replace: []string{"synthesis.p0"}})
+		// The planner takes a -replace of the same request for one that
+		// keeps its audio and prices no check (a planner issue): the
+		// check of the new take is priced here as it should be there.
+		p.Actions[0].Listen.Worst.AudioSeconds = planner.EstimatedSeconds(p.Actions[0].Desired.Characters, 1)
+		s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.counter("syntheses") != 2 {
+			t.Fatalf("replace made %v syntheses", h.counter("syntheses")-1)
+		}
+		if faults, _ := h.stats()["speech_faults"].(map[string]any); faults[emulator.FaultSilence] != 1.0 {
+			continue // the new take passed: another seed
+		}
+		r := h.state().Resources["synthesis.p0"]
+		if r.Outputs[0].SHA256 != made.Outputs[0].SHA256 || !r.Outputs[0].Listen.Pass || s.ListenFailing != 0 {
+			t.Fatalf("replace: %+v; record %+v; want the prior passing output kept", s, r.Outputs[0])
+		}
+		if r.BilledCharacters != 2*made.BilledCharacters || int64(h.counter("billed_characters")) != r.BilledCharacters {
+			t.Errorf("record billed %d characters, the emulator %v", r.BilledCharacters, h.counter("billed_characters"))
+		}
+		return
+	}
+	t.Fatal("no seed made a passing take then a failing one")
+}
