@@ -54,6 +54,9 @@ type count struct {
 // data is the JSON block the page's script reads.
 type data struct {
 	Items []item `json:"items"`
+	// Limits are the listening limits the rows' checks were judged at,
+	// each once (checkView.Limits indexes them; the first is null).
+	Limits []*limitsView `json:"limits"`
 }
 
 // writePage writes index.html atomically.
@@ -95,7 +98,7 @@ func writePage(in Input, p *page) error {
 			v.Clipping++
 		}
 	}
-	b, err := json.Marshal(data{Items: p.Items})
+	b, err := json.Marshal(data{Items: p.Items, Limits: p.listening.limits})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
