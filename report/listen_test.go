@@ -33,7 +33,7 @@ type listenProject struct {
 	bad, loud int
 	// badFrom is the first replaced word of the bad chunk, of badWords.
 	badFrom, badWords int
-	hostile          string
+	hostile           string
 }
 
 const prompt = "Welcome to the city library, please hold the line."
