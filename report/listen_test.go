@@ -288,7 +288,7 @@ func TestReportPassingChecksStaySmall(t *testing.T) {
 	with, _ := p.build(t, p.m)
 	w.Outputs[0].Listen = nil
 	without, _ := p.build(t, p.m)
-	if c := with["synthesis.prompt"]["check"].(map[string]any); c["pass"] != true {
+	if c, _ := with["synthesis.prompt"]["check"].(map[string]any); c["pass"] != true {
 		t.Fatalf("the prompt heard as sent: %s, want a pass", asJSON(c))
 	}
 	if n := len(asJSON(with["synthesis.prompt"])) - len(asJSON(without["synthesis.prompt"])); n > 100 {

@@ -117,6 +117,7 @@
     c.diff.forEach(function (d) {
       if (d.skip) { p.appendChild(el("span", "skip", "… " + d.skip + " words match …")); }
       if (d.sent) { p.appendChild(el(d.op === "match" ? "span" : "del", "a-" + d.op, d.sent)); }
+      if (d.sent && d.heard) { p.appendChild(document.createTextNode(" ")); }
       if (d.heard) { p.appendChild(el("ins", "a-" + d.op, d.heard)); }
       p.appendChild(document.createTextNode(" "));
     });
