@@ -295,3 +295,63 @@ func TestReportPassingChecksStaySmall(t *testing.T) {
 		t.Errorf("a passing check adds %d bytes to its row (%s), want at most 100", n, asJSON(with["synthesis.prompt"]["check"]))
 	}
 }
+
+// TestReportPlannedChunks: in a saved plan, a chapter to be made shows
+// its planned chunks' texts as cues without times (nothing to play yet)
+// and no check; one whose check is to be made (a check action) shows the
+// recorded chunks, their times and checks, with the plan's texts.
+func TestReportPlannedChunks(t *testing.T) {
+	p := newListenProject(t)
+	ds, err := planner.Build(withoutListen(p.m), func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	chapter := ds[0]
+	prior := p.st.Resources["synthesis.chapter"]
+	st := state.New()
+	plan := &planner.Plan{Actions: []*planner.Action{
+		{Address: "synthesis.chapter", Type: planner.Check, Desired: chapter, Prior: prior},
+		{Address: "synthesis.new", Type: planner.Create, Desired: chapter},
+	}}
+	st.Resources["synthesis.chapter"] = prior
+	out := filepath.Join(p.dir, "report")
+	in := report.Input{Dir: p.dir, Out: out, State: st, Manifest: p.m, Plan: &planner.SavedPlan{Plan: plan}}
+	if err := report.Build(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	items := map[string]map[string]any{}
+	for _, it := range pageData(t, out) {
+		items[it["address"].(string)] = it
+	}
+	made := items["synthesis.new"]
+	cues, _ := made["chunks"].([]any)
+	if len(cues) != len(p.chunks) || made["chunk_times"] != nil || made["text"] != nil {
+		t.Fatalf("the chapter to be made: %d cues, times %v, text whole %v; want %d cues with no times and no text whole", len(cues), made["chunk_times"], made["text"] != nil, len(p.chunks))
+	}
+	for i, c := range cues {
+		if cue := c.(map[string]any); cue["text"] != p.chunks[i].Text || cue["check"] != nil {
+			t.Errorf("planned cue %d: %s, want the planned text and no check", i, asJSON(cue))
+		}
+	}
+	checked := items["synthesis.chapter"]
+	cues, _ = checked["chunks"].([]any)
+	if len(cues) != len(p.chunks) || checked["chunk_times"] != "recorded" {
+		t.Fatalf("the chapter to be checked: %d cues, times %v; want the recorded chunks and times", len(cues), checked["chunk_times"])
+	}
+	if c := cues[p.bad].(map[string]any); c["text"] != p.chunks[p.bad].Text || c["check"].(map[string]any)["pass"] != false {
+		t.Errorf("the bad chunk to be checked: %s, want its planned text and its failing check", asJSON(c))
+	}
+}
+
+// withoutListen is m with its syntheses' listen: cleared (copies), for
+// planner.Build, which refuses listen: for now.
+func withoutListen(m *manifest.Manifest) *manifest.Manifest {
+	c := *m
+	c.Syntheses = nil
+	for _, s := range m.Syntheses {
+		s2 := *s
+		s2.Listen = nil
+		c.Syntheses = append(c.Syntheses, &s2)
+	}
+	return &c
+}
