@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/internal/cdp"
+	"github.com/voxform/voxform/state"
 )
 
 // openPage opens the report of p in headless Chromium (never skipped:
@@ -35,9 +36,15 @@ func openPage(t *testing.T, p *listenProject) *cdp.Browser {
 // before its cues, and it shows no wall of text; clicking a chunk's cue
 // seeks the player to the chunk's start; the failing chunk shows its
 // aligned diff, and its "play from" control seeks the player a second
-// before the diverging words; the failing seams are shown.
+// before the diverging words; the failing seams are shown; the totals
+// count the rows that fail a check or seam, and "failing checks only"
+// keeps those rows.
 func TestListenPageInBrowser(t *testing.T) {
 	p := newListenProject(t)
+	ok := *p.st.Resources["synthesis.prompt"]
+	ok.Outputs = []state.Output{ok.Outputs[0]}
+	ok.Outputs[0].Listen = &state.Listen{Heard: strings.ToLower(prompt), Pass: true, Judged: "limits-now"}
+	p.st.Resources["synthesis.passing"] = &ok
 	p.build(t, p.m)
 	b := openPage(t, p)
 	eval := func(expr string, out any) {
@@ -94,6 +101,21 @@ func TestListenPageInBrowser(t *testing.T) {
 	}
 	if !strings.HasPrefix(page.Button, "play from ") {
 		t.Errorf("the bad chunk's control says %q, want \"play from …\"", page.Button)
+	}
+
+	var filter struct {
+		Total         string
+		Before, After int
+	}
+	eval(`(() => {
+		const before = document.querySelectorAll("#rows .res").length;
+		const f = document.getElementById("f-failing"); f.checked = true; f.dispatchEvent(new Event("change"));
+		const after = document.querySelectorAll("#rows .res").length;
+		f.checked = false; f.dispatchEvent(new Event("change"));
+		return {Total: document.querySelector('[data-total="listen-failing"]').textContent, Before: before, After: after};
+	})()`, &filter)
+	if filter.Total != "2 failing a listening check or seam" || filter.Before != 3 || filter.After != 2 {
+		t.Errorf("totals %q; %d rows, %d failing only; want 2 failing of 3", filter.Total, filter.Before, filter.After)
 	}
 
 	var seek struct{ Cue, AfterCue, PlayFrom, AfterPlay float64 }

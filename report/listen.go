@@ -140,14 +140,28 @@ func (l *listening) prepare(it *item) {
 // cues with theirs, once its audio is placed (its duration known).
 func (l *listening) fillListen(it *item) {
 	r := it.rec
-	if (r != nil && len(r.Chunks) > 0) || (r == nil && len(it.planned) > 0) {
+	switch {
+	case (r != nil && len(r.Chunks) > 0) || (r == nil && len(it.planned) > 0):
 		l.fillChunks(it)
-		return
-	}
-	if r != nil && len(r.Outputs) > 0 && r.Outputs[0].Listen != nil {
+	case r != nil && len(r.Outputs) > 0 && r.Outputs[0].Listen != nil:
 		sent, ok := r.RequestFields()["text"].(string)
 		it.Check = it.check(r.Outputs[0].Listen, sent, ok, 0, true)
 	}
+	it.Fails = fails(it.Check)
+	for _, c := range it.Chunks {
+		it.Fails += fails(c.Check)
+		if c.Seam != nil {
+			it.Fails++
+		}
+	}
+}
+
+// fails is 1 for a check with a failing verdict.
+func fails(c *checkView) int {
+	if c == nil || c.Pass || c.Pending {
+		return 0
+	}
+	return 1
 }
 
 // check is the view of the recorded check rec of audio that starts base

@@ -178,6 +178,9 @@ func TestReportChunkCues(t *testing.T) {
 	if len(cues) != len(p.chunks) {
 		t.Fatalf("%d cues, want %d (one per chunk)", len(cues), len(p.chunks))
 	}
+	if ch["listen_fails"] != 3.0 || items["synthesis.prompt"]["listen_fails"] != 1.0 {
+		t.Errorf("failing checks and seams: chapter %v, prompt %v; want 3 (a chunk and two seams) and 1", ch["listen_fails"], items["synthesis.prompt"]["listen_fails"])
+	}
 	if len(limits) != 2 || limits[0] != nil || asJSON(limits[1]) != `{"max_cer":0.2,"max_missing_tail":1,"max_run":2,"max_wer":0.4}` {
 		t.Errorf("limits table %s, want null and the manifest's limits", asJSON(limits))
 	}

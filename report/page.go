@@ -38,12 +38,14 @@ type view struct {
 	Characters, AudioSeconds   string
 	CostVerb, CostLine         string
 	Clipping                   int
-	Omitted                    int
-	Max                        string
-	Compared                   bool
-	CSS                        template.CSS
-	JS                         template.JS
-	Data                       template.JS
+	// Failing counts the rows with a failing listening check or seam.
+	Failing  int
+	Omitted  int
+	Max      string
+	Compared bool
+	CSS      template.CSS
+	JS       template.JS
+	Data     template.JS
 }
 
 type count struct {
@@ -96,6 +98,9 @@ func writePage(in Input, p *page) error {
 	for _, it := range p.Items {
 		if it.Audio != nil && it.Audio.Clipped > 0 {
 			v.Clipping++
+		}
+		if it.Fails > 0 {
+			v.Failing++
 		}
 	}
 	b, err := json.Marshal(data{Items: p.Items, Limits: p.listening.limits})

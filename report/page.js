@@ -225,10 +225,10 @@
   }
 
   function filter() {
-    var changed = $("f-changed").checked, voice = $("f-voice").value, lang = $("f-lang").value;
+    var changed = $("f-changed").checked, failing = $("f-failing").checked, voice = $("f-voice").value, lang = $("f-lang").value;
     var kind = $("f-kind").value, q = $("f-text").value.toLowerCase();
     state.shown = items.filter(function (it) {
-      return (!changed || it.changed) && (!voice || it.voice === voice) && (!lang || it.language === lang) &&
+      return (!changed || it.changed) && (!failing || it.listen_fails > 0) && (!voice || it.voice === voice) && (!lang || it.language === lang) &&
         (!kind || it.kind === kind) &&
         (!q || it.address.toLowerCase().indexOf(q) >= 0 || (it.text || "").toLowerCase().indexOf(q) >= 0 ||
           (it.chunks || []).some(function (c) { return (c.text || "").toLowerCase().indexOf(q) >= 0; }));
@@ -240,7 +240,7 @@
   options("f-voice", "voice");
   options("f-lang", "language");
   options("f-kind", "kind");
-  ["f-changed", "f-voice", "f-lang", "f-kind"].forEach(function (id) { $(id).addEventListener("change", filter); });
+  ["f-changed", "f-failing", "f-voice", "f-lang", "f-kind"].forEach(function (id) { $(id).addEventListener("change", filter); });
   $("f-text").addEventListener("input", filter);
   function go(d) { return function () { state.page += d; render(); window.scrollTo(0, 0); }; }
   $("prev").addEventListener("click", go(-1));

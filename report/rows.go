@@ -69,6 +69,8 @@ type item struct {
 	Chunks     []cueView `json:"chunks,omitempty"`
 	ChunkTimes string    `json:"chunk_times,omitempty"`
 	ChunkNote  string    `json:"chunk_note,omitempty"`
+	// Fails counts the row's failing listening checks and seams.
+	Fails int `json:"listen_fails,omitempty"`
 
 	// What fillItem places: the audio of now and before, the transcript.
 	cur, prev   audioRef
