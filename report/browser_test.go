@@ -104,18 +104,22 @@ func TestListenPageInBrowser(t *testing.T) {
 	}
 
 	var filter struct {
-		Total         string
-		Before, After int
+		Total, Passing string
+		Before, After  int
 	}
 	eval(`(() => {
 		const before = document.querySelectorAll("#rows .res").length;
 		const f = document.getElementById("f-failing"); f.checked = true; f.dispatchEvent(new Event("change"));
 		const after = document.querySelectorAll("#rows .res").length;
 		f.checked = false; f.dispatchEvent(new Event("change"));
-		return {Total: document.querySelector('[data-total="listen-failing"]').textContent, Before: before, After: after};
+		return {Total: document.querySelector('[data-total="listen-failing"]').textContent, Before: before, After: after,
+			Passing: document.querySelector('#rows .res[data-address="synthesis.passing"] .check').textContent};
 	})()`, &filter)
 	if filter.Total != "2 failing a listening check or seam" || filter.Before != 3 || filter.After != 2 {
 		t.Errorf("totals %q; %d rows, %d failing only; want 2 failing of 3", filter.Total, filter.Before, filter.After)
+	}
+	if want := "✓ listen: passcer 0.000 · wer 0.000 · longest run 0 · missing tail 0 (the verdict as recorded)"; filter.Passing != want {
+		t.Errorf("the passing check reads %q, want %q", filter.Passing, want)
 	}
 
 	var seek struct{ Cue, AfterCue, PlayFrom, AfterPlay float64 }

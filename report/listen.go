@@ -36,14 +36,16 @@ const (
 type checkView struct {
 	Pass bool `json:"pass"`
 	// Pending is set while the check's batch job runs: no verdict yet.
-	Pending bool    `json:"pending,omitempty"`
-	CER     float64 `json:"cer"`
-	WER     float64 `json:"wer"`
-	Run     int     `json:"longest_run"`
-	Tail    int     `json:"missing_tail"`
+	Pending bool `json:"pending,omitempty"`
+	// The measures (absent when zero).
+	CER  float64 `json:"cer,omitempty"`
+	WER  float64 `json:"wer,omitempty"`
+	Run  int     `json:"longest_run,omitempty"`
+	Tail int     `json:"missing_tail,omitempty"`
 	// Limits indexes data.limits: the manifest's limits the verdict was
 	// judged at. 0 (data.limits[0] is null) is the verdict as recorded,
-	// under limits the page does not know (no manifest).
+	// under limits the page does not know (no manifest, or no listen:
+	// for the resource in it).
 	Limits int `json:"limits,omitempty"`
 	Takes  int `json:"takes,omitempty"`
 	// Failures says why the check fails, one line per failing measure.
@@ -175,8 +177,7 @@ func (it *item) check(rec *state.Listen, sent string, known bool, base float64, 
 	v := *rec
 	c := &checkView{}
 	switch {
-	case it.spec == nil:
-		c.Note = "the verdict as recorded: no manifest gives its limits"
+	case it.spec == nil: // the page says "as recorded" of a check without limits
 	case !known:
 		c.Note = "the verdict as recorded: the text sent is not known"
 	case v.Judged == it.spec.Hash:

@@ -106,8 +106,8 @@
   // measures says each figure of a check with its limit when known.
   function measures(c) {
     var l = limits[c.limits || 0];
-    var m = [["cer", c.cer.toFixed(3), l && l.max_cer], ["wer", c.wer.toFixed(3), l && l.max_wer],
-      ["longest run", c.longest_run, l && l.max_run], ["missing tail", c.missing_tail, l && l.max_missing_tail]];
+    var m = [["cer", (c.cer || 0).toFixed(3), l && l.max_cer], ["wer", (c.wer || 0).toFixed(3), l && l.max_wer],
+      ["longest run", c.longest_run || 0, l && l.max_run], ["missing tail", c.missing_tail || 0, l && l.max_missing_tail]];
     return m.map(function (x) { return x[0] + " " + x[1] + (l ? " (limit " + x[2] + ")" : ""); }).join(" · ");
   }
 
@@ -129,7 +129,7 @@
   function checkBox(c, sec, ol) {
     var d = el("div", "check " + (c.pending ? "pending" : c.pass ? "pass" : "fail"));
     d.appendChild(el("span", "mark", c.pending ? "… listen: pending" : c.pass ? "✓ listen: pass" : "✗ listen: fail"));
-    if (!c.pending) { d.appendChild(el("span", "measures", measures(c) + (c.limits ? "" : " (as recorded)"))); }
+    if (!c.pending) { d.appendChild(el("span", "measures", measures(c) + (c.limits ? "" : " (the verdict as recorded)"))); }
     if (c.takes > 1) { d.appendChild(el("span", "takes", c.takes + " takes")); }
     if (c.play_from !== undefined) {
       var b = el("button", "playfrom", "play from " + c.play_from.toFixed(1) + " s");
