@@ -375,11 +375,17 @@ func (l *listening) fillChunks(it *item) {
 		}
 	}
 	it.setCueTexts(texts)
-	seams := manifest.DefaultSeams()
+	it.setSeams(r.Chunks)
+}
+
+// setSeams marks the cues followed by a failing seam (planner.Seams) at
+// the row's limits, else the default ones.
+func (it *item) setSeams(cs []state.ChunkRecord) {
+	limits := manifest.DefaultSeams()
 	if it.spec != nil {
-		seams = it.spec.Seams
+		limits = it.spec.Seams
 	}
-	for _, s := range planner.Seams(r.Chunks, seams) {
+	for _, s := range planner.Seams(cs, limits) {
 		if !s.Pass {
 			it.Chunks[s.Index].Seam = &seamView{At: s.At, Failures: s.Failures}
 		}

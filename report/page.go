@@ -95,14 +95,7 @@ func writePage(in Input, p *page) error {
 		}
 		v.Counts = append(v.Counts, count{Action: k, Label: label, N: numfmt.Thousands(int64(p.Counts[k]))})
 	}
-	for _, it := range p.Items {
-		if it.Audio != nil && it.Audio.Clipped > 0 {
-			v.Clipping++
-		}
-		if it.Fails > 0 {
-			v.Failing++
-		}
-	}
+	v.Clipping, v.Failing = flagged(p.Items)
 	b, err := json.Marshal(data{Items: p.Items, Limits: p.listening.limits})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -111,6 +104,20 @@ func writePage(in Input, p *page) error {
 	return owned.WriteFile(filepath.Join(in.Out, PageName), 0o644, func(w io.Writer) error {
 		return pageTemplate.Execute(w, v)
 	})
+}
+
+// flagged counts the rows whose audio clips and those failing a
+// listening check or seam.
+func flagged(items []item) (clipping, failing int) {
+	for _, it := range items {
+		if it.Audio != nil && it.Audio.Clipped > 0 {
+			clipping++
+		}
+		if it.Fails > 0 {
+			failing++
+		}
+	}
+	return clipping, failing
 }
 
 // order sorts actions as plans group them, statuses after.
