@@ -64,3 +64,27 @@ func TestAlignDiffBounded(t *testing.T) {
 		t.Errorf("%d ops (%d words shown), %d more; want the words past %d counted, not shown", len(got), n, more, MaxDiffWords)
 	}
 }
+
+// TestCueTextsBounded: the cues of one row hold at most MaxChunkTextRunes
+// characters of text; past it, the cues go on without text, the row
+// keeps its (clipped) text whole and says why.
+func TestCueTextsBounded(t *testing.T) {
+	chunk := strings.Repeat("ख", 2000)
+	texts := make([]string, MaxChunkTextRunes/2000+5)
+	for i := range texts {
+		texts[i] = chunk
+	}
+	it := item{Text: "the text", Chunks: make([]cueView, len(texts))}
+	it.setCueTexts(texts)
+	shown := 0
+	for _, c := range it.Chunks {
+		shown += len([]rune(c.Text))
+	}
+	if shown != MaxChunkTextRunes || it.Text == "" || !strings.Contains(it.ChunkNote, "200,000 characters") {
+		t.Errorf("%d characters in cues, row text %q, note %q; want %d, the row's text and a note", shown, it.Text, it.ChunkNote, MaxChunkTextRunes)
+	}
+	it = item{Text: "the text", Chunks: make([]cueView, 2)}
+	if it.setCueTexts(texts[:2]); it.Text != "" || it.ChunkNote != "" {
+		t.Errorf("two chunks of text: row text %q, note %q; want the text left to the cues", it.Text, it.ChunkNote)
+	}
+}

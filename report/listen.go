@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/listen"
 	"github.com/voxform/voxform/manifest"
@@ -420,7 +421,7 @@ func (it *item) setCueTexts(texts []string) {
 	if all {
 		it.Text = ""
 	} else {
-		it.ChunkNote = joinNote(it.ChunkNote, "the texts of later chunks are not shown: the page shows at most 200,000 characters of one output's chunks")
+		it.ChunkNote = joinNote(it.ChunkNote, "the texts of later chunks are not shown: the page shows at most "+numfmt.Thousands(int64(MaxChunkTextRunes))+" characters of one output's chunks")
 	}
 }
 
