@@ -41,10 +41,14 @@ type ListenCheck struct {
 }
 
 // Item names the check for a reader: "listen build/x.wav", or "listen
-// chunk 12 of 30 (143.2-274.9 s)".
+// chunk 12 of 30 (143.2-274.9 s)" (without its place when the state
+// records none).
 func (c *ListenCheck) Item() string {
-	if c.Chunk < 0 {
+	switch {
+	case c.Chunk < 0:
 		return "listen " + c.Path
+	case c.End <= c.Start:
+		return "listen " + planner.ChunkName(c.Chunk, c.Of)
 	}
 	return fmt.Sprintf("listen %s (%.1f-%.1f s)", planner.ChunkName(c.Chunk, c.Of), c.Start, c.End)
 }
