@@ -10,6 +10,7 @@ import (
 
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -107,14 +108,14 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 }
 
 func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
-	var problems, hints []string
+	var f findings
 	if o.make {
 		if err := makeChecks(ctx, env, o); err != nil {
 			if interrupted(err) {
 				return err
 			}
 			printError(env.Stderr, err) // what could not be made is reported as not checked
-			problems = append(problems, "the listening checks were not all made")
+			f.add("the listening checks were not all made", "")
 		}
 	}
 	ws, err := openWorkspace(env, nil, 0)
@@ -123,12 +124,13 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	}
 	defer ws.Close()
 	var m *manifest.Manifest
-	if o.listen || (o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"])) {
+	manifestLimits := o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"])
+	if o.listen || manifestLimits {
 		if m, err = loadManifest(env, nil); err != nil {
 			return err
 		}
 	}
-	if o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"]) {
+	if manifestLimits {
 		o.limits = limitsWith(o, m)
 	}
 	st, err := ws.ReadState(ctx)
@@ -136,28 +138,8 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 		return err
 	}
 	res := verifyResult{resources: len(st.Resources)}
-	if res.found, res.hashed, err = ws.Verify(ctx, st); err != nil {
+	if err := res.check(ctx, env, o, ws, m, st, &f); err != nil {
 		return err
-	}
-	outputsDrifted := writeDrift(env.Stdout, &res, o.json)
-	if outputsDrifted > 0 {
-		problems = append(problems, fmt.Sprintf("%d recorded output(s) are missing or modified", outputsDrifted))
-		hints = append(hints, "'voxform plan' shows them as repairs; 'voxform apply' restores them")
-	}
-	if o.loudness {
-		if res.loud, err = ws.CheckLoudness(ctx, st, o.limits, res.drifted()); err != nil {
-			return err
-		}
-		if n := writeLoudness(env.Stdout, res.loud, o.json); n > 0 {
-			problems = append(problems, fmt.Sprintf("%d audio output(s) are outside the loudness limits", n))
-			hints = append(hints, "normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
-		}
-	}
-	if o.listen {
-		if res.listen, err = ws.CheckListen(ctx, m, st, res.drifted()); err != nil {
-			return err
-		}
-		problems, hints = listenProblems(res.listen, writeListen(env.Stdout, res.listen, o.json), problems, hints)
 	}
 	appendStepSummary(env, "verify", res.markdown)
 	if o.junit != "" {
@@ -165,10 +147,54 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 			return err
 		}
 	}
-	if len(problems) == 0 {
+	return f.err()
+}
+
+// check makes the checks o asks for of st (and m, with -listen), writing
+// what each finds to stdout and what fails to f.
+func (res *verifyResult) check(ctx context.Context, env *Env, o *verifyOptions, ws *workspace.Workspace, m *manifest.Manifest, st *state.File, f *findings) error {
+	var err error
+	if res.found, res.hashed, err = ws.Verify(ctx, st); err != nil {
+		return err
+	}
+	if n := writeDrift(env.Stdout, res, o.json); n > 0 {
+		f.add(fmt.Sprintf("%d recorded output(s) are missing or modified", n), "'voxform plan' shows them as repairs; 'voxform apply' restores them")
+	}
+	if o.loudness {
+		if res.loud, err = ws.CheckLoudness(ctx, st, o.limits, res.drifted()); err != nil {
+			return err
+		}
+		if n := writeLoudness(env.Stdout, res.loud, o.json); n > 0 {
+			f.add(fmt.Sprintf("%d audio output(s) are outside the loudness limits", n),
+				"normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
+		}
+	}
+	if o.listen {
+		if res.listen, err = ws.CheckListen(ctx, m, st, res.drifted()); err != nil {
+			return err
+		}
+		writeListen(env.Stdout, res.listen, o.json)
+		listenFindings(res.listen, f)
+	}
+	return nil
+}
+
+// findings are the problems verify found, each with a hint (or none).
+type findings struct{ problems, hints []string }
+
+func (f *findings) add(problem, hint string) {
+	f.problems = append(f.problems, problem)
+	if hint != "" {
+		f.hints = append(f.hints, hint)
+	}
+}
+
+// err is nil without problems, else exit status 1 naming them all.
+func (f *findings) err() error {
+	if len(f.problems) == 0 {
 		return nil
 	}
-	return exitCode(ExitError, withHint(errors.New(strings.Join(problems, "; ")), strings.Join(hints, "; ")))
+	return exitCode(ExitError, withHint(errors.New(strings.Join(f.problems, "; ")), strings.Join(f.hints, "; ")))
 }
 
 // writeDrift reports each file missing or modified, one line (or JSON

@@ -119,26 +119,19 @@ func writeChecks(w io.Writer, p *planner.Plan) {
 	fmt.Fprintln(w, p.Cost.Line())
 }
 
-// listenProblems adds to problems and hints what rep says fails.
-func listenProblems(rep *workspace.ListenReport, failed int, problems, hints []string) ([]string, []string) {
-	if failed == 0 {
-		return problems, hints
-	}
+// listenFindings adds to f what rep says fails.
+func listenFindings(rep *workspace.ListenReport, f *findings) {
 	checks, seams := rep.Failed()
 	unchecked := len(rep.Unchecked())
 	if n := checks - unchecked; n > 0 {
-		problems = append(problems, fmt.Sprintf("%d listening check(s) fail", n))
-		hints = append(hints, "'voxform apply -replace ADDR' makes a failing output again; or widen the limits of its listen: block")
+		f.add(fmt.Sprintf("%d listening check(s) fail", n), "'voxform apply -replace ADDR' makes a failing output again; or widen the limits of its listen: block")
 	}
 	if unchecked > 0 {
-		problems = append(problems, fmt.Sprintf("%d declared listening check(s) are not checked", unchecked))
-		hints = append(hints, makeHint)
+		f.add(fmt.Sprintf("%d declared listening check(s) are not checked", unchecked), makeHint)
 	}
 	if seams > 0 {
-		problems = append(problems, fmt.Sprintf("%d seam(s) of joined outputs are outside their limits", seams))
-		hints = append(hints, "widen listen.seams, or make the chunks on either side again")
+		f.add(fmt.Sprintf("%d seam(s) of joined outputs are outside their limits", seams), "widen listen.seams, or make the chunks on either side again")
 	}
-	return problems, hints
 }
 
 // writeListen reports the checks and seams that fail as a table (or every

@@ -197,18 +197,23 @@ func TestVerifyListenJudgesAgain(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestVerifyListenUncheckedAndSeams: a declared check without a recorded
-// verdict for the output's audio fails (JUnit type "unchecked", naming the
-// command that makes it), as does one whose output changed since; a
-// loudness step between chunks over the limit fails its seam, the gap
-// within limits said beside it.
+// TestVerifyListenUncheckedAndSeams: a declared check without a verdict
+// for the output's current audio fails (JUnit type "unchecked", naming
+// the command that makes it): never made, made in another language than
+// the manifest now asks, of a file changed since, of an output the
+// manifest now asks otherwise; a loudness step between chunks over the
+// limit fails its seam, the gap within limits said beside it.
 func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 	env, stdout, stderr, texts := listenEnv(t, "true")
 	heardAs(t, env, texts, func(i int, sent string) *state.Listen {
-		if i == 1 {
+		l := faithful(i, sent)
+		switch i {
+		case 1:
 			return nil // chunk 1 never checked
+		case 2:
+			l.LanguageCode = "en-IN"
 		}
-		return faithful(i, sent)
+		return l
 	})
 	b, _ := os.ReadFile(filepath.Join(env.Dir, "voxform.state.json"))
 	st, _ := state.Decode(bytes.NewReader(b))
@@ -222,18 +227,17 @@ func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 	if code := runCmd(env, "verify", "-listen", "-junit", "junit.xml"); code != ExitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"1 seam(s) of joined outputs are outside their limits", "2 declared listening check(s) are not checked", "verify -listen -make"} {
+	for _, want := range []string{"1 seam(s) of joined outputs are outside their limits", "3 declared listening check(s) are not checked", "verify -listen -make"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q: %s", want, stderr)
 		}
 	}
 	doc := readJUnit(t, filepath.Join(env.Dir, "junit.xml"))
 	listen, seams := doc.Suites[1].Cases, doc.Suites[2].Cases
-	if c := listen[0]; c.Failure == nil || c.Failure.Type != "unchecked" || !strings.Contains(c.Failure.Message, "not checked") || !strings.Contains(c.Failure.Message, "verify -listen -make") {
-		t.Errorf("chunk 1, never checked: %+v", c)
-	}
-	if c := listen[len(listen)-1]; c.Failure == nil || c.Failure.Type != "unchecked" || !strings.Contains(c.Failure.Message, workspace.ChangedSince) {
-		t.Errorf("the prompt, changed since its check: %+v", c)
+	for i, want := range map[int]string{0: "not checked; run", 1: "not checked in hi-IN: heard in en-IN", len(listen) - 1: workspace.ChangedSince} {
+		if c := listen[i]; c.Failure == nil || c.Failure.Type != "unchecked" || !strings.Contains(c.Failure.Message, want) || !strings.Contains(c.Failure.Message, "verify -listen -make") {
+			t.Errorf("case %d: want unchecked, %q: %+v", i, want, c)
+		}
 	}
 	last := seams[len(seams)-1]
 	if s := last; s.Failure == nil || s.Failure.Type != "seam" || s.Failure.Message != "step 4.10 LU > 3 LU; gap 0.50 s within 0-2 s" {
@@ -244,6 +248,15 @@ func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), last.Name) {
 		t.Errorf("verify output: %s", stdout)
+	}
+
+	writeManifest(t, env, strings.Replace(listenProject("true"), "the quick brown fox", "the slow brown fox", 1))
+	if code := runCmd(env, "verify", "-listen", "-junit", "junit.xml"); code != ExitError {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc = readJUnit(t, filepath.Join(env.Dir, "junit.xml"))
+	if c := doc.Suites[1].Cases[len(texts)-1]; c.Failure == nil || c.Failure.Type != "unchecked" || !strings.Contains(c.Failure.Message, workspace.NotCurrent) {
+		t.Errorf("the prompt, its text changed in the manifest: %+v", c)
 	}
 }
 
