@@ -75,7 +75,8 @@ func writeManifest(t *testing.T, env *Env, body string) {
 
 // heardAs records a listening check on the prompt and on every chunk of
 // the chapter, each heard as heard gives (of the index in texts, the text
-// sent): nil leaves a chunk unchecked. Chunks are 10 s each, at -23 LUFS,
+// sent): nil leaves a chunk unchecked; a record without a fingerprint is
+// given that of its audio and request. Chunks are 10 s each, at -23 LUFS,
 // with 0.25 s of silence at either end.
 func heardAs(t *testing.T, env *Env, texts []string, heard func(i int, sent string) *state.Listen) {
 	t.Helper()
@@ -88,7 +89,8 @@ func heardAs(t *testing.T, env *Env, texts []string, heard func(i int, sent stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Resources["synthesis.hello"].Outputs[0].Listen = heard(0, texts[0])
+	hello := &st.Resources["synthesis.hello"].Outputs[0]
+	hello.Listen = ofAudio(heard(0, texts[0]), hello.SHA256)
 	ch := st.Resources["synthesis.chapter"]
 	if len(ch.Chunks) != len(texts)-1 {
 		t.Fatalf("%d chunks recorded, %d planned", len(ch.Chunks), len(texts)-1)
@@ -98,7 +100,7 @@ func heardAs(t *testing.T, env *Env, texts []string, heard func(i int, sent stri
 		lufs := -23.0
 		c.Start, c.End, c.Lead, c.Tail = float64(i)*10, float64(i+1)*10, 0.25, 0.25
 		c.Loudness = &state.Loudness{Integrated: &lufs}
-		c.Listen = heard(i+1, texts[i+1])
+		c.Listen = ofAudio(heard(i+1, texts[i+1]), c.SHA256)
 	}
 	out, err := state.MarshalSorted(st)
 	if err != nil {
@@ -109,9 +111,18 @@ func heardAs(t *testing.T, env *Env, texts []string, heard func(i int, sent stri
 	}
 }
 
+// ofAudio gives l (nil: none) the fingerprint of its check of the audio
+// sha, unless it has one.
+func ofAudio(l *state.Listen, sha string) *state.Listen {
+	if l != nil && l.Fingerprint == "" {
+		l.Fingerprint = planner.CheckFingerprint(sha, planner.CheckRequest{API: l.API, LanguageCode: l.LanguageCode, Format: "verbatim", Rate: l.Rate})
+	}
+	return l
+}
+
 // faithful is a check that heard exactly what was sent.
 func faithful(_ int, sent string) *state.Listen {
-	return &state.Listen{Fingerprint: strings.Repeat("c", 64), API: "rest", LanguageCode: "hi-IN", Seconds: 10, Heard: narration.Spoken(sent), Pass: true, Judged: "old"}
+	return &state.Listen{API: "rest", LanguageCode: "hi-IN", Rate: 16000, Seconds: 10, Heard: narration.Spoken(sent), Pass: true, Judged: "old"}
 }
 
 // TestVerifyListenJudgesAgain: verify -listen judges every recorded check
@@ -212,6 +223,8 @@ func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 			return nil // chunk 1 never checked
 		case 2:
 			l.LanguageCode = "en-IN"
+		case 3:
+			l.Fingerprint = strings.Repeat("d", 64) // a check of other audio
 		}
 		return l
 	})
@@ -227,14 +240,14 @@ func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 	if code := runCmd(env, "verify", "-listen", "-junit", "junit.xml"); code != ExitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"1 seam(s) of joined outputs are outside their limits", "3 declared listening check(s) are not checked", "verify -listen -make"} {
+	for _, want := range []string{"1 seam(s) of joined outputs are outside their limits", "4 declared listening check(s) are not checked", "verify -listen -make"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q: %s", want, stderr)
 		}
 	}
 	doc := readJUnit(t, filepath.Join(env.Dir, "junit.xml"))
 	listen, seams := doc.Suites[1].Cases, doc.Suites[2].Cases
-	for i, want := range map[int]string{0: "not checked; run", 1: "not checked in hi-IN: heard in en-IN", len(listen) - 1: workspace.ChangedSince} {
+	for i, want := range map[int]string{0: "not checked; run", 1: "not checked in hi-IN: heard in en-IN", 2: "its recorded check is of other audio", len(listen) - 1: workspace.ChangedSince} {
 		if c := listen[i]; c.Failure == nil || c.Failure.Type != "unchecked" || !strings.Contains(c.Failure.Message, want) || !strings.Contains(c.Failure.Message, "verify -listen -make") {
 			t.Errorf("case %d: want unchecked, %q: %+v", i, want, c)
 		}

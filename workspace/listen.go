@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -121,13 +120,13 @@ const (
 // check of them says nothing of the file on disk. A declared check
 // without a verdict for the recorded audio is reported Unchecked.
 func (w *Workspace) CheckListen(ctx context.Context, m *manifest.Manifest, st *state.File, changed map[string]bool) (*ListenReport, error) {
-	desired, specs, err := w.listenDesired(ctx, m)
+	desired, err := w.listenDesired(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	rep := &ListenReport{}
 	for _, d := range desired {
-		rep.add(d, specs[d.Address], st.Resources[d.Address], changed)
+		rep.add(d, st.Resources[d.Address], changed)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -151,26 +150,19 @@ func (w *Workspace) CheckListen(ctx context.Context, m *manifest.Manifest, st *s
 }
 
 // listenDesired builds the desired resources of the syntheses of m that
-// declare listen: (with the embeddings they name), and their checks by
-// address. listen: is no part of a request (its text, chunks and
-// fingerprint are the same without it), so it is left out of the copies
-// built: only the texts sent and the fingerprints are read.
-func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]*planner.Desired, map[string]*manifest.Listen, error) {
+// declare listen: (with the embeddings they name), and only those: a
+// verify of a large manifest builds no more than it judges.
+func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]*planner.Desired, error) {
 	sub := *Settings(m)
-	specs := map[string]*manifest.Listen{}
 	named := map[string]bool{}
 	for _, s := range m.Syntheses {
-		if s.Listen == nil {
-			continue
+		if s.Listen != nil {
+			sub.Syntheses = append(sub.Syntheses, s)
+			named[s.EmbeddingName] = true
 		}
-		specs[s.Address] = s.Listen
-		c := *s
-		c.Listen = nil
-		sub.Syntheses = append(sub.Syntheses, &c)
-		named[s.EmbeddingName] = true
 	}
-	if len(specs) == 0 {
-		return nil, specs, nil
+	if len(sub.Syntheses) == 0 {
+		return nil, nil
 	}
 	for _, e := range m.Embeddings {
 		if named[e.Name] {
@@ -180,7 +172,7 @@ func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]
 	hc := state.OpenHashCache(w.Dir)
 	hashes, err := hc.HashAll(ctx, planner.InputFiles(&sub))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	hash := func(p string) (state.FileHash, error) {
 		if h, ok := hashes[p]; ok {
@@ -190,17 +182,16 @@ func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]
 	}
 	desired, err := planner.Build(&sub, hash)
 	if err != nil {
-		return nil, nil, fmt.Errorf("verify listen: %w", err)
+		return nil, fmt.Errorf("verify listen: %w", err)
 	}
-	return desired, specs, nil
+	return desired, nil
 }
 
 // add appends the checks (and seams) of the desired synthesis d, recorded
-// as r (nil: not recorded).
-func (rep *ListenReport) add(d *planner.Desired, spec *manifest.Listen, r *state.Resource, changed map[string]bool) {
+// as r (nil: not recorded). Its items and what the state records of each
+// are the planner's (planner.ListenItems of a Check of r).
+func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[string]bool) {
 	path := d.Outputs[0].Path
-	code, how := languageOf(d, spec)
-	whole := ListenCheck{Address: d.Address, Path: path, Chunk: -1, Text: d.Wire.Synthesis.Text, Spec: spec}
 	why := ""
 	switch {
 	case r == nil || r.Status != state.StatusComplete:
@@ -209,68 +200,55 @@ func (rep *ListenReport) add(d *planner.Desired, spec *manifest.Listen, r *state
 		why = NotCurrent
 	case changed[path]:
 		why = ChangedSince
-	}
-	if len(d.Chunks) == 0 {
-		if why == "" {
-			why = whole.take(recordedListen(r, path), code, how)
-		}
-		whole.Unchecked = why
-		rep.Checks = append(rep.Checks, whole)
-		return
-	}
-	if why == "" && len(r.Chunks) != len(d.Chunks) {
+	case len(d.Chunks) > 0 && len(r.Chunks) != len(d.Chunks):
 		why = NotChecked + ": its chunks are not recorded"
 	}
-	for i, dc := range d.Chunks {
-		c := ListenCheck{Address: d.Address, Path: path, Chunk: i, Of: len(d.Chunks), Text: dc.Text, Spec: spec, Unchecked: why}
+	var items []planner.ListenItem
+	if why == "" {
+		items = planner.ListenItems(&planner.Action{Address: d.Address, Type: planner.Check, Desired: d, Prior: r})
+	}
+	code, how := d.ListenLanguage()
+	n := max(len(d.Chunks), 1)
+	for i := range n {
+		c := ListenCheck{Address: d.Address, Path: path, Chunk: -1, Text: d.Wire.Synthesis.Text, Spec: d.Listen, Unchecked: why}
+		if len(d.Chunks) > 0 {
+			c.Chunk, c.Of, c.Text = i, len(d.Chunks), d.Chunks[i].Text
+		}
 		if why == "" {
-			rc := &r.Chunks[i]
-			c.Start, c.End = rc.Start, rc.End
-			c.Unchecked = c.take(rc.Listen, code, how)
+			if c.Chunk >= 0 { // the resource's fingerprint covers its chunks': r.Chunks are d's
+				c.Start, c.End = r.Chunks[i].Start, r.Chunks[i].End
+			}
+			c.take(&items[i], code, how)
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
-	if why != "" {
-		return
-	}
-	for _, s := range planner.Seams(r.Chunks, spec.Seams) {
-		rep.Seams = append(rep.Seams, SeamCheck{Address: d.Address, Path: path, Of: len(d.Chunks), Limits: spec.Seams, Seam: s})
-	}
-}
-
-// take sets c.Record to a copy of l when l is a verdict made in the
-// language the manifest asks (code, how), and otherwise says why not.
-func (c *ListenCheck) take(l *state.Listen, code, how string) string {
-	switch {
-	case l == nil || l.Fingerprint == "":
-		return NotChecked
-	case l.Status == state.CheckPending:
-		return CheckPending
-	case code == "":
-		return NotChecked + ": no recognition language hears it (" + how + ")"
-	case l.LanguageCode != code:
-		return fmt.Sprintf("%s in %s: heard in %s", NotChecked, code, l.LanguageCode)
-	}
-	cp := *l
-	c.Record = &cp
-	return ""
-}
-
-// recordedListen is the check recorded on r's output at path.
-func recordedListen(r *state.Resource, path string) *state.Listen {
-	for i := range r.Outputs {
-		if o := &r.Outputs[i]; o.Path == path && o.Format == "" {
-			return o.Listen
+	if why == "" && len(d.Chunks) > 0 {
+		for _, s := range planner.Seams(r.Chunks, d.Listen.Seams) {
+			rep.Seams = append(rep.Seams, SeamCheck{Address: d.Address, Path: path, Of: len(d.Chunks), Limits: d.Listen.Seams, Seam: s})
 		}
 	}
-	return nil
 }
 
-// languageOf is the recognition language of d's checks
-// (contract.ListenLanguage), and how it was chosen.
-func languageOf(d *planner.Desired, spec *manifest.Listen) (code, how string) {
-	s := d.Wire.Synthesis
-	return contract.ListenLanguage(s.Language, spec.LanguageCode, s.Text)
+// take sets c.Record to a copy of the item's record when it is a verdict
+// on the item's audio in the language the manifest asks (code, how:
+// planner.ListenItem.Recorded), and otherwise c.Unchecked to why not.
+func (c *ListenCheck) take(it *planner.ListenItem, code, how string) {
+	l := it.Record
+	switch {
+	case l == nil || l.Fingerprint == "":
+		c.Unchecked = NotChecked
+	case l.Status == state.CheckPending:
+		c.Unchecked = CheckPending
+	case code == "":
+		c.Unchecked = NotChecked + ": no recognition language hears it (" + how + ")"
+	case l.LanguageCode != code:
+		c.Unchecked = fmt.Sprintf("%s in %s: heard in %s", NotChecked, code, l.LanguageCode)
+	case !it.Recorded(code):
+		c.Unchecked = NotChecked + ": its recorded check is of other audio"
+	default:
+		cp := *l
+		c.Record = &cp
+	}
 }
 
 // judge judges c's record again under c.Spec. The span's time, which the
