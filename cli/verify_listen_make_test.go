@@ -32,6 +32,11 @@ func TestVerifyListenMake(t *testing.T) {
 	if code := runCmd(env, "verify", "-listen", "-make"); code != ExitError || !strings.Contains(stderr.String(), "pass -auto-approve") {
 		t.Fatalf("-make without -auto-approve nor a terminal: exit %d: %s %s", code, stdout, stderr)
 	}
+	env.Interactive, env.Stdin = true, strings.NewReader("no\n")
+	if code := runCmd(env, "verify", "-listen", "-make"); code != ExitError || !strings.Contains(stderr.String(), "Only 'yes' will be accepted") || !strings.Contains(stderr.String(), "cancelled") {
+		t.Fatalf("-make answered no on a terminal: exit %d: %s %s", code, stdout, stderr)
+	}
+	env.Interactive = false
 	writeManifest(t, env, listenProject("true")+"budget: { max_audio_seconds: 1 }\n")
 	if code := runCmd(env, "verify", "-listen", "-make", "-auto-approve"); code != ExitError || !strings.Contains(stderr.String(), "budget.max_audio_seconds") {
 		t.Fatalf("-make over budget: exit %d: %s %s", code, stdout, stderr)
