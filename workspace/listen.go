@@ -104,7 +104,7 @@ func (r *ListenReport) Unchecked() []string {
 
 // Reasons a declared check has no verdict for the audio on disk.
 const (
-	NotMade      = "not made: the output is not recorded"
+	NotMade      = "not made: the output is not recorded complete"
 	NotCurrent   = "the recorded output is not the manifest's current request"
 	ChangedSince = "its file changed since it was checked"
 	NotChecked   = "not checked"
