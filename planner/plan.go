@@ -476,6 +476,9 @@ func containsPath(outs []Output, p string) bool {
 // a recorded transcript do not.
 func (p *Plan) CallsService() bool {
 	for _, a := range p.Actions {
+		if a.Listen != nil && a.Listen.Make > 0 { // a check may be paid, and its take regenerated
+			return true
+		}
 		switch a.Type {
 		case Create, Replace, Resume:
 			return true
