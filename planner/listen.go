@@ -205,12 +205,19 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // ChunkName names chunk i of n for a reader: "chunk 12 of 30".
 func ChunkName(i, n int) string { return fmt.Sprintf("chunk %d of %d", i+1, n) }
 
-// FailureLine is one line saying why a recorded check fails:
-// "longest_run 4 > 2 words at 151.0 s: sent "…", heard "…"".
+// FailureLine is one line saying why a recorded check fails, with where
+// the longest diverging run starts: "longest_run: 4 words over 2: sent
+// "…" (words 12 to 15), heard "…" (at 151.0 s)". The run's words are
+// named once: by its own failure when it fails, else after the others.
 func FailureLine(l *state.Listen) string {
 	why := strings.Join(l.Failures, "; ")
-	if s := l.Span; s != nil {
-		why += fmt.Sprintf(" at %.1f s: sent %q, heard %q", s.Start, s.Sent, s.Heard)
+	s := l.Span
+	switch {
+	case s == nil:
+	case strings.Contains(why, listen.MeasureLongestRun+": "):
+		why += fmt.Sprintf(" (at %.1f s)", s.Start)
+	default:
+		why += fmt.Sprintf("; the longest diverging run at %.1f s: sent %q, heard %q", s.Start, s.Sent, s.Heard)
 	}
 	return why
 }

@@ -81,7 +81,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	fmt.Fprintf(&sb, "### voxform plan\n\n**%s** %d unchanged.\n\n", strings.TrimPrefix(summaryLine(p.Summary()), "Plan: "), p.NoOps)
 	sb.WriteString(p.CostLine() + "\n")
 	if line := listenLine(p); line != "" {
-		sb.WriteString("\n" + line + "\n")
+		sb.WriteString(line + "\n")
 	}
 	budgetLines(&sb, p, b)
 	failingLines(&sb, p, o)
@@ -93,7 +93,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	actions := grouped(p)
 	for i, a := range actions {
 		row := fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
-			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(a.Cost.Short()))
+			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(costCell(a)))
 		if i == o.MaxRows || sb.Len()+len(row)+len(moreLine(len(actions))) > o.MaxBytes {
 			sb.WriteString(moreLine(len(actions) - i))
 			break

@@ -70,7 +70,7 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		}
 		// An address or a reason may come from the state: nothing in it
 		// acts on the terminal.
-		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), a.Cost.Short()}
+		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)}
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render plan: %w", err)
 		}
@@ -95,8 +95,9 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 }
 
 // writeFailing lists the recorded listening checks that fail at the
-// limits declared now, at most MaxFailingLines of them. A transcript is
-// the service's text: nothing in it acts on the terminal.
+// limits declared now, at most MaxFailingLines of them, each cut to
+// MaxAddress+MaxReason characters. A transcript is the service's text:
+// nothing in it acts on the terminal.
 func writeFailing(w io.Writer, p *planner.Plan) error {
 	lines, outputs := listenFailing(p)
 	if len(lines) == 0 {
@@ -109,7 +110,7 @@ func writeFailing(w io.Writer, p *planner.Plan) error {
 			fmt.Fprintf(&b, "  … and %d more; 'voxform verify -listen' lists them all\n", len(lines)-i)
 			break
 		}
-		b.WriteString("  " + untrusted.Escape(l) + "\n")
+		b.WriteString("  " + untrusted.Escape(cut(l, MaxAddress+MaxReason)) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -136,6 +137,17 @@ func reason(a *planner.Action) string {
 		r += a.Listen.Reason()
 	}
 	return r
+}
+
+// costCell is an action's COST cell (Cost.Short), with the audio of its
+// listening checks beside the characters it bills: "2,661 chars,
+// 0h05m56s audio".
+func costCell(a *planner.Action) string {
+	c := a.Cost
+	if a.Listen != nil && c.Characters > 0 && c.AudioSeconds > 0 {
+		return planner.Cost{Characters: c.Characters}.Short() + ", " + planner.Cost{AudioSeconds: c.AudioSeconds}.Short()
+	}
+	return c.Short()
 }
 
 // refused counts the actions apply will refuse.
