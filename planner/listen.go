@@ -100,8 +100,10 @@ type ListenWork struct {
 	// take (the action's Cost when Regenerate is 0).
 	Regenerate int  `json:"regenerate,omitempty"`
 	Worst      Cost `json:"worst_case"`
-	// Failing names the recorded checks that fail at the current limits
-	// ("chunk 12 of 30" or the output's path).
+	// Failing names the recorded checks of the audio the action keeps
+	// that fail at the limits declared now, and why: "chunk 12 of 30
+	// (143.2 s): longest_run: ..." or "build/x.wav: cer: ...". A record
+	// judged under other limits is judged again (on a copy) to say so.
 	Failing []string `json:"failing,omitempty"`
 }
 

@@ -215,7 +215,7 @@ func (w *ListenWork) Reason() string {
 // (...)" for audio sent whole.
 func (w *ListenWork) CheckReason() string {
 	s := "listen: not checked"
-	if w.Items > 1 || w.Make < w.Items {
+	if w.Items > 1 {
 		s = fmt.Sprintf("listen: %d of %d chunks not checked", w.Make, w.Items)
 	}
 	return s + " (" + w.Language + ", " + w.How + ")"

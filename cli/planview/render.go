@@ -44,8 +44,10 @@ func color(t planner.ActionType) string {
 }
 
 // Render writes the plan for people: one table grouped by action (create,
-// replace, repair, move, resume, delete; addresses sorted in each group),
-// then the summary line and the cost line.
+// replace, repair, restore, check, move, resume, delete; addresses sorted
+// in each group), then the summary line and the cost line; with listening
+// checks, the line that sums them up and the worst case; then the
+// recorded checks that fail at the limits declared now.
 func Render(w io.Writer, p *planner.Plan, o Options) error {
 	if !p.HasChanges() {
 		if _, err := fmt.Fprintf(w, "No changes. %d resource%s up to date.\n", p.NoOps, plural(p.NoOps)); err != nil {
