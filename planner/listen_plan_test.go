@@ -244,3 +244,24 @@ func TestListenPlanOutput(t *testing.T) {
 		t.Errorf("no worst case in\n%s", out.String())
 	}
 }
+
+// TestSubsetWorstCase: a subset of a plan (verify -listen takes its
+// Check actions) is priced again, its worst case with it.
+func TestSubsetWorstCase(t *testing.T) {
+	p := baseProject()
+	withListen(2)(p)
+	st := p.apply(t)
+	recordChecks(p, st)
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := plan.Subset(func(a *planner.Action) bool { return a.Type == planner.Check })
+	var cost, worst planner.Cost
+	for _, a := range sub.Actions {
+		cost, worst = cost.Add(a.Cost), worst.Add(a.Listen.Worst)
+	}
+	if len(sub.Actions) != 3 || sub.Cost != cost || sub.Worst != worst || worst.Characters == 0 {
+		t.Errorf("subset of %d checks: cost %+v worst %+v, want %+v and %+v", len(sub.Actions), sub.Cost, sub.Worst, cost, worst)
+	}
+}

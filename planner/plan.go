@@ -348,6 +348,16 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	p.Actions = actions
+	p.price()
+	if err := p.CheckBudget(in.Budget); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// price sums the cost and the worst case of the plan's actions.
+func (p *Plan) price() {
+	p.Cost, p.Worst = Cost{}, Cost{}
 	for _, a := range p.Actions {
 		p.Cost = p.Cost.Add(a.Cost)
 		if a.Listen != nil {
@@ -356,10 +366,6 @@ func Compute(in Input) (*Plan, error) {
 			p.Worst = p.Worst.Add(a.Cost)
 		}
 	}
-	if err := p.CheckBudget(in.Budget); err != nil {
-		return p, err
-	}
-	return p, nil
 }
 
 // computer holds the working set of one Compute.
