@@ -212,13 +212,17 @@ func ChunkName(i, n int) string { return fmt.Sprintf("chunk %d of %d", i+1, n) }
 // "…" (words 12 to 15), heard "…" (at 151.0 s)". The run's words are
 // named once: by its own failure when it fails, else after the others.
 func FailureLine(l *state.Listen) string {
-	why := strings.Join(l.Failures, "; ")
 	s := l.Span
-	switch {
-	case s == nil:
-	case strings.Contains(why, listen.MeasureLongestRun+": "):
-		why += fmt.Sprintf(" (at %.1f s)", s.Start)
-	default:
+	parts := make([]string, len(l.Failures))
+	named := false
+	for i, f := range l.Failures {
+		parts[i] = f
+		if s != nil && strings.HasPrefix(f, listen.MeasureLongestRun+": ") {
+			parts[i], named = fmt.Sprintf("%s (at %.1f s)", f, s.Start), true
+		}
+	}
+	why := strings.Join(parts, "; ")
+	if s != nil && !named {
 		why += fmt.Sprintf("; the longest diverging run at %.1f s: sent %q, heard %q", s.Start, s.Sent, s.Heard)
 	}
 	return why

@@ -265,3 +265,17 @@ func TestSubsetWorstCase(t *testing.T) {
 		t.Errorf("subset of %d checks: cost %+v worst %+v, want %+v and %+v", len(sub.Actions), sub.Cost, sub.Worst, cost, worst)
 	}
 }
+
+// TestFailureLine: the diverging run is named once, with where it
+// starts: after its own failure when it fails, else after the others.
+func TestFailureLine(t *testing.T) {
+	span := &state.ListenSpan{From: 3, To: 5, Sent: "on a", Heard: "blah", Start: 2.7}
+	l := &state.Listen{Failures: []string{`longest_run: 3 words over 2: sent "on a" (words 4 to 5), heard "blah"`, "missing_tail: the last 2 words sent were not heard, over 1"}, Span: span}
+	if got, want := planner.FailureLine(l), `longest_run: 3 words over 2: sent "on a" (words 4 to 5), heard "blah" (at 2.7 s); missing_tail: the last 2 words sent were not heard, over 1`; got != want {
+		t.Errorf("run failing:\n got %s\nwant %s", got, want)
+	}
+	l.Failures = []string{"cer: 0.300 over 0.200"}
+	if got, want := planner.FailureLine(l), `cer: 0.300 over 0.200; the longest diverging run at 2.7 s: sent "on a", heard "blah"`; got != want {
+		t.Errorf("run within its limit:\n got %s\nwant %s", got, want)
+	}
+}
