@@ -99,9 +99,13 @@ func writeReport(ctx context.Context, env *Env, o reportOptions) error {
 		if err := s.Check(st, m); err != nil {
 			return withHint(fmt.Errorf("%s: %w", o.plan, err), "run 'voxform plan -out "+o.plan+"' again")
 		}
-		in.Plan = s
+		in.Plan, in.Manifest = s, m
 	} else {
-		m, _ = workspace.New(env.Dir).Load(varOptions(env)) // only for the cache directory
+		var ds manifest.Diagnostics
+		m, ds = workspace.New(env.Dir).Load(varOptions(env)) // the cache directory, and the listen: limits when it loads
+		if !ds.HasErrors() {
+			in.Manifest = m
+		}
 		if o.previous != "" {
 			if in.Previous, err = readPreviousState(env, o.previous); err != nil {
 				return err

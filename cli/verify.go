@@ -10,6 +10,7 @@ import (
 
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/workspace"
 )
 
@@ -32,6 +33,17 @@ state are used; an output without them, or whose file changed, is
 measured now. The limits come from the flags, else the manifest's
 loudness: block, else 3 LU and -1 dBTP.
 
+With -listen, also judges again every listening check recorded for the
+syntheses that declare listen:, at the manifest's current limits (free:
+the recorded transcripts are compared with the text sent, no service is
+called), and the loudness step and silence gap at every chunk boundary of
+their joined outputs, and reports each that fails (exit status 1 too). A
+declared check not recorded for the output's current audio fails as not
+checked. -make makes those checks first: it plans, takes the checks the
+plan would make and nothing else (no synthesis, no regeneration), makes
+those the output cache holds, and those that bill only with -auto-approve
+or a 'yes' on a terminal, within the manifest's budget.
+
 With -junit FILE, also writes every check as a JUnit XML test case (one
 per recorded file and check, a failure naming the measured and the
 recorded or target values) for a CI system to show. When
@@ -46,6 +58,11 @@ type verifyOptions struct {
 	loudness bool
 	// junit is -junit: the file the JUnit XML report goes to.
 	junit string
+	// listen is -listen; make (-make) makes the missing checks first,
+	// with apply's flags for it.
+	listen bool
+	make   bool
+	apply  applyFlags
 	// limits are -max-deviation and -max-true-peak; set says which of
 	// them were given (the manifest gives the others).
 	limits workspace.LoudnessLimits
@@ -58,6 +75,13 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&o.json, "json", false, "one JSON object per finding")
 	fs.StringVar(&o.junit, "junit", "", "also write every check as a JUnit XML report to `FILE` (relative to the manifest directory)")
 	fs.BoolVar(&o.loudness, "loudness", false, "also flag audio outputs whose loudness is far from the median or whose true peak is too high")
+	fs.BoolVar(&o.listen, "listen", false, "also judge every recorded listening check at the manifest's limits, and the seams of joined outputs")
+	fs.BoolVar(&o.make, "make", false, "with -listen: first make the declared checks not recorded (billed ones need -auto-approve or a terminal's 'yes')")
+	fs.BoolVar(&o.apply.autoApprove, "auto-approve", false, "with -make: make the checks that bill without asking")
+	fs.IntVar(&o.apply.parallelism, "parallelism", 0, "with -make: at most `N` operations calling the service at once (default: service.parallelism, else 4)")
+	o.apply.plan.service.register(fs)
+	o.apply.plan.cache.register(env, fs)
+	lockTimeoutFlag(fs, &o.apply.plan.lockTimeout)
 	fs.Float64Var(&o.limits.MaxDeviation, "max-deviation", workspace.DefaultMaxDeviation, "with -loudness: the `LU` an output's integrated loudness may lie from the median (above 0, at most 100)")
 	fs.Float64Var(&o.limits.MaxTruePeak, "max-true-peak", workspace.DefaultMaxTruePeak, "with -loudness: the highest true peak allowed, in `dBTP` (-100 to 20)")
 	if err := parseFlags(fs, args); err != nil {
@@ -71,6 +95,9 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	if (o.set["max-deviation"] || o.set["max-true-peak"]) && !o.loudness {
 		return usageErrorf("verify: -max-deviation and -max-true-peak go with -loudness")
 	}
+	if err := o.checkListenFlags(); err != nil {
+		return err
+	}
 	if err := manifest.CheckMaxDeviation(o.limits.MaxDeviation); err != nil {
 		return usageErrorf("verify: -max-deviation %v", err)
 	}
@@ -81,16 +108,29 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 }
 
 func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
+	var f findings
+	if o.make {
+		if err := makeChecks(ctx, env, o); err != nil {
+			if interrupted(err) {
+				return err
+			}
+			printError(env.Stderr, err) // what could not be made is reported as not checked
+			f.add("the listening checks were not all made", "")
+		}
+	}
 	ws, err := openWorkspace(env, nil, 0)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	if o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"]) {
-		m, err := loadManifest(env, nil)
-		if err != nil {
+	var m *manifest.Manifest
+	manifestLimits := o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"])
+	if o.listen || manifestLimits {
+		if m, err = loadManifest(env, nil); err != nil {
 			return err
 		}
+	}
+	if manifestLimits {
 		o.limits = limitsWith(o, m)
 	}
 	st, err := ws.ReadState(ctx)
@@ -98,23 +138,8 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 		return err
 	}
 	res := verifyResult{resources: len(st.Resources)}
-	if res.found, res.hashed, err = ws.Verify(ctx, st); err != nil {
+	if err := res.check(ctx, env, o, ws, m, st, &f); err != nil {
 		return err
-	}
-	outputsDrifted := writeDrift(env.Stdout, &res, o.json)
-	var problems, hints []string
-	if outputsDrifted > 0 {
-		problems = append(problems, fmt.Sprintf("%d recorded output(s) are missing or modified", outputsDrifted))
-		hints = append(hints, "'voxform plan' shows them as repairs; 'voxform apply' restores them")
-	}
-	if o.loudness {
-		if res.loud, err = ws.CheckLoudness(ctx, st, o.limits, res.drifted()); err != nil {
-			return err
-		}
-		if n := writeLoudness(env.Stdout, res.loud, o.json); n > 0 {
-			problems = append(problems, fmt.Sprintf("%d audio output(s) are outside the loudness limits", n))
-			hints = append(hints, "normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
-		}
 	}
 	appendStepSummary(env, "verify", res.markdown)
 	if o.junit != "" {
@@ -122,10 +147,54 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 			return err
 		}
 	}
-	if len(problems) == 0 {
+	return f.err()
+}
+
+// check makes the checks o asks for of st (and m, with -listen), writing
+// what each finds to stdout and what fails to f.
+func (res *verifyResult) check(ctx context.Context, env *Env, o *verifyOptions, ws *workspace.Workspace, m *manifest.Manifest, st *state.File, f *findings) error {
+	var err error
+	if res.found, res.hashed, err = ws.Verify(ctx, st); err != nil {
+		return err
+	}
+	if n := writeDrift(env.Stdout, res, o.json); n > 0 {
+		f.add(fmt.Sprintf("%d recorded output(s) are missing or modified", n), "'voxform plan' shows them as repairs; 'voxform apply' restores them")
+	}
+	if o.loudness {
+		if res.loud, err = ws.CheckLoudness(ctx, st, o.limits, res.drifted()); err != nil {
+			return err
+		}
+		if n := writeLoudness(env.Stdout, res.loud, o.json); n > 0 {
+			f.add(fmt.Sprintf("%d audio output(s) are outside the loudness limits", n),
+				"normalise them, or widen the limits with -max-deviation and -max-true-peak or the manifest's loudness: block")
+		}
+	}
+	if o.listen {
+		if res.listen, err = ws.CheckListen(ctx, m, st, res.drifted()); err != nil {
+			return err
+		}
+		writeListen(env.Stdout, res.listen, o.json)
+		listenFindings(res.listen, f)
+	}
+	return nil
+}
+
+// findings are the problems verify found, each with a hint (or none).
+type findings struct{ problems, hints []string }
+
+func (f *findings) add(problem, hint string) {
+	f.problems = append(f.problems, problem)
+	if hint != "" {
+		f.hints = append(f.hints, hint)
+	}
+}
+
+// err is nil without problems, else exit status 1 naming them all.
+func (f *findings) err() error {
+	if len(f.problems) == 0 {
 		return nil
 	}
-	return exitCode(ExitError, withHint(errors.New(strings.Join(problems, "; ")), strings.Join(hints, "; ")))
+	return exitCode(ExitError, withHint(errors.New(strings.Join(f.problems, "; ")), strings.Join(f.hints, "; ")))
 }
 
 // writeDrift reports each file missing or modified, one line (or JSON

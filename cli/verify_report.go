@@ -16,6 +16,7 @@ type verifyResult struct {
 	found     []workspace.Drift
 	hashed    []workspace.Hashed
 	loud      *workspace.LoudnessReport
+	listen    *workspace.ListenReport
 }
 
 // drifted is the set of paths of outputs (not sources) missing or
@@ -74,6 +75,9 @@ func (res *verifyResult) junit() *junit.Report {
 	if res.loud != nil {
 		r.Suites = append(r.Suites, loudnessSuite(res.loud))
 	}
+	if res.listen != nil {
+		r.Suites = append(r.Suites, listenSuite(res.listen), seamsSuite(res.listen))
+	}
 	return r
 }
 
@@ -131,5 +135,61 @@ func (res *verifyResult) markdown(w io.Writer) error {
 		}
 		line += fmt.Sprintf(" Loudness of %d audio output(s): %d outside the limits.", len(res.loud.Outputs), flagged)
 	}
+	if rep := res.listen; rep != nil {
+		checks, seams := rep.Failed()
+		for i := range rep.Checks {
+			if c := &rep.Checks[i]; !c.Pass {
+				rows = append(rows, []string{c.Address, c.Path, c.Item() + ": " + verdict(c) + ": " + checkWhy(c)})
+			}
+		}
+		for i := range rep.Seams {
+			if s := &rep.Seams[i]; !s.Seam.Pass {
+				rows = append(rows, []string{s.Address, s.Path, s.Item() + ": " + seamFigures(s)})
+			}
+		}
+		line += fmt.Sprintf(" Listening checks: %d declared, %d fail (%d not checked); seams: %d, %d outside their limits.",
+			len(rep.Checks), checks, len(rep.Unchecked()), len(rep.Seams), seams)
+	}
 	return planview.Findings(w, "voxform verify", line, []string{"address", "file", "finding"}, rows, planview.JobSummaryBytes, "'voxform verify'")
+}
+
+// listenSuite is one JUnit case per declared listening check: a failure
+// of type "listen" names each failing measure with its value and limit
+// and the diverging span, a check not recorded for the output's audio is
+// a failure of type "unchecked" (a declared check never passes unmade),
+// a pass shows its figures.
+func listenSuite(rep *workspace.ListenReport) junit.Suite {
+	s := junit.Suite{Name: "listen"}
+	for i := range rep.Checks {
+		c := &rep.Checks[i]
+		jc := junit.Case{Class: c.Address, Name: c.Item()}
+		switch {
+		case c.Unchecked != "":
+			jc.Failure = &junit.Failure{Type: "unchecked", Message: checkWhy(c) + "; " + makeHint}
+		case !c.Pass:
+			jc.Failure = &junit.Failure{Type: "listen", Message: checkWhy(c)}
+		default:
+			jc.Output = listenFigures(c)
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	return s
+}
+
+// seamsSuite is one JUnit case per chunk boundary of the joined outputs:
+// a failure of type "seam" states the step and the gap against their
+// limits, a pass shows them.
+func seamsSuite(rep *workspace.ListenReport) junit.Suite {
+	s := junit.Suite{Name: "seams"}
+	for i := range rep.Seams {
+		sc := &rep.Seams[i]
+		jc := junit.Case{Class: sc.Address, Name: sc.Item()}
+		if sc.Seam.Pass {
+			jc.Output = seamFigures(sc)
+		} else {
+			jc.Failure = &junit.Failure{Type: "seam", Message: seamFigures(sc)}
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	return s
 }

@@ -143,6 +143,23 @@ var scenarios = []scenario{
 	}, edit: func(p *project, st *state.File) {
 		p.fs["voices/guest.json"] = `{"embedding":"BBB"}`
 	}},
+	{name: "listen_create", fresh: true, setup: withListen(2)},
+	{name: "listen_recorded", setup: withListen(1), edit: recordChecks},
+	{name: "listen_no_changes_failing", setup: withListen(0), edit: func(p *project, st *state.File) {
+		recordChecks(p, st)
+		p.synthesis("synthesis.founder_outro").Text = "Thank you for listening."
+		for _, addr := range []string{"synthesis.welcome", "synthesis.founder_intro", "synthesis.chapter"} {
+			st.Resources[addr].Chunks = nil
+			p.m.Syntheses = removeSynthesis(p.m.Syntheses, addr)
+			delete(st.Resources, addr)
+		}
+		p.m.Syntheses = removeSynthesis(p.m.Syntheses, "synthesis.founder_outro")
+		delete(st.Resources, "synthesis.founder_outro")
+	}},
+	{name: "listen_budget_worst_case", fresh: true, setup: withListen(2), edit: func(p *project, st *state.File) {
+		p.m.Budget = &manifest.Budget{MaxCharacters: new(int64), Pos: manifest.Pos{File: "voxform.yaml", Line: 3, Col: 3}}
+		*p.m.Budget.MaxCharacters = 3000
+	}},
 	{name: "cloned_voice_switch", setup: func(p *project) {
 		p.fs["refs/guest.wav"] = "guest reference"
 		p.m.Embeddings = append(p.m.Embeddings, &manifest.Embedding{Name: "guest", Address: "embedding.guest",

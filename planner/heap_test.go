@@ -49,3 +49,52 @@ func TestDesiredHoldsOneShape(t *testing.T) {
 		t.Errorf("the desired resources hold %d B a synthesis, want at most 1,100", per)
 	}
 }
+
+// planHeap is the live heap a plan of n new syntheses (prompts of
+// 20,000 for_each keys) holds per synthesis, with listen: declared or
+// not.
+func planHeap(t *testing.T, n int, spec *manifest.Listen) int64 {
+	t.Helper()
+	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
+	for i := range n {
+		key := fmt.Sprintf("p%05d", i)
+		s := synth("menu", key, "narrator", v, fmt.Sprintf("प्रॉम्प्ट संख्या %d के लिए यह वाक्य बोला जाएगा", i), "build/menu/"+key+".wav")
+		s.Listen = spec
+		m.Syntheses = append(m.Syntheses, s)
+	}
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = nil
+	before := heapInUse()
+	p, err := planner.Compute(planner.Input{Desired: desired, State: state.New(), Options: planner.Options{NoRefresh: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := (heapInUse() - before) / int64(n)
+	runtime.KeepAlive(desired)
+	runtime.KeepAlive(p)
+	return per
+}
+
+// TestPlanListenHeap: a plan of 20,000 syntheses without listen: holds
+// what it held before listening checks (an Action, its reasons and its
+// place in the plan: under 400 B a synthesis), and listen: adds its
+// ListenWork only, under 200 B a synthesis.
+func TestPlanListenHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans 20,000 resources")
+	}
+	const n = 20000
+	without := planHeap(t, n, nil)
+	with := planHeap(t, n, listenSpec(2, "limits-1"))
+	t.Logf("%d B a planned synthesis; %d B with listen:", without, with)
+	if without > 400 {
+		t.Errorf("a plan holds %d B a synthesis without listen:, want at most 400", without)
+	}
+	if with-without >= 200 {
+		t.Errorf("listen: adds %d B a synthesis to a plan, want under 200", with-without)
+	}
+}

@@ -100,8 +100,10 @@ type ListenWork struct {
 	// take (the action's Cost when Regenerate is 0).
 	Regenerate int  `json:"regenerate,omitempty"`
 	Worst      Cost `json:"worst_case"`
-	// Failing names the recorded checks that fail at the current limits
-	// ("chunk 12 of 30" or the output's path).
+	// Failing names the recorded checks of the audio the action keeps
+	// that fail at the limits declared now, and why: "chunk 12 of 30
+	// (143.2 s): longest_run: ..." or "build/x.wav: cer: ...". A record
+	// judged under other limits is judged again (on a copy) to say so.
 	Failing []string `json:"failing,omitempty"`
 }
 
@@ -205,12 +207,23 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // ChunkName names chunk i of n for a reader: "chunk 12 of 30".
 func ChunkName(i, n int) string { return fmt.Sprintf("chunk %d of %d", i+1, n) }
 
-// FailureLine is one line saying why a recorded check fails:
-// "longest_run 4 > 2 words at 151.0 s: sent "…", heard "…"".
+// FailureLine is one line saying why a recorded check fails, with where
+// the longest diverging run starts: "longest_run: 4 words over 2: sent
+// "…" (words 12 to 15), heard "…" (at 151.0 s)". The run's words are
+// named once: by its own failure when it fails, else after the others.
 func FailureLine(l *state.Listen) string {
-	why := strings.Join(l.Failures, "; ")
-	if s := l.Span; s != nil {
-		why += fmt.Sprintf(" at %.1f s: sent %q, heard %q", s.Start, s.Sent, s.Heard)
+	s := l.Span
+	parts := make([]string, len(l.Failures))
+	named := false
+	for i, f := range l.Failures {
+		parts[i] = f
+		if s != nil && strings.HasPrefix(f, listen.MeasureLongestRun+": ") {
+			parts[i], named = fmt.Sprintf("%s (at %.1f s)", f, s.Start), true
+		}
+	}
+	why := strings.Join(parts, "; ")
+	if s != nil && !named {
+		why += fmt.Sprintf("; the longest diverging run at %.1f s: sent %q, heard %q", s.Start, s.Sent, s.Heard)
 	}
 	return why
 }

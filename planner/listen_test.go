@@ -153,3 +153,20 @@ func TestListenCheckAction(t *testing.T) {
 		t.Fatalf("every check recorded: %+v, %v", p.Actions, err)
 	}
 }
+
+// A plan whose only work is checks calls the service: apply connects a
+// client for it.
+func TestCheckActionCallsService(t *testing.T) {
+	d := listenChapter(t, 0)
+	st := recorded(d)
+	for i := range st.Resources[d.Address].Chunks {
+		st.Resources[d.Address].Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
+	}
+	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil || len(p.Actions) != 1 || p.Actions[0].Type != planner.Check {
+		t.Fatalf("plan: %+v, %v", p, err)
+	}
+	if !p.CallsService() {
+		t.Fatal("a plan of checks to make does not call the service")
+	}
+}

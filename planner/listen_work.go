@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/narration"
 	"github.com/voxform/voxform/state"
@@ -17,6 +19,9 @@ type ListenItem struct {
 	// action); Record is that audio's recorded check (nil: none).
 	SHA256 string
 	Record *state.Listen
+	// Start is where the chunk starts in the joined audio, as recorded
+	// (0 for audio sent whole).
+	Start float64
 }
 
 // ListenItems lists the checks of a synthesis action with listen:, in
@@ -43,7 +48,7 @@ func ListenItems(a *Action) []ListenItem {
 	for i, ch := range d.Chunks {
 		items[i] = ListenItem{Chunk: i, Text: ch.Text, Characters: ch.Characters}
 		if r := prior[ch.Fingerprint]; r != nil && !fresh {
-			items[i].SHA256, items[i].Record = r.SHA256, r.Listen
+			items[i].SHA256, items[i].Record, items[i].Start = r.SHA256, r.Listen, r.Start
 		}
 	}
 	return items
@@ -85,11 +90,18 @@ func (it *ListenItem) Recorded(code string) bool {
 func (c *computer) listenWork() {
 	for _, addr := range c.listenNoops {
 		d := c.desired[addr]
-		a := &Action{Address: addr, Type: Check, Desired: d, Prior: c.st.Resources[addr], Reasons: []string{"listen: not checked"}}
-		if c.priceListen(a); a.Listen.Make > 0 {
-			c.noops--
-			c.actions = append(c.actions, a)
+		a := &Action{Address: addr, Type: Check, Desired: d, Prior: c.st.Resources[addr]}
+		c.priceListen(a)
+		w := a.Listen
+		if w.Make == 0 {
+			for _, f := range w.Failing {
+				c.listenFailing = append(c.listenFailing, addr+": "+f)
+			}
+			continue
 		}
+		a.Reasons = []string{w.CheckReason()}
+		c.noops--
+		c.actions = append(c.actions, a)
 	}
 	for _, a := range c.actions {
 		if a.Type == Check || a.Desired == nil || a.Desired.Listen == nil || a.Type == Delete {
@@ -122,6 +134,9 @@ func (c *computer) priceListen(a *Action) {
 		w.Items++
 		if it.Recorded(w.Language) {
 			w.Recorded++
+			if f := it.failing(d); f != "" {
+				w.Failing = append(w.Failing, f)
+			}
 			continue
 		}
 		w.Make++
@@ -143,4 +158,65 @@ func (c *computer) priceListen(a *Action) {
 		w.Worst = w.Worst.Add(again)
 	}
 	a.Listen = w
+}
+
+// failing says why the recorded check of it fails at the limits d
+// declares now ("chunk 12 of 30 (143.2 s): longest_run: ..."), or ""
+// when it passes. A record judged under these limits keeps its verdict;
+// one judged under others is judged again, on a copy, from its recorded
+// transcript (free, and only then: a plan of 100,000 checks judged
+// under the current limits judges none).
+func (it *ListenItem) failing(d *Desired) string {
+	l := it.Record
+	if l.Judged != d.Listen.Hash {
+		again := *l
+		if err := Judge(&again, it.Text, d.Listen); err != nil {
+			return it.name(d) + ": cannot be judged again: " + err.Error()
+		}
+		l = &again
+	}
+	if l.Pass {
+		return ""
+	}
+	return it.name(d) + ": " + FailureLine(l)
+}
+
+// name names the item for a reader: "chunk 12 of 30 (143.2 s)", or the
+// output's path for audio sent whole.
+func (it *ListenItem) name(d *Desired) string {
+	if it.Chunk < 0 {
+		if len(d.Outputs) > 0 {
+			return d.Outputs[0].Path
+		}
+		return "the output"
+	}
+	return fmt.Sprintf("%s (%.1f s)", ChunkName(it.Chunk, len(d.Chunks)), it.Start)
+}
+
+// Reason is the listening part of an action's reasons, as the plan
+// shows it: "listen: 31 checks (hi-IN, the synthesis language)", with
+// the checks recorded or restored already, or why nothing is checked.
+func (w *ListenWork) Reason() string {
+	if w.Language == "" {
+		return "listen: not checked (" + w.How + ")"
+	}
+	s := fmt.Sprintf("listen: %d check%s", w.Make, plural(w.Make))
+	if w.Recorded > 0 {
+		s += fmt.Sprintf(", %d recorded", w.Recorded)
+	}
+	if w.Restored > 0 {
+		s += fmt.Sprintf(", %d restored", w.Restored)
+	}
+	return s + " (" + w.Language + ", " + w.How + ")"
+}
+
+// CheckReason is the reason of a Check action: "listen: 3 of 31 chunks
+// not checked (hi-IN, the synthesis language)", or "listen: not checked
+// (...)" for audio sent whole.
+func (w *ListenWork) CheckReason() string {
+	s := "listen: not checked"
+	if w.Items > 1 {
+		s = fmt.Sprintf("listen: %d of %d chunks not checked", w.Make, w.Items)
+	}
+	return s + " (" + w.Language + ", " + w.How + ")"
 }

@@ -36,6 +36,9 @@ var markdownCases = []markdownCase{
 		p.synthesis(`synthesis.menu["sales"]`).Text = "बिक्री के लिए तीन"
 		p.synthesis("synthesis.welcome").Text = "<excited> नमस्ते!"
 	}}, cached: map[string]string{`synthesis.menu["billing"]`: "local", "synthesis.welcome": "s3://team-cache/ivr"}},
+	{name: "listen_recorded", scenario: "listen_recorded"},
+	{name: "listen_budget_worst_case", scenario: "listen_budget_worst_case"},
+	{name: "listen_no_changes_failing", scenario: "listen_no_changes_failing"},
 	{name: "truncated", sc: scenario{fresh: true, setup: func(p *project) {
 		p.synthesis("synthesis.welcome").Text = "<excited> Welcome to | the *support* line. " +
 			strings.Repeat("Please listen carefully, as our menu options have changed recently. ", 3)

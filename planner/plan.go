@@ -238,8 +238,13 @@ type Plan struct {
 	Cost  Cost `json:"cost"`
 	// Worst is what the plan bills at worst: Cost, plus every take
 	// regenerate allows for the listening checks to make.
-	Worst   Cost    `json:"worst_case"`
-	Options Options `json:"options"`
+	Worst Cost `json:"worst_case"`
+	// ListenFailing names the recorded listening checks of resources the
+	// plan leaves as they are that fail at the limits declared now
+	// ("synthesis.x: chunk 12 of 30 (143.2 s): ..."); those of actions
+	// are in their ListenWork.Failing.
+	ListenFailing []string `json:"listen_failing,omitempty"`
+	Options       Options  `json:"options"`
 	// Lineage and Serial identify the state the plan was computed from.
 	Lineage string `json:"lineage"`
 	Serial  int64  `json:"serial"`
@@ -337,12 +342,22 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	c.listenWork()
-	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops}
+	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing}
 	actions, err := order(c.actions)
 	if err != nil {
 		return nil, err
 	}
 	p.Actions = actions
+	p.price()
+	if err := p.CheckBudget(in.Budget); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// price sums the cost and the worst case of the plan's actions.
+func (p *Plan) price() {
+	p.Cost, p.Worst = Cost{}, Cost{}
 	for _, a := range p.Actions {
 		p.Cost = p.Cost.Add(a.Cost)
 		if a.Listen != nil {
@@ -351,10 +366,6 @@ func Compute(in Input) (*Plan, error) {
 			p.Worst = p.Worst.Add(a.Cost)
 		}
 	}
-	if err := CheckBudget(p.Worst, in.Budget); err != nil {
-		return p, err
-	}
-	return p, nil
 }
 
 // computer holds the working set of one Compute.
@@ -370,6 +381,8 @@ type computer struct {
 	noops      int
 	// listenNoops are the no-ops with listen:, which may need a Check.
 	listenNoops []string
+	// listenFailing are the failing recorded checks of no-ops (Plan's).
+	listenFailing []string
 	// claimed are the paths some desired resource writes or reads: a
 	// delete or replace never removes them.
 	claimed map[string]bool
@@ -476,6 +489,9 @@ func containsPath(outs []Output, p string) bool {
 // a recorded transcript do not.
 func (p *Plan) CallsService() bool {
 	for _, a := range p.Actions {
+		if a.Listen != nil && a.Listen.Make > 0 { // a check may be paid, and its take regenerated
+			return true
+		}
 		switch a.Type {
 		case Create, Replace, Resume:
 			return true

@@ -214,15 +214,16 @@ func restorable(a *Action) bool {
 	return true
 }
 
-// Subset is the plan of the actions keep selects, priced again; what they
+// Subset is the plan of the actions keep selects, priced again (its cost
+// and its worst case); what they
 // depend on outside it must be done already (a Restore depends on nothing).
 func (p *Plan) Subset(keep func(*Action) bool) *Plan {
 	sub := &Plan{Options: p.Options, Lineage: p.Lineage, Serial: p.Serial, NoOps: p.NoOps}
 	for _, a := range p.Actions {
 		if keep(a) {
 			sub.Actions = append(sub.Actions, a)
-			sub.Cost = sub.Cost.Add(a.Cost)
 		}
 	}
+	sub.price()
 	return sub
 }

@@ -131,7 +131,7 @@ func (a *Action) checkShape() error {
 		}
 	case Delete:
 		needDesired = false
-	case Replace, Repair, Move, Resume:
+	case Replace, Repair, Move, Resume, Check:
 	default:
 		return fmt.Errorf("%s: unknown action %q", a.Address, a.Type)
 	}
@@ -209,11 +209,35 @@ func CompareSaved(fresh, saved *Plan) error {
 			return stale("%s changed since the plan was made (an input file or the request changed)", f.Address)
 		case f.Desired != nil && s.Desired != nil && !slices.Equal(f.Desired.Outputs, s.Desired.Outputs):
 			return stale("the outputs of %s differ from the manifest's", f.Address)
+		case !sameListen(f.Listen, s.Listen):
+			return stale("%s: its listening checks differ from those apply would make now (%s; now %s)", f.Address, listenFigures(s.Listen), listenFigures(f.Listen))
 		}
 		return stale("%s: it no longer says what apply would do now (an output was changed, moved or removed since, or the file was edited)", f.Address)
 	}
 	if fresh.Cost != saved.Cost {
 		return stale("its cost differs from what apply would bill now")
 	}
+	if fresh.Worst != saved.Worst {
+		return stale("its worst case differs from what apply could bill now")
+	}
 	return nil
+}
+
+// sameListen reports whether two actions' listening work is the same.
+func sameListen(a, b *ListenWork) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// listenFigures is what a plan's listening work makes, for a stale plan's
+// error: "3 checks of 0h01m05s of audio", or "no checks".
+func listenFigures(w *ListenWork) string {
+	if w == nil || w.Make == 0 {
+		return "no checks"
+	}
+	return fmt.Sprintf("%d check%s of %s of audio", w.Make, plural(w.Make), Duration(w.AudioSeconds))
 }

@@ -27,4 +27,27 @@
 //     browser can play it.
 //   - Audio is streamed, never held whole: the waveform keeps a fixed
 //     number of columns, however long the file.
+//
+// Listening checks (issue 27). A synthesis sent in chunks shows its
+// player first, then its chunks as cues, each playing the output from
+// its start (as a transcript's segments do) with its check beside it; a
+// synthesis sent whole shows its check beside its player. The texts are
+// the plan's chunk texts for a planned action, else the recorded
+// request's text split again as the planner splits it (narration.Split
+// at the manifest's max_text_chars, else the model's), taken only when
+// every part has the recorded chunk's fingerprint. The times are those
+// recorded; a state from before they were recorded has them estimated in
+// proportion to the chunks' characters over the output's duration, or
+// not placed at all when the duration is not known either (the page
+// says which). With the manifest (Input.Manifest), each recorded check
+// is judged again at its listen: limits by planner.Judge (free: the
+// transcript is recorded), else its recorded verdict is shown as such.
+// A failing check carries why, the aligned diff of the words sent and
+// heard (listen.Normalize and listen.Align, computed here, at most
+// MaxDiffWords words) and where to play from (a second before the
+// diverging run); a passing one carries its figures only. Seams
+// (planner.Seams) are shown at the boundaries that fail. Heard text is
+// the service's: it is data rendered with textContent like every other
+// text, and its control and bidi characters are made visible
+// (untrusted.Escape).
 package report

@@ -38,12 +38,14 @@ type view struct {
 	Characters, AudioSeconds   string
 	CostVerb, CostLine         string
 	Clipping                   int
-	Omitted                    int
-	Max                        string
-	Compared                   bool
-	CSS                        template.CSS
-	JS                         template.JS
-	Data                       template.JS
+	// Failing counts the rows with a failing listening check or seam.
+	Failing  int
+	Omitted  int
+	Max      string
+	Compared bool
+	CSS      template.CSS
+	JS       template.JS
+	Data     template.JS
 }
 
 type count struct {
@@ -54,6 +56,9 @@ type count struct {
 // data is the JSON block the page's script reads.
 type data struct {
 	Items []item `json:"items"`
+	// Limits are the listening limits the rows' checks were judged at,
+	// each once (checkView.Limits indexes them; the first is null).
+	Limits []*limitsView `json:"limits"`
 }
 
 // writePage writes index.html atomically.
@@ -90,12 +95,8 @@ func writePage(in Input, p *page) error {
 		}
 		v.Counts = append(v.Counts, count{Action: k, Label: label, N: numfmt.Thousands(int64(p.Counts[k]))})
 	}
-	for _, it := range p.Items {
-		if it.Audio != nil && it.Audio.Clipped > 0 {
-			v.Clipping++
-		}
-	}
-	b, err := json.Marshal(data{Items: p.Items})
+	v.Clipping, v.Failing = flagged(p.Items)
+	b, err := json.Marshal(data{Items: p.Items, Limits: p.listening.limits})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -103,6 +104,20 @@ func writePage(in Input, p *page) error {
 	return owned.WriteFile(filepath.Join(in.Out, PageName), 0o644, func(w io.Writer) error {
 		return pageTemplate.Execute(w, v)
 	})
+}
+
+// flagged counts the rows whose audio clips and those failing a
+// listening check or seam.
+func flagged(items []item) (clipping, failing int) {
+	for _, it := range items {
+		if it.Audio != nil && it.Audio.Clipped > 0 {
+			clipping++
+		}
+		if it.Fails > 0 {
+			failing++
+		}
+	}
+	return clipping, failing
 }
 
 // order sorts actions as plans group them, statuses after.

@@ -3,6 +3,7 @@
   var PAGE = 100;
   var data = JSON.parse(document.getElementById("data").textContent);
   var items = data.items || [];
+  var limits = data.limits || [];
   var symbols = {create: "+", replace: "-/+", repair: "!", restore: "<", move: ">", resume: "~", "delete": "-", "no-op": ""};
   var state = {page: 0, shown: items};
   var $ = function (id) { return document.getElementById(id); };
@@ -76,6 +77,18 @@
     return p;
   }
 
+  // seek plays the row's audio from t seconds, marking li (in ol) as playing.
+  function seek(sec, t, ol, li) {
+    var a = sec.querySelector("figure.now audio");
+    if (!a) { return; }
+    a.currentTime = t;
+    var old = ol && ol.querySelector(".playing");
+    if (old) { old.classList.remove("playing"); }
+    if (li) { li.classList.add("playing"); }
+    var p = a.play();
+    if (p && p.catch) { p.catch(function () {}); }
+  }
+
   function segments(t, sec) {
     var ol = el("ol", "segments");
     t.segments.forEach(function (s) {
@@ -84,16 +97,73 @@
       li.appendChild(el("span", "ts", clock(s.start) + "–" + clock(s.end)));
       if (s.speaker) { li.appendChild(el("span", "spk", s.speaker)); }
       li.appendChild(document.createTextNode(s.text));
-      li.addEventListener("click", function () {
-        var a = sec.querySelector("figure.now audio");
-        if (!a) { return; }
-        a.currentTime = Number(li.dataset.start);
-        var old = ol.querySelector(".playing");
-        if (old) { old.classList.remove("playing"); }
-        li.classList.add("playing");
-        var p = a.play();
-        if (p && p.catch) { p.catch(function () {}); }
-      });
+      li.addEventListener("click", function () { seek(sec, Number(li.dataset.start), ol, li); });
+      ol.appendChild(li);
+    });
+    return ol;
+  }
+
+  // measures says each figure of a check with its limit when known.
+  function measures(c) {
+    var l = limits[c.limits || 0];
+    var m = [["cer", (c.cer || 0).toFixed(3), l && l.max_cer], ["wer", (c.wer || 0).toFixed(3), l && l.max_wer],
+      ["longest run", c.longest_run || 0, l && l.max_run], ["missing tail", c.missing_tail || 0, l && l.max_missing_tail]];
+    return m.map(function (x) { return x[0] + " " + x[1] + (l ? " (limit " + x[2] + ")" : ""); }).join(" · ");
+  }
+
+  // alignment shows the words sent against those heard.
+  function alignment(c) {
+    var p = el("p", "align");
+    c.diff.forEach(function (d) {
+      if (d.skip) { p.appendChild(el("span", "skip", "… " + d.skip + " words match …")); }
+      if (d.sent) { p.appendChild(el(d.op === "match" ? "span" : "del", "a-" + d.op, d.sent)); }
+      if (d.sent && d.heard) { p.appendChild(document.createTextNode(" ")); }
+      if (d.heard) { p.appendChild(el("ins", "a-" + d.op, d.heard)); }
+      p.appendChild(document.createTextNode(" "));
+    });
+    return p;
+  }
+
+  // checkBox is a listening check: its mark, figures and, failing, why,
+  // the aligned diff and a control playing from the diverging words.
+  function checkBox(c, sec, ol) {
+    var d = el("div", "check " + (c.pending ? "pending" : c.pass ? "pass" : "fail"));
+    d.appendChild(el("span", "mark", c.pending ? "… listen: pending" : c.pass ? "✓ listen: pass" : "✗ listen: fail"));
+    if (!c.pending) { d.appendChild(el("span", "measures", measures(c) + (c.limits ? "" : " (the verdict as recorded)"))); }
+    if (c.takes > 1) { d.appendChild(el("span", "takes", c.takes + " takes")); }
+    if (c.play_from !== undefined) {
+      var b = el("button", "playfrom", "play from " + c.play_from.toFixed(1) + " s");
+      b.type = "button";
+      b.dataset.at = c.play_from;
+      b.addEventListener("click", function (e) { e.stopPropagation(); seek(sec, c.play_from, ol, null); });
+      d.appendChild(b);
+    }
+    if (c.failures) {
+      var ul = el("ul", "failures");
+      c.failures.forEach(function (f) { ul.appendChild(el("li", "", f)); });
+      d.appendChild(ul);
+    }
+    if (c.diff) { d.appendChild(alignment(c)); }
+    if (c.diff_more) { d.appendChild(el("div", "note", c.diff_more + " more words of the alignment not shown")); }
+    if (c.note) { d.appendChild(el("div", "note", c.note)); }
+    return d;
+  }
+
+  // cues lists the chunks of a joined output; a click on one plays the
+  // output from its start when the chunk times are known.
+  function cues(it, sec) {
+    var ol = el("ol", "cues");
+    var timed = !!it.chunk_times, est = it.chunk_times === "estimated" ? "~" : "";
+    it.chunks.forEach(function (c, i) {
+      var li = el("li", timed ? "timed" : "");
+      li.dataset.start = c.start;
+      var cue = el("div", "cue");
+      cue.appendChild(el("span", "ts", (i + 1) + (timed ? " · " + est + clock(c.start) + "–" + est + clock(c.end) : "")));
+      if (c.text) { cue.appendChild(el("span", "cuetext", c.text)); }
+      li.appendChild(cue);
+      if (timed) { cue.addEventListener("click", function () { seek(sec, Number(li.dataset.start), ol, li); }); }
+      if (c.check) { li.appendChild(checkBox(c.check, sec, ol)); }
+      if (c.seam) { li.appendChild(el("div", "seam fail", "✗ seam after chunk " + (i + 1) + " at " + clock(c.seam.at) + ": " + c.seam.failures.join("; "))); }
       ol.appendChild(li);
     });
     return ol;
@@ -115,12 +185,19 @@
       if (kv[1]) { m.appendChild(el("span", kv[0], kv[0] + " " + kv[1])); }
     });
     sec.appendChild(m);
-    if (it.text) { sec.appendChild(text(it)); }
+    var chunked = it.chunks && it.chunks.length;
+    if (!chunked && (it.text || it.diff)) { sec.appendChild(text(it)); }
     if (it.audio || it.previous) {
       var ps = el("div", "players");
       if (it.audio) { ps.appendChild(player(it.audio, it.kind === "synthesis" ? "now" : "source")); }
       if (it.previous) { ps.appendChild(player(it.previous, "before")); }
       sec.appendChild(ps);
+    }
+    if (it.check) { sec.appendChild(checkBox(it.check, sec, null)); }
+    if (chunked) {
+      if (it.diff || it.text) { sec.appendChild(text(it)); }
+      if (it.chunk_note) { sec.appendChild(el("div", "note", it.chunk_note)); }
+      sec.appendChild(cues(it, sec));
     }
     if (it.transcript) {
       if (it.transcript.segments && it.transcript.segments.length) { sec.appendChild(segments(it.transcript, sec)); }
@@ -148,12 +225,13 @@
   }
 
   function filter() {
-    var changed = $("f-changed").checked, voice = $("f-voice").value, lang = $("f-lang").value;
+    var changed = $("f-changed").checked, failing = $("f-failing").checked, voice = $("f-voice").value, lang = $("f-lang").value;
     var kind = $("f-kind").value, q = $("f-text").value.toLowerCase();
     state.shown = items.filter(function (it) {
-      return (!changed || it.changed) && (!voice || it.voice === voice) && (!lang || it.language === lang) &&
+      return (!changed || it.changed) && (!failing || it.listen_fails > 0) && (!voice || it.voice === voice) && (!lang || it.language === lang) &&
         (!kind || it.kind === kind) &&
-        (!q || it.address.toLowerCase().indexOf(q) >= 0 || (it.text || "").toLowerCase().indexOf(q) >= 0);
+        (!q || it.address.toLowerCase().indexOf(q) >= 0 || (it.text || "").toLowerCase().indexOf(q) >= 0 ||
+          (it.chunks || []).some(function (c) { return (c.text || "").toLowerCase().indexOf(q) >= 0; }));
     });
     state.page = 0;
     render();
@@ -162,7 +240,7 @@
   options("f-voice", "voice");
   options("f-lang", "language");
   options("f-kind", "kind");
-  ["f-changed", "f-voice", "f-lang", "f-kind"].forEach(function (id) { $(id).addEventListener("change", filter); });
+  ["f-changed", "f-failing", "f-voice", "f-lang", "f-kind"].forEach(function (id) { $(id).addEventListener("change", filter); });
   $("f-text").addEventListener("input", filter);
   function go(d) { return function () { state.page += d; render(); window.scrollTo(0, 0); }; }
   $("prev").addEventListener("click", go(-1));

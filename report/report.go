@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/voxform/voxform/cache"
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -40,6 +41,13 @@ type Input struct {
 	// audio file shown; without it, the page shows the figures the state
 	// recorded as apply wrote each output.
 	Loudness bool
+	// Manifest, when set, is the manifest the state was applied from (or
+	// the saved plan planned): each recorded listening check is judged
+	// again at its listen: limits (planner.Judge, free: the transcript is
+	// recorded), and its max_text_chars splits a recorded text into the
+	// texts of its recorded chunks. Without it the page shows the
+	// verdicts as recorded.
+	Manifest *manifest.Manifest
 	// Title heads the page (the manifest directory's name when empty).
 	Title string
 	// Now is the time the page says it was made (time.Now when zero).
@@ -111,7 +119,13 @@ func fill(ctx context.Context, m *media, p *page) error {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range p.Items {
 		it := &p.Items[i]
-		g.Go(func() error { return m.fillItem(ctx, it) })
+		g.Go(func() error {
+			if err := m.fillItem(ctx, it); err != nil {
+				return err
+			}
+			p.listening.fillListen(it)
+			return nil
+		})
 	}
 	return g.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
@@ -27,6 +28,9 @@ type page struct {
 	// Compared is set when the rows know whether they changed (a plan, or
 	// a state with its previous state).
 	Compared bool
+	// listening judges the rows' listening checks and holds the table of
+	// limits they were judged at.
+	listening *listening
 }
 
 // item is one row: a resource with what the page shows of it. The JSON
@@ -56,10 +60,28 @@ type item struct {
 	// Previous is the audio before a replace, or why it is not shown.
 	Previous   *clip           `json:"previous,omitempty"`
 	Transcript *transcriptView `json:"transcript,omitempty"`
+	// Check is the listening check of a synthesis sent whole.
+	Check *checkView `json:"check,omitempty"`
+	// Chunks are the cues of a synthesis sent in chunks, in order; their
+	// times are "recorded", "estimated" (a state from before voxform
+	// recorded them) or "" (not known: the cues do not seek), as
+	// ChunkTimes says; ChunkNote says what is estimated or not shown.
+	Chunks     []cueView `json:"chunks,omitempty"`
+	ChunkTimes string    `json:"chunk_times,omitempty"`
+	ChunkNote  string    `json:"chunk_note,omitempty"`
+	// Fails counts the row's failing listening checks and seams.
+	Fails int `json:"listen_fails,omitempty"`
 
 	// What fillItem places: the audio of now and before, the transcript.
 	cur, prev   audioRef
 	transcriptJ audioRef
+	// What fillListen shows: the record whose audio cur is (its checks
+	// and chunks), the planned chunks, and the declared listen: limits
+	// with their index in the page's table.
+	rec     *state.Resource
+	planned []planner.DesiredChunk
+	spec    *manifest.Listen
+	limits  int
 }
 
 // audioRef says where a file may be found: on disk at Path while it holds
@@ -83,7 +105,7 @@ func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || 
 
 // rows builds the page's rows from the input.
 func rows(in Input) (*page, error) {
-	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}}
+	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}, listening: newListening(in.Manifest)}
 	var err error
 	if in.Plan != nil {
 		err = planRows(in, p)
@@ -98,6 +120,7 @@ func rows(in Input) (*page, error) {
 		p.Items = p.Items[:MaxResources]
 	}
 	for i := range p.Items {
+		p.listening.prepare(&p.Items[i])
 		k := p.Items[i].Action
 		if k == "" {
 			k = p.Items[i].Status
@@ -121,7 +144,7 @@ func stateRows(in Input, p *page) {
 		r := st.Resources[addr]
 		it := describe(addr, r, nm)
 		it.Status = r.Status
-		it.cur = outputRef(r)
+		it.cur, it.rec = outputRef(r), r
 		it.Cost = billed(r).Short()
 		if prev != nil {
 			old := prev.Resources[addr]
@@ -186,7 +209,7 @@ func planRows(in Input, p *page) error {
 		r := in.State.Resources[addr]
 		it := describe(addr, r, nm)
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
-		it.cur = outputRef(r)
+		it.cur, it.rec = outputRef(r), r
 		p.Items = append(p.Items, it)
 	}
 	return nil
@@ -204,6 +227,7 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 		for _, o := range d.Outputs {
 			it.Outputs = append(it.Outputs, o.Path)
 		}
+		it.planned = d.Chunks
 	case a.Prior != nil:
 		it = describe(a.Address, a.Prior, nm)
 	default:
@@ -220,8 +244,8 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "made by apply", Raw: audioConfig(a.Desired.RequestFields())}
 	case a.Type == planner.Restore:
 		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.RestoreFrom, Raw: audioConfig(a.Desired.RequestFields())}
-	default: // move, resume, delete: what is recorded
-		it.cur = outputRef(a.Prior)
+	default: // move, resume, delete, check: what is recorded
+		it.cur, it.rec = outputRef(a.Prior), a.Prior
 	}
 	if a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint != a.Desired.Fingerprint {
 		setPrevious(&it, a.Prior, nm, outputRef(a.Prior))

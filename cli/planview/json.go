@@ -58,6 +58,10 @@ type PlannedChange struct {
 	// chunks are synthesized (the request's text is the whole text; each
 	// chunk is its own request).
 	Chunks *planner.ChunkWork `json:"chunks,omitempty"`
+	// Listen: a synthesis with listen:, with the listening checks the
+	// action makes, their audio seconds (in Cost), its worst case and the
+	// recorded checks that fail at the limits declared now.
+	Listen *planner.ListenWork `json:"listen,omitempty"`
 }
 
 // ChangeSummary is the last message of -json plan output.
@@ -73,6 +77,15 @@ type ChangeSummary struct {
 	NoOp    int          `json:"no_op"`
 	Cost    planner.Cost `json:"cost"`
 	Budget  *BudgetMsg   `json:"budget,omitempty"`
+	// Check counts the resources whose only work is a listening check.
+	Check int `json:"check,omitempty"`
+	// WorstCase is what the plan bills at worst (every take regenerate
+	// allows), which the budget holds; present when a change has
+	// listening checks.
+	WorstCase *planner.Cost `json:"worst_case,omitempty"`
+	// ListenFailed are the recorded listening checks that fail at the
+	// limits declared now: "synthesis.x: chunk 12 of 30 (143.2 s): why".
+	ListenFailed []string `json:"listen_failed,omitempty"`
 }
 
 // BudgetMsg is the manifest's budget in a change_summary; null is unlimited.
@@ -93,7 +106,7 @@ func Change(a *planner.Action) PlannedChange {
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
 		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
 		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, RestoreFrom: a.RestoreFrom, Refused: a.Refused, Cost: a.Cost,
-		Chunks: a.Chunks,
+		Chunks: a.Chunks, Listen: a.Listen,
 	}
 	switch {
 	case a.Desired != nil:
@@ -111,7 +124,15 @@ func Change(a *planner.Action) PlannedChange {
 func SummaryMessage(p *planner.Plan, b *manifest.Budget) ChangeSummary {
 	s := p.Summary()
 	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair, Restore: s.Restore,
-		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost}
+		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost, Check: s.Check}
+	for _, a := range p.Actions {
+		if a.Listen != nil {
+			worst := p.Worst
+			cs.WorstCase = &worst
+			break
+		}
+	}
+	cs.ListenFailed, _ = listenFailing(p)
 	if b != nil {
 		cs.Budget = &BudgetMsg{MaxCharacters: b.MaxCharacters, MaxAudioSeconds: b.MaxAudioSeconds}
 	}

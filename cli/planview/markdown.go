@@ -74,12 +74,17 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	var sb strings.Builder
 	if !p.HasChanges() {
 		fmt.Fprintf(&sb, "### voxform plan: no changes\n\n%d resource%s up to date.\n", p.NoOps, plural(p.NoOps))
+		failingLines(&sb, p, o)
 		_, err := io.WriteString(w, sb.String())
 		return err
 	}
 	fmt.Fprintf(&sb, "### voxform plan\n\n**%s** %d unchanged.\n\n", strings.TrimPrefix(summaryLine(p.Summary()), "Plan: "), p.NoOps)
-	sb.WriteString(p.Cost.Line() + "\n")
-	budgetLines(&sb, p.Cost, b)
+	sb.WriteString(p.CostLine() + "\n")
+	if line := listenLine(p); line != "" {
+		sb.WriteString(line + "\n")
+	}
+	budgetLines(&sb, p, b)
+	failingLines(&sb, p, o)
 	settingLines(&sb, o.Settings)
 	if n := refused(p); n > 0 {
 		fmt.Fprintf(&sb, "\n**Refused: %d** (a file voxform did not make is at an output path).\n", n)
@@ -88,7 +93,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	actions := grouped(p)
 	for i, a := range actions {
 		row := fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
-			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(a.Cost.Short()))
+			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(costCell(a)))
 		if i == o.MaxRows || sb.Len()+len(row)+len(moreLine(len(actions))) > o.MaxBytes {
 			sb.WriteString(moreLine(len(actions) - i))
 			break
@@ -135,9 +140,10 @@ func moreLine(n int) string {
 	return fmt.Sprintf("\n… and %d more; 'voxform plan' lists every change.\n", n)
 }
 
-// budgetLines states the budget, if any, and whether the cost exceeds it
-// (planner.CheckBudget decides, and its message says by how much).
-func budgetLines(sb *strings.Builder, c planner.Cost, b *manifest.Budget) {
+// budgetLines states the budget, if any, and whether the plan's cost or
+// its worst case exceeds it (Plan.CheckBudget decides, and its message
+// says by how much).
+func budgetLines(sb *strings.Builder, p *planner.Plan, b *manifest.Budget) {
 	if b == nil || (b.MaxCharacters == nil && b.MaxAudioSeconds == nil) {
 		return
 	}
@@ -149,7 +155,7 @@ func budgetLines(sb *strings.Builder, c planner.Cost, b *manifest.Budget) {
 		limits = append(limits, planner.Duration(*b.MaxAudioSeconds)+" of audio")
 	}
 	line := "Budget: " + strings.Join(limits, ", ")
-	err := planner.CheckBudget(c, b)
+	err := p.CheckBudget(b)
 	if err == nil {
 		sb.WriteString(line + ": within it.\n")
 		return
@@ -159,6 +165,31 @@ func budgetLines(sb *strings.Builder, c planner.Cost, b *manifest.Budget) {
 		over = after
 	}
 	fmt.Fprintf(sb, "%s.\n\n> [!CAUTION]\n> **Over budget**: %s. Apply refuses this plan.\n", line, escapeCell(over))
+}
+
+// failingLines lists the recorded listening checks that fail at the
+// limits declared now: at most MaxFailingLines of them (and MaxRows), in
+// at most a quarter of MaxBytes, each cut to MaxReason characters. A
+// transcript is the service's text: inert here.
+func failingLines(sb *strings.Builder, p *planner.Plan, o MarkdownOptions) {
+	lines, outputs := listenFailing(p)
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\n> [!WARNING]\n> %s\n", escapeCell(failingHead(outputs)))
+	end := sb.Len() + o.MaxBytes/4
+	for i, l := range lines {
+		addr, why := addressOf(l), ""
+		if len(addr) < len(l) {
+			why = l[len(addr)+2:]
+		}
+		line := fmt.Sprintf("> - %s: %s\n", codeCell(cutAddress(addr)), escapeCell(cut(why, MaxReason)))
+		if i == o.MaxRows || i == MaxFailingLines || sb.Len()+len(line) > end {
+			fmt.Fprintf(sb, "> - … and %d more; 'voxform verify -listen' lists them all.\n", len(lines)-i)
+			break
+		}
+		sb.WriteString(line)
+	}
 }
 
 // textCell is the synthesis text of an action, as it changes.

@@ -35,7 +35,7 @@ func color(t planner.ActionType) string {
 		return ansiGreen
 	case planner.Replace, planner.Repair:
 		return ansiYellow
-	case planner.Move, planner.Resume, planner.Restore:
+	case planner.Move, planner.Resume, planner.Restore, planner.Check:
 		return ansiCyan
 	case planner.Delete:
 		return ansiRed
@@ -44,12 +44,16 @@ func color(t planner.ActionType) string {
 }
 
 // Render writes the plan for people: one table grouped by action (create,
-// replace, repair, move, resume, delete; addresses sorted in each group),
-// then the summary line and the cost line.
+// replace, repair, restore, check, move, resume, delete; addresses sorted
+// in each group), then the summary line and the cost line; with listening
+// checks, the line that sums them up and the worst case; then the
+// recorded checks that fail at the limits declared now.
 func Render(w io.Writer, p *planner.Plan, o Options) error {
 	if !p.HasChanges() {
-		_, err := fmt.Fprintf(w, "No changes. %d resource%s up to date.\n", p.NoOps, plural(p.NoOps))
-		return err
+		if _, err := fmt.Fprintf(w, "No changes. %d resource%s up to date.\n", p.NoOps, plural(p.NoOps)); err != nil {
+			return err
+		}
+		return writeFailing(w, p)
 	}
 	table := tablewriter.NewTable(w,
 		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
@@ -68,7 +72,7 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		}
 		// An address or a reason may come from the state: nothing in it
 		// acts on the terminal.
-		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), a.Cost.Short()}
+		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)}
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render plan: %w", err)
 		}
@@ -76,14 +80,42 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 	if err := table.Render(); err != nil {
 		return fmt.Errorf("render plan: %w", err)
 	}
-	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", summaryLine(p.Summary()), p.Cost.Line()); err != nil {
+	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", summaryLine(p.Summary()), p.CostLine()); err != nil {
 		return err
+	}
+	if line := listenLine(p); line != "" {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
 	}
 	if n := refused(p); n > 0 {
-		_, err := fmt.Fprintf(w, "Refused: %d (a file voxform did not make is at an output path; apply fails them without calling the service: move the files away, or plan and apply with -overwrite to replace them)\n", n)
-		return err
+		if _, err := fmt.Fprintf(w, "Refused: %d (a file voxform did not make is at an output path; apply fails them without calling the service: move the files away, or plan and apply with -overwrite to replace them)\n", n); err != nil {
+			return err
+		}
 	}
-	return nil
+	return writeFailing(w, p)
+}
+
+// writeFailing lists the recorded listening checks that fail at the
+// limits declared now, at most MaxFailingLines of them, each cut to
+// MaxAddress+MaxReason characters. A transcript is the service's text:
+// nothing in it acts on the terminal.
+func writeFailing(w io.Writer, p *planner.Plan) error {
+	lines, outputs := listenFailing(p)
+	if len(lines) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(failingHead(outputs) + "\n")
+	for i, l := range lines {
+		if i == MaxFailingLines {
+			fmt.Fprintf(&b, "  … and %d more; 'voxform verify -listen' lists them all\n", len(lines)-i)
+			break
+		}
+		b.WriteString("  " + untrusted.Escape(cut(l, MaxAddress+MaxReason)) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // reason is an action's REASON cell: why it is needed, and for a restore
@@ -95,12 +127,29 @@ func reason(a *planner.Action) string {
 		if a.RestoreFrom != "local" {
 			from = "from " + a.RestoreFrom
 		}
-		if r == "" {
-			return from
+		if r != "" {
+			r += "; "
 		}
-		return r + "; " + from
+		r += from
+	}
+	if a.Listen != nil && a.Type != planner.Check {
+		if r != "" {
+			r += "; "
+		}
+		r += a.Listen.Reason()
 	}
 	return r
+}
+
+// costCell is an action's COST cell (Cost.Short), with the audio of its
+// listening checks beside the characters it bills: "2,661 chars,
+// 0h05m56s audio".
+func costCell(a *planner.Action) string {
+	c := a.Cost
+	if a.Listen != nil && c.Characters > 0 && c.AudioSeconds > 0 {
+		return planner.Cost{Characters: c.Characters}.Short() + ", " + planner.Cost{AudioSeconds: c.AudioSeconds}.Short()
+	}
+	return c.Short()
 }
 
 // refused counts the actions apply will refuse.
@@ -133,12 +182,15 @@ func grouped(p *planner.Plan) []*planner.Action {
 
 // summaryLine is the summary line:
 // "Plan: 3 to add, 1 to replace, 1 to repair, 2 to move, 1 to destroy."
-// Restore and resume counts appear only when there is something to
-// restore or resume.
+// Restore, check and resume counts appear only when there is something
+// to restore, check or resume.
 func summaryLine(s planner.Summary) string {
 	line := fmt.Sprintf("Plan: %d to add, %d to replace, %d to repair, ", s.Add, s.Replace, s.Repair)
 	if s.Restore > 0 {
 		line += fmt.Sprintf("%d to restore (free), ", s.Restore)
+	}
+	if s.Check > 0 {
+		line += fmt.Sprintf("%d to check, ", s.Check)
 	}
 	line += fmt.Sprintf("%d to move, ", s.Move)
 	if s.Resume > 0 {

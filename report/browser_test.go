@@ -1,0 +1,152 @@
+package report_test
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/internal/cdp"
+	"github.com/voxform/voxform/state"
+)
+
+// openPage opens the report of p in headless Chromium (never skipped:
+// without chromium the test fails).
+func openPage(t *testing.T, p *listenProject) *cdp.Browser {
+	t.Helper()
+	bin, err := cdp.Find()
+	if err != nil {
+		t.Fatalf("the report page's browser tests need chromium: %v", err)
+	}
+	b, err := cdp.Start(bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if _, err := b.Navigate("file://" + filepath.Join(p.dir, "report", "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestListenPageInBrowser opens the page of a listening apply: it loads
+// with no console error; the hostile transcript ran nothing, added no
+// element and shows its bidi override escaped; the chapter's player comes
+// before its cues, and it shows no wall of text; clicking a chunk's cue
+// seeks the player to the chunk's start; the failing chunk shows its
+// aligned diff, and its "play from" control seeks the player a second
+// before the diverging words; the failing seams are shown; the totals
+// count the rows that fail a check or seam, and "failing checks only"
+// keeps those rows.
+func TestListenPageInBrowser(t *testing.T) {
+	p := newListenProject(t)
+	ok := *p.st.Resources["synthesis.prompt"]
+	ok.Outputs = []state.Output{ok.Outputs[0]}
+	ok.Outputs[0].Listen = &state.Listen{Heard: strings.ToLower(prompt), Pass: true, Judged: "limits-now"}
+	p.st.Resources["synthesis.passing"] = &ok
+	p.build(t, p.m)
+	b := openPage(t, p)
+	eval := func(expr string, out any) {
+		t.Helper()
+		if err := b.Eval(expr, out); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+	}
+	var page struct {
+		Ready, Pwned                    bool
+		Scripts, Imgs, Bold             int
+		PromptDiff, PromptMark          string
+		PlayerFirst, WallOfText         bool
+		Cues, Timed, FailingSeams       int
+		BadDel, BadIns, BadMark, Button string
+	}
+	eval(`(() => {
+		const ch = document.querySelector('#rows .res[data-address="synthesis.chapter"]');
+		const pr = document.querySelector('#rows .res[data-address="synthesis.prompt"]');
+		const player = ch.querySelector("figure.now audio"), cues = ch.querySelector("ol.cues");
+		const bad = cues.querySelectorAll(":scope > li")[`+itoa(p.bad)+`];
+		return {Ready: document.body.dataset.ready === "1", Pwned: window.pwned !== undefined,
+			Scripts: document.querySelectorAll("script").length, Imgs: document.querySelectorAll("#rows img:not(.wave)").length,
+			Bold: document.querySelectorAll("#rows b").length,
+			PromptDiff: pr.querySelector(".check .align").textContent, PromptMark: pr.querySelector(".check .mark").textContent,
+			PlayerFirst: !!(player && cues && (player.compareDocumentPosition(cues) & Node.DOCUMENT_POSITION_FOLLOWING)),
+			WallOfText: !!ch.querySelector("p.text"),
+			Cues: cues.querySelectorAll(":scope > li").length, Timed: cues.querySelectorAll(":scope > li.timed").length,
+			FailingSeams: cues.querySelectorAll(".seam.fail").length,
+			BadDel: [...bad.querySelectorAll(".check.fail .align del.a-substitute")].map(e => e.textContent).join("|"),
+			BadIns: [...bad.querySelectorAll(".check.fail .align ins.a-substitute")].map(e => e.textContent).join("|"),
+			BadMark: bad.querySelector(".check .mark").textContent,
+			Button: (bad.querySelector("button.playfrom") || {}).textContent || ""};
+	})()`, &page)
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if !page.Ready || page.Pwned || page.Scripts != 2 || page.Imgs != 0 || page.Bold != 0 {
+		t.Errorf("ready %v, pwned %v, %d scripts, %d images, %d <b>: want the page's 2 scripts and nothing the transcript wrote",
+			page.Ready, page.Pwned, page.Scripts, page.Imgs, page.Bold)
+	}
+	if !strings.Contains(page.PromptDiff, "<script>") || strings.Contains(page.PromptDiff, "\u202e") || !strings.Contains(page.PromptDiff, `\u202e`) ||
+		!strings.Contains(page.PromptMark, "fail") {
+		t.Errorf("the prompt's check %q shows %.200q; want it failing, its transcript as text and the bidi override escaped", page.PromptMark, page.PromptDiff)
+	}
+	if !page.PlayerFirst || page.WallOfText {
+		t.Errorf("player before the cues: %v; text whole: %v; want the player first and the text as cues only", page.PlayerFirst, page.WallOfText)
+	}
+	if page.Cues != len(p.chunks) || page.Timed != page.Cues || page.FailingSeams != 2 {
+		t.Errorf("%d cues (%d timed), %d failing seams; want %d timed cues and 2", page.Cues, page.Timed, page.FailingSeams, len(p.chunks))
+	}
+	if !strings.Contains(page.BadMark, "fail") || page.BadIns != "zebra quantum walrus" || page.BadDel == "" {
+		t.Errorf("the bad chunk %q shows -%q +%q; want a failing check whose diff substitutes \"zebra quantum walrus\"", page.BadMark, page.BadDel, page.BadIns)
+	}
+	if !strings.HasPrefix(page.Button, "play from ") {
+		t.Errorf("the bad chunk's control says %q, want \"play from …\"", page.Button)
+	}
+
+	var filter struct {
+		Total, Passing string
+		Before, After  int
+	}
+	eval(`(() => {
+		const before = document.querySelectorAll("#rows .res").length;
+		const f = document.getElementById("f-failing"); f.checked = true; f.dispatchEvent(new Event("change"));
+		const after = document.querySelectorAll("#rows .res").length;
+		f.checked = false; f.dispatchEvent(new Event("change"));
+		return {Total: document.querySelector('[data-total="listen-failing"]').textContent, Before: before, After: after,
+			Passing: document.querySelector('#rows .res[data-address="synthesis.passing"] .check').textContent};
+	})()`, &filter)
+	if filter.Total != "2 failing a listening check or seam" || filter.Before != 3 || filter.After != 2 {
+		t.Errorf("totals %q; %d rows, %d failing only; want 2 failing of 3", filter.Total, filter.Before, filter.After)
+	}
+	if want := "✓ listen: passcer 0.000 · wer 0.000 · longest run 0 · missing tail 0 (the verdict as recorded)"; filter.Passing != want {
+		t.Errorf("the passing check reads %q, want %q", filter.Passing, want)
+	}
+
+	var seek struct{ Cue, AfterCue, PlayFrom, AfterPlay float64 }
+	eval(`(async () => {
+		const ch = document.querySelector('#rows .res[data-address="synthesis.chapter"]');
+		const a = ch.querySelector("figure.now audio");
+		a.preload = "metadata"; a.load();
+		if (a.readyState < 1) await new Promise((res, rej) => { a.onloadedmetadata = res; a.onerror = () => rej(new Error("audio error")); });
+		const li = ch.querySelectorAll("ol.cues > li")[2];
+		li.querySelector(".cue").click();
+		const afterCue = a.currentTime;
+		const b = ch.querySelectorAll("ol.cues > li")[`+itoa(p.bad)+`].querySelector("button.playfrom");
+		b.click();
+		const afterPlay = a.currentTime;
+		a.pause();
+		return {Cue: Number(li.dataset.start), AfterCue: afterCue, PlayFrom: Number(b.dataset.at), AfterPlay: afterPlay};
+	})()`, &seek)
+	if seek.Cue != 2*p.chunkLen || math.Abs(seek.AfterCue-seek.Cue) > 0.01 {
+		t.Errorf("clicking the third cue (at %.2f s) set currentTime to %.3f s", seek.Cue, seek.AfterCue)
+	}
+	want := float64(p.bad)*p.chunkLen + math.Round(p.chunkLen*float64(p.badFrom)/float64(p.badWords)*10)/10 - 1
+	if math.Abs(seek.PlayFrom-want) > 1e-9 || math.Abs(seek.AfterPlay-want) > 0.01 {
+		t.Errorf("play from %.2f s (want %.2f) set currentTime to %.3f s", seek.PlayFrom, want, seek.AfterPlay)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
