@@ -77,19 +77,27 @@ func Render(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate in
 
 // renderWithin is Render refusing audio longer than limit.
 func renderWithin(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate int, w io.WriteSeeker, limit time.Duration) (Rendered, error) {
+	r, err := render(ctx, rs, raw, maxRate, w, limit)
+	if err != nil {
+		return Rendered{}, fmt.Errorf("render: %w", err)
+	}
+	return r, nil
+}
+
+func render(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate int, w io.WriteSeeker, limit time.Duration) (Rendered, error) {
 	if maxRate < minRenderRate || maxRate > maxRenderRate {
-		return Rendered{}, fmt.Errorf("render: %w: rate %d Hz outside %d..%d", audio.ErrFormat, maxRate, minRenderRate, maxRenderRate)
+		return Rendered{}, fmt.Errorf("%w: rate %d Hz outside %d..%d", audio.ErrFormat, maxRate, minRenderRate, maxRenderRate)
 	}
 	src, rate, length, err := openRendered(rs, raw)
 	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+		return Rendered{}, err
 	}
 	if d := audio.FramesDuration(length, rate); d > limit {
-		return Rendered{}, fmt.Errorf("render: the audio lasts %v, over the %v limit of a rendition", d.Round(time.Second), limit)
+		return Rendered{}, fmt.Errorf("the audio lasts %v, over the %v limit of a rendition", d.Round(time.Second), limit)
 	}
 	m, err := newLoudnessMeter(rate, src.Channels())
 	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+		return Rendered{}, err
 	}
 	defer m.release()
 	in := &renderInput{ctx: ctx, src: src, m: m, limit: limit, rate: rate}
@@ -101,20 +109,14 @@ func renderWithin(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxR
 	} else {
 		frames, err = drain(e, rate, out)
 	}
-	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+	if err == nil {
+		err = whole(src, in.frames, length, raw != nil)
 	}
-	if err := whole(src, in.frames, length, raw != nil); err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+	if err != nil {
+		return Rendered{}, err
 	}
 	lead, tail := e.edges()
-	return Rendered{
-		Seconds:  float64(frames) / float64(out),
-		Rate:     out,
-		Lead:     lead,
-		Tail:     tail,
-		Loudness: m.Loudness(),
-	}, nil
+	return Rendered{Seconds: float64(frames) / float64(out), Rate: out, Lead: lead, Tail: tail, Loudness: m.Loudness()}, nil
 }
 
 // openRendered opens the audio Render reads: headerless audio in format
