@@ -42,8 +42,10 @@ type Rendered struct {
 	// at most Render's maxRate.
 	Rate int
 	// Lead and Tail are the silence at the start and at the end of the
-	// audio (see edges.go): audio that is silent throughout has Lead its
-	// whole duration and Tail 0.
+	// audio: the time before the first and after the last 10 ms window
+	// whose RMS is above -50 dBFS, measured on the channels' average at
+	// the source's rate (edges.go). Audio that is silent throughout has
+	// Lead its whole duration and Tail 0.
 	Lead, Tail time.Duration
 	// Loudness is the loudness of the source, as MeasureLoudnessReader
 	// measures it (every channel, at the source's rate).
@@ -58,49 +60,63 @@ type Rendered struct {
 // audio.ReadWAVHeader accepts, MP3, Ogg Opus); otherwise it is headerless
 // audio in format *raw. Channels are averaged. Nothing is held beyond a
 // few buffers; the WAV header is written first and its sizes filled in at
-// the end, so w must seek. Audio longer than 6 hours is refused, a WAV
-// file whose data ends before its header says, or an Ogg stream without
-// its last page, is an error, and rendering stops when ctx is done. On an
-// error, w holds a partial file for the caller to discard.
+// the end, so w must seek. With w nil, nothing is written and the result
+// is the same: the edges and loudness of audio whose rendition is not
+// needed, at the cost of decoding alone.
+//
+// Audio longer than 6 hours is refused (from the header where it says
+// so, else once decoding passes it), and so are a WAV file whose data
+// ends before its header says, an MP3 file that ends a frame or more
+// before its LAME tag says and an Ogg stream without its last page: cut
+// between frames or pages, they decode without an error. Rendering stops
+// with ctx's error when ctx is done. On an error, w holds a partial file
+// for the caller to discard.
 func Render(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate int, w io.WriteSeeker) (Rendered, error) {
 	return renderWithin(ctx, rs, raw, maxRate, w, maxRenderDuration)
 }
 
 // renderWithin is Render refusing audio longer than limit.
 func renderWithin(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate int, w io.WriteSeeker, limit time.Duration) (Rendered, error) {
+	r, err := render(ctx, rs, raw, maxRate, w, limit)
+	if err != nil {
+		return Rendered{}, fmt.Errorf("render: %w", err)
+	}
+	return r, nil
+}
+
+func render(ctx context.Context, rs io.ReadSeeker, raw *audio.Format, maxRate int, w io.WriteSeeker, limit time.Duration) (Rendered, error) {
 	if maxRate < minRenderRate || maxRate > maxRenderRate {
-		return Rendered{}, fmt.Errorf("render: %w: rate %d Hz outside %d..%d", audio.ErrFormat, maxRate, minRenderRate, maxRenderRate)
+		return Rendered{}, fmt.Errorf("%w: rate %d Hz outside %d..%d", audio.ErrFormat, maxRate, minRenderRate, maxRenderRate)
 	}
 	src, rate, length, err := openRendered(rs, raw)
 	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+		return Rendered{}, err
 	}
 	if d := audio.FramesDuration(length, rate); d > limit {
-		return Rendered{}, fmt.Errorf("render: the audio lasts %v, over the %v limit of a rendition", d.Round(time.Second), limit)
+		return Rendered{}, fmt.Errorf("the audio lasts %v, over the %v limit of a rendition", d.Round(time.Second), limit)
 	}
 	m, err := newLoudnessMeter(rate, src.Channels())
 	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+		return Rendered{}, err
 	}
 	defer m.release()
 	in := &renderInput{ctx: ctx, src: src, m: m, limit: limit, rate: rate}
 	e := newEdges(audio.Mono(in), rate)
 	out := min(rate, maxRate)
-	frames, err := writeRendition(e, rate, out, w)
-	if err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+	var frames int64
+	if w != nil {
+		frames, err = writeRendition(e, rate, out, w)
+	} else {
+		frames, err = drain(e, rate, out)
 	}
-	if err := whole(src, in.frames, length, raw != nil); err != nil {
-		return Rendered{}, fmt.Errorf("render: %w", err)
+	if err == nil {
+		err = whole(src, in.frames, length, raw != nil)
+	}
+	if err != nil {
+		return Rendered{}, err
 	}
 	lead, tail := e.edges()
-	return Rendered{
-		Seconds:  float64(frames) / float64(out),
-		Rate:     out,
-		Lead:     lead,
-		Tail:     tail,
-		Loudness: m.Loudness(),
-	}, nil
+	return Rendered{Seconds: float64(frames) / float64(out), Rate: out, Lead: lead, Tail: tail, Loudness: m.Loudness()}, nil
 }
 
 // openRendered opens the audio Render reads: headerless audio in format
@@ -194,6 +210,24 @@ func (r *renderInput) ReadSamples(dst []float64) (int, error) {
 		return 0, fmt.Errorf("the audio lasts over the %v limit of a rendition", r.limit)
 	}
 	return n, err
+}
+
+// drain reads mono samples at rate Hz to their end, for their edges and
+// loudness, and returns the frames their rendition at out Hz would have:
+// ceil(n*out/rate), as audio.Resampler makes.
+func drain(src audio.SampleSource, rate, out int) (int64, error) {
+	buf := make([]float64, renditionFrames)
+	var n int64
+	for {
+		k, err := src.ReadSamples(buf)
+		n += int64(k)
+		if err == io.EOF {
+			return (n*int64(out) + int64(rate) - 1) / int64(rate), nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // renditionFrames is how many frames writeRendition converts at a time.

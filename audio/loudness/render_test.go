@@ -517,3 +517,65 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRender renders a minute of 48 kHz stereo WAV and ten minutes
+// of 44.1 kHz MP3 to 16 kHz, reporting the CPU seconds of one rendering
+// (the machine is shared: wall time alone says little).
+func BenchmarkRender(b *testing.B) {
+	dir := b.TempDir()
+	src := []string{"-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.3:seed=5,volume='0.5+0.5*sin(2*PI*2*t)':eval=frame"}
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"wav 48 kHz stereo 60 s", []string{"-t", "60", "-ar", "48000", "-ac", "2", "-c:a", "pcm_s16le", "in.wav"}},
+		{"mp3 44.1 kHz 10 min", []string{"-t", "600", "-ar", "44100", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "64k", "in.mp3"}},
+	} {
+		name := bc.args[len(bc.args)-1]
+		path := ffmpegMake(b, dir, name, append(src, bc.args[:len(bc.args)-1]...)...)
+		b.Run(bc.name, func(b *testing.B) {
+			cpu := cpuTime()
+			for b.Loop() {
+				in, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := os.Create(filepath.Join(dir, "out.wav"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := loudness.Render(context.Background(), in, nil, 16000, out); err != nil {
+					b.Fatal(err)
+				}
+				in.Close()
+				out.Close()
+			}
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// TestRenderWithoutWriting: with no writer, Render measures what it
+// measures when it writes, Seconds included.
+func TestRenderWithoutWriting(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-ar", "48000", "-ac", "2", "x.wav"},
+		{"-ar", "22050", "-c:a", "libmp3lame", "x.mp3"},
+		{"-ar", "11025", "x.wav"},
+		{"-c:a", "libopus", "x.ogg"},
+	} {
+		name := args[len(args)-1]
+		path := ffmpegMake(t, dir, name, append([]string{"-f", "lavfi", "-i", "aevalsrc=0.4*sin(2*PI*300*t)*between(t\\,0.3\\,1.1):d=1.337"}, args[:len(args)-1]...)...)
+		want, _ := renderTo(t, path, nil, 16000)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := loudness.Render(context.Background(), f, nil, 16000, nil)
+		f.Close()
+		if err != nil || got != want {
+			t.Errorf("%s: without writing %+v, %v; writing %+v", args, got, err, want)
+		}
+	}
+}
