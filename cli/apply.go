@@ -316,7 +316,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 			fmt.Sprintf("run %s again once the service answers: it does only what is left", f.op())))
 	case summary.Failed > 0:
 		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
-	case summary.ListenFailing > 0:
+	case summary.ListenFailing > 0 && f.op() == "apply":
 		return exitCode(ExitError, fmt.Errorf("%d listening check(s) or seam(s) fail: %s; each output is in place and recorded failing", summary.ListenFailing, failingOutputs(summary)))
 	}
 	return nil
@@ -366,7 +366,7 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 		word = "stopped: the service appears down"
 	case s.Failed > 0:
 		word = "finished with errors"
-	case s.ListenFailing > 0:
+	case s.ListenFailing > 0 && op == "apply":
 		word = "finished with failing listening checks"
 	}
 	fmt.Fprintf(w, "\n%s%s %s! Resources: %d done, %d failed, %d skipped.\n", strings.ToUpper(op[:1]), op[1:], word, s.Done, s.Failed, s.Skipped)
@@ -387,7 +387,9 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	for _, fl := range s.Failures {
 		fmt.Fprintf(w, "  %s: %s\n", untrusted.Escape(fl.Address), untrusted.Lines(errString(fl.Err)))
 	}
-	printListen(w, s)
+	if op == "apply" {
+		printListen(w, s)
+	}
 }
 
 // printListen lists the extra takes, and every listening check and seam

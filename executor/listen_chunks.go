@@ -158,7 +158,10 @@ func (op *synthesisOp) synthesizeAgain(ctx context.Context, a *planner.Action, a
 		ch := a.Desired.Chunks[i]
 		what := fmt.Sprintf("take %d of %s", ck.takes[i]+1, planner.ChunkName(i, len(a.Desired.Chunks)))
 		if err := al.chars(ch.Characters, what); err != nil {
-			return err
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			break // the takes started finish and are counted
 		}
 		g.Go(func() error {
 			err := op.synthesizeChunk(ctx, a, base, ch, store, format)
