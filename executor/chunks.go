@@ -238,7 +238,7 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 // them once the audio is valid. It returns the outputs (the audio first)
 // and the chunk records.
 func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format, ck *chunkChecks) ([]state.Output, []state.ChunkRecord, error) {
-	out, err := op.files.joinedOutput(a, a.Desired.Outputs[0].Path)
+	out, err := op.files.output(a, a.Desired.Outputs[0].Path)
 	if err != nil {
 		return nil, nil, err
 	}

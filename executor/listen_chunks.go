@@ -231,19 +231,3 @@ func (ck *chunkChecks) record(a *planner.Action, res *state.Resource, records []
 		res.BilledAudioSeconds += a.Prior.BilledAudioSeconds
 	}
 }
-
-// joinedOutput opens the joined output at rel of a; a Check action's
-// replaces the recorded file (see openRetake).
-func (w *outputs) joinedOutput(a *planner.Action, rel string) (*outputFile, error) {
-	if a.Type != planner.Check {
-		return w.output(a, rel)
-	}
-	o, err := w.openRetake(a, rel)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.wait(); err != nil {
-		return nil, err
-	}
-	return o, nil
-}

@@ -507,3 +507,44 @@ func TestListenKeepsPriorPassing(t *testing.T) {
 	}
 	t.Fatal("no seed made a passing take then a failing one")
 }
+
+// TestListenCheckRegenerates: listen: added to a prompt whose recorded
+// take is silent plans a Check; its check fails, and regenerate makes a
+// new take that replaces the recorded output and its cue file in place
+// (owned: only while they hold what the state records).
+func TestListenCheckRegenerates(t *testing.T) {
+	plain := strings.Replace(listenPrompts(1, 2), "    listen: { regenerate: 2 }\n", "    listen: false\n", 1) + "    cues: { vtt: out/p0.vtt }\n"
+	for seed := uint64(1); seed < 40; seed++ {
+		h := newHarness(t, emulator.Options{Seed: seed, SilenceRate: 0.4}, map[string]string{"main.yaml": plain})
+		if s := h.apply(); s.Done != 1 {
+			t.Fatalf("apply without listen: %+v", s)
+		}
+		if faults, _ := h.stats()["speech_faults"].(map[string]any); faults[emulator.FaultSilence] != 1.0 {
+			continue // the take is not silent: another seed
+		}
+		made := h.state().Resources["synthesis.p0"]
+		listened := strings.Replace(plain, "    listen: false\n", "    listen: { regenerate: 2 }\n", 1)
+		if err := os.WriteFile(filepath.Join(h.dir, "main.yaml"), []byte(listened), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, _, done := h.plan()
+		done()
+		if a := p.Actions[0]; a.Type != planner.Check {
+			t.Fatalf("plan: %s %v", a.Type, a.Reasons)
+		}
+		s := h.apply()
+		r := h.state().Resources["synthesis.p0"]
+		l := r.Outputs[0].Listen
+		if s.Done != 1 || s.Takes < 1 || l == nil || l.Takes != s.Takes+1 || r.Outputs[0].SHA256 == made.Outputs[0].SHA256 || r.Outputs[1].SHA256 == "" {
+			t.Fatalf("check apply: %+v; record %+v", s, r.Outputs)
+		}
+		if l.Pass == (s.ListenFailing != 0) {
+			t.Errorf("check %+v, summary %+v", l, s.ListenFailed)
+		}
+		if got := int64(h.counter("billed_characters")); got != r.BilledCharacters {
+			t.Errorf("billed %d characters, recorded %d", got, r.BilledCharacters)
+		}
+		return
+	}
+	t.Fatal("no seed made a silent first take")
+}

@@ -92,14 +92,9 @@ func (t *wholeTakes) synthesize(ctx context.Context) error {
 		return err
 	}
 	t.abort()
-	rel := t.a.Desired.Outputs[0].Path
+	// The temporary file is made while the request is on its way.
 	var err error
-	if t.a.Type == planner.Check {
-		t.out, err = t.op.files.openRetake(t.a, rel)
-	} else { // the temporary file is made while the request is on its way
-		t.out, err = t.op.files.openOutput(t.a, rel)
-	}
-	if err != nil {
+	if t.out, err = t.op.files.openOutput(t.a, t.a.Desired.Outputs[0].Path); err != nil {
 		t.out = nil
 		return err
 	}
@@ -241,18 +236,4 @@ func rawFormat(cfg contract.Format) *audio.Format {
 		return nil
 	}
 	return &f
-}
-
-// openRetake opens a new take of the recorded output at rel of a Check
-// action: it replaces the recorded file, only while that still holds
-// what the state records.
-func (w *outputs) openRetake(a *planner.Action, rel string) (*outputFile, error) {
-	recorded, ok := recordedOutput(a.Prior, rel)
-	own := owner{replace: ok && recorded.SHA256 != "", expect: recorded.SHA256}
-	if rec := w.recorder; rec != nil {
-		own.note = func(o state.Output) error {
-			return rec.NoteWritten(a.Address, a.Desired.Fingerprint, []state.Output{o})
-		}
-	}
-	return openOutput(w.root, rel, own)
 }
