@@ -75,7 +75,7 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 	al := newAllowance(a)
 	billed, err := op.synthesizeChunks(ctx, a, al, base, store, format)
 	var ck *chunkChecks
-	if err == nil && a.Desired.Listen != nil {
+	if err == nil && listens(a) {
 		ck, err = op.checkChunks(ctx, a, al, base, store, format)
 	}
 	sl.Release() // every chunk is here: the join needs the disk alone

@@ -35,6 +35,13 @@ type listener struct {
 	batcher checkBatcher
 }
 
+// listens reports whether a's takes are checked: its synthesis declares
+// listen: and the plan found a language to hear it in (none: the plan
+// says so, and prices no check).
+func listens(a *planner.Action) bool {
+	return a.Desired != nil && a.Desired.Listen != nil && a.Listen != nil && a.Listen.Language != ""
+}
+
 // checkBatcherOf is the batcher of an apply with opts (a variable, so
 // that tests can stand in for batch jobs).
 var checkBatcherOf = func(Options) checkBatcher { return noBatcher{} }

@@ -13,8 +13,7 @@ import (
 // audio, so it is joined again from the chunk store (as a synthesis
 // whose chunks are all kept, billing nothing but checks not kept).
 func listenChunks(a *planner.Action) bool {
-	d := a.Desired
-	return d != nil && d.Listen != nil && len(d.Chunks) > 0 && !a.KeepsRecord()
+	return listens(a) && len(a.Desired.Chunks) > 0 && !a.KeepsRecord()
 }
 
 // check checks the restored take made (a synthesis sent whole) of a
@@ -23,7 +22,7 @@ func listenChunks(a *planner.Action) bool {
 // not synthesized again: one that fails is recorded failing. It returns
 // the seconds billed.
 func (op *restoreOp) check(ctx context.Context, a *planner.Action, made *state.Resource) (float64, error) {
-	if a.Desired.Listen == nil || a.Listen == nil || len(made.Outputs) == 0 {
+	if !listens(a) || len(made.Outputs) == 0 {
 		return 0, nil
 	}
 	store, err := op.checks.checkStore()

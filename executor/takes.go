@@ -104,7 +104,7 @@ func (t *wholeTakes) synthesize(ctx context.Context) error {
 	}
 	t.n++
 	t.chars += t.a.Desired.Characters
-	if t.a.Desired.Listen == nil {
+	if !listens(t.a) {
 		return nil
 	}
 	if err := t.out.CheckWith(audioCheck(t.format)); err != nil {
