@@ -43,6 +43,15 @@ func TestApplyListenFailing(t *testing.T) {
 	if !strings.Contains(stderr.String(), "1 listening check(s) or seam(s) fail: synthesis.hello") {
 		t.Errorf("stderr: %s", stderr)
 	}
+	progress := 0
+	for _, m := range msgs {
+		if l, ok := m["listen"].(map[string]any); ok && m["type"] == "apply_progress" && l["pass"] == false && l["take"] == 1.0 {
+			progress++
+		}
+	}
+	if progress != 1 {
+		t.Errorf("%d apply_progress messages of a failing check, want 1: %v", progress, msgs)
+	}
 	before := statsOf(t, run)
 	stdout.Reset()
 	stderr.Reset()

@@ -58,6 +58,17 @@ type Event struct {
 	Count   int            // EventOrphansCancelled
 
 	Summary *Summary // EventApplyDone
+	// Listen (EventProgress) is the outcome of one listening check.
+	Listen *ListenProgress
+}
+
+// ListenProgress is one listening check made during an apply: of take
+// Take of chunk Chunk of Of (Chunk -1: the output sent whole).
+type ListenProgress struct {
+	Chunk, Of, Take int
+	Pass            bool
+	// Why says why it failed (planner.FailureLine).
+	Why string
 }
 
 // Summary counts what an apply did.

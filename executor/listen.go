@@ -33,6 +33,8 @@ import (
 type listener struct {
 	client  *speechapi.Client
 	batcher checkBatcher
+	// emit reports each check made (EventProgress; nil: none).
+	emit func(Event)
 }
 
 // listens reports whether a's takes are checked: its synthesis declares
@@ -69,6 +71,7 @@ type checkDoc struct {
 // container), whose content hashes to SHA256, said from Text.
 type take struct {
 	Chunk  int
+	Take   int // 1 for the first
 	Text   string
 	Path   string
 	Raw    *audio.Format
@@ -119,7 +122,17 @@ func (l *listener) check(ctx context.Context, a *planner.Action, al *allowance, 
 	if err := planner.Judge(rec, tk.Text, a.Desired.Listen); err != nil {
 		return heard{}, fmt.Errorf("listen: judge %s: %w", itemName(a, tk.Chunk), err)
 	}
-	return h, rec.Check()
+	if err := rec.Check(); err != nil {
+		return heard{}, fmt.Errorf("listen: %s: %w", itemName(a, tk.Chunk), err)
+	}
+	if l.emit != nil {
+		p := &ListenProgress{Chunk: tk.Chunk, Of: len(a.Desired.Chunks), Take: tk.Take, Pass: rec.Pass}
+		if !rec.Pass {
+			p.Why = planner.FailureLine(rec)
+		}
+		l.emit(Event{Kind: EventProgress, Address: a.Address, Action: string(a.Type), Listen: p})
+	}
+	return h, nil
 }
 
 // transcribe sends the rendition at wav to recognition: REST, or a batch

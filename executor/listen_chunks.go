@@ -107,7 +107,7 @@ func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *al
 	var errs []error
 	for _, i := range todo {
 		g.Go(func() error {
-			h, err := op.checkChunk(ctx, a, al, store, cs, i)
+			h, err := op.checkChunk(ctx, a, al, store, cs, i, ck.takes[i])
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -125,7 +125,7 @@ func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *al
 
 // checkChunk checks chunk i's audio as the store holds it, read from a
 // scratch copy (a rendition reads its source more than once).
-func (op *synthesisOp) checkChunk(ctx context.Context, a *planner.Action, al *allowance, store *cache.Local, cs checkStore, i int) (heard, error) {
+func (op *synthesisOp) checkChunk(ctx context.Context, a *planner.Action, al *allowance, store *cache.Local, cs checkStore, i, n int) (heard, error) {
 	ch := a.Desired.Chunks[i]
 	f, err := chunkAudio(store, ch.Fingerprint)
 	if err != nil {
@@ -144,7 +144,7 @@ func (op *synthesisOp) checkChunk(ctx context.Context, a *planner.Action, al *al
 		return heard{}, fmt.Errorf("read the chunk's audio: %w", err)
 	}
 	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
-	return op.listen.check(ctx, a, al, cs, take{Chunk: i, Text: ch.Text, Path: tmp.Name(), Raw: rawFormat(format), SHA256: f.SHA256})
+	return op.listen.check(ctx, a, al, cs, take{Chunk: i, Take: max(n, 1), Text: ch.Text, Path: tmp.Name(), Raw: rawFormat(format), SHA256: f.SHA256})
 }
 
 // synthesizeAgain makes one more take of each chunk of failing, billed

@@ -32,7 +32,7 @@ func (op *restoreOp) check(ctx context.Context, a *planner.Action, made *state.R
 	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
 	o := &made.Outputs[0]
 	h, err := op.checks.listen.check(ctx, a, newAllowance(a), store,
-		take{Chunk: -1, Text: a.Desired.Wire.Synthesis.Text, Path: op.files.abs(o.Path), Raw: rawFormat(format), SHA256: o.SHA256})
+		take{Chunk: -1, Take: 1, Text: a.Desired.Wire.Synthesis.Text, Path: op.files.abs(o.Path), Raw: rawFormat(format), SHA256: o.SHA256})
 	if err != nil {
 		return 0, err
 	}

@@ -138,7 +138,7 @@ func (t *wholeTakes) check(ctx context.Context, path, sha string) error {
 	if err != nil {
 		return err
 	}
-	h, err := t.op.listen.check(ctx, t.a, t.al, store, take{Chunk: -1, Text: t.a.Desired.Wire.Synthesis.Text, Path: path, Raw: rawFormat(t.format), SHA256: sha})
+	h, err := t.op.listen.check(ctx, t.a, t.al, store, take{Chunk: -1, Take: t.n, Text: t.a.Desired.Wire.Synthesis.Text, Path: path, Raw: rawFormat(t.format), SHA256: sha})
 	if err != nil {
 		return err
 	}

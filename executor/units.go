@@ -66,7 +66,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
-		listen: &listener{client: opts.Client, batcher: checkBatcherOf(opts)}}
+		listen: &listener{client: opts.Client, batcher: checkBatcherOf(opts), emit: report.emit}}
 	return &operations{
 		synthesis:     synth,
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
