@@ -125,14 +125,20 @@ func (l *listener) check(ctx context.Context, a *planner.Action, al *allowance, 
 	if err := rec.Check(); err != nil {
 		return heard{}, fmt.Errorf("listen: %s: %w", itemName(a, tk.Chunk), err)
 	}
-	if l.emit != nil {
-		p := &ListenProgress{Chunk: tk.Chunk, Of: len(a.Desired.Chunks), Take: tk.Take, Pass: rec.Pass}
-		if !rec.Pass {
-			p.Why = planner.FailureLine(rec)
-		}
-		l.emit(Event{Kind: EventProgress, Address: a.Address, Action: string(a.Type), Listen: p})
-	}
+	l.report(a, tk, rec)
 	return h, nil
+}
+
+// report reports the check rec of tk as it is made.
+func (l *listener) report(a *planner.Action, tk take, rec *state.Listen) {
+	if l.emit == nil {
+		return
+	}
+	p := &ListenProgress{Chunk: tk.Chunk, Of: len(a.Desired.Chunks), Take: tk.Take, Pass: rec.Pass}
+	if !rec.Pass {
+		p.Why = planner.FailureLine(rec)
+	}
+	l.emit(Event{Kind: EventProgress, Address: a.Address, Action: string(a.Type), Listen: p})
 }
 
 // transcribe sends the rendition at wav to recognition: REST, or a batch
