@@ -42,6 +42,17 @@ func (b *jobBatcher) collect(j *checkJob, job *speechapi.Job) {
 		b.failTickets(tickets, fmt.Errorf("listen: %w", err))
 		return
 	}
+	final := b.hearAll(j, tickets, recs)
+	if err := b.journal.forget(j.id, final, false); err != nil {
+		b.op.report.emit(Event{Kind: EventWarning, Err: fmt.Errorf("listen: %w", err)})
+	}
+}
+
+// hearAll hands each ticket its outcome, downloading up to parallelism
+// transcripts at once; it returns the fingerprints whose outcome is final.
+func (b *jobBatcher) hearAll(j *checkJob, tickets []*checkTicket, recs []speechapi.FileRecord) []string {
+	// Each check maps to the one record whose original_path is its name;
+	// a name listed twice maps to none.
 	byName, twice := map[string]speechapi.FileRecord{}, map[string]bool{}
 	for _, r := range recs {
 		twice[r.OriginalPath] = twice[r.OriginalPath] || hasKey(byName, r.OriginalPath)
@@ -58,7 +69,7 @@ func (b *jobBatcher) collect(j *checkJob, job *speechapi.Job) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			heard, err, done := b.hear(j, t, byName, twice)
+			heard, done, err := b.hear(j, t, byName, twice)
 			if done {
 				mu.Lock()
 				final = append(final, t.file.Fingerprint)
@@ -68,39 +79,37 @@ func (b *jobBatcher) collect(j *checkJob, job *speechapi.Job) {
 		}()
 	}
 	wg.Wait()
-	if err := b.journal.forget(j.id, final, false); err != nil {
-		b.op.report.emit(Event{Kind: EventWarning, Err: fmt.Errorf("listen: %w", err)})
-	}
+	return final
 }
 
 func hasKey(m map[string]speechapi.FileRecord, k string) bool { _, ok := m[k]; return ok }
 
 // hear downloads and reads one check's transcript; final says whether its
 // outcome is the service's last word on it.
-func (b *jobBatcher) hear(j *checkJob, t *checkTicket, byName map[string]speechapi.FileRecord, twice map[string]bool) (checkHeard, error, bool) {
+func (b *jobBatcher) hear(j *checkJob, t *checkTicket, byName map[string]speechapi.FileRecord, twice map[string]bool) (heard checkHeard, final bool, err error) {
 	rec, ok := byName[t.name]
 	switch {
 	case twice[t.name]:
-		return checkHeard{}, fmt.Errorf("listen: batch job %s lists more than one file %s", j.id, t.name), true
+		return checkHeard{}, true, fmt.Errorf("listen: batch job %s lists more than one file %s", j.id, t.name)
 	case !ok:
-		return checkHeard{}, fmt.Errorf("listen: batch job %s lists no file %s", j.id, t.name), true
+		return checkHeard{}, true, fmt.Errorf("listen: batch job %s lists no file %s", j.id, t.name)
 	}
-	if err := rec.Err(j.id); err != nil {
-		return checkHeard{}, fmt.Errorf("listen: %w", err), true
+	if err = rec.Err(j.id); err != nil {
+		return checkHeard{}, true, fmt.Errorf("listen: %w", err)
 	}
 	buf := &cappedBuffer{max: maxCheckTranscript}
-	if _, err := b.op.client.DownloadTranscript(j.ctx, j.id, rec, buf); err != nil {
+	if _, err = b.op.client.DownloadTranscript(j.ctx, j.id, rec, buf); err != nil {
 		if buf.over {
-			return checkHeard{}, fmt.Errorf("listen: transcript of %s in batch job %s: larger than %d MiB, the bound of a check's transcript", t.name, j.id, maxCheckTranscript>>20), true
+			return checkHeard{}, true, fmt.Errorf("listen: transcript of %s in batch job %s: larger than %d MiB, the bound of a check's transcript", t.name, j.id, maxCheckTranscript>>20)
 		}
-		return checkHeard{}, fmt.Errorf("listen: %w", err), false
+		return checkHeard{}, false, fmt.Errorf("listen: %w", err)
 	}
-	heard, err := b.readHeard(buf.b, rec, t)
+	heard, err = b.readHeard(buf.b, rec, t)
 	if err != nil {
-		return checkHeard{}, fmt.Errorf("listen: transcript of %s in batch job %s: %w", t.name, j.id, err), true
+		return checkHeard{}, true, fmt.Errorf("listen: transcript of %s in batch job %s: %w", t.name, j.id, err)
 	}
 	heard.JobID = j.id
-	return heard, nil, true
+	return heard, true, nil
 }
 
 // readHeard reads a downloaded transcript: its full_transcript (else its

@@ -55,7 +55,7 @@ func (b *jobBatcher) flushLocked(g checkGroup, q *checkQueue, all bool) {
 		return
 	}
 	if q.timer == nil {
-		q.timer = fireAfter(b.gather, func() {
+		q.timer = time.AfterFunc(b.gather, func() {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.flushLocked(g, q, true)
@@ -64,10 +64,6 @@ func (b *jobBatcher) flushLocked(g checkGroup, q *checkQueue, all bool) {
 	}
 	q.timer.Reset(b.gather)
 }
-
-// fireAfter calls f after d (time.AfterFunc: a timer Reset later calls it
-// again).
-var fireAfter = func(d time.Duration, f func()) *time.Timer { return time.AfterFunc(d, f) }
 
 // takeJob takes up to MaxJobFiles checks of distinct file names (two
 // fingerprints alike in their first 16 digits go to different jobs).

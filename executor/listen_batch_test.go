@@ -476,3 +476,33 @@ func TestListenBatchLegacyRefused(t *testing.T) {
 		t.Fatalf("gu-IN over 60 s: %v", errs[0])
 	}
 }
+
+// A transcript JSON over the bound of a check's is refused as it
+// downloads, naming the bound.
+func TestListenBatchTranscriptBound(t *testing.T) {
+	r := newCheckRig(t, emulator.Options{})
+	r.rewriteTranscripts(func(doc map[string]any) { doc["padding"] = strings.Repeat("x", maxCheckTranscript) })
+	b, _, _ := r.batcher()
+	_, errs := b.transcribe(context.Background(), r.files("huge", 1, false))
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "larger than 4 MiB") {
+		t.Fatalf("a transcript over the bound: %v", errs[0])
+	}
+}
+
+// A journal voxform cannot read makes no check job (one it recorded would
+// be paid again): each check fails naming the file.
+func TestListenBatchUnreadableJournal(t *testing.T) {
+	r := newCheckRig(t, emulator.Options{})
+	p := filepath.Join(r.dir, ".voxform", checkJobsFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"jobs": [{"job_id": "j", "api": "batch", "files": [{"fingerprint": "x", "name": "../x"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := r.batcher()
+	_, errs := b.transcribe(context.Background(), r.files("j", 1, false))
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), checkJobsFile) || r.stats().Created != 0 {
+		t.Fatalf("with an unreadable journal: %v, %+v", errs[0], r.stats())
+	}
+}
