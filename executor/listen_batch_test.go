@@ -506,3 +506,26 @@ func TestListenBatchUnreadableJournal(t *testing.T) {
 		t.Fatalf("with an unreadable journal: %v, %+v", errs[0], r.stats())
 	}
 }
+
+// A recorded job the service no longer knows fails its checks once and
+// is forgotten: the next transcription makes a new job.
+func TestListenBatchRecordedJobGone(t *testing.T) {
+	r := newCheckRig(t, emulator.Options{})
+	files := r.files("gone", 1, false)
+	j := loadCheckJournal(r.dir, r.cl.BaseURL(), time.Now())
+	if err := j.add(journalJob{JobID: "job_0123456789abcdef", API: "batch", Service: r.cl.BaseURL(), Created: time.Now().UTC(),
+		LanguageCode: "hi-IN", Model: files[0].Request.Model,
+		Files: []journalFile{{Fingerprint: files[0].Fingerprint, Name: checkUploadName(files[0].Fingerprint)}}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := r.batcher()
+	_, errs := b.transcribe(context.Background(), files)
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "job_0123456789abcdef no longer exists") || len(r.journaled()) != 0 {
+		t.Fatalf("a recorded job gone: %v, journal %+v", errs[0], r.journaled())
+	}
+	heard, errs := b.transcribe(context.Background(), files)
+	mustHear(t, files, heard, errs, heard[0].JobID)
+	if s := r.stats(); s.Created != 1 {
+		t.Fatalf("emulator stats %+v", s)
+	}
+}
