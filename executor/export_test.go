@@ -41,6 +41,6 @@ func (b fakeBatcher) transcribe(_ context.Context, files []checkFile) ([]checkHe
 // the test ends.
 func SetBatchCheck(t interface{ Cleanup(func()) }, f BatchCheck) {
 	old := checkBatcherOf
-	checkBatcherOf = func(Options) checkBatcher { return fakeBatcher{f} }
+	checkBatcherOf = func(context.Context, *batchOp) checkBatcher { return fakeBatcher{f} }
 	t.Cleanup(func() { checkBatcherOf = old })
 }

@@ -44,9 +44,10 @@ func listens(a *planner.Action) bool {
 	return a.Desired != nil && a.Desired.Listen != nil && a.Listen != nil && a.Listen.Language != ""
 }
 
-// checkBatcherOf is the batcher of an apply with opts (a variable, so
-// that tests can stand in for batch jobs).
-var checkBatcherOf = func(Options) checkBatcher { return noBatcher{} }
+// checkBatcherOf is the batcher of the apply whose batch operation is op
+// (newCheckBatcher; a variable, so that tests can stand in for batch
+// jobs).
+var checkBatcherOf = newCheckBatcher
 
 // maxCheckDoc bounds a check document read from the cache: the transcript
 // (state.MaxHeard) and its segments.
@@ -118,7 +119,7 @@ func (l *listener) check(ctx context.Context, a *planner.Action, al *allowance, 
 			return heard{}, err
 		}
 	}
-	rec.Heard = clipHeard(l.client.Redact(doc.FullTranscript))
+	rec.Heard = clipHeard(l.client.RedactText(doc.FullTranscript))
 	if err := planner.Judge(rec, tk.Text, a.Desired.Listen); err != nil {
 		return heard{}, fmt.Errorf("listen: judge %s: %w", itemName(a, tk.Chunk), err)
 	}
@@ -154,7 +155,7 @@ func (l *listener) transcribe(ctx context.Context, fp, wav string, req planner.C
 		if errs[0] != nil {
 			return nil, fmt.Errorf("listen: %w", errs[0])
 		}
-		doc.FullTranscript, doc.JobID = l.client.Redact(got[0].Text), got[0].JobID
+		doc.FullTranscript, doc.JobID = l.client.RedactText(got[0].Text), got[0].JobID
 		return doc, nil
 	}
 	src, err := speechapi.FileSource(wav)
@@ -166,7 +167,7 @@ func (l *listener) transcribe(ctx context.Context, fp, wav string, req planner.C
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	doc.FullTranscript, doc.RequestID = l.client.Redact(res.Transcript), l.client.Redact(res.RequestID)
+	doc.FullTranscript, doc.RequestID = l.client.RedactText(res.Transcript), l.client.RedactText(res.RequestID)
 	return doc, nil
 }
 

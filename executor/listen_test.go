@@ -548,3 +548,25 @@ func TestListenCheckRegenerates(t *testing.T) {
 	}
 	t.Fatal("no seed made a silent first take")
 }
+
+// TestListenLongCheckJob: against the emulator's batch jobs, a take
+// longer than REST takes is heard by a job and recorded as a batch check;
+// a second apply starts no job.
+func TestListenLongCheckJob(t *testing.T) {
+	text := strings.TrimSpace(hindiChapter(24))
+	m := fmt.Sprintf("version: 1\nservice: { max_text_chars: 5000 }\nvoices:\n  v3: { model: tts-v3.0, voice: Shivani, language: hi-IN }\n"+
+		"syntheses:\n  long:\n    voice: v3\n    text: %q\n    output: out/long.wav\n    listen: true\n", text)
+	h := newHarness(t, emulator.Options{Seed: 5, MaxText: 5000, TimeScale: 1000}, map[string]string{"main.yaml": m})
+	checks := countChecks(h)
+	s := h.apply()
+	if s.Done != 1 || s.Failed != 0 {
+		t.Fatalf("apply: %+v %v", s, s.Failures)
+	}
+	l := recordedListen(t, h, "synthesis.long")
+	if l.API != "batch" || l.Seconds <= 59.5 || !l.Pass || checks.Load() != 0 || h.counter("batch_jobs_started") != 1 {
+		t.Fatalf("recorded %+v after %d REST checks and %v jobs", l, checks.Load(), h.counter("batch_jobs_started"))
+	}
+	if s := h.apply(); s.Done != 0 || h.counter("batch_jobs_started") != 1 {
+		t.Errorf("second apply: %+v, %v jobs", s, h.counter("batch_jobs_started"))
+	}
+}

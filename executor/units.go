@@ -66,8 +66,8 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
-		listen: &listener{client: opts.Client, batcher: checkBatcherOf(opts), emit: report.emit}}
-	return &operations{
+		listen: &listener{client: opts.Client, emit: report.emit}}
+	ops := &operations{
 		synthesis:     synth,
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
@@ -89,6 +89,10 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		orphans: sweep,
 		files:   ws,
 	}
+	// Before the first orphan sweep: the check jobs its journal records
+	// are never orphans.
+	synth.listen.batcher = checkBatcherOf(ctx, ops.batch)
+	return ops
 }
 
 // of returns the operation of a single-resource action.

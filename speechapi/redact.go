@@ -142,13 +142,3 @@ func (r redactor) legacyJob(j *LegacyJob) {
 		r.ptr(res.Error)
 	}
 }
-
-// Redact returns s without any form of the client's API key: text a
-// server sent that voxform keeps (a listening check's transcript, which
-// reaches the state, the cache and reports) passes through it first.
-func (c *Client) Redact(s string) string {
-	if c == nil {
-		return s
-	}
-	return c.red.text(s)
-}
