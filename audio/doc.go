@@ -10,7 +10,9 @@
 //   - audio/loudness: the one measurement, loudness and true peak
 //     (ITU-R BS.1770-4, EBU R 128) of a file, a stream being written
 //     (LoudnessWriter) or samples, with the Ogg Opus decoding and the MP3
-//     gapless trim it needs to measure what ffmpeg measures;
+//     gapless trim it needs to measure what ffmpeg measures, and the
+//     rendition the listening check sends to speech recognition (Render:
+//     mono 16-bit WAV, loudness and edges in one pass);
 //   - audio/join: joining whole files of one container into one
 //     (NewJoiner): raw audio byte for byte, MP3 by frames, Ogg Opus as one
 //     logical stream, WAV through audio.WAVJoiner;

@@ -139,8 +139,14 @@ func doApply(ctx context.Context, env *Env, f *applyFlags, planFile string) erro
 	if werr := writePlan(env, p, pr.manifest, planOutput{json: f.plan.jsonOut, noColor: f.plan.noColor}); werr != nil {
 		return werr
 	}
-	if err != nil || !p.HasChanges() {
+	if err != nil {
 		return err
+	}
+	if !p.HasChanges() && f.op() == "apply" {
+		return recordedFailing(env, f, pr)
+	}
+	if !p.HasChanges() {
+		return nil
 	}
 	if err := confirm(ctx, env, f, saved); err != nil {
 		return err
@@ -310,8 +316,43 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 			fmt.Sprintf("run %s again once the service answers: it does only what is left", f.op())))
 	case summary.Failed > 0:
 		return exitCode(ExitError, fmt.Errorf("%d resource(s) failed; completed work was recorded and a new %s does only what is left", summary.Failed, f.op()))
+	case summary.ListenFailing > 0 && f.op() == "apply":
+		return exitCode(ExitError, fmt.Errorf("%d listening check(s) or seam(s) fail: %s; each output is in place and recorded failing", summary.ListenFailing, failingOutputs(summary)))
 	}
 	return nil
+}
+
+// recordedFailing fails an apply with nothing to do when the state
+// records listening checks that fail: CI stays red until they pass.
+func recordedFailing(env *Env, f *applyFlags, pr *preparedPlan) error {
+	st, err := pr.session.State()
+	if err != nil {
+		return err
+	}
+	s := &executor.Summary{}
+	if s.ListenFailed, s.ListenFailing = executor.FailingChecks(st); s.ListenFailing == 0 {
+		return nil
+	}
+	if !f.plan.jsonOut {
+		printListen(env.Stdout, s)
+	}
+	return exitCode(ExitError, fmt.Errorf("%d listening check(s) fail: %s; each output is in place and recorded failing", s.ListenFailing, failingOutputs(s)))
+}
+
+// failingOutputs names the outputs whose listening checks or seams fail
+// (the first few of them).
+func failingOutputs(s *executor.Summary) string {
+	const most = 10
+	var names []string
+	for _, f := range s.ListenFailed {
+		if len(names) == 0 || names[len(names)-1] != f.Address {
+			names = append(names, untrusted.Escape(f.Address))
+		}
+	}
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 // printSummary ends a human apply or destroy: counts, billing, and every
@@ -325,6 +366,8 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 		word = "stopped: the service appears down"
 	case s.Failed > 0:
 		word = "finished with errors"
+	case s.ListenFailing > 0 && op == "apply":
+		word = "finished with failing listening checks"
 	}
 	fmt.Fprintf(w, "\n%s%s %s! Resources: %d done, %d failed, %d skipped.\n", strings.ToUpper(op[:1]), op[1:], word, s.Done, s.Failed, s.Skipped)
 	billed := fmt.Sprintf("Billed: %s characters, %s of audio.", groupDigits(s.BilledCharacters), hms(s.BilledAudioSeconds))
@@ -343,6 +386,27 @@ func printSummary(w io.Writer, op string, s *executor.Summary, emulated bool) {
 	}
 	for _, fl := range s.Failures {
 		fmt.Fprintf(w, "  %s: %s\n", untrusted.Escape(fl.Address), untrusted.Lines(errString(fl.Err)))
+	}
+	if op == "apply" {
+		printListen(w, s)
+	}
+}
+
+// printListen lists the extra takes, and every listening check and seam
+// that fails in the state.
+func printListen(w io.Writer, s *executor.Summary) {
+	if s.Takes > 0 {
+		fmt.Fprintf(w, "Listening checks: %d extra take(s) made (regenerate).\n", s.Takes)
+	}
+	if s.ListenFailing == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Listening checks failing: %d (each output is in place, recorded failing):\n", s.ListenFailing)
+	for _, f := range s.ListenFailed {
+		fmt.Fprintf(w, "  %s\n", untrusted.Lines(f.String()))
+	}
+	if more := s.ListenFailing - len(s.ListenFailed); more > 0 {
+		fmt.Fprintf(w, "  and %d more\n", more)
 	}
 }
 

@@ -78,6 +78,15 @@ type jsonApplyMessage struct {
 	// ServiceDown (apply_summary) says the service appeared down, naming
 	// the host and the last failure: nothing new was started after it.
 	ServiceDown string `json:"service_down,omitempty"`
+	// ListenFailed (apply_summary) are the listening checks and seams
+	// that fail in the state, ListenFailing how many there are; Takes the
+	// takes made beyond the first (regeneration).
+	ListenFailed  []jsonListenFailure `json:"listen_failed,omitempty"`
+	ListenFailing int                 `json:"listen_failing,omitempty"`
+	Takes         int                 `json:"takes,omitempty"`
+	// Listen (apply_progress) is one listening check made: its chunk
+	// (1-based; absent for an output sent whole), take and verdict.
+	Listen *jsonListenProgress `json:"listen,omitempty"`
 	// Message (warning) is the text of a warning.
 	Message string `json:"message,omitempty"`
 	// Count (orphans_cancelled) is the number of jobs cancelled.
@@ -90,6 +99,36 @@ type jsonFailure struct {
 	Message string `json:"message"`
 }
 
+// jsonListenProgress is one listening check in apply_progress.
+type jsonListenProgress struct {
+	Chunk int    `json:"chunk,omitempty"`
+	Of    int    `json:"of,omitempty"`
+	Take  int    `json:"take"`
+	Pass  bool   `json:"pass"`
+	Why   string `json:"why,omitempty"`
+}
+
+// jsonListenFailure is one failing listening check or seam in
+// apply_summary: chunk is 1-based (absent for an output sent whole).
+type jsonListenFailure struct {
+	Address string  `json:"address"`
+	Chunk   int     `json:"chunk,omitempty"`
+	Of      int     `json:"of,omitempty"`
+	Seam    bool    `json:"seam,omitempty"`
+	Start   float64 `json:"start_seconds,omitempty"`
+	End     float64 `json:"end_seconds,omitempty"`
+	Why     string  `json:"why"`
+	Takes   int     `json:"takes,omitempty"`
+}
+
+func listenFailures(s *executor.Summary) []jsonListenFailure {
+	var out []jsonListenFailure
+	for _, f := range s.ListenFailed {
+		out = append(out, jsonListenFailure{Address: f.Address, Chunk: f.Chunk + 1, Of: f.Of, Seam: f.Seam, Start: f.Start, End: f.End, Why: f.Why, Takes: f.Takes})
+	}
+	return out
+}
+
 func (r *jsonRenderer) Event(e executor.Event) {
 	m := jsonApplyMessage{Time: e.Time.UTC().Format(time.RFC3339Nano), Address: e.Address, Action: e.Action}
 	switch e.Kind {
@@ -99,6 +138,9 @@ func (r *jsonRenderer) Event(e executor.Event) {
 	case executor.EventStart, executor.EventProgress, executor.EventRetry:
 		m.Type = "apply_progress"
 		m.Bytes, m.JobID, m.JobStatus, m.FilesDone, m.FilesTotal = e.Bytes, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal
+		if l := e.Listen; l != nil {
+			m.Listen = &jsonListenProgress{Chunk: l.Chunk + 1, Of: l.Of, Take: l.Take, Pass: l.Pass, Why: l.Why}
+		}
 		if e.Err != nil {
 			m.Error = e.Err.Error()
 		}
@@ -123,6 +165,7 @@ func (r *jsonRenderer) Event(e executor.Event) {
 			m.Failures = append(m.Failures, jsonFailure{Address: fl.Address, Message: errString(fl.Err)})
 		}
 		m.OrphansCancelled, m.LowestConcurrency, m.Warnings = s.OrphansCancelled, s.LowestConcurrency, s.Warnings
+		m.ListenFailed, m.ListenFailing, m.Takes = listenFailures(s), s.ListenFailing, s.Takes
 	case executor.EventOrphansCancelled:
 		m.Type, m.Count = "orphans_cancelled", e.Count
 	case executor.EventWarning:
@@ -201,11 +244,22 @@ func plainLine(e executor.Event, color bool) string {
 	case executor.EventWarning:
 		return fmt.Sprintf("%s: %s", paint("33", "warning"), untrusted.Lines(errString(e.Err)))
 	case executor.EventProgress:
+		if l := e.Listen; l != nil && !l.Pass {
+			return fmt.Sprintf("%s: %s failed its listening check (take %d): %s", e.Address, listenItem(l), l.Take, untrusted.Lines(l.Why))
+		}
 		if e.JobID != "" && e.FilesTotal > 0 {
 			return fmt.Sprintf("%s: job %s %s, %d/%d files", e.Address, e.JobID, e.JobStatus, e.FilesDone, e.FilesTotal)
 		}
 	}
 	return ""
+}
+
+// listenItem names what a listening check heard: the output, or a chunk.
+func listenItem(l *executor.ListenProgress) string {
+	if l.Chunk < 0 {
+		return "the output"
+	}
+	return fmt.Sprintf("chunk %d of %d", l.Chunk+1, l.Of)
 }
 
 func pastAction(action string, done bool) string {
@@ -216,6 +270,7 @@ func pastAction(action string, done bool) string {
 		"move":    {"moving", "moved"},
 		"resume":  {"resuming", "resumed"},
 		"delete":  {"deleting", "deleted"},
+		"check":   {"checking", "checked"},
 	}
 	v, ok := verbs[action]
 	if !ok {

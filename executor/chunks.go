@@ -72,20 +72,29 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 		return result{}, err
 	}
 	format, _ := contract.Resolve(base.AudioConfig)
-	billed, err := op.synthesizeChunks(ctx, a, base, store, format)
+	al := newAllowance(a)
+	billed, err := op.synthesizeChunks(ctx, a, al, base, store, format)
+	var ck *chunkChecks
+	if err == nil && listens(a) {
+		ck, err = op.checkChunks(ctx, a, al, base, store, format)
+	}
 	sl.Release() // every chunk is here: the join needs the disk alone
 	if err != nil {
 		return result{}, err
 	}
-	outs, records, err := op.joinChunks(ctx, a, store, format)
+	outs, records, err := op.joinChunks(ctx, a, store, format, ck)
 	if err != nil {
 		return result{}, err
 	}
-	return op.files.record(a, &state.Resource{
-		Outputs:          outs,
-		BilledCharacters: billed,
-		Chunks:           records,
-	}, billed, 0)
+	res := &state.Resource{Outputs: outs, BilledCharacters: billed, Chunks: records}
+	var secs float64
+	if ck != nil {
+		ck.record(a, res, records)
+		billed, secs = billed+ck.chars, ck.secs
+	}
+	r, err := op.files.record(a, res, billed, secs)
+	r.takes = ck.extra()
+	return r, err
 }
 
 // synthesizeChunks synthesizes the chunks of a that store lacks (all of
@@ -93,9 +102,9 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 // billed. A failure does not cancel the chunks in flight: each one that
 // completes is kept. No chunk starts once the apply is asked to stop, and
 // none when they would bill more than the plan priced (see chunksToBill).
-func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (int64, error) {
+func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (int64, error) {
 	chunks := a.Desired.Chunks
-	todo, err := op.chunksToBill(ctx, a, store)
+	todo, err := op.chunksToBill(ctx, a, al, store)
 	if err != nil {
 		return 0, err
 	}
@@ -134,10 +143,10 @@ func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, 
 // chunksToBill returns the indexes of the chunks of a that store lacks
 // (fetched from the remote cache where only that has them), all of them
 // when the plan asks for them afresh. Before any is billed it refuses
-// (checkPriced) chunks that bill more than the plan priced: a chunk the
+// (allowance) chunks that bill more than the plan priced: a chunk the
 // plan found in the cache or the state and that is gone since (removed
 // by cache gc, say) is planned again, not paid for unseen.
-func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, store *cache.Local) ([]int, error) {
+func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, al *allowance, store *cache.Local) ([]int, error) {
 	fresh := a.Chunks != nil && a.Chunks.Fresh
 	var todo []int
 	var chars int64
@@ -149,7 +158,10 @@ func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, stor
 		chars += ch.Characters
 	}
 	missing := fmt.Sprintf("%d of %d chunks not in the cache", len(todo), len(a.Desired.Chunks))
-	if err := checkPriced(a, chars, missing); err != nil {
+	if (a.Type == planner.Check || a.Type == planner.Restore) && len(todo) > 0 {
+		return nil, fmt.Errorf("listen: %s: the audio of each chunk is checked, and %s; 'voxform apply -replace=%s' synthesizes them again (billed)", a.Address, missing, a.Address)
+	}
+	if err := al.chars(chars, missing); err != nil {
 		return nil, err
 	}
 	return todo, nil
@@ -225,7 +237,7 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 // writes the cue files from where the joiner put each chunk, and commits
 // them once the audio is valid. It returns the outputs (the audio first)
 // and the chunk records.
-func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format) ([]state.Output, []state.ChunkRecord, error) {
+func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format, ck *chunkChecks) ([]state.Output, []state.ChunkRecord, error) {
 	out, err := op.files.output(a, a.Desired.Outputs[0].Path)
 	if err != nil {
 		return nil, nil, err
@@ -249,7 +261,7 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 	for i, ch := range a.Desired.Chunks {
 		starts = append(starts, j.Duration())
 		f, err := chunkAudio(store, ch.Fingerprint)
-		if err == nil {
+		if err == nil && !ck.redone(i) {
 			err = recordedChunk(a, ch.Fingerprint, f)
 		}
 		if err != nil {
@@ -270,6 +282,7 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 	if err := j.Close(); err != nil {
 		return nil, nil, err
 	}
+	ck.place(records, starts)
 	var cues *cueFiles
 	if hasCues(a) {
 		list, err := chunkCues(a, starts)

@@ -16,10 +16,22 @@
 // An apply never bills more than its plan priced: before its first call,
 // a synthesis checks that what it is about to bill (the whole text, or the
 // chunks its store lacks) is no more than the characters the plan priced
-// for it (checkPriced), and fails with ErrUnpriced otherwise, calling
+// for it (allowance), and fails with ErrUnpriced otherwise, calling
 // nothing: a chunk the plan found cached and that is gone since is planned
 // again, not paid for unseen, and the budget the plan was checked against
-// holds.
+// holds. Each take and listening check spends from the action's
+// allowance (the plan's worst case, regeneration included) before it is
+// sent: audio longer than its check was priced at is not sent.
+//
+// A synthesis with listen: is checked take by take (listen.go, takes.go,
+// listen_chunks.go): its audio sent whole, or each chunk's own audio, is
+// rendered and transcribed back, the check kept in the cache under its
+// fingerprint before it is judged (planner.Judge) and looked up there
+// first, so that no check is paid twice; the API key is redacted from the
+// transcript when received. A failing take is synthesized again while
+// listen.regenerate allows; one that fails every take is committed and
+// recorded failing (the summary's ListenFailed), unless the state records
+// a passing output of the same request still in place.
 //
 // Each kind of work (synthesis, embedding, transcription, re-rendering,
 // moves, deletions, batch jobs) is one operation, given explicitly what it

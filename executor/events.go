@@ -58,6 +58,17 @@ type Event struct {
 	Count   int            // EventOrphansCancelled
 
 	Summary *Summary // EventApplyDone
+	// Listen (EventProgress) is the outcome of one listening check.
+	Listen *ListenProgress
+}
+
+// ListenProgress is one listening check made during an apply: of take
+// Take of chunk Chunk of Of (Chunk -1: the output sent whole).
+type ListenProgress struct {
+	Chunk, Of, Take int
+	Pass            bool
+	// Why says why it failed (planner.FailureLine).
+	Why string
 }
 
 // Summary counts what an apply did.
@@ -85,6 +96,37 @@ type Summary struct {
 	// lowered to N"); 0 when it never had to (or without Options.Limiter).
 	LowestConcurrency int
 	Elapsed           time.Duration
+	// ListenFailed lists the listening checks and seams that fail in the
+	// state at the end of the apply, in address order: those this apply
+	// recorded and those recorded earlier (a failure stays red until its
+	// output passes); at most MaxListenFailuresListed of ListenFailing.
+	ListenFailed  []ListenFailure
+	ListenFailing int
+	// Takes counts the takes made beyond the first of each output or
+	// chunk: what regeneration billed.
+	Takes int
+}
+
+// MaxListenFailuresListed bounds Summary.ListenFailed; the rest are only
+// counted (Summary.ListenFailing).
+const MaxListenFailuresListed = 1000
+
+// ListenFailure is a recorded listening check, or a seam between two
+// chunks, that fails.
+type ListenFailure struct {
+	Address string
+	// Chunk is the chunk checked, of Of (-1: the output sent whole); for
+	// a seam, the chunk before it.
+	Chunk, Of int
+	// Seam is set for a seam between chunk Chunk and the next.
+	Seam bool
+	// Start and End place the chunk in the joined output, in seconds (a
+	// seam: Start is where it is).
+	Start, End float64
+	// Why says what fails (planner.FailureLine, or the seam's limits).
+	Why string
+	// Takes is how many takes were made of it (0 or 1: one).
+	Takes int
 }
 
 // Failure is one resource that failed.

@@ -77,6 +77,9 @@ type run struct {
 
 	mu      sync.Mutex
 	summary Summary
+	// seams are the seam limits of the chunked syntheses with listen:
+	// this apply works on, by address (see listenFailures).
+	seams map[string]manifest.Seams
 }
 
 // Apply runs the plan: every action in dependency order with
@@ -109,7 +112,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	if err := plan.CheckPaths(root.Check); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}}
+	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, seams: seamLimits(plan)}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
 	ops := newOperations(ctx, opts, plan, root, x.stops, x)
@@ -186,6 +189,7 @@ func (x *run) done(a *planner.Action, r result, elapsed time.Duration) {
 	x.summary.Done++
 	x.summary.BilledCharacters += r.chars
 	x.summary.BilledAudioSeconds += r.seconds
+	x.summary.Takes += r.takes
 	x.mu.Unlock()
 	x.emit(Event{Kind: EventDone, Address: a.Address, Action: string(a.Type), Outputs: r.outputs, Bytes: bytes, Elapsed: elapsed, JobID: r.jobID})
 }
@@ -253,6 +257,7 @@ func (x *run) finish(ctx context.Context, start time.Time) *Summary {
 	if l := x.opts.Limiter; l != nil && l.Lowest() < l.Max() {
 		s.LowestConcurrency = l.Lowest()
 	}
+	s.ListenFailed, s.ListenFailing = listenFailures(x.opts.Recorder.Snapshot(), x.seams)
 	s.Elapsed = x.opts.Now().Sub(start)
 	x.emit(Event{Kind: EventApplyDone, Summary: &s})
 	return &s

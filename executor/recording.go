@@ -68,6 +68,11 @@ func (w *outputs) openOutput(a *planner.Action, rel string) (*outputFile, error)
 // was.
 func (w *outputs) openOwned(a *planner.Action, rel, want string) (*outputFile, error) {
 	expect, replace := a.Replaces(rel)
+	if rec, ok := recordedOutput(a.Prior, rel); ok && a.Type == planner.Check && rec.SHA256 != "" {
+		// A Check action's new take replaces the recorded file, only
+		// while it holds what the state records.
+		expect, replace = rec.SHA256, true
+	}
 	own := owner{replace: replace, expect: expect, want: want}
 	if rec := w.recorder; rec != nil {
 		recorded, _ := recordedOutput(a.Prior, rel)

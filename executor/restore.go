@@ -27,6 +27,9 @@ import (
 // with the record before anything is written.
 type restoreOp struct {
 	files *outputs
+	// checks makes the listening checks of a restored take the state
+	// does not record (see check).
+	checks *synthesisOp
 }
 
 func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
@@ -45,7 +48,11 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 	if a.KeepsRecord() {
 		return op.files.keepRecord(a, made)
 	}
-	return op.files.record(a, made, 0, 0)
+	secs, err := op.check(ctx, a, made)
+	if err != nil {
+		return result{}, err
+	}
+	return op.files.record(a, made, 0, secs)
 }
 
 // entry fetches the cache entry a restores and checks it before anything

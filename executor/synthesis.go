@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
@@ -26,57 +25,15 @@ type synthesisOp struct {
 	parallelism int
 	stops       stopper
 	chunks      chunkStore
+	// listen makes the listening checks of syntheses with listen:.
+	listen *listener
 }
 
 func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	if len(a.Desired.Chunks) > 0 {
 		return op.applyChunks(ctx, a, sl)
 	}
-	if err := checkPriced(a, a.Desired.Characters, "the whole text"); err != nil {
-		return result{}, err
-	}
-	req, err := op.request(a)
-	if err != nil {
-		return result{}, err
-	}
-	// The temporary file is made while the request is on its way.
-	out, err := op.files.openOutput(a, a.Desired.Outputs[0].Path)
-	if err != nil {
-		return result{}, err
-	}
-	defer out.Abort()
-	format, _ := contract.Resolve(req.AudioConfig)
-	out.measure(ctx, format)
-	if err := op.send(ctx, a.Desired.Transport, req, out); err != nil {
-		return result{}, err
-	}
-	sl.Release() // the audio is here: the next call need not wait for the disk
-	var cues *cueFiles
-	if hasCues(a) {
-		if err := out.CheckWith(audioCheck(format)); err != nil {
-			return result{}, err
-		}
-		list, err := wholeCue(a, out.TempPath(), format)
-		if err != nil {
-			return result{}, err
-		}
-		if cues, err = op.files.writeCues(a, list); err != nil {
-			return result{}, err
-		}
-		defer cues.Abort()
-	}
-	o, err := out.CommitWith(audioCheck(format))
-	if err != nil {
-		return result{}, err
-	}
-	outs, err := commitCues(o, cues)
-	if err != nil {
-		return result{}, err
-	}
-	return op.files.record(a, &state.Resource{
-		Outputs:          outs,
-		BilledCharacters: a.Desired.Characters,
-	}, a.Desired.Characters, 0)
+	return op.applyWhole(ctx, a, sl)
 }
 
 // commitCues commits the cue files (nil: none) after the audio o, and

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -26,6 +25,8 @@ type result struct {
 	chars   int64
 	seconds float64
 	jobID   string
+	// takes counts the takes made beyond the first (regeneration).
+	takes int
 }
 
 // reporter accounts for resources: the run implements it, and a unit
@@ -64,12 +65,14 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
 		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan)}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
-	return &operations{
-		synthesis:     &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops},
+	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
+		listen: &listener{client: opts.Client, emit: report.emit}}
+	ops := &operations{
+		synthesis:     synth,
 		embedding:     &embeddingOp{client: opts.Client, files: ws},
 		transcription: &transcriptionOp{client: opts.Client, sessions: opts.Limiter, files: ws},
 		render:        &renderOp{files: ws},
-		restore:       &restoreOp{files: ws},
+		restore:       &restoreOp{files: ws, checks: synth},
 		move:          &moveOp{files: ws, now: opts.Now},
 		delete:        &deleteOp{client: opts.Client, files: ws},
 		batch: &batchOp{
@@ -86,25 +89,26 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		orphans: sweep,
 		files:   ws,
 	}
+	// Before the first orphan sweep: the check jobs its journal records
+	// are never orphans.
+	synth.listen.batcher = checkBatcherOf(ctx, ops.batch)
+	return ops
 }
-
-// errListenNotMade refuses an action with listening checks to make: the
-// planner prices them, the executor does not make them yet, and a check
-// declared must never pass unmade.
-var errListenNotMade = errors.New("listen: listening checks are not made by this version of voxform yet; remove listen: to apply without them")
 
 // of returns the operation of a single-resource action.
 func (ops *operations) of(a *planner.Action) (operation, error) {
-	if a.Listen != nil && a.Listen.Make > 0 {
-		return nil, fmt.Errorf("apply: %s: %w", a.Address, errListenNotMade)
-	}
 	switch a.Type {
 	case planner.Delete:
 		return ops.delete, nil
 	case planner.Move:
 		return ops.move, nil
 	case planner.Restore:
+		if listenChunks(a) {
+			return ops.synthesis, nil
+		}
 		return ops.restore, nil
+	case planner.Check:
+		return ops.synthesis, nil
 	}
 	switch kindOf(a) {
 	case manifest.KindSynthesis:

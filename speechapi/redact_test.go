@@ -230,3 +230,21 @@ func TestEchoedKeyInStreamsAndRecords(t *testing.T) {
 		}
 	}
 }
+
+// RedactText removes every form of the key from text voxform keeps (a
+// listening check's transcript), and leaves other text as it is.
+func TestRedactTranscript(t *testing.T) {
+	c := echoClient(t, "http://127.0.0.1:1")
+	for name, form := range keyForms {
+		if name == "json-escaped" {
+			continue // JSON escapes mean nothing in decoded text
+		}
+		got := c.RedactText("नमस्ते " + form + " दुनिया")
+		if strings.Contains(got, form) || got != "नमस्ते [redacted] दुनिया" {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+	if got := c.RedactText("नमस्ते दुनिया"); got != "नमस्ते दुनिया" {
+		t.Errorf("clean text changed: %q", got)
+	}
+}

@@ -16,5 +16,15 @@
 // least 192 kHz (peak.go), the MP3 encoder delay and padding a LAME tag
 // records cut as ffmpeg's decoder cuts them (mp3.go), and Ogg Opus
 // decoded with github.com/pion/opus, pre-skip, output gain and end trim
-// applied as ffmpeg applies them (ogg.go).
+// applied as ffmpeg applies them (ogg.go). One decoder serves every use
+// (openSamples, measure.go).
+//
+// It also renders a file for the listening check (Render, render.go): the
+// audio decoded by the same decoders, channels averaged, resampled to at
+// most the rate asked (16 kHz in use) and written as a mono 16-bit PCM WAV
+// file that speech recognition takes, with the file's loudness and the
+// silence at its ends (edges.go) measured in the same pass. Rendering
+// lives here, not in a package of its own, because it reads through this
+// package's decoders and meter, which stay unexported: a package of its
+// own would need both exported, and a layer of its own.
 package loudness

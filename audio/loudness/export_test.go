@@ -4,4 +4,5 @@ package loudness
 var (
 	NewLoudnessMeter = newLoudnessMeter
 	MeasureLoudness  = measureLoudness
+	RenderWithin     = renderWithin
 )

@@ -3,6 +3,7 @@ package loudness
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -116,28 +117,48 @@ func MeasureLoudnessFile(ctx context.Context, path string, raw *audio.Format) (L
 // file once, a buffer at a time. Audio it recognises but cannot decode
 // (Ogg Vorbis, FLAC, ...) gives a *NoDecoderError.
 func MeasureLoudnessReader(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
+	src, rate, err := openSamples(rs)
+	var nd *NoDecoderError
+	switch {
+	case errors.As(err, &nd):
+		return Loudness{}, err
+	case err != nil:
+		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+	}
+	return measureLoudnessSamples(ctx, src, rate)
+}
+
+// openSamples recognises the container of the audio file in rs and
+// returns its samples, decoded as ffmpeg decodes them (see mp3.go and
+// ogg.go), and their rate. It is the one decoder of this package, shared
+// by measuring and rendering.
+func openSamples(rs io.ReadSeeker) (audio.SampleSource, int, error) {
 	head := make([]byte, audio.SniffLen)
 	n, err := io.ReadFull(rs, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	switch c := audio.Sniff(head[:n]); c {
 	case audio.ContainerWAV:
 		d, err := audio.Decode(rs)
 		if err != nil {
-			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+			return nil, 0, err
 		}
-		return measureLoudnessSamples(ctx, d.Samples, d.Format.SampleRate)
+		return d.Samples, d.Format.SampleRate, nil
 	case audio.ContainerMP3:
-		return measureMP3(ctx, rs)
+		return openMP3(rs)
 	case audio.ContainerOgg:
-		return measureOgg(ctx, rs)
+		s, err := openOgg(rs)
+		if err != nil {
+			return nil, 0, err
+		}
+		return s, opusRate, nil
 	case audio.ContainerUnknown:
-		return Loudness{}, fmt.Errorf("measure loudness: %w: unrecognised audio (voxform measures wav, mp3 and ogg opus)", audio.ErrUnsupported)
+		return nil, 0, fmt.Errorf("%w: unrecognised audio (voxform decodes wav, mp3 and ogg opus)", audio.ErrUnsupported)
 	default:
-		return Loudness{}, &NoDecoderError{Container: c}
+		return nil, 0, &NoDecoderError{Container: c}
 	}
 }

@@ -1,8 +1,6 @@
 package loudness
 
 import (
-	"context"
-	"fmt"
 	"io"
 
 	"github.com/voxform/voxform/audio"
@@ -17,17 +15,19 @@ import (
 // in, they shift every gating block by tens of milliseconds, which moves
 // the integrated loudness of short speech by more than 0.1 LU.
 
-func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
+// openMP3 returns the samples of the MP3 file in rs, the encoder delay
+// and padding cut, and their rate.
+func openMP3(rs io.ReadSeeker) (audio.SampleSource, int, error) {
 	h, gap, err := mp3.ReadGapless(rs)
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	d, err := audio.Decode(rs)
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, 0, err
 	}
 	src := d.Samples
 	if gap != nil {
@@ -35,18 +35,25 @@ func measureMP3(ctx context.Context, rs io.ReadSeeker) (Loudness, error) {
 		if gap.Frames > 0 {
 			keep = max(gap.Frames*int64(h.Samples)-gap.Start-gap.End, 0)
 		}
-		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep}
+		src = &trimmed{src: src, skip: gap.Start + mp3.DecoderDelay, keep: keep, frame: int64(h.Samples)}
 	}
-	return measureLoudnessSamples(ctx, src, d.Format.SampleRate)
+	return src, d.Format.SampleRate, nil
 }
 
 // trimmed drops the first skip frames of src and ends after keep more
 // (keep < 0: at the end of src).
 type trimmed struct {
-	src  audio.SampleSource
-	skip int64
-	keep int64
+	src   audio.SampleSource
+	skip  int64
+	keep  int64
+	frame int64 // samples per MP3 frame
 }
+
+// short reports whether src ended a whole MP3 frame or more before the
+// length the LAME tag gives: the file was cut at a frame boundary. (A
+// whole file ends at most mp3.DecoderDelay samples early, fewer than any
+// frame holds, since the decoder's delay is skipped at the start.)
+func (t *trimmed) short() bool { return t.keep > 0 && t.keep >= t.frame }
 
 func (t *trimmed) Channels() int { return t.src.Channels() }
 

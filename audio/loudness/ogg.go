@@ -3,7 +3,6 @@ package loudness
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -142,84 +141,104 @@ func (o *oggReader) packet() ([]byte, error) {
 	return p, nil
 }
 
-func measureOgg(ctx context.Context, r io.Reader) (Loudness, error) {
+// openOgg reads the headers of the Ogg Opus file in r and returns its
+// audio as samples at opusRate (see opusSource).
+func openOgg(r io.Reader) (*opusSource, error) {
 	o := &oggReader{r: bufio.NewReaderSize(r, 64<<10), checkCRC: true}
 	head, err := o.packet()
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, err
 	}
 	if !bytes.HasPrefix(head, []byte("OpusHead")) {
 		codec, err := audio.OggCodec(head)
 		if codec == "" {
-			return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+			return nil, err
 		}
-		return Loudness{}, &NoDecoderError{Container: audio.ContainerOgg, Codec: codec}
+		return nil, &NoDecoderError{Container: audio.ContainerOgg, Codec: codec}
 	}
 	h, err := parseOpusHead(head)
 	if err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
+		return nil, err
 	}
 	if h.family != 0 || h.channels > 2 {
-		return Loudness{}, &NoDecoderError{Container: audio.ContainerOgg, Codec: fmt.Sprintf("opus, %d channels in mapping family %d", h.channels, h.family)}
+		return nil, &NoDecoderError{Container: audio.ContainerOgg, Codec: fmt.Sprintf("opus, %d channels in mapping family %d", h.channels, h.family)}
 	}
 	if _, err := o.packet(); err != nil { // OpusTags
-		return Loudness{}, fmt.Errorf("measure loudness: Ogg Opus comment header: %w", err)
+		return nil, fmt.Errorf("Ogg Opus comment header: %w", err)
 	}
-	m, err := newLoudnessMeter(opusRate, h.channels)
-	if err != nil {
-		return Loudness{}, err
-	}
-	defer m.release()
-	if err := decodeOpus(ctx, o, h, m); err != nil {
-		return Loudness{}, fmt.Errorf("measure loudness: %w", err)
-	}
-	return m.Loudness(), nil
-}
-
-// decodeOpus decodes the audio packets of o into m.
-func decodeOpus(ctx context.Context, o *oggReader, h opusHead, m *loudnessMeter) error {
 	dec, err := opus.NewDecoderWithOutput(opusRate, h.channels)
 	if err != nil {
-		return fmt.Errorf("decode Opus: %w", err)
+		return nil, fmt.Errorf("decode Opus: %w", err)
 	}
-	pcm := make([]float32, opusMaxFrames*h.channels)
-	buf := make([]float64, 0, len(pcm))
-	var pos int64 // frames decoded, pre-skip included
-	for n := 0; ; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		pkt, err := o.packet()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(pkt) == 0 {
-			continue // a lost packet (RFC 7845 section 3): nothing to measure
-		}
-		frames, err := decodeOpusPacket(&dec, pkt, pcm)
-		if err != nil {
-			return fmt.Errorf("decode Opus packet %d: %w", n, err)
-		}
-		from, to := max(h.preSkip-pos, 0), int64(frames)
-		if o.eos && o.granule >= 0 {
-			to = min(to, max(o.granule-pos, 0)) // the last page ends at its granule
-		}
-		pos += int64(frames)
-		if from >= to {
-			continue
-		}
-		buf = buf[:0]
-		for _, v := range pcm[from*int64(h.channels) : to*int64(h.channels)] {
-			buf = append(buf, float64(v)*h.gain)
-		}
-		m.Write(buf)
-	}
+	return &opusSource{o: o, h: h, dec: dec, pcm: make([]float32, opusMaxFrames*h.channels)}, nil
 }
+
+// opusSource yields the audio packets of an Ogg Opus stream, decoded one
+// at a time, with the pre-skip dropped, the output gain applied (samples
+// may pass full scale by the gain, as ffmpeg's float decoding leaves
+// them) and the last page cut at its granule position.
+type opusSource struct {
+	o    *oggReader
+	h    opusHead
+	dec  opus.Decoder
+	pcm  []float32 // the last packet decoded
+	rest []float32 // what is left of it to return
+	pos  int64     // frames decoded, pre-skip included
+	n    int       // packets read
+	err  error
+}
+
+// Channels implements audio.SampleSource.
+func (s *opusSource) Channels() int { return s.h.channels }
+
+// ReadSamples implements audio.SampleSource.
+func (s *opusSource) ReadSamples(dst []float64) (int, error) {
+	for len(s.rest) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.err = s.next()
+	}
+	n := min(len(dst), len(s.rest))
+	n -= n % s.h.channels
+	if n == 0 {
+		return 0, errors.New("decode Opus: buffer smaller than one frame")
+	}
+	for i, v := range s.rest[:n] {
+		dst[i] = float64(v) * s.h.gain
+	}
+	s.rest = s.rest[n:]
+	return n, nil
+}
+
+// next decodes the next packet into rest; io.EOF at the end of the stream.
+func (s *opusSource) next() error {
+	pkt, err := s.o.packet()
+	if err != nil {
+		return err
+	}
+	s.n++
+	if len(pkt) == 0 {
+		return nil // a lost packet (RFC 7845 section 3): nothing to decode
+	}
+	frames, err := decodeOpusPacket(&s.dec, pkt, s.pcm)
+	if err != nil {
+		return fmt.Errorf("decode Opus packet %d: %w", s.n-1, err)
+	}
+	from, to := max(s.h.preSkip-s.pos, 0), int64(frames)
+	if s.o.eos && s.o.granule >= 0 {
+		to = min(to, max(s.o.granule-s.pos, 0)) // the last page ends at its granule
+	}
+	s.pos += int64(frames)
+	if from < to {
+		s.rest = s.pcm[from*int64(s.h.channels) : to*int64(s.h.channels)]
+	}
+	return nil
+}
+
+// ended reports whether the stream's last page read was its end of stream:
+// a file cut at a page boundary decodes without an error, but lacks it.
+func (s *opusSource) ended() bool { return s.o.eos }
 
 // decodeOpusPacket decodes one packet, turning a panic of the decoder on
 // corrupt input into an error.
