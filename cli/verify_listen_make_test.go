@@ -1,10 +1,3 @@
-//go:build listenmake
-
-// This test needs the planner to plan Check actions and the executor to
-// make them (issue 27, lanes B and C); run it with
-// go test -tags listenmake ./cli -run TestVerifyListenMake, then drop
-// the build tag once they are merged.
-
 package cli
 
 import (

@@ -481,10 +481,6 @@ func TestListenKeepsPriorPassing(t *testing.T) {
 		}
 		made := h.state().Resources["synthesis.p0"]
 		p, rec, done := h.planWith(planner.Options{Replace: []string{"synthesis.p0"}})
-		// The planner takes a -replace of the same request for one that
-		// keeps its audio and prices no check (a planner issue): the
-		// check of the new take is priced here as it should be there.
-		p.Actions[0].Listen.Worst.AudioSeconds = planner.EstimatedSeconds(p.Actions[0].Desired.Characters, 1)
 		s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
 		done()
 		if err != nil {

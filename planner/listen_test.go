@@ -170,3 +170,23 @@ func TestCheckActionCallsService(t *testing.T) {
 		t.Fatal("a plan of checks to make does not call the service")
 	}
 }
+
+// A -replace of a resource whose request is unchanged makes a new take:
+// its check is priced, not taken for the recorded one.
+func TestReplacePricesNewCheck(t *testing.T) {
+	m := chapterProject("नमस्ते दुनिया, आज मौसम अच्छा है।", 0)
+	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
+	d := buildOne(t, m)
+	st := recorded(d)
+	r := st.Resources[d.Address]
+	req, _ := planner.NewCheckRequest("hi-IN", 3, 16000)
+	r.Outputs[0].Listen = &state.Listen{Fingerprint: planner.CheckFingerprint(r.Outputs[0].SHA256, req), API: req.API, LanguageCode: "hi-IN", Rate: 16000, Seconds: 3, Pass: true, Judged: "h1"}
+	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil || len(p.Actions) != 0 {
+		t.Fatalf("recorded and checked: %+v, %v", p.Actions, err)
+	}
+	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true, Replace: []string{d.Address}}})
+	if err != nil || len(p.Actions) != 1 || p.Actions[0].Listen == nil || p.Actions[0].Listen.Make != 1 || p.Actions[0].Cost.AudioSeconds == 0 {
+		t.Fatalf("-replace: %+v, %v", p.Actions[0].Listen, err)
+	}
+}

@@ -28,7 +28,7 @@ type ListenItem struct {
 // order, with what the state records for the audio the action keeps.
 func ListenItems(a *Action) []ListenItem {
 	d := a.Desired
-	keeps := a.Prior != nil && (a.Type == Check || a.Type == Move || a.KeepsRecord() && a.Type != Repair)
+	keeps := a.Prior != nil && (a.Type == Check || a.Type == Move || a.Type == Restore && a.KeepsRecord())
 	if len(d.Chunks) == 0 {
 		it := ListenItem{Chunk: -1, Text: d.Wire.Synthesis.Text, Characters: d.Characters}
 		if keeps && len(a.Prior.Outputs) > 0 {
