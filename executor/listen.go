@@ -20,6 +20,7 @@ import (
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/state"
+	"golang.org/x/sync/errgroup"
 )
 
 // listener makes the listening checks of one apply (issue 27): each take
@@ -91,43 +92,146 @@ type heard struct {
 // fingerprint (free), else transcribed within al, kept in store, then
 // judged.
 func (l *listener) check(ctx context.Context, a *planner.Action, al *allowance, store checkStore, tk take) (heard, error) {
-	wav, rend, err := renderCheck(ctx, tk.Path, tk.Raw)
-	if err != nil {
-		return heard{}, fmt.Errorf("listen: %w", err)
-	}
-	defer os.Remove(wav)
-	req, ok := planner.NewCheckRequest(a.Listen.Language, rend.Seconds, rend.Rate)
-	if !ok {
-		return heard{}, fmt.Errorf("listen: no speech recognition hears %q audio of %.1f s", a.Listen.Language, rend.Seconds)
-	}
-	fp := planner.CheckFingerprint(tk.SHA256, req)
-	rec := &state.Listen{Fingerprint: fp, API: req.API, LanguageCode: req.LanguageCode, Rate: req.Rate, Seconds: round3(rend.Seconds)}
-	h := heard{rec: rec, rend: rend}
-	doc, err := store.doc(ctx, fp)
+	p, err := l.prepare(ctx, a, store, tk)
 	if err != nil {
 		return heard{}, err
 	}
-	if doc == nil {
-		if err := al.seconds(rend.Seconds, itemName(a, tk.Chunk)); err != nil {
-			return heard{}, err
-		}
-		if doc, err = l.transcribe(ctx, fp, wav, req, rend.Seconds); err != nil {
-			return heard{}, err
-		}
-		h.billed = rend.Seconds
-		if err := store.keep(fp, doc); err != nil {
-			return heard{}, err
-		}
+	defer p.done()
+	if err := l.hear(ctx, a, al, store, []*pending{p}, 1)[0]; err != nil {
+		return heard{}, err
 	}
-	rec.Heard = clipHeard(l.client.RedactText(doc.FullTranscript))
-	if err := planner.Judge(rec, tk.Text, a.Desired.Listen); err != nil {
-		return heard{}, fmt.Errorf("listen: judge %s: %w", itemName(a, tk.Chunk), err)
+	return l.judge(a, p)
+}
+
+// pending is a take rendered and looked up: doc is set once it is heard
+// (from the cache, or transcribed).
+type pending struct {
+	tk  take
+	wav string
+	req planner.CheckRequest
+	h   heard
+	doc *checkDoc
+}
+
+// done removes p's rendition.
+func (p *pending) done() {
+	if p.wav != "" {
+		os.Remove(p.wav)
+	}
+}
+
+// prepare renders tk, chooses its request and looks its check up in
+// store; the caller calls done.
+func (l *listener) prepare(ctx context.Context, a *planner.Action, store checkStore, tk take) (*pending, error) {
+	wav, rend, err := renderCheck(ctx, tk.Path, tk.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	p := &pending{tk: tk, wav: wav, h: heard{rend: rend}}
+	req, ok := planner.NewCheckRequest(a.Listen.Language, rend.Seconds, rend.Rate)
+	if !ok {
+		p.done()
+		return nil, fmt.Errorf("listen: no speech recognition hears %q audio of %.1f s", a.Listen.Language, rend.Seconds)
+	}
+	fp := planner.CheckFingerprint(tk.SHA256, req)
+	p.req = req
+	p.h.rec = &state.Listen{Fingerprint: fp, API: req.API, LanguageCode: req.LanguageCode, Rate: req.Rate, Seconds: round3(rend.Seconds)}
+	if p.doc, err = store.doc(ctx, fp); err != nil {
+		p.done()
+		return nil, err
+	}
+	return p, nil
+}
+
+// hear transcribes, within al, every take of ps the cache did not hold,
+// and keeps each in store: those REST takes up to parallelism at once,
+// those longer in one call to the batcher, so that a round of chunks
+// shares its batch jobs. errs[i] is the outcome of ps[i].
+func (l *listener) hear(ctx context.Context, a *planner.Action, al *allowance, store checkStore, ps []*pending, parallelism int) []error {
+	errs := make([]error, len(ps))
+	var long []int
+	var g errgroup.Group
+	g.SetLimit(max(parallelism, 1))
+	for i, p := range ps {
+		if p.doc != nil {
+			continue
+		}
+		if errs[i] = al.seconds(p.h.rend.Seconds, itemName(a, p.tk.Chunk)); errs[i] != nil {
+			continue
+		}
+		if p.req.API != contract.APIREST {
+			long = append(long, i)
+			continue
+		}
+		g.Go(func() error {
+			errs[i] = l.heardREST(ctx, store, p)
+			return nil
+		})
+	}
+	l.heardBatch(ctx, store, ps, long, errs)
+	g.Wait()
+	return errs
+}
+
+// heardREST transcribes p through REST recognition and keeps it.
+func (l *listener) heardREST(ctx context.Context, store checkStore, p *pending) error {
+	doc, err := l.transcribeREST(ctx, p.h.rec.Fingerprint, p.wav, p.req, p.h.rend.Seconds)
+	if err != nil {
+		return err
+	}
+	return p.heardAs(store, doc)
+}
+
+// heardBatch transcribes the takes ps[long] in batch jobs, in one call,
+// and keeps each, setting errs of those that fail.
+func (l *listener) heardBatch(ctx context.Context, store checkStore, ps []*pending, long []int, errs []error) {
+	if len(long) == 0 {
+		return
+	}
+	files := make([]checkFile, len(long))
+	for j, i := range long {
+		p := ps[i]
+		files[j] = checkFile{Fingerprint: p.h.rec.Fingerprint, Path: p.wav, Seconds: p.h.rend.Seconds, Request: p.req}
+	}
+	got, ferrs := l.batcher.transcribe(ctx, files)
+	for j, i := range long {
+		if len(got) != len(files) || len(ferrs) != len(files) {
+			errs[i] = errors.New("listen: the batch of checks answered for other files")
+			continue
+		}
+		if ferrs[j] != nil {
+			errs[i] = fmt.Errorf("listen: %w", ferrs[j])
+			continue
+		}
+		p := ps[i]
+		doc := &checkDoc{API: p.req.API, LanguageCode: p.req.LanguageCode, SampleRate: p.req.Rate, DurationSeconds: round3(p.h.rend.Seconds),
+			FullTranscript: l.client.RedactText(got[j].Text), JobID: got[j].JobID}
+		errs[i] = p.heardAs(store, doc)
+	}
+}
+
+// heardAs keeps doc, a check just paid for, in store before anything
+// else is done with it, and bills its seconds.
+func (p *pending) heardAs(store checkStore, doc *checkDoc) error {
+	if err := store.keep(p.h.rec.Fingerprint, doc); err != nil {
+		return err
+	}
+	p.doc, p.h.billed = doc, p.h.rend.Seconds
+	return nil
+}
+
+// judge judges p's transcript against its text, as a's listen: asks.
+func (l *listener) judge(a *planner.Action, p *pending) (heard, error) {
+	rec := p.h.rec
+	rec.Heard = clipHeard(l.client.RedactText(p.doc.FullTranscript))
+	if err := planner.Judge(rec, p.tk.Text, a.Desired.Listen); err != nil {
+		return heard{}, fmt.Errorf("listen: judge %s: %w", itemName(a, p.tk.Chunk), err)
 	}
 	if err := rec.Check(); err != nil {
-		return heard{}, fmt.Errorf("listen: %s: %w", itemName(a, tk.Chunk), err)
+		return heard{}, fmt.Errorf("listen: %s: %w", itemName(a, p.tk.Chunk), err)
 	}
-	l.report(a, tk, rec)
-	return h, nil
+	l.report(a, p.tk, rec)
+	return p.h, nil
 }
 
 // report reports the check rec of tk as it is made.
@@ -142,22 +246,9 @@ func (l *listener) report(a *planner.Action, tk take, rec *state.Listen) {
 	l.emit(Event{Kind: EventProgress, Address: a.Address, Action: string(a.Type), Listen: p})
 }
 
-// transcribe sends the rendition at wav to recognition: REST, or a batch
-// job for audio longer than REST takes.
-func (l *listener) transcribe(ctx context.Context, fp, wav string, req planner.CheckRequest, secs float64) (*checkDoc, error) {
+// transcribeREST sends the rendition at wav to REST recognition.
+func (l *listener) transcribeREST(ctx context.Context, fp, wav string, req planner.CheckRequest, secs float64) (*checkDoc, error) {
 	doc := &checkDoc{API: req.API, LanguageCode: req.LanguageCode, SampleRate: req.Rate, DurationSeconds: round3(secs)}
-	if req.API != contract.APIREST {
-		files := []checkFile{{Fingerprint: fp, Path: wav, Seconds: secs, Request: req}}
-		got, errs := l.batcher.transcribe(ctx, files)
-		if len(errs) != 1 || len(got) != 1 {
-			return nil, errors.New("listen: the batch of checks answered for other files")
-		}
-		if errs[0] != nil {
-			return nil, fmt.Errorf("listen: %w", errs[0])
-		}
-		doc.FullTranscript, doc.JobID = l.client.RedactText(got[0].Text), got[0].JobID
-		return doc, nil
-	}
 	src, err := speechapi.FileSource(wav)
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)

@@ -82,6 +82,15 @@ func (b *jobBatcher) hearAll(j *checkJob, tickets []*checkTicket, recs []speecha
 	return final
 }
 
+// heardNothing reports whether the service failed rec because it heard
+// no speech: speech-recognition.md, "for silent or tone-only audio the
+// message is that the transcript was empty after 3 retries". For a check
+// that is a transcript, an empty one: the audio says nothing of its text.
+func heardNothing(rec speechapi.FileRecord) bool {
+	return rec.Status == speechapi.FileFailed && rec.ErrorMessage != nil &&
+		strings.Contains(strings.ToLower(*rec.ErrorMessage), "transcript") && strings.Contains(strings.ToLower(*rec.ErrorMessage), "empty")
+}
+
 func hasKey(m map[string]speechapi.FileRecord, k string) bool { _, ok := m[k]; return ok }
 
 // hear downloads and reads one check's transcript; final says whether its
@@ -93,6 +102,9 @@ func (b *jobBatcher) hear(j *checkJob, t *checkTicket, byName map[string]speecha
 		return checkHeard{}, true, fmt.Errorf("listen: batch job %s lists more than one file %s", j.id, t.name)
 	case !ok:
 		return checkHeard{}, true, fmt.Errorf("listen: batch job %s lists no file %s", j.id, t.name)
+	}
+	if heardNothing(rec) {
+		return checkHeard{Seconds: t.file.Seconds, JobID: j.id}, true, nil
 	}
 	if err = rec.Err(j.id); err != nil {
 		return checkHeard{}, true, fmt.Errorf("listen: %w", err)

@@ -95,45 +95,65 @@ func (ck *chunkChecks) failing(todo []int) []int {
 	return out
 }
 
-// checkRound checks the chunks todo, up to op.parallelism at once.
+// checkRound checks the chunks todo: each rendered and looked up, up to
+// op.parallelism at once, then every one the cache did not hold heard
+// together (those longer than REST takes in shared batch jobs), then
+// judged.
 func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *allowance, store *cache.Local, todo []int, ck *chunkChecks) error {
 	cs, err := op.checkStore()
 	if err != nil {
 		return err
 	}
+	ps := make([]*pending, len(todo))
+	errs := make([]error, len(todo))
 	var g errgroup.Group
 	g.SetLimit(max(op.parallelism, 1))
-	var mu sync.Mutex
-	var errs []error
-	for _, i := range todo {
+	for j, i := range todo {
 		g.Go(func() error {
-			h, err := op.checkChunk(ctx, a, al, store, cs, i, ck.takes[i])
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", planner.ChunkName(i, len(a.Desired.Chunks)), err))
-				return nil
-			}
-			ck.heard[i] = &h
-			ck.secs += h.billed
+			ps[j], errs[j] = op.prepareChunk(ctx, a, store, cs, i, ck.takes[i])
 			return nil
 		})
 	}
 	g.Wait()
-	return errors.Join(errs...)
+	var ready []*pending
+	var at []int
+	for j, p := range ps {
+		if p != nil {
+			defer p.done()
+			ready, at = append(ready, p), append(at, j)
+		}
+	}
+	for k, err := range op.listen.hear(ctx, a, al, cs, ready, op.parallelism) {
+		j := at[k]
+		if errs[j] = err; err == nil {
+			var h heard
+			if h, errs[j] = op.listen.judge(a, ready[k]); errs[j] == nil {
+				ck.heard[todo[j]] = &h
+				ck.secs += h.billed
+			}
+		}
+	}
+	var out []error
+	for j, err := range errs {
+		if err != nil {
+			out = append(out, fmt.Errorf("%s: %w", planner.ChunkName(todo[j], len(a.Desired.Chunks)), err))
+		}
+	}
+	return errors.Join(out...)
 }
 
-// checkChunk checks chunk i's audio as the store holds it, read from a
-// scratch copy (a rendition reads its source more than once).
-func (op *synthesisOp) checkChunk(ctx context.Context, a *planner.Action, al *allowance, store *cache.Local, cs checkStore, i, n int) (heard, error) {
+// prepareChunk renders chunk i's audio as the store holds it, read from
+// a scratch copy (a rendition reads its source more than once), and
+// looks its check up.
+func (op *synthesisOp) prepareChunk(ctx context.Context, a *planner.Action, store *cache.Local, cs checkStore, i, n int) (*pending, error) {
 	ch := a.Desired.Chunks[i]
 	f, err := chunkAudio(store, ch.Fingerprint)
 	if err != nil {
-		return heard{}, err
+		return nil, err
 	}
 	tmp, err := os.CreateTemp("", "voxform-chunk-*")
 	if err != nil {
-		return heard{}, fmt.Errorf("create a scratch file: %w", err)
+		return nil, fmt.Errorf("create a scratch file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	err = store.CopyBlob(f.SHA256, tmp)
@@ -141,10 +161,10 @@ func (op *synthesisOp) checkChunk(ctx context.Context, a *planner.Action, al *al
 		err = cerr
 	}
 	if err != nil {
-		return heard{}, fmt.Errorf("read the chunk's audio: %w", err)
+		return nil, fmt.Errorf("read the chunk's audio: %w", err)
 	}
 	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
-	return op.listen.check(ctx, a, al, cs, take{Chunk: i, Take: max(n, 1), Text: ch.Text, Path: tmp.Name(), Raw: rawFormat(format), SHA256: f.SHA256})
+	return op.listen.prepare(ctx, a, cs, take{Chunk: i, Take: max(n, 1), Text: ch.Text, Path: tmp.Name(), Raw: rawFormat(format), SHA256: f.SHA256})
 }
 
 // synthesizeAgain makes one more take of each chunk of failing, billed

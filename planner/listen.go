@@ -131,8 +131,8 @@ func Judge(l *state.Listen, sent string, spec *manifest.Listen) error {
 	l.CER, l.WER = state.RoundRate(r.CER), state.RoundRate(r.WER)
 	l.LongestRun, l.MissingTail = r.LongestRun.Words(), r.MissingTail
 	l.Failures = nil
-	if len(r.Failures) > 0 {
-		l.Failures = r.Failures[:min(len(r.Failures), 8)]
+	for _, f := range r.Failures[:min(len(r.Failures), 8)] {
+		l.Failures = append(l.Failures, clipTo(f, maxFailureLine))
 	}
 	l.Span = nil
 	if s := r.LongestRun; s.Words() > 0 {
@@ -145,9 +145,16 @@ func Judge(l *state.Listen, sent string, spec *manifest.Listen) error {
 	return nil
 }
 
+// maxFailureLine bounds each recorded failure line, in bytes: it quotes
+// the diverging words, which can be a whole chunk's.
+const maxFailureLine = 400
+
 // clip bounds a span's text as the state keeps it.
-func clip(s string) string {
-	const most = 1024
+func clip(s string) string { return clipTo(s, 1024) }
+
+// clipTo cuts s to at most most bytes, at a character boundary, marking
+// the cut with an ellipsis.
+func clipTo(s string, most int) string {
 	if len(s) <= most {
 		return s
 	}
