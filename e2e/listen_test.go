@@ -118,8 +118,8 @@ type listenEntry struct {
 	Failures []string `json:"failures"`
 	Heard    string   `json:"heard"`
 	Pass     bool     `json:"pass"`
-	Takes int    `json:"takes"`
-	API   string `json:"api"`
+	Takes    int      `json:"takes"`
+	API      string   `json:"api"`
 }
 
 // checked is every item (an output sent whole, or a chunk) the state
