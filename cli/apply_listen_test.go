@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func TestApplyListenFailing(t *testing.T) {
 	if f := failed[0].(map[string]any); f["address"] != "synthesis.hello" || !strings.Contains(f["why"].(string), "silence") {
 		t.Errorf("listen_failed: %v", f)
 	}
-	if !strings.Contains(stderr.String(), "1 listening check(s) or seam(s) fail: synthesis.hello") {
+	if !strings.Contains(stderr.String(), "1 listening check(s) or seam(s) fail or are not made: synthesis.hello") {
 		t.Errorf("stderr: %s", stderr)
 	}
 	progress := 0
@@ -66,7 +68,22 @@ func TestApplyListenFailing(t *testing.T) {
 			t.Errorf("second apply's output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr.String(), "1 listening check(s) fail: synthesis.hello") {
+	if !strings.Contains(stderr.String(), "1 listening check(s) or seam(s) fail or are not made: synthesis.hello") {
 		t.Errorf("second apply's stderr: %s", stderr)
+	}
+
+	// The verdict is the manifest's, not the state's: without listen:
+	// the failure recorded no longer keeps apply red, and no call is made.
+	for _, m := range []string{strings.Replace(listenManifest, "    listen: true\n", "", 1)} {
+		if err := os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stderr.Reset()
+		if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+			t.Fatalf("apply once the manifest accepts the take: exit %d: %s", code, stderr)
+		}
+	}
+	if after := statsOf(t, run); requests(after) != requests(before) {
+		t.Errorf("judging again called the service: %v", after.Requests)
 	}
 }

@@ -234,9 +234,12 @@ func useColor(env *Env, noColor bool) bool {
 // The apply command uses the same steps.
 type preparedPlan struct {
 	manifest *manifest.Manifest
-	ws       *workspace.Workspace
-	session  *workspace.Session
-	plan     *planner.Plan
+	// listen is what judging the manifest's listening checks needs
+	// (workspace.ListenPart; nil when none is declared).
+	listen  *manifest.Manifest
+	ws      *workspace.Workspace
+	session *workspace.Session
+	plan    *planner.Plan
 }
 
 // release saves what was recorded, unlocks the state and closes the
@@ -269,7 +272,7 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	if err != nil {
 		return pr, err
 	}
-	pr.manifest = workspace.Settings(m) // the plan holds the resources
+	pr.manifest, pr.listen = workspace.Settings(m), workspace.ListenPart(m) // the plan holds the resources
 	pr.plan, err = pr.session.Plan(ctx, m, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
 		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(serr.Error()))

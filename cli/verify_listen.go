@@ -62,7 +62,7 @@ func makeChecks(ctx context.Context, env *Env, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	pr.manifest = workspace.Settings(m)
+	pr.manifest, pr.listen = workspace.Settings(m), workspace.ListenPart(m)
 	checks, err := pr.session.ListenChecks(ctx, m, f.plan.options())
 	if checks == nil {
 		return err

@@ -18,6 +18,11 @@ import (
 
 // Options configure Apply.
 type Options struct {
+	// ListenVerdicts, when set, lists the failing listening checks and
+	// seams of the state at the end of the apply, at the manifest's
+	// current limits (workspace.ListenVerdicts): the summary's
+	// ListenFailed. Without it, the verdicts the state records.
+	ListenVerdicts func(*state.File) ([]ListenFailure, int)
 	// Dir is the manifest directory; every path of the plan is relative to it.
 	Dir string
 	// Client calls the speech service.
@@ -257,7 +262,11 @@ func (x *run) finish(ctx context.Context, start time.Time) *Summary {
 	if l := x.opts.Limiter; l != nil && l.Lowest() < l.Max() {
 		s.LowestConcurrency = l.Lowest()
 	}
-	s.ListenFailed, s.ListenFailing = listenFailures(x.opts.Recorder.Snapshot(), x.seams)
+	if v := x.opts.ListenVerdicts; v != nil {
+		x.opts.Recorder.Read(func(st *state.File) { s.ListenFailed, s.ListenFailing = v(st) })
+	} else {
+		s.ListenFailed, s.ListenFailing = listenFailures(x.opts.Recorder.Snapshot(), x.seams)
+	}
 	s.Elapsed = x.opts.Now().Sub(start)
 	x.emit(Event{Kind: EventApplyDone, Summary: &s})
 	return &s

@@ -190,3 +190,21 @@ func TestReplacePricesNewCheck(t *testing.T) {
 		t.Fatalf("-replace: %+v, %v", p.Actions[0].Listen, err)
 	}
 }
+
+// A move and a restore that keeps its record put back what the state
+// records, checks and all, and make no check: they price none (a check
+// they leave unmade is the next plan's Check action).
+func TestMoveAndKeptRestorePriceNoCheck(t *testing.T) {
+	m := chapterProject(chapterText(120), 600)
+	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
+	m.Syntheses[0].Output = "out/moved.wav"
+	d := buildOne(t, m)
+	st := recorded(d)
+	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
+	if err != nil || len(p.Actions) != 1 || p.Actions[0].Type != planner.Move {
+		t.Fatalf("plan: %+v, %v", p.Actions, err)
+	}
+	if a := p.Actions[0]; a.Listen != nil || a.Cost.AudioSeconds != 0 {
+		t.Fatalf("a move prices checks it does not make: %+v", a.Listen)
+	}
+}

@@ -108,7 +108,11 @@ func (c *computer) listenWork() {
 			continue
 		}
 		switch a.Type {
-		case Create, Replace, Restore, Move:
+		case Create, Replace:
+		case Restore:
+			if a.KeepsRecord() { // puts back the recorded files, with their recorded checks
+				continue
+			}
 		case Repair:
 			if a.RenderFrom != "" {
 				continue

@@ -39,13 +39,19 @@ type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
+// limitBackstop bounds each call of the size-limit tests: the limits, not
+// a timeout, are under test here, and reading 17 MiB under the race
+// detector on a loaded 2-core machine has taken over 10 s. It only keeps
+// a hang from lasting.
+const limitBackstop = 60 * time.Second
+
 // limitClient is a client of base with one retry and a timeout of
-// backstop: the limits, not the timeout, are under test here, and reading
-// many MiB under the race detector on a loaded machine may pause longer
-// than timeoutClient's 300 ms (a retry would then count as a request).
+// limitBackstop: reading many MiB under the race detector on a loaded
+// machine may pause longer than timeoutClient's 300 ms (a retry would
+// then count as a request).
 func limitClient(t *testing.T, base string) *speechapi.Client {
 	t.Helper()
-	c, err := speechapi.New(speechapi.Config{BaseURL: base, APIKey: testKey, Timeout: backstop, Retries: 1,
+	c, err := speechapi.New(speechapi.Config{BaseURL: base, APIKey: testKey, Timeout: limitBackstop, Retries: 1,
 		RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +92,7 @@ func TestTranscriptDownloadIsCapped(t *testing.T) {
 			rec := speechapi.FileRecord{FileID: "f1", OriginalPath: "a.wav", Status: speechapi.FileCompleted, TranscriptURL: &u}
 			var out countingWriter
 			defer debug.SetGCPercent(debug.SetGCPercent(20))
-			ctx, cancel := context.WithTimeout(context.Background(), backstop)
+			ctx, cancel := context.WithTimeout(context.Background(), limitBackstop)
 			defer cancel()
 			base, stop := heapGrowth()
 			_, err := c.DownloadTranscript(ctx, "job_1", rec, &out)
@@ -159,7 +165,7 @@ func TestFilesListingIsCapped(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, n, host := filesServer(t, tc.page)
-			ctx, cancel := context.WithTimeout(context.Background(), backstop)
+			ctx, cancel := context.WithTimeout(context.Background(), limitBackstop)
 			defer cancel()
 			recs, err := c.AllJobFiles(ctx, "job_1", "")
 			checkLimit(t, err, host, tc.limit)
@@ -187,7 +193,7 @@ func TestSSELineIsCapped(t *testing.T) {
 	defer srv.Close()
 	c := limitClient(t, srv.URL)
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
-	ctx, cancel := context.WithTimeout(context.Background(), backstop)
+	ctx, cancel := context.WithTimeout(context.Background(), limitBackstop)
 	defer cancel()
 	base, stop := heapGrowth()
 	_, err := c.SynthesizeStream(ctx, rawReq, &memFile{})

@@ -147,6 +147,15 @@ func (r *Recorder) Snapshot() *File {
 	return r.state.Clone()
 }
 
+// Read calls fn with the recorded state, which it must not change nor
+// keep: for a reader once every worker has returned, without the copy
+// Snapshot makes.
+func (r *Recorder) Read(fn func(*File)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(r.state)
+}
+
 // Close ends the recording: the state's serial increases when something
 // was recorded (the file backend folds its journal into the state file
 // and removes it). Call it once every worker has returned; later calls of

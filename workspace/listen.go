@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -153,22 +155,11 @@ func (w *Workspace) CheckListen(ctx context.Context, m *manifest.Manifest, st *s
 // declare listen: (with the embeddings they name), and only those: a
 // verify of a large manifest builds no more than it judges.
 func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]*planner.Desired, error) {
-	sub := *Settings(m)
-	named := map[string]bool{}
-	for _, s := range m.Syntheses {
-		if s.Listen != nil {
-			sub.Syntheses = append(sub.Syntheses, s)
-			named[s.EmbeddingName] = true
-		}
-	}
-	if len(sub.Syntheses) == 0 {
+	part := ListenPart(m)
+	if part == nil {
 		return nil, nil
 	}
-	for _, e := range m.Embeddings {
-		if named[e.Name] {
-			sub.Embeddings = append(sub.Embeddings, e)
-		}
-	}
+	sub := *part
 	hc := state.OpenHashCache(w.Dir)
 	hashes, err := hc.HashAll(ctx, planner.InputFiles(&sub))
 	if err != nil {
@@ -313,4 +304,66 @@ func ChecksOnly(p *planner.Plan) *planner.Plan {
 	}
 	sub.Worst = sub.Cost
 	return sub
+}
+
+// ListenPart is m with only what judging its listening checks needs: its
+// syntheses that declare listen: and the embeddings they name (nil when
+// none declares one), so that an apply keeps no more of a large manifest
+// than its checks.
+func ListenPart(m *manifest.Manifest) *manifest.Manifest {
+	sub := Settings(m)
+	named := map[string]bool{}
+	for _, s := range m.Syntheses {
+		if s.Listen != nil {
+			sub.Syntheses = append(sub.Syntheses, s)
+			named[s.EmbeddingName] = true
+		}
+	}
+	if len(sub.Syntheses) == 0 {
+		return nil
+	}
+	for _, e := range m.Embeddings {
+		if named[e.Name] {
+			sub.Embeddings = append(sub.Embeddings, e)
+		}
+	}
+	return sub
+}
+
+// ListenVerdicts lists, for a state, every declared listening check of m
+// that fails at m's current limits or is not made for its output's audio,
+// and every failing seam, as an apply's summary lists them
+// (executor.Options.ListenVerdicts): the one rule of what keeps an apply
+// red is CheckListen's, verify -listen's. Checks m no longer declares
+// are not listed. An error judging them is one failure, so that a check
+// is never taken for passed.
+func (w *Workspace) ListenVerdicts(ctx context.Context, m *manifest.Manifest) func(*state.File) ([]executor.ListenFailure, int) {
+	return func(st *state.File) ([]executor.ListenFailure, int) {
+		if m == nil {
+			return nil, 0
+		}
+		rep, err := w.CheckListen(ctx, m, st, nil)
+		if err != nil {
+			return []executor.ListenFailure{{Address: "listen", Chunk: -1, Why: err.Error()}}, 1
+		}
+		var out []executor.ListenFailure
+		for i := range rep.Checks {
+			c := &rep.Checks[i]
+			if c.Pass {
+				continue
+			}
+			f := executor.ListenFailure{Address: c.Address, Chunk: c.Chunk, Of: c.Of, Start: c.Start, End: c.End, Why: c.Unchecked}
+			if c.Record != nil {
+				f.Why, f.Takes = planner.FailureLine(c.Record), c.Record.Takes
+			}
+			out = append(out, f)
+		}
+		for i := range rep.Seams {
+			if sc := &rep.Seams[i]; !sc.Seam.Pass {
+				out = append(out, executor.ListenFailure{Address: sc.Address, Chunk: sc.Seam.Index, Of: sc.Of, Seam: true, Start: sc.Seam.At, Why: strings.Join(sc.Seam.Failures, "; ")})
+			}
+		}
+		n := len(out)
+		return out[:min(n, executor.MaxListenFailuresListed)], n
+	}
 }

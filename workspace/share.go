@@ -38,7 +38,7 @@ func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, o
 	if err != nil {
 		return nil, nil, err
 	}
-	restores := p.Subset(func(a *planner.Action) bool { return a.Type == planner.Restore })
+	restores := withoutChecks(p.Subset(func(a *planner.Action) bool { return a.Type == planner.Restore }))
 	left := p.Subset(func(a *planner.Action) bool { return a.Type != planner.Restore })
 	opts.Client = nil // nothing here calls the service
 	if opts.Parallelism == 0 {
@@ -46,6 +46,34 @@ func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, o
 	}
 	sum, err := s.Apply(ctx, restores, opts)
 	return sum, left, err
+}
+
+// withoutChecks is p with the listening checks of its actions left out:
+// pull calls no service, so a restored take whose check is not recorded
+// is restored unchecked, and the next plan makes its check a Check
+// action, for apply. A restore that keeps its record keeps the checks
+// the record holds.
+func withoutChecks(p *planner.Plan) *planner.Plan {
+	for i, a := range p.Actions {
+		if a.Listen == nil {
+			continue
+		}
+		c := *a
+		c.Cost.AudioSeconds -= c.Listen.AudioSeconds
+		c.Listen = nil
+		if c.Desired != nil {
+			d := *c.Desired
+			d.Listen = nil
+			c.Desired = &d
+		}
+		p.Actions[i] = &c
+	}
+	p.Cost, p.Worst = planner.Cost{}, planner.Cost{}
+	for _, a := range p.Actions {
+		p.Cost = p.Cost.Add(a.Cost)
+	}
+	p.Worst = p.Cost
+	return p
 }
 
 // pullParallelism is how many restores Pull starts at once unless told
