@@ -211,6 +211,11 @@ func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
 		x.skip(addr, err.Error())
 		return
 	}
+	x.failed(addr, action, elapsed, err)
+}
+
+// failed accounts for addr as failed with err, whatever err wraps.
+func (x *run) failed(addr, action string, elapsed time.Duration, err error) {
 	x.mu.Lock()
 	x.summary.Failed++
 	x.summary.Failures = append(x.summary.Failures, Failure{Address: addr, Err: err})

@@ -250,3 +250,73 @@ func TestListenCheckKeepsChapterFile(t *testing.T) {
 		t.Errorf("a last apply did work: %+v", s)
 	}
 }
+
+// TestListenLostTakeKeepsLast: a take made again for a failing check
+// that the service refuses ends the takes: the take before it, paid for
+// and failing, is committed and recorded with its check, billed, and the
+// apply fails naming the output and the lost take.
+func TestListenLostTakeKeepsLast(t *testing.T) {
+	h := newHarness(t, emulator.Options{Seed: 3, SilenceRate: 1}, map[string]string{"main.yaml": listenPrompts(1, 1)})
+	var mu sync.Mutex
+	syntheses := 0
+	h.hook = func(req *http.Request, next http.RoundTripper) (*http.Response, error) {
+		mu.Lock()
+		if isSynthesis(req) {
+			syntheses++
+		}
+		refuse := isSynthesis(req) && syntheses > 1
+		mu.Unlock()
+		if refuse {
+			return answer(req, 400, ""), nil
+		}
+		return next.RoundTrip(req)
+	}
+	s := h.apply()
+	if s.Failed != 1 || !strings.Contains(s.Failures[0].Err.Error(), "out/p0.wav: its check failed, and take 2:") || s.ListenFailing != 1 {
+		t.Fatalf("apply: %+v; want the failing take recorded, the apply failing naming the lost take", s)
+	}
+	if billed := h.counter("billed_characters"); billed == 0 || float64(s.BilledCharacters) != billed {
+		t.Errorf("summary billed %d characters; the service billed %v", s.BilledCharacters, billed)
+	}
+	if l := recordedListen(t, h, "synthesis.p0"); l == nil || l.Pass {
+		t.Errorf("recorded check %+v; want the first take's, failing", l)
+	}
+}
+
+// TestListenRestoreCheckErrorRecords: a restore without a record whose
+// check the recognizer refuses records the restored take without its
+// check, and fails naming it; the next apply checks it.
+func TestListenRestoreCheckErrorRecords(t *testing.T) {
+	dir := t.TempDir()
+	m := strings.Replace(listenPrompts(1, 0), "version: 1\n", "version: 1\ncache: { dir: \""+dir+"\" }\n", 1)
+	h := newHarness(t, emulator.Options{Seed: 5}, map[string]string{"main.yaml": m})
+	local, err := cache.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := applyCached(t, h, local); s.Done != 1 {
+		t.Fatalf("first apply: %+v", s)
+	}
+	fp := recordedListen(t, h, "synthesis.p0").Fingerprint
+	for _, p := range []string{"voxform.state.json", "out"} {
+		os.RemoveAll(filepath.Join(h.dir, p))
+	}
+	local.Remove(fp)
+	h.hook = func(req *http.Request, next http.RoundTripper) (*http.Response, error) {
+		if isCheck(req) {
+			return answer(req, 400, ""), nil
+		}
+		return next.RoundTrip(req)
+	}
+	s := applyCached(t, h, local)
+	if s.Failed != 1 || !strings.Contains(s.Failures[0].Err.Error(), "out/p0.wav: its listening check was not made") {
+		t.Fatalf("restore: %+v; want it recorded, failing", s)
+	}
+	if r := h.state().Resources["synthesis.p0"]; r == nil || r.Outputs[0].Listen != nil {
+		t.Fatalf("state %+v; want the restored take recorded unchecked", r)
+	}
+	h.hook = nil
+	if s := applyCached(t, h, local); s.Failed != 0 || s.Done != 1 || recordedListen(t, h, "synthesis.p0") == nil {
+		t.Fatalf("next apply: %+v; want the check made", s)
+	}
+}

@@ -63,10 +63,17 @@ func (op *synthesisOp) applyWhole(ctx context.Context, a *planner.Action, sl *sl
 	if err != nil {
 		return result{}, err
 	}
+	return t.finish()
+}
+
+// finish records what the takes made: the take kept, or the check of
+// the recorded output, and why a check was not made, if so.
+func (t *wholeTakes) finish() (result, error) {
 	if t.heard != nil && t.n > 1 {
 		t.heard.rec.Takes = t.n
 	}
 	var r result
+	var err error
 	switch {
 	case t.out == nil && t.heard == nil:
 		return t.recordUnchecked()
@@ -78,7 +85,7 @@ func (op *synthesisOp) applyWhole(ctx context.Context, a *planner.Action, sl *sl
 		r, err = t.commit()
 	}
 	r.takes = max(t.n-1, 0)
-	switch path := a.Desired.Outputs[0].Path; {
+	switch path := t.a.Desired.Outputs[0].Path; {
 	case err != nil:
 	case t.checkErr != nil:
 		r.checkErr = unchecked(path, t.checkErr, t.out == nil)

@@ -242,9 +242,9 @@ func (x *run) single(a *planner.Action, op operation) func(context.Context, *slo
 			x.fail(a.Address, string(a.Type), elapsed, err)
 			return &unitError{n: 1}
 		}
-		if res.checkErr != nil {
+		if res.checkErr != nil { // recorded and billed: a failure, never a skip
 			x.billed(res)
-			x.fail(a.Address, string(a.Type), elapsed, res.checkErr)
+			x.failed(a.Address, string(a.Type), elapsed, res.checkErr)
 			return &unitError{n: 1}
 		}
 		x.done(a, res, elapsed)
