@@ -94,6 +94,9 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 	}
 	r, err := op.files.record(a, res, billed, secs)
 	r.takes = ck.extra()
+	if cerr := ck.err(); err == nil && cerr != nil {
+		r.checkErr = fmt.Errorf("%s: listening checks not made: %w; the chunks' audio is joined and recorded without them, and the next plan prices them", a.Desired.Outputs[0].Path, cerr)
+	}
 	return r, err
 }
 
@@ -236,53 +239,24 @@ func (op *synthesisOp) send(ctx context.Context, transport string, req *speechap
 // store, into the declared output (join.NewJoiner for its container),
 // writes the cue files from where the joiner put each chunk, and commits
 // them once the audio is valid. It returns the outputs (the audio first)
-// and the chunk records.
+// and the chunk records. A Check action whose recorded output is in
+// place and made of the chunks the store holds writes nothing (see
+// inPlace): its chunks are placed by a join that keeps no byte.
 func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store *cache.Local, format contract.Format, ck *chunkChecks) ([]state.Output, []state.ChunkRecord, error) {
+	if op.inPlace(a, store) {
+		records, _, err := joinFrom(a, store, format, &sink{}, ck)
+		return append([]state.Output(nil), a.Prior.Outputs...), records, err
+	}
 	out, err := op.files.output(a, a.Desired.Outputs[0].Path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer out.Abort()
 	out.measure(ctx, format)
-	var pcm *audio.Format
-	if !format.Headered() {
-		f, err := format.Audio()
-		if err != nil {
-			return nil, nil, err
-		}
-		pcm = &f
-	}
-	j, err := join.NewJoiner(format.AudioContainer(), out, pcm)
+	records, starts, err := joinFrom(a, store, format, out, ck)
 	if err != nil {
 		return nil, nil, err
 	}
-	records := make([]state.ChunkRecord, len(a.Desired.Chunks))
-	starts := make([]time.Duration, 0, len(records)+1)
-	for i, ch := range a.Desired.Chunks {
-		starts = append(starts, j.Duration())
-		f, err := chunkAudio(store, ch.Fingerprint)
-		if err == nil && !ck.redone(i) {
-			err = recordedChunk(a, ch.Fingerprint, f)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
-		}
-		r, err := store.OpenBlob(f.SHA256, f.Size)
-		if err != nil {
-			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
-		}
-		err = j.Append(r)
-		r.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
-		}
-		records[i] = state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters, SHA256: f.SHA256, Size: f.Size}
-	}
-	starts = append(starts, j.Duration())
-	if err := j.Close(); err != nil {
-		return nil, nil, err
-	}
-	ck.place(records, starts)
 	var cues *cueFiles
 	if hasCues(a) {
 		list, err := chunkCues(a, starts)
@@ -300,6 +274,99 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 	}
 	outs, err := commitCues(o, cues)
 	return outs, records, err
+}
+
+// joinFrom joins the chunks of a from store into w, and returns their
+// records, placed (chunkChecks.place), and where each starts and the last
+// ends. Without checks, a chunk whose cached audio is not the recorded
+// one is refused (recordedChunk); with them, the store's audio is the
+// chunk's take, which is checked unless its check is recorded.
+func joinFrom(a *planner.Action, store *cache.Local, format contract.Format, w io.WriteSeeker, ck *chunkChecks) ([]state.ChunkRecord, []time.Duration, error) {
+	var pcm *audio.Format
+	if !format.Headered() {
+		f, err := format.Audio()
+		if err != nil {
+			return nil, nil, err
+		}
+		pcm = &f
+	}
+	j, err := join.NewJoiner(format.AudioContainer(), w, pcm)
+	if err != nil {
+		return nil, nil, err
+	}
+	records := make([]state.ChunkRecord, len(a.Desired.Chunks))
+	starts := make([]time.Duration, 0, len(records)+1)
+	for i, ch := range a.Desired.Chunks {
+		starts = append(starts, j.Duration())
+		f, err := chunkAudio(store, ch.Fingerprint)
+		if err == nil && ck == nil {
+			err = recordedChunk(a, ch.Fingerprint, f)
+		}
+		if err == nil {
+			err = appendBlob(j, store, f)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("join chunk %d of %d: %w", i+1, len(records), err)
+		}
+		records[i] = state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters, SHA256: f.SHA256, Size: f.Size}
+	}
+	starts = append(starts, j.Duration())
+	if err := j.Close(); err != nil {
+		return nil, nil, err
+	}
+	ck.place(records, starts)
+	return records, starts, nil
+}
+
+// appendBlob appends the stored audio f to j.
+func appendBlob(j join.Joiner, store *cache.Local, f cache.File) error {
+	r, err := store.OpenBlob(f.SHA256, f.Size)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return j.Append(r)
+}
+
+// inPlace reports whether a is a Check action whose recorded output is
+// in place and made of the chunks store holds, as recorded: joining them
+// again would write it as it is.
+func (op *synthesisOp) inPlace(a *planner.Action, store *cache.Local) bool {
+	p := a.Prior
+	if a.Type != planner.Check || p == nil || len(p.Outputs) == 0 || len(p.Chunks) != len(a.Desired.Chunks) || p.Outputs[0].Path != a.Desired.Outputs[0].Path {
+		return false
+	}
+	for i, ch := range a.Desired.Chunks {
+		f, err := chunkAudio(store, ch.Fingerprint)
+		if err != nil || p.Chunks[i].Fingerprint != ch.Fingerprint || p.Chunks[i].SHA256 != f.SHA256 {
+			return false
+		}
+	}
+	sum, err := op.files.hashOf(p.Outputs[0].Path)
+	return err == nil && sum == p.Outputs[0].SHA256
+}
+
+// sink is where a join that keeps no byte writes: it counts them.
+type sink struct{ at, size int64 }
+
+func (s *sink) Write(b []byte) (int, error) {
+	s.at += int64(len(b))
+	s.size = max(s.size, s.at)
+	return len(b), nil
+}
+
+func (s *sink) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += s.at
+	case io.SeekEnd:
+		off += s.size
+	}
+	if off < 0 {
+		return 0, errors.New("seek before the start")
+	}
+	s.at = off
+	return off, nil
 }
 
 // chunkAudio is the audio file of the chunk fp in store.

@@ -192,11 +192,18 @@ func (x *run) done(a *planner.Action, r result, elapsed time.Duration) {
 	}
 	x.mu.Lock()
 	x.summary.Done++
+	x.mu.Unlock()
+	x.billed(r)
+	x.emit(Event{Kind: EventDone, Address: a.Address, Action: string(a.Type), Outputs: r.outputs, Bytes: bytes, Elapsed: elapsed, JobID: r.jobID})
+}
+
+// billed accounts for what r's work was billed.
+func (x *run) billed(r result) {
+	x.mu.Lock()
 	x.summary.BilledCharacters += r.chars
 	x.summary.BilledAudioSeconds += r.seconds
 	x.summary.Takes += r.takes
 	x.mu.Unlock()
-	x.emit(Event{Kind: EventDone, Address: a.Address, Action: string(a.Type), Outputs: r.outputs, Bytes: bytes, Elapsed: elapsed, JobID: r.jobID})
 }
 
 func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
@@ -209,6 +216,11 @@ func (x *run) fail(addr, action string, elapsed time.Duration, err error) {
 		x.skip(addr, err.Error())
 		return
 	}
+	x.failed(addr, action, elapsed, err)
+}
+
+// failed accounts for addr as failed with err, whatever err wraps.
+func (x *run) failed(addr, action string, elapsed time.Duration, err error) {
 	x.mu.Lock()
 	x.summary.Failed++
 	x.summary.Failures = append(x.summary.Failures, Failure{Address: addr, Err: err})

@@ -100,7 +100,11 @@ func (l *listener) check(ctx context.Context, a *planner.Action, al *allowance, 
 	if err := l.hear(ctx, a, al, store, []*pending{p}, 1)[0]; err != nil {
 		return heard{}, err
 	}
-	return l.judge(a, p)
+	h, err := l.judge(a, p)
+	if err != nil {
+		return heard{billed: p.h.billed}, err // heard, paid for, not judged
+	}
+	return h, nil
 }
 
 // pending is a take rendered and looked up: doc is set once it is heard
@@ -136,7 +140,10 @@ func (l *listener) prepare(ctx context.Context, a *planner.Action, store checkSt
 	fp := planner.CheckFingerprint(tk.SHA256, req)
 	p.req = req
 	p.h.rec = &state.Listen{Fingerprint: fp, API: req.API, LanguageCode: req.LanguageCode, Rate: req.Rate, Seconds: round3(rend.Seconds)}
-	if p.doc, err = store.doc(ctx, fp); err != nil {
+	if p.doc, err = store.doc(ctx, fp); errors.Is(err, cache.ErrCorrupt) {
+		err = store.local.Remove(fp) // not a check document: made again
+	}
+	if err != nil {
 		p.done()
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"time"
 
@@ -22,56 +23,81 @@ import (
 // state records its check for that audio; a failing chunk is synthesized
 // again (its store entry replaced) and checked again, round by round, as
 // many rounds as listen.regenerate allows. A chunk that fails every take
-// is joined as it is (the output must be whole) and recorded failing.
+// is joined as it is (the output must be whole) and recorded failing. A
+// chunk whose check cannot be made, or whose take made again is lost,
+// keeps the audio the store holds and is joined and recorded without a
+// check (errs says why; the apply fails naming it): what was paid for
+// is kept and recorded, and the next plan prices the check.
 type chunkChecks struct {
 	// heard is each chunk's last check (nil: recorded, kept from prior).
 	heard []*heard
-	// takes counts each chunk's takes in this apply; again marks the
-	// chunks synthesized again, whose recorded audio was replaced.
+	// takes counts each chunk's takes in this apply.
 	takes []int
-	again []bool
 	// chars and secs are what the extra takes and the checks billed.
 	chars int64
 	secs  float64
 	prior map[string]*state.ChunkRecord
+	errs  []error
 }
 
 // checkChunks checks every chunk of a that the state does not record a
 // check of, and regenerates the failing ones (see chunkChecks).
 func (op *synthesisOp) checkChunks(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (*chunkChecks, error) {
 	n := len(a.Desired.Chunks)
-	ck := &chunkChecks{heard: make([]*heard, n), takes: make([]int, n), again: make([]bool, n), prior: map[string]*state.ChunkRecord{}}
+	ck := &chunkChecks{heard: make([]*heard, n), takes: make([]int, n), prior: map[string]*state.ChunkRecord{}}
 	var todo []int
 	for i, it := range planner.ListenItems(a) {
-		if r := ck.recorded(a, it); r != nil {
+		if r := ck.recorded(a, store, it); r != nil {
 			ck.prior[r.Fingerprint] = r
 			continue
 		}
 		todo = append(todo, i)
 		ck.takes[i] = 1
 	}
-	if err := op.checkRound(ctx, a, al, store, todo, ck); err != nil {
-		return nil, err
-	}
+	ck.note(op.checkRound(ctx, a, al, store, todo, ck))
 	for range a.Desired.Listen.Regenerate {
 		failing := ck.failing(todo)
-		if len(failing) == 0 {
+		if len(failing) == 0 || ctx.Err() != nil {
 			break
 		}
-		if err := op.synthesizeAgain(ctx, a, al, base, store, format, failing, ck); err != nil {
-			return nil, err
+		made, err := op.synthesizeAgain(ctx, a, al, base, store, format, failing, ck)
+		ck.note(op.checkRound(ctx, a, al, store, made, ck))
+		if ck.note(err); err != nil {
+			break
 		}
-		if err := op.checkRound(ctx, a, al, store, failing, ck); err != nil {
-			return nil, err
-		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // cancelled: as an interrupted call
 	}
 	return ck, nil
 }
 
+// note keeps err, a check not made or a take lost (nil: none).
+func (ck *chunkChecks) note(err error) {
+	if err != nil {
+		ck.errs = append(ck.errs, err)
+	}
+}
+
+// err is why some chunk is recorded without its check, nil when none is
+// (false for nil).
+func (ck *chunkChecks) err() error {
+	if ck == nil {
+		return nil
+	}
+	return errors.Join(ck.errs...)
+}
+
 // recorded is the prior record of a chunk whose check the state records
-// for the audio the action keeps, with the measures its seams need; nil
-// when the chunk is to be checked.
-func (ck *chunkChecks) recorded(a *planner.Action, it planner.ListenItem) *state.ChunkRecord {
+// for the audio the store holds for it (the take an interrupted apply
+// made again and kept there, paid for, is checked), with the measures
+// its seams need; nil when the chunk is to be checked.
+func (ck *chunkChecks) recorded(a *planner.Action, store *cache.Local, it planner.ListenItem) *state.ChunkRecord {
+	if it.Chunk >= 0 {
+		if f, err := chunkAudio(store, a.Desired.Chunks[it.Chunk].Fingerprint); err == nil {
+			it.SHA256 = f.SHA256
+		}
+	}
 	if !it.Recorded(a.Listen.Language) || a.Prior == nil {
 		return nil
 	}
@@ -126,10 +152,10 @@ func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *al
 	for k, err := range op.listen.hear(ctx, a, al, cs, ready, op.parallelism) {
 		j := at[k]
 		if errs[j] = err; err == nil {
+			ck.secs += ready[k].h.billed // also when it is not judged
 			var h heard
 			if h, errs[j] = op.listen.judge(a, ready[k]); errs[j] == nil {
 				ck.heard[todo[j]] = &h
-				ck.secs += h.billed
 			}
 		}
 	}
@@ -168,8 +194,10 @@ func (op *synthesisOp) prepareChunk(ctx context.Context, a *planner.Action, stor
 }
 
 // synthesizeAgain makes one more take of each chunk of failing, billed
-// within the allowance, replacing its store entry.
-func (op *synthesisOp) synthesizeAgain(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format, failing []int, ck *chunkChecks) error {
+// within the allowance, replacing its store entry, and returns the
+// chunks it made (a chunk whose take is lost keeps its last one).
+func (op *synthesisOp) synthesizeAgain(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format, failing []int, ck *chunkChecks) ([]int, error) {
+	var made []int
 	var g errgroup.Group
 	g.SetLimit(max(op.parallelism, 1))
 	var mu sync.Mutex
@@ -188,16 +216,19 @@ func (op *synthesisOp) synthesizeAgain(ctx context.Context, a *planner.Action, a
 			mu.Lock()
 			defer mu.Unlock()
 			ck.chars += ch.Characters // billed once sent, kept or not
-			ck.takes[i]++
-			ck.again[i] = true
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", what, err))
+				return nil
 			}
+			ck.takes[i]++
+			ck.heard[i] = nil // until the new take is checked
+			made = append(made, i)
 			return nil
 		})
 	}
 	g.Wait()
-	return errors.Join(errs...)
+	sort.Ints(made)
+	return made, errors.Join(errs...)
 }
 
 // extra counts the takes beyond the first of each chunk (0 for nil).
@@ -208,9 +239,6 @@ func (ck *chunkChecks) extra() int {
 	}
 	return n
 }
-
-// redone reports whether chunk i was synthesized again (false for nil).
-func (ck *chunkChecks) redone(i int) bool { return ck != nil && ck.again[i] }
 
 // place records where the joiner put each chunk: starts holds the start
 // of each and the end of the last (nothing without checks).

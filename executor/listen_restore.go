@@ -20,7 +20,8 @@ func listenChunks(a *planner.Action) bool {
 // restore whose record is not kept: its check is found in the cache by
 // its fingerprint (free) or made (priced by the plan). A restored take is
 // not synthesized again: one that fails is recorded failing. It returns
-// the seconds billed.
+// the seconds billed, also when the check could not be made (err): the
+// restored take is then recorded without it.
 func (op *restoreOp) check(ctx context.Context, a *planner.Action, made *state.Resource) (float64, error) {
 	if !listens(a) || len(made.Outputs) == 0 {
 		return 0, nil
@@ -33,10 +34,10 @@ func (op *restoreOp) check(ctx context.Context, a *planner.Action, made *state.R
 	o := &made.Outputs[0]
 	h, err := op.checks.listen.check(ctx, a, newAllowance(a), store,
 		take{Chunk: -1, Take: 1, Text: a.Desired.Wire.Synthesis.Text, Path: op.files.abs(o.Path), Raw: rawFormat(format), SHA256: o.SHA256})
+	made.BilledAudioSeconds += h.billed
 	if err != nil {
-		return 0, err
+		return h.billed, err
 	}
 	o.Listen = h.rec
-	made.BilledAudioSeconds += h.billed
 	return h.billed, nil
 }

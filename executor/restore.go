@@ -48,11 +48,15 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 	if a.KeepsRecord() {
 		return op.files.keepRecord(a, made)
 	}
-	secs, err := op.check(ctx, a, made)
-	if err != nil {
-		return result{}, err
+	secs, cerr := op.check(ctx, a, made)
+	if cerr != nil && ctx.Err() != nil {
+		return result{}, cerr
 	}
-	return op.files.record(a, made, 0, secs)
+	r, err := op.files.record(a, made, 0, secs)
+	if err == nil && cerr != nil {
+		r.checkErr = unchecked(made.Outputs[0].Path, cerr, false)
+	}
+	return r, err
 }
 
 // entry fetches the cache entry a restores and checks it before anything

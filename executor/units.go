@@ -27,6 +27,10 @@ type result struct {
 	jobID   string
 	// takes counts the takes made beyond the first (regeneration).
 	takes int
+	// checkErr is why a declared listening check was not made of an
+	// output recorded without it (see unchecked): the resource is
+	// recorded and billed, and fails.
+	checkErr error
 }
 
 // reporter accounts for resources: the run implements it, and a unit
@@ -236,6 +240,11 @@ func (x *run) single(a *planner.Action, op operation) func(context.Context, *slo
 		elapsed := x.opts.Now().Sub(start)
 		if err != nil {
 			x.fail(a.Address, string(a.Type), elapsed, err)
+			return &unitError{n: 1}
+		}
+		if res.checkErr != nil { // recorded and billed: a failure, never a skip
+			x.billed(res)
+			x.failed(a.Address, string(a.Type), elapsed, res.checkErr)
 			return &unitError{n: 1}
 		}
 		x.done(a, res, elapsed)
