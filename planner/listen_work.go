@@ -182,6 +182,12 @@ func (it *ListenItem) failing(d *Desired) string {
 	if l.Pass {
 		return ""
 	}
+	if l.Span != nil && it.Start > 0 { // the run's place in the joined audio
+		placed, span := *l, *l.Span
+		span.Start += it.Start
+		placed.Span = &span
+		l = &placed
+	}
 	return it.name(d) + ": " + FailureLine(l)
 }
 
