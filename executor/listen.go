@@ -273,11 +273,11 @@ func (l *listener) heardBatch(ctx context.Context, store checkStore, ps []*pendi
 	files := make([]checkFile, len(long))
 	kept := make([]*checkDoc, len(long))
 	for j, i := range long {
-		p := ps[i]
-		files[j] = checkFile{Fingerprint: p.h.rec.Fingerprint, Path: p.wav, Seconds: p.h.rend.Seconds, Request: p.req,
+		p, fp := ps[i], ps[i].h.rec.Fingerprint
+		files[j] = checkFile{Fingerprint: fp, Path: p.wav, Seconds: p.h.rend.Seconds, Request: p.req,
 			Keep: func(h checkHeard) error {
 				doc := l.batchDoc(p, h)
-				if err := store.keep(p.h.rec.Fingerprint, doc); err != nil {
+				if err := store.keep(fp, doc); err != nil {
 					return err
 				}
 				kept[j] = doc
@@ -286,26 +286,29 @@ func (l *listener) heardBatch(ctx context.Context, store checkStore, ps []*pendi
 	}
 	got, ferrs := l.batcher.transcribe(ctx, files)
 	for j, i := range long {
-		errs[i] = l.heardJob(store, ps[i], files[j], got, ferrs, j, kept[j])
+		if len(got) != len(files) || len(ferrs) != len(files) {
+			errs[i] = errors.New("listen: the batch of checks answered for other files")
+		} else {
+			errs[i] = l.heardJob(ps[i], files[j], got[j], ferrs[j], j, kept)
+		}
 		l.settle(ps[i], ps[i].doc)
 	}
 }
 
-// heardJob is the outcome of the batch check j of ps (files[j]): kept is
-// its document when the batcher kept it.
-func (l *listener) heardJob(store checkStore, p *pending, f checkFile, got []checkHeard, ferrs []error, j int, kept *checkDoc) error {
-	switch {
-	case len(got) != len(ferrs) || len(ferrs) <= j:
-		return errors.New("listen: the batch of checks answered for other files")
-	case ferrs[j] != nil:
-		return fmt.Errorf("listen: %w", ferrs[j])
-	case kept == nil:
-		if err := f.Keep(got[j]); err != nil {
+// heardJob is the outcome of the batch check j of a round, p (file f),
+// heard as got or failed with ferr: kept[j] is its document once the
+// batcher kept it. A file that failed is not
+// read in kept: a batcher given up on may still be keeping it.
+func (l *listener) heardJob(p *pending, f checkFile, got checkHeard, ferr error, j int, kept []*checkDoc) error {
+	if ferr != nil {
+		return fmt.Errorf("listen: %w", ferr)
+	}
+	if kept[j] == nil {
+		if err := f.Keep(got); err != nil {
 			return err
 		}
-		kept = l.batchDoc(p, got[j])
 	}
-	p.heardAs(kept)
+	p.heardAs(kept[j])
 	return nil
 }
 
