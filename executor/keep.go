@@ -45,6 +45,10 @@ type keeper struct {
 	// announced is closed once the fingerprints this apply may push are
 	// announced in the remote's index (see announce).
 	announced chan struct{}
+	// checks are the check documents kept and not yet handed to work to
+	// push (see keepCheck).
+	checksMu sync.Mutex
+	checks   []*cache.Entry
 }
 
 // pushLimit is how many outputs are kept and pushed to a remote at once.
@@ -207,11 +211,67 @@ func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cac
 	return e, paths
 }
 
+// checkPushGroup is how many check documents are pushed together, their
+// fingerprints announced in one segment of the remote's index: a check's
+// fingerprint is known only once its take is made, too late for announce.
+const checkPushGroup = 32
+
+// keepCheck pushes e, a check document the local cache of k holds
+// (checkStore.keep), to the remote, with others: every checkPushGroup
+// documents, and the rest when the apply ends (wait). A check the remote
+// holds is never paid again by a teammate who shares the remote, not the
+// state.
+func (k *keeper) keepCheck(e *cache.Entry) {
+	if k == nil || k.cache.Remote == nil {
+		return
+	}
+	k.checksMu.Lock()
+	k.checks = append(k.checks, e)
+	var group []*cache.Entry
+	if len(k.checks) >= checkPushGroup {
+		group, k.checks = k.checks, nil
+	}
+	k.checksMu.Unlock()
+	if group != nil {
+		k.work.add(func() { k.pushChecks(group) })
+	}
+}
+
+// pushChecks announces the fingerprints of es in one segment of the
+// remote's index, then pushes each. A failure is a warning: the check
+// stays in the local cache.
+func (k *keeper) pushChecks(es []*cache.Entry) {
+	select {
+	case <-k.announced:
+	case <-k.ctx.Done():
+	}
+	fps := make([]string, len(es))
+	for i, e := range es {
+		fps[i] = e.Fingerprint
+	}
+	if err := k.cache.Announce(k.ctx, fps); err != nil {
+		k.warn("", fmt.Errorf("announce %d listening checks in %s: %w", len(es), k.cache.Remote, err))
+		return
+	}
+	for _, e := range es {
+		if err := k.cache.PushEntry(k.ctx, e); err != nil {
+			k.warn("", fmt.Errorf("push the listening check %.12s to %s: %w", e.Fingerprint, k.cache.Remote, err))
+		}
+	}
+}
+
 // wait returns once every output handed over is kept and pushed, and the
 // local cache's batch is flushed.
 func (k *keeper) wait() {
 	if k == nil {
 		return
+	}
+	k.checksMu.Lock()
+	group := k.checks
+	k.checks = nil
+	k.checksMu.Unlock()
+	if len(group) > 0 {
+		k.work.add(func() { k.pushChecks(group) })
 	}
 	k.work.wait()
 	if err := k.batch.Close(); err != nil {

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -36,6 +38,11 @@ type listener struct {
 	batcher checkBatcher
 	// emit reports each check made (EventProgress; nil: none).
 	emit func(Event)
+
+	mu sync.Mutex
+	// flights are the checks made or being made in this apply, by
+	// fingerprint (see claim): one check is paid for once.
+	flights map[string]*flight
 }
 
 // listens reports whether a's takes are checked: its synthesis declares
@@ -115,6 +122,7 @@ type pending struct {
 	req planner.CheckRequest
 	h   heard
 	doc *checkDoc
+	fl  *flight // the flight of its check, once claimed (see listener.claim)
 }
 
 // done removes p's rendition.
@@ -153,17 +161,26 @@ func (l *listener) prepare(ctx context.Context, a *planner.Action, store checkSt
 // hear transcribes, within al, every take of ps the cache did not hold,
 // and keeps each in store: those REST takes up to parallelism at once,
 // those longer in one call to the batcher, so that a round of chunks
-// shares its batch jobs. errs[i] is the outcome of ps[i].
+// shares its batch jobs. A take whose check another take of this apply
+// is making already (the same fingerprint: the same audio and request)
+// waits for that one's document instead, and bills nothing (see claim).
+// errs[i] is the outcome of ps[i].
 func (l *listener) hear(ctx context.Context, a *planner.Action, al *allowance, store checkStore, ps []*pending, parallelism int) []error {
 	errs := make([]error, len(ps))
-	var long []int
+	var long, waits []int
 	var g errgroup.Group
 	g.SetLimit(max(parallelism, 1))
 	for i, p := range ps {
 		if p.doc != nil {
 			continue
 		}
+		var lead bool
+		if p.fl, lead = l.claim(p.h.rec.Fingerprint); !lead {
+			waits = append(waits, i)
+			continue
+		}
 		if errs[i] = al.seconds(p.h.rend.Seconds, itemName(a, p.tk.Chunk)); errs[i] != nil {
+			l.settle(p, nil)
 			continue
 		}
 		if p.req.API != contract.APIREST {
@@ -172,12 +189,71 @@ func (l *listener) hear(ctx context.Context, a *planner.Action, al *allowance, s
 		}
 		g.Go(func() error {
 			errs[i] = l.heardREST(ctx, store, p)
+			l.settle(p, p.doc)
 			return nil
 		})
 	}
 	l.heardBatch(ctx, store, ps, long, errs)
 	g.Wait()
+	for _, i := range waits {
+		errs[i] = l.await(ctx, a, al, store, ps[i])
+	}
 	return errs
+}
+
+// flight is one check being made in an apply: its document once it is
+// heard and kept (nil until then, and for good when it failed).
+type flight struct {
+	done chan struct{}
+	doc  *checkDoc
+}
+
+// claim returns the flight of the check fp, and whether the caller leads
+// it (makes the check, then settles it); the first to ask leads.
+func (l *listener) claim(fp string) (*flight, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f := l.flights[fp]; f != nil {
+		return f, false
+	}
+	if l.flights == nil {
+		l.flights = map[string]*flight{}
+	}
+	f := &flight{done: make(chan struct{})}
+	l.flights[fp] = f
+	return f, true
+}
+
+// settle ends the flight p leads with doc, its check heard and kept
+// (nil: it failed, and the next to ask makes it again).
+func (l *listener) settle(p *pending, doc *checkDoc) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p.fl.doc = doc
+	if doc == nil && l.flights[p.h.rec.Fingerprint] == p.fl {
+		delete(l.flights, p.h.rec.Fingerprint)
+	}
+	close(p.fl.done)
+}
+
+// await is p waiting for the check another take leads: its document,
+// billed by that take; if that take failed, p is heard again.
+func (l *listener) await(ctx context.Context, a *planner.Action, al *allowance, store checkStore, p *pending) error {
+	l.mu.Lock()
+	f := l.flights[p.h.rec.Fingerprint]
+	l.mu.Unlock()
+	if f != nil {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return fmt.Errorf("listen: %s: %w", itemName(a, p.tk.Chunk), ctx.Err())
+		}
+		if f.doc != nil {
+			p.doc = f.doc
+			return nil
+		}
+	}
+	return l.hear(ctx, a, al, store, []*pending{p}, 1)[0]
 }
 
 // heardREST transcribes p through REST recognition and keeps it.
@@ -186,45 +262,73 @@ func (l *listener) heardREST(ctx context.Context, store checkStore, p *pending) 
 	if err != nil {
 		return err
 	}
-	return p.heardAs(store, doc)
+	if err := store.keep(p.h.rec.Fingerprint, doc); err != nil {
+		return err
+	}
+	p.heardAs(doc)
+	return nil
 }
 
 // heardBatch transcribes the takes ps[long] in batch jobs, in one call,
-// and keeps each, setting errs of those that fail.
+// setting errs of those that fail. The batcher keeps each check heard
+// (checkFile.Keep) before its job's journal forgets it; one it did not
+// keep is kept here.
 func (l *listener) heardBatch(ctx context.Context, store checkStore, ps []*pending, long []int, errs []error) {
 	if len(long) == 0 {
 		return
 	}
 	files := make([]checkFile, len(long))
+	kept := make([]*checkDoc, len(long))
 	for j, i := range long {
-		p := ps[i]
-		files[j] = checkFile{Fingerprint: p.h.rec.Fingerprint, Path: p.wav, Seconds: p.h.rend.Seconds, Request: p.req}
+		p, fp := ps[i], ps[i].h.rec.Fingerprint
+		files[j] = checkFile{Fingerprint: fp, Path: p.wav, Seconds: p.h.rend.Seconds, Request: p.req,
+			Keep: func(h checkHeard) error {
+				doc := l.batchDoc(p, h)
+				if err := store.keep(fp, doc); err != nil {
+					return err
+				}
+				kept[j] = doc
+				return nil
+			}}
 	}
 	got, ferrs := l.batcher.transcribe(ctx, files)
 	for j, i := range long {
 		if len(got) != len(files) || len(ferrs) != len(files) {
 			errs[i] = errors.New("listen: the batch of checks answered for other files")
-			continue
+		} else {
+			errs[i] = l.heardJob(ps[i], files[j], got[j], ferrs[j], j, kept)
 		}
-		if ferrs[j] != nil {
-			errs[i] = fmt.Errorf("listen: %w", ferrs[j])
-			continue
-		}
-		p := ps[i]
-		doc := &checkDoc{API: p.req.API, LanguageCode: p.req.LanguageCode, SampleRate: p.req.Rate, DurationSeconds: round3(p.h.rend.Seconds),
-			FullTranscript: l.client.RedactText(got[j].Text), JobID: got[j].JobID}
-		errs[i] = p.heardAs(store, doc)
+		l.settle(ps[i], ps[i].doc)
 	}
 }
 
-// heardAs keeps doc, a check just paid for, in store before anything
-// else is done with it, and bills its seconds.
-func (p *pending) heardAs(store checkStore, doc *checkDoc) error {
-	if err := store.keep(p.h.rec.Fingerprint, doc); err != nil {
-		return err
+// heardJob is the outcome of the batch check j of a round, p (file f),
+// heard as got or failed with ferr: kept[j] is its document once the
+// batcher kept it. A file that failed is not
+// read in kept: a batcher given up on may still be keeping it.
+func (l *listener) heardJob(p *pending, f checkFile, got checkHeard, ferr error, j int, kept []*checkDoc) error {
+	if ferr != nil {
+		return fmt.Errorf("listen: %w", ferr)
 	}
-	p.doc, p.h.billed = doc, p.h.rend.Seconds
+	if kept[j] == nil {
+		if err := f.Keep(got); err != nil {
+			return err
+		}
+	}
+	p.heardAs(kept[j])
 	return nil
+}
+
+// batchDoc is the check document of p as a batch job heard it.
+func (l *listener) batchDoc(p *pending, h checkHeard) *checkDoc {
+	return &checkDoc{API: p.req.API, LanguageCode: p.req.LanguageCode, SampleRate: p.req.Rate, DurationSeconds: round3(p.h.rend.Seconds),
+		FullTranscript: l.client.RedactText(h.Text), JobID: h.JobID}
+}
+
+// heardAs records doc, a check just paid for and kept, as p's, and bills
+// its seconds.
+func (p *pending) heardAs(doc *checkDoc) {
+	p.doc, p.h.billed = doc, p.h.rend.Seconds
 }
 
 // judge judges p's transcript against its text, as a's listen: asks.
@@ -294,26 +398,48 @@ func renderCheck(ctx context.Context, path string, raw *audio.Format) (string, a
 }
 
 // checkStore is where check documents are kept: the output cache's local
-// store (fetching from its remote), or the chunk store.
+// store (fetching from its remote, and pushing to it), or the chunk store.
 type checkStore struct {
 	local *cache.Local
 	// fetch, when set, brings the entry fp from the remote cache into
 	// local when only the remote has it.
 	fetch func(ctx context.Context, fp string) bool
+	// kept, when set, has each check document kept pushed to the remote
+	// cache (keeper.keepCheck).
+	kept *keeper
+	// emit reports a document that cannot be read (nil: none).
+	emit func(Event)
 }
 
-// doc returns the check document kept under fp, or nil when none is.
+// doc returns the check document kept under fp, or nil when none is. A
+// document that cannot be one (another kind, over maxCheckDoc, not JSON
+// of a check, its entry or blob corrupt) is as good as none: it is
+// reported as a warning and the check is made again, its new document
+// replacing it.
 func (s checkStore) doc(ctx context.Context, fp string) (*checkDoc, error) {
 	if !s.local.Has(fp) && (s.fetch == nil || !s.fetch(ctx, fp)) {
 		return nil, nil
 	}
+	doc, err := s.read(fp)
+	if errors.Is(err, cache.ErrCorrupt) || errors.Is(err, fs.ErrNotExist) {
+		if s.emit != nil {
+			s.emit(Event{Kind: EventWarning, Err: fmt.Errorf("%w; the check is made again", err)})
+		}
+		return nil, nil
+	}
+	return doc, err
+}
+
+// read reads the check document kept under fp (nil: none); one that is
+// not a check document is an error wrapping cache.ErrCorrupt.
+func (s checkStore) read(fp string) (*checkDoc, error) {
 	e, err := s.local.Entry(fp)
 	if err != nil || e == nil {
 		return nil, err
 	}
 	f, ok := e.File("json")
 	if e.Kind != string(manifest.KindTranscription) || !ok || f.Size > maxCheckDoc {
-		return nil, fmt.Errorf("listen: the cache entry of check %.12s is not a check document: %w", fp, cache.ErrCorrupt)
+		return nil, fmt.Errorf("listen: the cache entry of check %.12s is not a check document of at most %d MiB: %w", fp, maxCheckDoc>>20, cache.ErrCorrupt)
 	}
 	r, err := s.local.OpenBlob(f.SHA256, f.Size)
 	if err != nil {
@@ -324,11 +450,15 @@ func (s checkStore) doc(ctx context.Context, fp string) (*checkDoc, error) {
 	if err := json.NewDecoder(io.LimitReader(r, maxCheckDoc)).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("listen: read check %.12s: %w: %w", fp, err, cache.ErrCorrupt)
 	}
+	if doc.API == "" || doc.LanguageCode == "" {
+		return nil, fmt.Errorf("listen: read check %.12s: not a check document (no api or language_code): %w", fp, cache.ErrCorrupt)
+	}
 	return &doc, nil
 }
 
 // keep stores doc under fp, durably, before the check is judged: a check
-// paid for is never paid again, whatever stops the apply.
+// paid for is never paid again, whatever stops the apply. It is then
+// pushed to the remote cache, if any, in the background.
 func (s checkStore) keep(fp string, doc *checkDoc) error {
 	f, err := os.CreateTemp("", "voxform-check-*.json")
 	if err != nil {
@@ -350,6 +480,7 @@ func (s checkStore) keep(fp string, doc *checkDoc) error {
 	if err := s.local.Store(e, map[string]string{"json": f.Name()}); err != nil {
 		return fmt.Errorf("listen: keep the check: %w", err)
 	}
+	s.kept.keepCheck(e)
 	return nil
 }
 
@@ -359,7 +490,14 @@ func (op *synthesisOp) checkStore() (checkStore, error) {
 	if err != nil {
 		return checkStore{}, err
 	}
-	return checkStore{local: local, fetch: func(ctx context.Context, fp string) bool { return op.cached(ctx, local, fp) }}, nil
+	cs := checkStore{local: local, fetch: func(ctx context.Context, fp string) bool { return op.cached(ctx, local, fp) }}
+	if k := op.files.kept; k != nil && k.cache.Local == local {
+		cs.kept = k
+	}
+	if op.listen != nil {
+		cs.emit = op.listen.emit
+	}
+	return cs, nil
 }
 
 // itemName names a's check of chunk i (-1: the output sent whole).

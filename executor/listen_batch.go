@@ -21,6 +21,11 @@ type checkFile struct {
 	Path        string
 	Seconds     float64
 	Request     planner.CheckRequest
+	// Keep, when set, keeps what the check heard in the cache, durably:
+	// the batcher calls it as soon as the file is heard, before the
+	// journal forgets the file, so that a check paid for is never lost
+	// between the two (only what was kept is forgotten).
+	Keep func(checkHeard) error
 }
 
 // checkHeard is what a batch job heard of one checkFile.

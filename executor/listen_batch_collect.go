@@ -22,9 +22,10 @@ import (
 const maxCheckSeconds = 4 * 3600
 
 // collect hands each of j's checks its transcript, or its file's failure,
-// and forgets in the journal every check whose outcome is final (heard,
-// failed by the service, its transcript refused); one whose download
-// failed stays recorded for the next apply.
+// and forgets in the journal every check whose outcome is final (heard
+// and kept, failed by the service, its transcript refused); one whose
+// download failed, or that was heard and could not be kept
+// (checkFile.Keep), stays recorded for the next apply.
 func (b *jobBatcher) collect(j *checkJob, job *speechapi.Job) {
 	tickets := b.take(j)
 	// A job that never ran has no file to tell of; a FAILED one lists
@@ -49,7 +50,8 @@ func (b *jobBatcher) collect(j *checkJob, job *speechapi.Job) {
 }
 
 // hearAll hands each ticket its outcome, downloading up to parallelism
-// transcripts at once; it returns the fingerprints whose outcome is final.
+// transcripts at once, each heard check kept first (checkFile.Keep); it
+// returns the fingerprints whose outcome is final.
 func (b *jobBatcher) hearAll(j *checkJob, tickets []*checkTicket, recs []speechapi.FileRecord) []string {
 	// Each check maps to the one record whose original_path is its name;
 	// a name listed twice maps to none.
@@ -70,6 +72,11 @@ func (b *jobBatcher) hearAll(j *checkJob, tickets []*checkTicket, recs []speecha
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			heard, done, err := b.hear(j, t, byName, twice)
+			if done && err == nil && t.file.Keep != nil {
+				if err = t.file.Keep(heard); err != nil {
+					done = false // stays recorded: the next apply collects it again
+				}
+			}
 			if done {
 				mu.Lock()
 				final = append(final, t.file.Fingerprint)
