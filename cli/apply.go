@@ -292,9 +292,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	opts := executor.Options{
 		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
 	}
-	if pr.listen != nil && f.op() == "apply" {
-		opts.ListenVerdicts = pr.ws.ListenVerdicts(ctx, pr.listen)
-	}
+	// The verdicts are the manifest's: without listen: none (a failure the
+	// state records of a check no longer declared does not count).
+	opts.ListenVerdicts = pr.ws.ListenVerdicts(ctx, pr.listen)
 	if conn != nil {
 		opts.Client, opts.DocumentedPolling = conn.client, conn.documentedPolls
 	}

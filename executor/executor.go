@@ -277,7 +277,7 @@ func (x *run) finish(ctx context.Context, start time.Time) *Summary {
 	if v := x.opts.ListenVerdicts; v != nil {
 		x.opts.Recorder.Read(func(st *state.File) { s.ListenFailed, s.ListenFailing = v(st) })
 	} else {
-		s.ListenFailed, s.ListenFailing = listenFailures(x.opts.Recorder.Snapshot(), x.seams)
+		x.opts.Recorder.Read(func(st *state.File) { s.ListenFailed, s.ListenFailing = listenFailures(st, x.seams) })
 	}
 	s.Elapsed = x.opts.Now().Sub(start)
 	x.emit(Event{Kind: EventApplyDone, Summary: &s})
