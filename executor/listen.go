@@ -148,10 +148,7 @@ func (l *listener) prepare(ctx context.Context, a *planner.Action, store checkSt
 	fp := planner.CheckFingerprint(tk.SHA256, req)
 	p.req = req
 	p.h.rec = &state.Listen{Fingerprint: fp, API: req.API, LanguageCode: req.LanguageCode, Rate: req.Rate, Seconds: round3(rend.Seconds)}
-	if p.doc, err = store.doc(ctx, fp); errors.Is(err, cache.ErrCorrupt) {
-		err = store.local.Remove(fp) // not a check document: made again
-	}
-	if err != nil {
+	if p.doc, err = store.doc(ctx, fp); err != nil { // an unreadable document is none (doc)
 		p.done()
 		return nil, err
 	}

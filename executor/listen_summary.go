@@ -38,7 +38,7 @@ func listenFailures(st *state.File, seams map[string]manifest.Seams) ([]ListenFa
 		}
 		for i := range r.Chunks {
 			if c := &r.Chunks[i]; failed(c.Listen) {
-				f := failure(addr, i, len(r.Chunks), placed(c.Listen, c.Start))
+				f := failure(addr, i, len(r.Chunks), planner.Placed(c.Listen, c.Start))
 				f.Start, f.End = c.Start, c.End
 				out = append(out, f)
 			}
@@ -59,19 +59,6 @@ func listenFailures(st *state.File, seams map[string]manifest.Seams) ([]ListenFa
 	})
 	n := len(out)
 	return out[:min(n, MaxListenFailuresListed)], n
-}
-
-// placed is l, a chunk's check, with its diverging run placed in the
-// joined output, the chunk starting at start seconds, as verify and the
-// report place it (the record keeps it in the chunk's audio).
-func placed(l *state.Listen, start float64) *state.Listen {
-	if l.Span == nil {
-		return l
-	}
-	cp, span := *l, *l.Span
-	span.Start += start
-	cp.Span = &span
-	return &cp
 }
 
 // failed reports whether l is a check made that failed.

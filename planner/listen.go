@@ -214,6 +214,20 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // ChunkName names chunk i of n for a reader: "chunk 12 of 30".
 func ChunkName(i, n int) string { return fmt.Sprintf("chunk %d of %d", i+1, n) }
 
+// Placed is l, a chunk's check, with its diverging run placed in the
+// joined output, the chunk starting at start seconds (the record keeps
+// it in the chunk's own audio): how plan, apply, verify and the report
+// give it.
+func Placed(l *state.Listen, start float64) *state.Listen {
+	if l.Span == nil || start == 0 {
+		return l
+	}
+	cp, span := *l, *l.Span
+	span.Start += start
+	cp.Span = &span
+	return &cp
+}
+
 // FailureLine is one line saying why a recorded check fails, with where
 // the longest diverging run starts: "longest_run: 4 words over 2: sent
 // "…" (words 12 to 15), heard "…" (at 151.0 s)". The run's words are

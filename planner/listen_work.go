@@ -182,13 +182,7 @@ func (it *ListenItem) failing(d *Desired) string {
 	if l.Pass {
 		return ""
 	}
-	if l.Span != nil && it.Start > 0 { // the run's place in the joined audio
-		placed, span := *l, *l.Span
-		span.Start += it.Start
-		placed.Span = &span
-		l = &placed
-	}
-	return it.name(d) + ": " + FailureLine(l)
+	return it.name(d) + ": " + FailureLine(Placed(l, it.Start))
 }
 
 // name names the item for a reader: "chunk 12 of 30 (143.2 s)", or the

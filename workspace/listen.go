@@ -257,12 +257,10 @@ func judge(c *ListenCheck) {
 	if err := planner.Judge(l, c.Text, c.Spec); err != nil {
 		l.Pass, l.Span, l.Failures = false, nil, []string{err.Error()}
 	}
-	if s := l.Span; s != nil {
-		if was != nil && was.From == s.From && was.To == s.To {
-			s.Start = was.Start
-		}
-		s.Start += c.Start
+	if s := l.Span; s != nil && was != nil && was.From == s.From && was.To == s.To {
+		s.Start = was.Start
 	}
+	c.Record = planner.Placed(l, c.Start)
 	c.Pass = l.Pass
 }
 
