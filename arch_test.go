@@ -17,11 +17,11 @@ import (
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
 	{"internal/numfmt", "internal/junit", "internal/clock"},
-	{"listen"},
+	{"listen", "deliver"},
 	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
-	{"audio/loudness", "audio/join", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
-	{"state", "cache", "emulator/internal/emu"},
+	{"audio/loudness", "audio/join", "audio/encode", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
+	{"state", "cache", "emulator/internal/emu", "audio/master"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},
 	{"executor", "cli/planview", "report"},

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/voxform/voxform/deliver"
 	"time"
 
 	"github.com/voxform/voxform/contract"
@@ -33,6 +34,8 @@ const (
 	KindEmbedding     Kind = "embedding"
 	KindSynthesis     Kind = "synthesis"
 	KindTranscription Kind = "transcription"
+	// KindPackage is a chaptered book made of syntheses (packages:).
+	KindPackage Kind = "package"
 )
 
 // Transports of a synthesis (SPEC section 2).
@@ -74,6 +77,12 @@ type Manifest struct {
 	Embeddings     []*Embedding
 	Syntheses      []*Synthesis
 	Transcriptions []*Transcription
+	// Packages are the packages: block's books, in name order.
+	Packages []*Package
+	// DeliveryProfiles are the delivery_profiles: block's custom
+	// profiles, by name (each resolved: a base: built-in's rules with the
+	// block's own over them).
+	DeliveryProfiles map[string]*deliver.Profile
 
 	// TranscriptionSettings holds one Transcription per transcriptions:
 	// block with its settings but no input (Key, Input, Outputs empty), so
@@ -341,6 +350,9 @@ type Synthesis struct {
 	Cues *Cues
 	// Listen, when set, is the listening check of the outputs.
 	Listen *Listen
+	// Deliver are the delivered forms of the audio (deliver:), in the
+	// order written; each is mastered from the audio, free of charge.
+	Deliver []Delivery
 
 	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
 	// source: an embeddings: entry or a file, relative to Dir.
@@ -365,6 +377,68 @@ type Synthesis struct {
 	// when inherited from it). Instances of one block share the map: it
 	// is read-only.
 	Fields map[string]Pos
+}
+
+// Delivery is one delivered form of a synthesis's audio: the audio
+// mastered to a profile (deliver.Profile) and written to Output.
+type Delivery struct {
+	// Profile is resolved (a built-in or a delivery_profiles: entry);
+	// Profile.Name is the name the manifest gives it. Shared by the
+	// instances of a block: read-only.
+	Profile *deliver.Profile
+	// Output is where the delivered file is written, relative to Dir.
+	Output string
+	Pos    Pos
+}
+
+// Package is a chaptered book made of syntheses (a packages: entry): each
+// chapter's audio mastered to Profile, joined in order, and written as
+// an M4B with chapter atoms, an MP3 with ID3v2 CHAP and CTOC frames,
+// and a Podcasting 2.0 chapters file, as declared.
+type Package struct {
+	Name    string
+	Address string // package.NAME
+	// Chapters in order; each names a synthesis by its address.
+	Chapters []Chapter
+	Meta     BookMeta
+	// Cover is the cover image (JPEG or PNG), relative to Dir; empty:
+	// none.
+	Cover string
+	// Profile is how each chapter is mastered before the join (loudness,
+	// peak, head and tail, rate and channels); its encoding's container
+	// and codec are not used: each output has its own.
+	Profile *deliver.Profile
+	// M4B and MP3 are the book files, nil when not declared.
+	M4B *BookFile
+	MP3 *BookFile
+	// ChaptersJSON is the Podcasting 2.0 chapters file, relative to Dir;
+	// empty: not written.
+	ChaptersJSON string
+	Pos          Pos
+	Fields       map[string]Pos
+}
+
+// Chapter is one chapter of a Package.
+type Chapter struct {
+	Synthesis string // the synthesis's address
+	Title     string
+	Pos       Pos
+}
+
+// BookMeta is what a package's files say about the book.
+type BookMeta struct {
+	Title    string
+	Author   string
+	Narrator string
+	Year     int    // 0: not set
+	Language string // BCP 47, e.g. hi-IN
+}
+
+// BookFile is one file of a package: where it goes and its bit rate
+// (bits per second; AAC for M4B, CBR MP3 for MP3).
+type BookFile struct {
+	Output  string
+	Bitrate int
 }
 
 // Cues are the cue files of a synthesis: where each chunk starts in its

@@ -1,0 +1,42 @@
+package deliver
+
+import "testing"
+
+func TestBuiltinsValidate(t *testing.T) {
+	for _, n := range BuiltinNames() {
+		if ps := Validate(Builtin(n)); len(ps) > 0 {
+			t.Errorf("%s: %v", n, ps)
+		}
+	}
+}
+
+func TestCanonicalIgnoresName(t *testing.T) {
+	a, b := Builtin("telephony"), Builtin("telephony")
+	b.Name = "ivr"
+	if string(a.Canonical()) != string(b.Canonical()) {
+		t.Fatal("name changed the canonical form")
+	}
+	b.Peak.Max = -2
+	if string(a.Canonical()) == string(b.Canonical()) {
+		t.Fatal("a rule change left the canonical form alone")
+	}
+}
+
+func TestCheckNamesEachFailingRule(t *testing.T) {
+	p := Builtin("acx")
+	m := Measured{Container: "mp3", Codec: "mp3", SampleRate: 22050, Channels: 1, BitrateMode: VBR, Bitrate: 64000,
+		RMS: -25, SamplePeak: -1, NoiseFloor: -80, Head: 0.1, Tail: 2, Seconds: 10, Bytes: 1000}
+	var failed []string
+	for _, r := range Failed(Check(p, m)) {
+		failed = append(failed, r.Rule)
+	}
+	want := []string{"sample_rate", "bitrate_mode", "bitrate", "loudness", "peak", "head"}
+	if len(failed) != len(want) {
+		t.Fatalf("failed %v, want %v", failed, want)
+	}
+	for i := range want {
+		if failed[i] != want[i] {
+			t.Fatalf("failed %v, want %v", failed, want)
+		}
+	}
+}
