@@ -23,7 +23,14 @@ type cueFiles struct {
 }
 
 // hasCues reports whether a's synthesis declares cue files.
-func hasCues(a *planner.Action) bool { return len(a.Desired.Outputs) > 1 }
+func hasCues(a *planner.Action) bool {
+	for _, o := range a.Desired.Outputs {
+		if o.Format == planner.CuesJSON || o.Format == planner.CuesVTT {
+			return true
+		}
+	}
+	return false
+}
 
 // chunkCues are the cues of a chunked synthesis: chunk i starts at
 // starts[i] (the joiner's duration before it was appended; starts has one
@@ -79,6 +86,9 @@ func audioDuration(path string, format contract.Format) (time.Duration, error) {
 func (w *outputs) writeCues(a *planner.Action, cues []narration.Cue) (*cueFiles, error) {
 	cf := &cueFiles{}
 	for _, o := range a.Desired.Outputs[1:] {
+		if o.Format != planner.CuesJSON && o.Format != planner.CuesVTT {
+			continue // a delivered output (deliverOp)
+		}
 		out, err := w.output(a, o.Path)
 		if err != nil {
 			cf.Abort()

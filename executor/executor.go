@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/voxform/voxform/audio/master"
 	"sort"
 	"sync"
 	"time"
@@ -68,6 +69,10 @@ type Options struct {
 	// too, so requests_per_second and -parallelism bound every request;
 	// the summary reports how low 429s drove the concurrency.
 	Limiter *Limiter
+	// Encoder is the outside encoder delivery profiles use for MP3, AAC
+	// and Opus (audio/encode's ffmpeg); nil: none (the plan refuses the
+	// profiles that need one).
+	Encoder master.Encoder
 }
 
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.

@@ -59,6 +59,8 @@ type operations struct {
 	// orphans is the batch operation's orphan sweep, which also runs
 	// before and after the graph.
 	orphans *orphans
+	// deliver makes the delivered outputs of syntheses after their work.
+	deliver *deliverOp
 }
 
 // newOperations builds the operations of an apply of plan with opts over
@@ -92,6 +94,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		},
 		orphans: sweep,
 		files:   ws,
+		deliver: &deliverOp{files: ws, enc: opts.Encoder},
 	}
 	// Before the first orphan sweep: the check jobs its journal records
 	// are never orphans.
@@ -99,9 +102,25 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	return ops
 }
 
-// of returns the operation of a single-resource action.
+// of returns the operation of a single-resource action: a synthesis
+// with delivered outputs has them made after it (deliverOp).
 func (ops *operations) of(a *planner.Action) (operation, error) {
+	op, err := ops.base(a)
+	if err != nil || !delivers(a) {
+		return op, err
+	}
+	return delivering{op: op, d: ops.deliver}, nil
+}
+
+// base returns the operation of a single-resource action, its delivered
+// outputs aside (nil for a Remaster: it has nothing else).
+func (ops *operations) base(a *planner.Action) (operation, error) {
 	switch a.Type {
+	case planner.Remaster:
+		if !delivers(a) {
+			return nil, fmt.Errorf("apply: %s: remaster of a resource without delivered outputs", a.Address)
+		}
+		return nil, nil
 	case planner.Delete:
 		return ops.delete, nil
 	case planner.Move:

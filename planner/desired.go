@@ -63,6 +63,10 @@ type Desired struct {
 	// instances of its block; nil without listen:). Not saved in plan
 	// files: the action's ListenWork is.
 	Listen *manifest.Listen `json:"-"`
+	// Deliver are a synthesis's delivered outputs (shared by the
+	// instances of its block; read-only); each is in Outputs, of format
+	// DeliverFormat(profile name). Not saved in plan files.
+	Deliver []manifest.Delivery `json:"-"`
 	// The manifest resource of an embedding or a transcription, for the
 	// executor. Not saved in plan files either.
 	Embedding     *manifest.Embedding     `json:"-"`
@@ -105,9 +109,9 @@ type Source struct {
 // Output is a file a resource writes.
 type Output struct {
 	Path string `json:"path"`
-	// Format is a transcript format (json, txt, srt, vtt), or a
-	// synthesis's cue file (CuesJSON, CuesVTT); empty for audio and
-	// embeddings.
+	// Format is a transcript format (json, txt, srt, vtt), a
+	// synthesis's cue file (CuesJSON, CuesVTT) or delivered output
+	// (DeliverFormat); empty for audio and embeddings.
 	Format string `json:"format,omitempty"`
 }
 
@@ -120,7 +124,7 @@ const (
 )
 
 // synthesisOutputs are the files a synthesis writes: its audio first,
-// then its cue files.
+// then its cue files, then its delivered outputs.
 func synthesisOutputs(s *manifest.Synthesis) []Output {
 	outs := []Output{{Path: s.Output}}
 	if c := s.Cues; c != nil {
@@ -130,6 +134,9 @@ func synthesisOutputs(s *manifest.Synthesis) []Output {
 		if c.VTT != "" {
 			outs = append(outs, Output{Path: c.VTT, Format: CuesVTT})
 		}
+	}
+	for _, dl := range s.Deliver {
+		outs = append(outs, Output{Path: dl.Output, Format: DeliverFormat(dl.Profile.Name)})
 	}
 	return outs
 }
@@ -270,8 +277,9 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Transport:  s.Transport,
 		Voice:      s.Voice,
 		Listen:     s.Listen,
+		Deliver:    s.Deliver,
 	}
-	if len(d.Outputs) > 1 { // cue files
+	if s.Cues != nil {
 		d.Written = s.Text
 	}
 	emb, err := b.embeddingOf(s, d)

@@ -196,8 +196,17 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 	var damaged []string
 	var dropped []state.Output
 	jsonOK := ""
+	remaster := false
 	for _, o := range d.Outputs {
 		p, ok := findFormat(prior.Outputs, o.Format)
+		_, delivered := IsDelivery(o.Format)
+		if !ok && delivered {
+			if _, err := c.deliveryStatus(a, d, prior, o, p, false, missing); err != nil {
+				return nil, err
+			}
+			remaster = true
+			continue
+		}
 		if !ok {
 			damaged = append(damaged, o.Format)
 			if o.Format == "" {
@@ -232,6 +241,17 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 				}
 			}
 		}
+		if delivered {
+			again, err := c.deliveryStatus(a, d, prior, o, p, true, st)
+			if err != nil {
+				return nil, err
+			}
+			if again && st != intact && p.Path != o.Path {
+				dropped = append(dropped, p) // made again at the new path
+			}
+			remaster = remaster || again
+			continue
+		}
 		if st != intact {
 			damaged = append(damaged, o.Format)
 			reason := describe(st, p.Path)
@@ -248,13 +268,19 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 			jsonOK = at
 		}
 	}
-	formatGone := false
+	formatGone, deliveryGone := false, false
 	for _, p := range prior.Outputs {
-		if !containsFormat(d.Outputs, p.Format) {
-			dropped = append(dropped, p)
-			formatGone = true
-			a.Reasons = append(a.Reasons, fmt.Sprintf("format %s removed", p.Format))
+		if containsFormat(d.Outputs, p.Format) {
+			continue
 		}
+		dropped = append(dropped, p)
+		if name, ok := IsDelivery(p.Format); ok {
+			deliveryGone = true
+			a.Reasons = append(a.Reasons, fmt.Sprintf("deliver %s removed", name))
+			continue
+		}
+		formatGone = true
+		a.Reasons = append(a.Reasons, fmt.Sprintf("format %s removed", p.Format))
 	}
 	if len(damaged) > 0 {
 		// A repair writes every output at its declared path; the old
@@ -288,6 +314,11 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		cost, err := c.billed(d)
 		a.Cost = cost
 		return a, err
+	case remaster || deliveryGone:
+		// Only delivered outputs change: made again from the recorded
+		// audio, or removed. Free.
+		a.Type = Remaster
+		return a, nil
 	}
 	return nil, nil
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,6 +60,18 @@ func (a *Action) writes() []string {
 		for _, m := range a.Moves {
 			if !m.Adopt {
 				out = append(out, m.To)
+			}
+		}
+		fallthrough
+	case Restore, Check, Remaster:
+		// Any action on a synthesis may master its delivered outputs
+		// (the executor's delivery step follows every one).
+		if a.Desired == nil {
+			return out
+		}
+		for _, o := range a.Desired.Outputs {
+			if _, ok := IsDelivery(o.Format); ok && !slices.Contains(out, o.Path) {
+				out = append(out, o.Path)
 			}
 		}
 	}

@@ -26,7 +26,7 @@ const (
 )
 
 // ActionOrder is the display order of action groups.
-var ActionOrder = []ActionType{Create, Replace, Repair, Restore, Check, Move, Resume, Delete}
+var ActionOrder = []ActionType{Create, Replace, Repair, Restore, Remaster, Check, Move, Resume, Delete}
 
 // Symbol is the one-glyph mark of an action type in plan output.
 func (t ActionType) Symbol() string {
@@ -47,6 +47,8 @@ func (t ActionType) Symbol() string {
 		return "-"
 	case Check:
 		return "?"
+	case Remaster:
+		return "*"
 	}
 	return " "
 }
@@ -193,6 +195,10 @@ type Input struct {
 	// Without it such repairs stay billed, and other actions are restored
 	// wherever Cached finds their fingerprint.
 	CachedFiles EntryLookup
+	// Encoder identifies the encoders of delivery profiles (see
+	// EncoderFunc); nil: every profile is encoded by an encoder of
+	// identity "".
+	Encoder EncoderFunc
 }
 
 // Lookup reports, for the fingerprints asked (all in one call), where
@@ -288,6 +294,8 @@ type Summary struct {
 	Add, Replace, Repair, Restore, Move, Resume, Destroy, NoOp int
 	// Check counts the resources whose only work is a listening check.
 	Check int
+	// Remaster counts the resources whose only work is mastering again.
+	Remaster int
 }
 
 // Summary counts the plan's actions.
@@ -305,6 +313,8 @@ func (p *Plan) Summary() Summary {
 			s.Restore++
 		case Check:
 			s.Check++
+		case Remaster:
+			s.Remaster++
 		case Move:
 			s.Move++
 		case Resume:
@@ -391,6 +401,8 @@ type computer struct {
 	embeddings map[string]string
 	// written indexes the state's Written entries by path.
 	written map[string][]state.Written
+	// identities caches Encoder's answers by profile.
+	identities map[string]identity
 }
 
 func (c *computer) plan() error {
@@ -412,6 +424,9 @@ func (c *computer) plan() error {
 				}
 			}
 		}
+	}
+	if err := c.checkDeliveries(); err != nil {
+		return err
 	}
 	deletes := map[string]*state.Resource{}
 	for _, a := range c.selDeleted {

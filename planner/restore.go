@@ -117,7 +117,8 @@ func fingerprints(acts []*Action) []string {
 // file that holds its output of format: audio for a synthesis's audio,
 // embedding for an embedding, the format for a transcript. "" for an
 // output made from the others (a synthesis's cue files), which no entry
-// holds.
+// holds; nor a synthesis's delivered outputs, kept under their own
+// fingerprints (DeliveryFingerprint).
 func EntryRole(kind manifest.Kind, format string) string {
 	switch kind {
 	case manifest.KindSynthesis:
@@ -201,7 +202,7 @@ func restorable(a *Action) bool {
 	default:
 		return false
 	}
-	if len(a.Desired.Chunks) > 0 && len(a.Desired.Outputs) > 1 {
+	if len(a.Desired.Chunks) > 0 && a.Desired.Written != "" {
 		// The cue files of a chunked synthesis need its chunks' audio:
 		// it is joined again from the chunks the cache holds.
 		return false

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"math"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -69,6 +70,9 @@ func (r *Resource) CheckReported() error {
 		if err := o.Listen.Check(); err != nil {
 			return fmt.Errorf("outputs[%d].listen.%w", i, err)
 		}
+		if err := o.Delivery.Check(); err != nil {
+			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
+		}
 	}
 	for i, c := range r.Chunks {
 		if err := c.checkReported(); err != nil {
@@ -125,4 +129,41 @@ func checkSeconds(field string, v float64) error {
 		return fmt.Errorf("%s: %g, not between 0 and the limit of %d", field, v, MaxRecordedSeconds)
 	}
 	return nil
+}
+
+// Check refuses a delivery record no apply writes: a profile name that is
+// not a plain label, hashes that are not SHA-256 hex, an encoder identity
+// longer than MaxEncoderLen or with control characters. A nil Delivery
+// is fine.
+func (d *Delivery) Check() error {
+	if d == nil {
+		return nil
+	}
+	if CheckLabel("profile", d.Profile) != nil || d.Profile == "" {
+		return fmt.Errorf("profile: %q is not a profile name", d.Profile)
+	}
+	for _, h := range []struct{ name, v string }{{"fingerprint", d.Fingerprint}, {"source_sha256", d.Source}} {
+		if !isHexHash(h.v) {
+			return fmt.Errorf("%s: %q is not a SHA-256", h.name, h.v)
+		}
+	}
+	if len(d.Encoder) > MaxEncoderLen || strings.IndexFunc(d.Encoder, unicode.IsControl) >= 0 {
+		return fmt.Errorf("encoder: not an encoder identity (at most %d bytes, no control characters)", MaxEncoderLen)
+	}
+	return nil
+}
+
+// MaxEncoderLen bounds a delivery's encoder identity.
+const MaxEncoderLen = 256
+
+func isHexHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -229,6 +229,20 @@ type Output struct {
 	// Listen is the listening check of a synthesis's audio sent whole;
 	// nil without listen: and for every other output.
 	Listen *Listen `json:"listen,omitempty"`
+	// Delivery, on a synthesis's delivered output (deliver:), says what
+	// it was mastered from and to; nil for every other output.
+	Delivery *Delivery `json:"delivery,omitempty"`
+}
+
+// Delivery is how a delivered output was made: the synthesis's audio
+// (Source, its SHA-256) mastered to Profile by Encoder. Fingerprint
+// covers all three and the profile's rules (planner.
+// DeliveryFingerprint): the output cache keeps the file under it.
+type Delivery struct {
+	Profile     string `json:"profile"`
+	Fingerprint string `json:"fingerprint"`
+	Source      string `json:"source_sha256"`
+	Encoder     string `json:"encoder"`
 }
 
 // ChunkRecord is one chunk of a chunked synthesis: the fingerprint of

@@ -5,7 +5,8 @@ package state
 // joined from its chunks' cache entries, and an edit re-uses the chunks
 // it did not change) and each one of an output an interrupted apply wrote
 // (Written), and each listening check's (its transcript is kept in the
-// cache under it, so a restored output brings its check). This is what the output cache must keep for the project:
+// cache under it, so a restored output brings its check) and each
+// delivered output's (kept under it, so a clone need not master again). This is what the output cache must keep for the project:
 // an entry it references and loses is paid for again. A fingerprint may
 // come more than once; empty ones are left out.
 func (f *File) Fingerprints(fn func(fp string)) {
@@ -19,6 +20,9 @@ func (f *File) Fingerprints(fn func(fp string)) {
 		for _, o := range r.Outputs {
 			if o.Listen != nil {
 				call(o.Listen.Fingerprint)
+			}
+			if o.Delivery != nil {
+				call(o.Delivery.Fingerprint)
 			}
 		}
 		for _, c := range r.Chunks {

@@ -79,6 +79,9 @@ type ChangeSummary struct {
 	Budget  *BudgetMsg   `json:"budget,omitempty"`
 	// Check counts the resources whose only work is a listening check.
 	Check int `json:"check,omitempty"`
+	// Remaster counts the resources whose only work is mastering their
+	// delivered outputs again (free).
+	Remaster int `json:"remaster,omitempty"`
 	// WorstCase is what the plan bills at worst (every take regenerate
 	// allows), which the budget holds; present when a change has
 	// listening checks.
@@ -124,7 +127,7 @@ func Change(a *planner.Action) PlannedChange {
 func SummaryMessage(p *planner.Plan, b *manifest.Budget) ChangeSummary {
 	s := p.Summary()
 	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair, Restore: s.Restore,
-		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost, Check: s.Check}
+		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost, Check: s.Check, Remaster: s.Remaster}
 	for _, a := range p.Actions {
 		if a.Listen != nil {
 			worst := p.Worst

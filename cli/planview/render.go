@@ -35,7 +35,7 @@ func color(t planner.ActionType) string {
 		return ansiGreen
 	case planner.Replace, planner.Repair:
 		return ansiYellow
-	case planner.Move, planner.Resume, planner.Restore, planner.Check:
+	case planner.Move, planner.Resume, planner.Restore, planner.Check, planner.Remaster:
 		return ansiCyan
 	case planner.Delete:
 		return ansiRed
@@ -44,7 +44,7 @@ func color(t planner.ActionType) string {
 }
 
 // Render writes the plan for people: one table grouped by action (create,
-// replace, repair, restore, check, move, resume, delete; addresses sorted
+// replace, repair, restore, remaster, check, move, resume, delete; addresses sorted
 // in each group), then the summary line and the cost line; with listening
 // checks, the line that sums them up and the worst case; then the
 // recorded checks that fail at the limits declared now.
@@ -182,12 +182,15 @@ func grouped(p *planner.Plan) []*planner.Action {
 
 // summaryLine is the summary line:
 // "Plan: 3 to add, 1 to replace, 1 to repair, 2 to move, 1 to destroy."
-// Restore, check and resume counts appear only when there is something
-// to restore, check or resume.
+// Restore, remaster, check and resume counts appear only when there is
+// something to restore, remaster, check or resume.
 func summaryLine(s planner.Summary) string {
 	line := fmt.Sprintf("Plan: %d to add, %d to replace, %d to repair, ", s.Add, s.Replace, s.Repair)
 	if s.Restore > 0 {
 		line += fmt.Sprintf("%d to restore (free), ", s.Restore)
+	}
+	if s.Remaster > 0 {
+		line += fmt.Sprintf("%d to remaster (free), ", s.Remaster)
 	}
 	if s.Check > 0 {
 		line += fmt.Sprintf("%d to check, ", s.Check)

@@ -1,0 +1,242 @@
+package executor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/master"
+	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// deliverOp makes a synthesis's delivered outputs (deliver:) after
+// every action on it: from the audio the state records once the action
+// is done, each delivered output recorded for that audio, profile and
+// encoder stays; every other is mastered again (audio/master), locally
+// and free, and committed like any output (atomic, owned, recorded).
+// The audio is recorded before mastering starts, so a killed or failed
+// mastering never loses paid work: the resource fails, and the next plan
+// remasters.
+type deliverOp struct {
+	files *outputs
+	// enc is the outside encoder (nil: none on this machine; the plan
+	// refuses profiles that need one).
+	enc master.Encoder
+}
+
+// delivers reports whether a's resource has delivered outputs to make,
+// keep or remove.
+func delivers(a *planner.Action) bool {
+	if a.Type == planner.Delete || kindOf(a) != manifest.KindSynthesis || a.Desired == nil {
+		return false
+	}
+	if len(a.Desired.Deliver) > 0 {
+		return true
+	}
+	return a.Prior != nil && len(deliveredOf(a.Prior.Outputs)) > 0
+}
+
+// delivering runs op, then the delivery step.
+type delivering struct {
+	op operation // nil for a Remaster: the audio stays as recorded
+	d  *deliverOp
+}
+
+func (w delivering) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
+	var r result
+	if w.op != nil {
+		var err error
+		if r, err = w.op.apply(ctx, a, sl); err != nil {
+			return r, err
+		}
+	} else {
+		sl.Release() // mastering calls no service
+	}
+	return w.d.after(ctx, a, r)
+}
+
+// after makes a's delivered outputs from the audio the state records now.
+func (op *deliverOp) after(ctx context.Context, a *planner.Action, r result) (result, error) {
+	rec := op.current(a.Address)
+	if rec == nil {
+		return r, nil // nothing recorded: nothing to master from
+	}
+	sound, ok := findOutput(rec.Outputs, "")
+	if !ok {
+		return r, nil
+	}
+	kept, outs := splitDelivered(rec.Outputs)
+	if a.Prior != nil { // what the action's own record dropped
+		kept = append(kept, deliveredOf(a.Prior.Outputs)...)
+	}
+	var errs []error
+	changed := false
+	for _, dl := range a.Desired.Deliver {
+		format := planner.DeliverFormat(dl.Profile.Name)
+		prev, _ := findOutput(kept, format)
+		o, err := op.one(ctx, a, dl, sound, prev)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deliver %s to %s: %w", dl.Profile.Name, dl.Output, err))
+			continue
+		}
+		changed = changed || o != prev
+		outs = append(outs, o)
+	}
+	if changed || len(outs) != len(rec.Outputs) {
+		rec.Outputs = outs
+		rec.UpdatedAt = time.Time{} // stamped now
+		if err := op.files.recorder.Record(a.Address, rec); err != nil {
+			return r, fmt.Errorf("record %s: %w", a.Address, err)
+		}
+		if op.files.cache != nil {
+			for _, o := range outs {
+				op.files.cache.Put(o.Path, o.SHA256)
+			}
+		}
+	}
+	if a.Type == planner.Remaster {
+		op.files.removeStale(a)
+	}
+	r.outputs = outs
+	if len(errs) > 0 {
+		r.checkErr = errors.Join(append([]error{r.checkErr}, errs...)...)
+	}
+	return r, nil
+}
+
+// current is a copy of the state's record of addr, complete; nil when
+// there is none.
+func (op *deliverOp) current(addr string) *state.Resource {
+	var rec *state.Resource
+	op.files.recorder.Read(func(f *state.File) {
+		if r, ok := f.Resources[addr]; ok && r.Status == state.StatusComplete {
+			c := *r
+			c.Outputs = append([]state.Output(nil), r.Outputs...)
+			rec = &c
+		}
+	})
+	return rec
+}
+
+// one returns the delivered output of dl: prev when it was made from
+// this audio by this profile and encoder and is intact, else mastered
+// now.
+func (op *deliverOp) one(ctx context.Context, a *planner.Action, dl manifest.Delivery, sound, prev state.Output) (state.Output, error) {
+	id := master.Identity(dl.Profile, op.enc)
+	fp := planner.DeliveryFingerprint(sound.SHA256, dl.Profile, id)
+	if d := prev.Delivery; d != nil && d.Fingerprint == fp && prev.Path == dl.Output {
+		if sum, err := op.files.hashOf(prev.Path); err == nil && sum == prev.SHA256 {
+			return prev, nil
+		}
+	}
+	if dl.Profile.NeedsEncoder() && op.enc == nil {
+		return state.Output{}, fmt.Errorf("profile %s needs an encoder for %s, and none was found", dl.Profile.Name, dl.Profile.Encoding.Codec)
+	}
+	tmp, err := os.MkdirTemp("", "voxform-master-*")
+	if err != nil {
+		return state.Output{}, err
+	}
+	defer os.RemoveAll(tmp)
+	src, err := op.source(sound, tmp)
+	if err != nil {
+		return state.Output{}, err
+	}
+	mastered := filepath.Join(tmp, "delivered."+dl.Profile.Extension())
+	if _, err := master.Master(ctx, src, sourceFormat(a), dl.Profile, op.enc, tmp, mastered); err != nil {
+		return state.Output{}, err
+	}
+	out, err := op.files.output(a, dl.Output)
+	if err != nil {
+		return state.Output{}, err
+	}
+	if err := out.Fill(func(f *os.File) error { return copyFile(f, mastered) }); err != nil {
+		out.Abort()
+		return state.Output{}, err
+	}
+	o, err := out.Commit(nil)
+	if err != nil {
+		return state.Output{}, err
+	}
+	o.Format = planner.DeliverFormat(dl.Profile.Name)
+	o.Delivery = &state.Delivery{Profile: dl.Profile.Name, Fingerprint: fp, Source: sound.SHA256, Encoder: id}
+	return o, nil
+}
+
+// source copies the recorded audio into dir, read as an input (inside
+// the manifest directory, a regular file) and refused unless it still
+// holds what the state records.
+func (op *deliverOp) source(sound state.Output, dir string) (string, error) {
+	in, err := op.files.openInput(sound.Path)
+	if err != nil {
+		return "", fmt.Errorf("read the audio: %w", err)
+	}
+	defer in.Close()
+	p := filepath.Join(dir, "source")
+	f, err := os.Create(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), in); err != nil {
+		return "", fmt.Errorf("read the audio %s: %w", sound.Path, err)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != sound.SHA256 {
+		return "", fmt.Errorf("the audio %s changed since it was recorded (sha256 %.12s, recorded %.12s); plan again", sound.Path, sum, sound.SHA256)
+	}
+	return p, f.Close()
+}
+
+// sourceFormat is the format of a's audio when it is headerless, nil
+// for a container.
+func sourceFormat(a *planner.Action) *audio.Format {
+	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
+	return rawFormat(format)
+}
+
+func copyFile(dst *os.File, src string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(dst, f)
+	return err
+}
+
+// splitDelivered returns outs' delivered outputs and the others.
+func splitDelivered(outs []state.Output) (delivered, others []state.Output) {
+	for _, o := range outs {
+		if _, ok := planner.IsDelivery(o.Format); ok {
+			delivered = append(delivered, o)
+		} else {
+			others = append(others, o)
+		}
+	}
+	return delivered, others
+}
+
+// deliveredOf returns outs' delivered outputs.
+func deliveredOf(outs []state.Output) []state.Output {
+	d, _ := splitDelivered(outs)
+	return d
+}
+
+func findOutput(outs []state.Output, format string) (state.Output, bool) {
+	for _, o := range outs {
+		if o.Format == format {
+			return o, true
+		}
+	}
+	return state.Output{}, false
+}
