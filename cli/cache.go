@@ -62,6 +62,7 @@ func openWorkspace(env *Env, vars *varFlags, lockTimeout time.Duration) (*worksp
 	ws.CacheDir = env.CacheDir
 	ws.LockTimeout = lockTimeout
 	ws.Notify = func(s string) { fmt.Fprintf(env.Stderr, "voxform: %s\n", untrusted.Lines(s)) }
+	ws.Encoder = encoderIdentity
 	return ws, nil
 }
 

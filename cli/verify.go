@@ -44,6 +44,12 @@ plan would make and nothing else (no synthesis, no regeneration), makes
 those the output cache holds, and those that bill only with -auto-approve
 or a 'yes' on a terminal, within the manifest's budget.
 
+With -deliver, also measures every delivered output (deliver:) and
+judges it by every rule of its profile as the manifest declares it now:
+format, loudness, peak, noise floor, head and tail, duration and size,
+each printed measured against target (exit status 1 when any fails, or
+a declared delivery is not made).
+
 With -junit FILE, also writes every check as a JUnit XML test case (one
 per recorded file and check, a failure naming the measured and the
 recorded or target values) for a CI system to show. When
@@ -62,6 +68,8 @@ type verifyOptions struct {
 	// with apply's flags for it.
 	listen bool
 	make   bool
+	// deliver is -deliver.
+	deliver bool
 	apply  applyFlags
 	// limits are -max-deviation and -max-true-peak; set says which of
 	// them were given (the manifest gives the others).
@@ -75,6 +83,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&o.json, "json", false, "one JSON object per finding")
 	fs.StringVar(&o.junit, "junit", "", "also write every check as a JUnit XML report to `FILE` (relative to the manifest directory)")
 	fs.BoolVar(&o.loudness, "loudness", false, "also flag audio outputs whose loudness is far from the median or whose true peak is too high")
+	fs.BoolVar(&o.deliver, "deliver", false, "also measure every delivered output and judge it by every rule of its profile")
 	fs.BoolVar(&o.listen, "listen", false, "also judge every recorded listening check at the manifest's limits, and the seams of joined outputs")
 	fs.BoolVar(&o.make, "make", false, "with -listen: first make the declared checks not recorded (billed ones need -auto-approve or a terminal's 'yes')")
 	fs.BoolVar(&o.apply.autoApprove, "auto-approve", false, "with -make: make the checks that bill without asking")
@@ -125,7 +134,7 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	defer ws.Close()
 	var m *manifest.Manifest
 	manifestLimits := o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"])
-	if o.listen || manifestLimits {
+	if o.listen || o.deliver || manifestLimits {
 		if m, err = loadManifest(env, nil); err != nil {
 			return err
 		}
@@ -175,6 +184,9 @@ func (res *verifyResult) check(ctx context.Context, env *Env, o *verifyOptions, 
 		}
 		writeListen(env.Stdout, res.listen, o.json)
 		listenFindings(res.listen, f)
+	}
+	if o.deliver {
+		return res.checkDeliveries(ctx, env, o, ws, m, st, f)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ type verifyResult struct {
 	hashed    []workspace.Hashed
 	loud      *workspace.LoudnessReport
 	listen    *workspace.ListenReport
+	deliver   []workspace.DeliveryCheck
 }
 
 // drifted is the set of paths of outputs (not sources) missing or
@@ -77,6 +78,9 @@ func (res *verifyResult) junit() *junit.Report {
 	}
 	if res.listen != nil {
 		r.Suites = append(r.Suites, listenSuite(res.listen), seamsSuite(res.listen))
+	}
+	if res.deliver != nil {
+		r.Suites = append(r.Suites, deliverySuite(res.deliver))
 	}
 	return r
 }
@@ -149,6 +153,9 @@ func (res *verifyResult) markdown(w io.Writer) error {
 		}
 		line += fmt.Sprintf(" Listening checks: %d declared, %d fail (%d not checked); seams: %d, %d outside their limits.",
 			len(rep.Checks), checks, len(rep.Unchecked()), len(rep.Seams), seams)
+	}
+	if res.deliver != nil {
+		line += deliveryMarkdown(res.deliver, &rows)
 	}
 	return planview.Findings(w, "voxform verify", line, []string{"address", "file", "finding"}, rows, planview.JobSummaryBytes, "'voxform verify'")
 }

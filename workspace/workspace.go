@@ -41,7 +41,10 @@ type Workspace struct {
 	LockTimeout time.Duration
 	// Notify, when set, is told what the workspace is waiting for, and
 	// what it leaves out that the manifest asks for.
-	Notify  func(string)
+	Notify func(string)
+	// Encoder identifies the encoders of delivery profiles for the plan
+	// (planner.Input.Encoder); nil: identity "" for every profile.
+	Encoder planner.EncoderFunc
 	backend state.Backend
 }
 
@@ -246,7 +249,7 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 	// Once built, the desired resources hold what the plan needs of the
 	// manifest's: only its settings are read after, so that the caller
 	// may let go of a large manifest's resources while the plan is made.
-	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget}
+	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget, Encoder: s.ws.Encoder}
 	settings := Settings(m)
 	if in.Desired, err = planner.Build(m, hash); err != nil {
 		return nil, err
