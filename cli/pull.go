@@ -69,7 +69,11 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "voxform: warning: %s: %s\n", untrusted.Escape(e.Address), untrusted.Lines(errString(e.Err)))
 		}
 	}
-	sum, left, err := sess.Pull(ctx, m, c.mode(), executor.Options{Events: warn})
+	opts := executor.Options{Events: warn}
+	if enc, err := findEncoder(); err == nil {
+		opts.Encoder = enc // a delivered output the cache lacks is mastered again
+	}
+	sum, left, err := sess.Pull(ctx, m, c.mode(), opts)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/master"
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
@@ -32,6 +33,8 @@ type deliverOp struct {
 	// enc is the outside encoder (nil: none on this machine; the plan
 	// refuses profiles that need one).
 	enc master.Encoder
+	// synth finds cache entries on the remote (synthesisOp.cached).
+	synth *synthesisOp
 }
 
 // delivers reports whether a's resource has delivered outputs to make,
@@ -139,29 +142,16 @@ func (op *deliverOp) one(ctx context.Context, a *planner.Action, dl manifest.Del
 			return prev, nil
 		}
 	}
-	if dl.Profile.NeedsEncoder() && op.enc == nil {
-		return state.Output{}, fmt.Errorf("profile %s needs an encoder for %s, and none was found", dl.Profile.Name, dl.Profile.Encoding.Codec)
-	}
-	tmp, err := os.MkdirTemp("", "voxform-master-*")
-	if err != nil {
-		return state.Output{}, err
-	}
-	defer os.RemoveAll(tmp)
-	src, err := op.source(sound, tmp)
-	if err != nil {
-		return state.Output{}, err
-	}
-	mastered := filepath.Join(tmp, "delivered."+dl.Profile.Extension())
-	if _, err := master.Master(ctx, src, sourceFormat(a), dl.Profile, op.enc, tmp, mastered); err != nil {
-		return state.Output{}, err
-	}
 	out, err := op.files.output(a, dl.Output)
 	if err != nil {
 		return state.Output{}, err
 	}
-	if err := out.Fill(func(f *os.File) error { return copyFile(f, mastered) }); err != nil {
-		out.Abort()
-		return state.Output{}, err
+	defer out.Abort()
+	fresh := !op.fromCache(ctx, fp, out)
+	if fresh {
+		if err := op.master(ctx, a, dl, sound, out); err != nil {
+			return state.Output{}, err
+		}
 	}
 	o, err := out.Commit(nil)
 	if err != nil {
@@ -169,7 +159,31 @@ func (op *deliverOp) one(ctx context.Context, a *planner.Action, dl manifest.Del
 	}
 	o.Format = planner.DeliverFormat(dl.Profile.Name)
 	o.Delivery = &state.Delivery{Profile: dl.Profile.Name, Fingerprint: fp, Source: sound.SHA256, Encoder: id}
+	if fresh {
+		op.keep(a, fp, op.files.abs(o.Path), o)
+	}
 	return o, nil
+}
+
+// master masters the recorded audio sound to dl's profile into out.
+func (op *deliverOp) master(ctx context.Context, a *planner.Action, dl manifest.Delivery, sound state.Output, out *outputFile) error {
+	if dl.Profile.NeedsEncoder() && op.enc == nil {
+		return fmt.Errorf("profile %s needs an encoder for %s, and none was found", dl.Profile.Name, dl.Profile.Encoding.Codec)
+	}
+	tmp, err := os.MkdirTemp("", "voxform-master-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src, err := op.source(sound, tmp)
+	if err != nil {
+		return err
+	}
+	mastered := filepath.Join(tmp, "delivered."+dl.Profile.Extension())
+	if _, err := master.Master(ctx, src, sourceFormat(a), dl.Profile, op.enc, tmp, mastered); err != nil {
+		return err
+	}
+	return out.Fill(func(f *os.File) error { return copyFile(f, mastered) })
 }
 
 // source copies the recorded audio into dir, read as an input (inside
@@ -239,4 +253,70 @@ func findOutput(outs []state.Output, format string) (state.Output, bool) {
 		}
 	}
 	return state.Output{}, false
+}
+
+// The cache entry of a delivered output: of kind deliveryKind, its one
+// file of role roleDelivered, kept under the output's fingerprint
+// (planner.DeliveryFingerprint).
+const (
+	deliveryKind  = "delivery"
+	roleDelivered = "delivered"
+	// maxDelivered bounds a delivered file taken from the cache.
+	maxDelivered = 4 << 30
+)
+
+// fromCache fills out with the delivered file the output cache keeps
+// under fp (the local cache, else the remote's), and reports whether it
+// did. An entry that is not a delivered file is ignored: the output is
+// mastered again.
+func (op *deliverOp) fromCache(ctx context.Context, fp string, out *outputFile) bool {
+	k := op.files.kept
+	if k == nil || !op.synth.cached(ctx, k.cache.Local, fp) {
+		return false
+	}
+	e, err := k.cache.Local.Entry(fp)
+	if err != nil || e == nil || e.Kind != deliveryKind {
+		return false
+	}
+	f, ok := e.File(roleDelivered)
+	if !ok || f.Size > maxDelivered {
+		return false
+	}
+	r, err := k.cache.Local.OpenBlob(f.SHA256, f.Size)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	err = out.Fill(func(dst *os.File) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(dst, h), r); err != nil {
+			return err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
+			return cache.ErrCorrupt
+		}
+		return nil
+	})
+	if err != nil {
+		out.Truncate(0) // mastered afresh
+		return false
+	}
+	return true
+}
+
+// keep stores the delivered file at path (o, fingerprint fp) in the
+// output cache and has it pushed with the apply's other late entries.
+// A failure is a warning: the output is made and recorded.
+func (op *deliverOp) keep(a *planner.Action, fp, path string, o state.Output) {
+	k := op.files.kept
+	if k == nil {
+		return
+	}
+	e := &cache.Entry{Version: cache.FormatVersion, Fingerprint: fp, Kind: deliveryKind, CreatedAt: time.Now().UTC(),
+		Files: []cache.File{{Role: roleDelivered, SHA256: o.SHA256, Size: o.Size}}}
+	if err := k.cache.Local.Store(e, map[string]string{roleDelivered: path}); err != nil {
+		k.warn(a.Address, fmt.Errorf("keep %s in the cache: %w", o.Path, err))
+		return
+	}
+	k.keepCheck(e)
 }

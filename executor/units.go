@@ -94,7 +94,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		},
 		orphans: sweep,
 		files:   ws,
-		deliver: &deliverOp{files: ws, enc: opts.Encoder},
+		deliver: &deliverOp{files: ws, enc: opts.Encoder, synth: synth},
 	}
 	// Before the first orphan sweep: the check jobs its journal records
 	// are never orphans.
