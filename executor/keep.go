@@ -165,6 +165,9 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 		return
 	}
 	e, paths := Entry(a.Desired.Kind, fp, res, k.dir)
+	if len(e.Files) == 0 {
+		return // a package: made again from its chapters
+	}
 	var scratch string
 	if d, ok := k.docs.LoadAndDelete(addr); ok {
 		doc := d.(docFile)

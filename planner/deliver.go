@@ -115,6 +115,13 @@ func (c *computer) checkDeliveries() error {
 			}
 		}
 	}
+	for _, addr := range c.selDesired {
+		if d := c.desired[addr]; d.Package != nil {
+			if _, err := c.packageIdentity(d.Package); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", addr, err))
+			}
+		}
+	}
 	for why, addrs := range users {
 		more := ""
 		if len(addrs) > 1 {

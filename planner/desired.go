@@ -67,9 +67,11 @@ type Desired struct {
 	// instances of its block; read-only); each is in Outputs, of format
 	// DeliverFormat(profile name). Not saved in plan files.
 	Deliver []manifest.Delivery `json:"-"`
-	// The manifest resource of an embedding or a transcription, for the
+	// The manifest resource of an embedding, a transcription or a
+	// package, for the
 	// executor. Not saved in plan files either.
 	Embedding     *manifest.Embedding     `json:"-"`
+	Package       *manifest.Package       `json:"-"`
 	Transcription *manifest.Transcription `json:"-"`
 }
 
@@ -201,6 +203,21 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 			return nil, err
 		}
 		out = append(out, d)
+	}
+	if len(m.Packages) > 0 {
+		fps, outs := map[string]string{}, map[string]string{}
+		for _, d := range out {
+			if d.Kind == manifest.KindSynthesis {
+				fps[d.Address], outs[d.Address] = d.Fingerprint, d.Outputs[0].Path
+			}
+		}
+		for _, p := range m.Packages {
+			d, err := b.pkg(p, fps, outs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out, nil

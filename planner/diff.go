@@ -13,6 +13,22 @@ import (
 // no-op. deletes holds the state-only entries of this plan: a new address
 // whose fingerprint equals one of them takes it over (a rename) for free.
 func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
+	a, err := c.planResource(d, deletes)
+	if err != nil || d.Kind != manifest.KindPackage {
+		return a, err
+	}
+	switch {
+	case a == nil:
+		return c.packageStatus(d, c.st.Resources[d.Address])
+	case a.Type == Replace || a.Type == Repair:
+		a.Type = Remaster // packaging is local: free
+	}
+	return a, nil
+}
+
+// planResource decides the action of one desired resource as planOne
+// does, packages aside.
+func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
 	prior, ok := c.st.Resources[d.Address]
 	if !ok || (prior.Fingerprint != d.Fingerprint && prior.Status != state.StatusPending) {
 		if a, err := c.adoptWritten(d); a != nil || err != nil {

@@ -507,6 +507,9 @@ func (p *Plan) CallsService() bool {
 		if a.Listen != nil && a.Listen.Make > 0 { // a check may be paid, and its take regenerated
 			return true
 		}
+		if a.Desired != nil && a.Desired.Kind == manifest.KindPackage {
+			continue // packaging is local
+		}
 		switch a.Type {
 		case Create, Replace, Resume:
 			return true

@@ -128,6 +128,8 @@ func EntryRole(kind manifest.Kind, format string) string {
 		return ""
 	case manifest.KindEmbedding:
 		return "embedding"
+	case manifest.KindPackage:
+		return "" // made again from its chapters, locally and free
 	}
 	return format
 }
@@ -195,7 +197,7 @@ func (a *Action) EntryMismatch(files map[string]CachedFile) string {
 // restorable reports whether the outputs of a could come from the cache.
 func restorable(a *Action) bool {
 	switch {
-	case a.Desired == nil || a.Desired.Fingerprint == "" || a.Desired.Kind == manifest.KindVoice:
+	case a.Desired == nil || a.Desired.Fingerprint == "" || a.Desired.Kind == manifest.KindVoice || a.Desired.Kind == manifest.KindPackage:
 		return false
 	case a.Type == Create, a.Type == Replace:
 	case a.Type == Repair && a.RenderFrom == "" && len(a.Moves) == 0:
