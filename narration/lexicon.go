@@ -251,6 +251,12 @@ func (l *Lexicon) choose(n int32, matched, language string) *Entry {
 	return best
 }
 
+// LanguageApplies reports whether an entry for language entry applies to
+// a text in language text (Apply's rule): an entry for every language (""),
+// for the text's language, or for a less specific one (hi for hi-IN; never
+// en-US for en-IN), tags compared without regard to case.
+func LanguageApplies(entry, text string) bool { return languageMatch(entry, text) >= 0 }
+
 // languageMatch returns how specifically an entry's language applies to
 // a text's: -1 not at all, 0 for an entry of every language, else the
 // number of the entry's subtags (hi 1, hi-IN 2). Tags compare without

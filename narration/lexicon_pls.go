@@ -344,7 +344,7 @@ func (r *plsReader) addLexeme(at Pos, p *lexemeParts) {
 			alphabet = "no alphabet"
 		}
 		r.b.warns = append(r.b.warns, &Error{Pos: at, Msg: fmt.Sprintf(
-			"lexeme %q has only a <phoneme> (%s), and the service takes no phonemes: it is not applied; give it an <alias> that spells how it is said",
+			"lexeme %q has only a <phoneme> (%s), and the service takes no phonemes: it is not applied",
 			strings.Join(strings.Fields(p.graphemes[0].value), " "), alphabet)})
 		return
 	}

@@ -82,8 +82,8 @@ func TestPLSImport(t *testing.T) {
 		warns = append(warns, w.Error())
 	}
 	wantWarns := []string{
-		`l.pls:18:3: lexeme "Benigni" has only a <phoneme> (ipa), and the service takes no phonemes: it is not applied; give it an <alias> that spells how it is said`,
-		`l.pls:22:3: lexeme "judgment" has only a <phoneme> (x-sampa), and the service takes no phonemes: it is not applied; give it an <alias> that spells how it is said`,
+		`l.pls:18:3: lexeme "Benigni" has only a <phoneme> (ipa), and the service takes no phonemes: it is not applied`,
+		`l.pls:22:3: lexeme "judgment" has only a <phoneme> (x-sampa), and the service takes no phonemes: it is not applied`,
 	}
 	if diff := cmp.Diff(wantWarns, warns); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
