@@ -67,16 +67,7 @@ func (r *plsReader) next() (xml.Token, Pos, bool) {
 	}
 	r.lastOff = off
 	if err != nil {
-		r.failed = true
-		msg := err.Error()
-		var se *xml.SyntaxError
-		switch {
-		case r.encoding != "":
-			msg = fmt.Sprintf("encoding %q declared: a lexicon is read as UTF-8", r.encoding)
-		case errors.As(err, &se):
-			msg = se.Msg
-		}
-		r.b.errorf(r.cur.at(int(r.d.InputOffset())), "invalid XML: %s", strings.TrimPrefix(msg, "xml: "))
+		r.invalid(err)
 		return nil, Pos{}, false
 	}
 	at := r.cur.at(off)
@@ -96,6 +87,20 @@ func (r *plsReader) next() (xml.Token, Pos, bool) {
 		return nil, Pos{}, false
 	}
 	return tok, at, true
+}
+
+// invalid reports the decoder's error err where it stopped.
+func (r *plsReader) invalid(err error) {
+	r.failed = true
+	msg := err.Error()
+	var se *xml.SyntaxError
+	switch {
+	case r.encoding != "":
+		msg = fmt.Sprintf("encoding %q declared: a lexicon is read as UTF-8", r.encoding)
+	case errors.As(err, &se):
+		msg = se.Msg
+	}
+	r.b.errorf(r.cur.at(int(r.d.InputOffset())), "invalid XML: %s", strings.TrimPrefix(msg, "xml: "))
 }
 
 // root skips the prolog (the XML declaration, comments) and returns the
