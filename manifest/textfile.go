@@ -124,7 +124,7 @@ func invalidUTF8(src []byte) int {
 }
 
 // synthesisLexicon sets a synthesis's lexicon from lexicon: (a .csv, .tsv,
-// .yaml or .yml file, narration.ParseLexicon). A lexicon is read once; its
+// .yaml, .yml, .pls or .xml file, narration.ParseLexicon). A lexicon is read once; its
 // problems are reported at their place in it.
 func (x *expander) synthesisLexicon(s *Synthesis, fs map[string]*field, sc *scope) {
 	f := fs["lexicon"]
@@ -168,8 +168,39 @@ func (x *expander) readLexicon(f *field, rel string) *lexiconFile {
 		x.ds.Errorf(f.Pos(), "lexicon %q: %v", rel, err)
 		return &lexiconFile{}
 	}
+	for _, w := range lex.Warnings() {
+		d := x.ds.Warnf(Pos{File: w.Pos.File, Line: w.Pos.Line, Col: w.Pos.Col}, "%s", w.Msg).
+			WithHint("give the lexeme an <alias> that spells how it is said: an alias applies as an entry")
+		d.Kind = "lexicon: a lexeme that cannot apply"
+	}
 	x.hashFiles = append(x.hashFiles, hashed{name: "lexicon:" + rel, data: src})
 	return &lexiconFile{lex: lex, ok: true}
+}
+
+// lexiconLanguage refuses, at its lexicon field f, a lexicon that declares
+// a language (a PLS lexicon's xml:lang) for which none of its entries
+// would apply to s's text (narration.LanguageApplies: en applies to en-IN,
+// en-US does not).
+func (x *expander) lexiconLanguage(s *Synthesis, f *field) bool {
+	lang, at := s.Lexicon.Language()
+	if lang == "" || narration.LanguageApplies(lang, s.Language) {
+		return true
+	}
+	x.failed = true
+	in := "has no language"
+	if s.Language != "" {
+		in = "is in " + s.Language
+	}
+	x.ds.Errorf(f.Pos(), "lexicon %s is for %s (xml:lang at %s), and %s %s: none of its entries would apply", s.LexiconFile, lang, at, s.Address, in).
+		WithHint("a lexicon applies to texts in its xml:lang, or in any region of it when xml:lang names only the language (xml:lang=\"en\" applies to en-IN): use a lexicon for %s", languageOr(s.Language))
+	return false
+}
+
+func languageOr(l string) string {
+	if l == "" {
+		return "every language"
+	}
+	return l
 }
 
 // textInputs lists the text files and lexicons read, sorted.
@@ -200,12 +231,14 @@ type spokenCount struct {
 
 type spokenKey struct{ text, lexicon, language string }
 
-// spokenBound refuses, at its lexicon field f, a synthesis whose text with
+// spokenBound refuses, at its lexicon field f, a synthesis whose lexicon
+// is for another language (lexiconLanguage: the language is known only
+// now, after the voice's is inherited), or whose text with
 // the lexicon applied is longer than MaxSpokenTextBytes, or whose lexicon
 // brings what lexicons add to the manifest's texts over
 // MaxLexiconAddedBytes. The text is measured, never made.
 func (x *expander) spokenBound(s *Synthesis, f *field) {
-	if s.Lexicon == nil || f == nil || x.spoken.over {
+	if s.Lexicon == nil || f == nil || !x.lexiconLanguage(s, f) || x.spoken.over {
 		return
 	}
 	n, over := x.spokenLen(s)

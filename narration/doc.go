@@ -2,7 +2,8 @@
 // manifest: the scanners that find audio tags and digit runs in a text
 // (one home for those rules; schema uses them), splitting a text longer
 // than a request takes into chunks at sentence ends, a pronunciation
-// lexicon applied before the request is formed, and cue files (JSON and
+// lexicon applied before the request is formed (read from CSV, TSV, YAML
+// or W3C PLS 1.0, and written as PLS), and cue files (JSON and
 // WebVTT chapters) that say where each chunk starts in the joined audio,
 // and what a listening check compares: the spoken text (tags removed) and
 // the script most of its letters are in (listen.ScriptShare counts them).

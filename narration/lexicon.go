@@ -46,9 +46,12 @@ type Entry struct {
 //
 // A Lexicon is safe for concurrent use once loaded.
 type Lexicon struct {
-	entries []*Entry
-	nodes   []node // nodes[0] is the root
-	edges   map[edge]int32
+	entries     []*Entry
+	nodes       []node // nodes[0] is the root
+	edges       map[edge]int32
+	language    string
+	languagePos Pos
+	warnings    []*Error
 }
 
 // node is a trie node over folded characters (white space as ' ').
@@ -66,6 +69,14 @@ func (l *Lexicon) Len() int { return len(l.entries) }
 
 // Entries returns the entries in file order.
 func (l *Lexicon) Entries() []*Entry { return l.entries }
+
+// Language returns the language the file declares for all its entries (a
+// PLS lexicon's xml:lang) and where; "" for a format that declares none.
+func (l *Lexicon) Language() (string, Pos) { return l.language, l.languagePos }
+
+// Warnings returns what of the file cannot apply, each at its place (a PLS
+// lexeme with only phonemes), in file order.
+func (l *Lexicon) Warnings() []*Error { return l.warnings }
 
 // Applied is one replacement Apply made.
 type Applied struct {
@@ -239,6 +250,12 @@ func (l *Lexicon) choose(n int32, matched, language string) *Entry {
 	}
 	return best
 }
+
+// LanguageApplies reports whether an entry for language entry applies to
+// a text in language text (Apply's rule): an entry for every language (""),
+// for the text's language, or for a less specific one (hi for hi-IN; never
+// en-US for en-IN), tags compared without regard to case.
+func LanguageApplies(entry, text string) bool { return languageMatch(entry, text) >= 0 }
 
 // languageMatch returns how specifically an entry's language applies to
 // a text's: -1 not at all, 0 for an entry of every language, else the

@@ -90,6 +90,14 @@ func ReadLexicon(name string, r io.Reader) (*Lexicon, error) {
 //     (required), language, case and note (optional), then one entry a
 //     row; lines starting with # are comments.
 //   - .yaml or .yml: a list of mappings with the same keys.
+//   - .pls or .xml: a W3C Pronunciation Lexicon Specification 1.0
+//     document (version 1.0, in PLSNamespace, with an xml:lang): each
+//     <grapheme> of a <lexeme> is a term, spoken as the lexeme's preferred
+//     <alias> (the first with prefer="true", else the first), for the
+//     lexicon's xml:lang. A lexeme with only <phoneme>s cannot apply (the
+//     service takes no phonemes) and is reported in Lexicon.Warnings. The
+//     XML is read without a DTD (a <!DOCTYPE> or <!ENTITY> is refused), in
+//     UTF-8, nesting at most MaxPLSDepth.
 //
 // term is the text to find, spoken what to send instead; language limits
 // the entry to texts of that language (hi-IN, or hi for every hi-*);
@@ -125,8 +133,10 @@ func ParseLexicon(name string, src []byte) (*Lexicon, error) {
 		b.readCSV(src, '\t')
 	case ".yaml", ".yml":
 		b.readYAML(src)
+	case ".pls", ".xml":
+		b.readPLS(src)
 	default:
-		return nil, fmt.Errorf("read lexicon %s: unknown format %q: use .csv, .tsv, .yaml or .yml", name, ext)
+		return nil, fmt.Errorf("read lexicon %s: unknown format %q: use .csv, .tsv, .yaml, .yml, .pls or .xml", name, ext)
 	}
 	if len(b.errs) > 0 {
 		sort.SliceStable(b.errs, func(i, j int) bool {
@@ -135,7 +145,8 @@ func ParseLexicon(name string, src []byte) (*Lexicon, error) {
 		})
 		return nil, b.errs
 	}
-	return &Lexicon{entries: b.entries, nodes: b.nodes, edges: b.edges}, nil
+	return &Lexicon{entries: b.entries, nodes: b.nodes, edges: b.edges,
+		language: b.lang, languagePos: b.langPos, warnings: b.warns}, nil
 }
 
 // field is one value of an entry with its place.
@@ -155,7 +166,10 @@ type builder struct {
 	edges   map[edge]int32
 	seen    map[entryKey]Pos
 	errs    ErrorList
-	full    bool // MaxLexiconEntries reached
+	full    bool   // MaxLexiconEntries reached
+	lang    string // the language the file declares (a PLS xml:lang)
+	langPos Pos
+	warns   []*Error
 }
 
 // entryKey identifies an entry for duplicates: its term as it matches,

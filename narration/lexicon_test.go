@@ -276,7 +276,7 @@ func TestLexiconErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := narration.ParseLexicon("l.json", nil); err == nil || !strings.Contains(err.Error(), "use .csv, .tsv, .yaml or .yml") {
+	if _, err := narration.ParseLexicon("l.json", nil); err == nil || !strings.Contains(err.Error(), "use .csv, .tsv, .yaml, .yml, .pls or .xml") {
 		t.Errorf("an unknown format: %v", err)
 	}
 	for _, empty := range []string{"e.csv", "e.yaml"} {
@@ -317,6 +317,7 @@ func FuzzLexicon(f *testing.F) {
 	f.Add("l.csv", "term,spoken,language,case\nSIP,सिप,hi,exact\nराम,raam,,\n", "मेरा SIP राम<laugh>SIP 12")
 	f.Add("l.tsv", "term\tspoken\nState Bank\tएसबीआई\n", "State\nBank of State  Bank")
 	f.Add("l.yaml", "- {term: ₹, spoken: rupees}\n- {term: a b, spoken: c}\n", "₹₹ a  b a\n\nb")
+	f.Add("l.pls", `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" xml:lang="hi"><lexeme><grapheme>W3C</grapheme><alias>w3 c</alias></lexeme><lexeme><grapheme>x</grapheme><phoneme>ks</phoneme></lexeme></lexicon>`, "W3C x")
 	f.Fuzz(func(t *testing.T, name, src, text string) {
 		l, err := narration.ParseLexicon(name, []byte(src))
 		if err != nil {
