@@ -186,29 +186,34 @@ func (op *deliverOp) master(ctx context.Context, a *planner.Action, dl manifest.
 	return out.Fill(func(f *os.File) error { return copyFile(f, mastered) })
 }
 
-// source copies the recorded audio into dir, read as an input (inside
-// the manifest directory, a regular file) and refused unless it still
-// holds what the state records.
+// source copies the recorded audio into dir (see copyInput).
 func (op *deliverOp) source(sound state.Output, dir string) (string, error) {
-	in, err := op.files.openInput(sound.Path)
+	return copyInput(op.files, sound.Path, sound.SHA256, filepath.Join(dir, "source"))
+}
+
+// copyInput copies the file at the manifest-relative path rel to dst,
+// read as an input (inside the manifest directory, a regular file), and
+// refuses it unless it holds sha: a file changed since it was recorded
+// or planned is never taken for it.
+func copyInput(w *outputs, rel, sha, dst string) (string, error) {
+	in, err := w.openInput(rel)
 	if err != nil {
-		return "", fmt.Errorf("read the audio: %w", err)
+		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
 	defer in.Close()
-	p := filepath.Join(dir, "source")
-	f, err := os.Create(p)
+	f, err := os.Create(dst)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(f, h), in); err != nil {
-		return "", fmt.Errorf("read the audio %s: %w", sound.Path, err)
+		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != sound.SHA256 {
-		return "", fmt.Errorf("the audio %s changed since it was recorded (sha256 %.12s, recorded %.12s); plan again", sound.Path, sum, sound.SHA256)
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != sha {
+		return "", fmt.Errorf("%s changed since it was recorded or planned (sha256 %.12s, want %.12s); plan again", rel, sum, sha)
 	}
-	return p, f.Close()
+	return dst, f.Close()
 }
 
 // sourceFormat is the format of a's audio when it is headerless, nil

@@ -73,6 +73,9 @@ type Options struct {
 	// and Opus (audio/encode's ffmpeg); nil: none (the plan refuses the
 	// profiles that need one).
 	Encoder master.Encoder
+	// Books writes packages' M4B and MP3 files (audio/encode's ffmpeg);
+	// nil: none (the plan refuses packages that need it).
+	Books Bookmaker
 }
 
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.

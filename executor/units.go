@@ -61,6 +61,8 @@ type operations struct {
 	orphans *orphans
 	// deliver makes the delivered outputs of syntheses after their work.
 	deliver *deliverOp
+	// pkg makes packages' files.
+	pkg *packageOp
 }
 
 // newOperations builds the operations of an apply of plan with opts over
@@ -95,6 +97,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 		orphans: sweep,
 		files:   ws,
 		deliver: &deliverOp{files: ws, enc: opts.Encoder, synth: synth},
+		pkg:     &packageOp{files: ws, enc: opts.Encoder, books: opts.Books},
 	}
 	// Before the first orphan sweep: the check jobs its journal records
 	// are never orphans.
@@ -117,6 +120,9 @@ func (ops *operations) of(a *planner.Action) (operation, error) {
 func (ops *operations) base(a *planner.Action) (operation, error) {
 	switch a.Type {
 	case planner.Remaster:
+		if kindOf(a) == manifest.KindPackage {
+			return ops.pkg, nil
+		}
 		if !delivers(a) {
 			return nil, fmt.Errorf("apply: %s: remaster of a resource without delivered outputs", a.Address)
 		}
@@ -138,6 +144,8 @@ func (ops *operations) base(a *planner.Action) (operation, error) {
 		return ops.synthesis, nil
 	case manifest.KindEmbedding:
 		return ops.embedding, nil
+	case manifest.KindPackage:
+		return ops.pkg, nil
 	case manifest.KindTranscription:
 		if a.Type == planner.Repair && a.RenderFrom != "" {
 			return ops.render, nil

@@ -16,6 +16,7 @@ command -v sox >/dev/null 2>&1 || missing+=(sox)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ -x /usr/bin/time ] || missing+=(time)
+command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
