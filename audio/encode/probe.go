@@ -184,14 +184,21 @@ type packets struct {
 	tbNum, tbDen int64
 	firstSize    int64
 	sameSize     bool
+	longest      int64 // the longest packet's duration
 }
 
+// bitrate is the packets' bytes over their duration; for packets all of
+// one size, that size over a whole packet's duration (the first and last
+// packets of Opus are trimmed: pre-skip and end padding).
 func (p *packets) bitrate() int {
 	if p.ticks <= 0 || p.tbNum <= 0 || p.tbDen <= 0 {
 		return 0
 	}
-	secs := float64(p.ticks) * float64(p.tbNum) / float64(p.tbDen)
-	return int(math.Round(float64(p.bytes) * 8 / secs))
+	bytes, ticks := float64(p.bytes), float64(p.ticks)
+	if p.mode() == deliver.CBR && p.longest > 0 {
+		bytes, ticks = float64(p.firstSize), float64(p.longest)
+	}
+	return int(math.Round(bytes * 8 * float64(p.tbDen) / (ticks * float64(p.tbNum))))
 }
 
 func (p *packets) mode() string {
@@ -247,6 +254,7 @@ func (p *packets) read(r io.Reader) error {
 		p.count++
 		p.bytes += size
 		p.ticks += dur
+		p.longest = max(p.longest, dur)
 	}
 	return sc.Err()
 }
