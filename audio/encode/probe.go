@@ -185,6 +185,18 @@ type packets struct {
 	firstSize    int64
 	sameSize     bool
 	longest      int64 // the longest packet's duration
+	end          int64 // the last packet's pts plus its duration
+	rate         int64 // the stream's sample rate
+}
+
+// endSample is where the stream ends in samples, when its time base is
+// one sample (MP4, Ogg): the container's own account of the end
+// padding, which ffmpeg 5's AAC decoding does not trim.
+func (p *packets) endSample() int64 {
+	if p.tbNum == 1 && p.rate > 0 && p.tbDen == p.rate && p.end > 0 {
+		return p.end
+	}
+	return 0
 }
 
 // bitrate is the packets' bytes over their duration; for packets all of
@@ -238,13 +250,18 @@ func (p *packets) read(r io.Reader) error {
 			p.tbDen, _ = strconv.ParseInt(den, 10, 64)
 			continue
 		}
+		if r, ok := bytes.CutPrefix(line, []byte("#sample_rate 0: ")); ok {
+			p.rate, _ = strconv.ParseInt(string(r), 10, 64)
+			continue
+		}
 		f := strings.Split(string(line), ",")
 		if len(f) < 5 || strings.HasPrefix(f[0], "#") || strings.TrimSpace(f[0]) != "0" {
 			continue
 		}
+		pts, err0 := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
 		dur, err1 := strconv.ParseInt(strings.TrimSpace(f[3]), 10, 64)
 		size, err2 := strconv.ParseInt(strings.TrimSpace(f[4]), 10, 64)
-		if err1 != nil || err2 != nil {
+		if err0 != nil || err1 != nil || err2 != nil {
 			return fmt.Errorf("read ffmpeg's packet line %q", line)
 		}
 		if p.count == 0 {
@@ -255,6 +272,7 @@ func (p *packets) read(r io.Reader) error {
 		p.bytes += size
 		p.ticks += dur
 		p.longest = max(p.longest, dur)
+		p.end = max(p.end, pts+dur)
 	}
 	return sc.Err()
 }
