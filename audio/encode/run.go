@@ -52,9 +52,6 @@ func run(parent context.Context, j job) error {
 		return fmt.Errorf("%s: %s did not finish within the %v timeout", j.what, tool(j.path), j.timeout)
 	}
 	msg := strings.TrimSpace(string(stderr.b))
-	if len(msg) > MaxStderr {
-		msg, stderr.cut = msg[len(msg)-MaxStderr:], true
-	}
 	if stderr.cut {
 		msg += " ..."
 	}
