@@ -67,7 +67,7 @@ func language(tag string) (string, error) {
 
 // check refuses a book that cannot be written whole and exact: each
 // bound is named; chapters must be ordered, not overlap, and end within
-// the audio's length (to the sample).
+// the audio's length (to the sample at rate; 0: no slack).
 func (b *Book) check(length time.Duration, rate int) error {
 	for _, f := range []struct{ name, v string }{{"title", b.Title}, {"author", b.Author}, {"narrator", b.Narrator}} {
 		if err := checkText("book "+f.name, f.v); err != nil {
@@ -90,8 +90,12 @@ func (b *Book) check(length time.Duration, rate int) error {
 	if rate > 0 {
 		slack = time.Second / time.Duration(rate)
 	}
+	return checkChapters(b.Chapters, length, slack)
+}
+
+func checkChapters(chapters []Chapter, length, slack time.Duration) error {
 	var prev time.Duration
-	for i, c := range b.Chapters {
+	for i, c := range chapters {
 		at := fmt.Sprintf("chapter %d (%q)", i+1, c.Title)
 		if err := checkText(fmt.Sprintf("chapter %d title", i+1), c.Title); err != nil {
 			return err

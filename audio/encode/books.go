@@ -20,9 +20,8 @@ import (
 func (t *Tool) M4B(ctx context.Context, wavIn string, b Book, bitrate int, out string) (err error) {
 	tags := [][2]string{{"title", b.Title}, {"album", b.Title}, {"artist", b.Author}, {"album_artist", b.Author},
 		{"composer", b.Narrator}, {"date", year(b.Year)}, {"genre", "Audiobook"}}
-	codec := []string{"-c:a", "aac", "-b:a", strconv.Itoa(bitrate)}
-	mux := []string{"-brand", "M4B ", "-movflags", "+faststart", "-f", "ipod"}
-	return t.book(ctx, "write the M4B", wavIn, &b, deliver.Encoding{Codec: deliver.CodecAAC, BitrateMode: deliver.VBR, Bitrate: bitrate}, tags, codec, mux, out)
+	e := deliver.Encoding{Codec: deliver.CodecAAC, BitrateMode: deliver.VBR, Bitrate: bitrate}
+	return t.book(ctx, "write the M4B", wavIn, &b, e, tags, bookArgs(deliver.ContainerMP4, bitrate), out)
 }
 
 // MP3Book writes the book whose joined audio is the PCM WAV file wavIn as
@@ -38,9 +37,31 @@ func (t *Tool) MP3Book(ctx context.Context, wavIn string, b Book, bitrate int, o
 	lang, _ := language(b.Language)
 	tags := [][2]string{{"title", b.Title}, {"album", b.Title}, {"artist", b.Author}, {"composer", b.Narrator},
 		{"narrator", b.Narrator}, {"date", year(b.Year)}, {"language", lang}, {"genre", "Audiobook"}}
-	codec := []string{"-c:a", "libmp3lame", "-b:a", strconv.Itoa(bitrate)}
-	mux := []string{"-id3v2_version", "4", "-write_xing", "1", "-f", "mp3"}
-	return t.book(ctx, "write the MP3 book", wavIn, &b, deliver.Encoding{Codec: deliver.CodecMP3, BitrateMode: deliver.CBR, Bitrate: bitrate}, tags, codec, mux, out)
+	e := deliver.Encoding{Codec: deliver.CodecMP3, BitrateMode: deliver.CBR, Bitrate: bitrate}
+	return t.book(ctx, "write the MP3 book", wavIn, &b, e, tags, bookArgs(deliver.ContainerMP3, bitrate), out)
+}
+
+// bookVersion changes when the layout of a book's tags or the flags of
+// bookOutput change: it is part of BookIdentity.
+const bookVersion = 1
+
+// bookArgs are the encoder and muxer flags of a book in container
+// (deliver.ContainerMP4 for M4B, deliver.ContainerMP3).
+func bookArgs(container string, bitrate int) []string {
+	if container == deliver.ContainerMP4 {
+		return []string{"-c:a", "aac", "-b:a", strconv.Itoa(bitrate), "-brand", "M4B ", "-movflags", "+faststart", "-f", "ipod"}
+	}
+	return []string{"-c:a", "libmp3lame", "-b:a", strconv.Itoa(bitrate), "-id3v2_version", "4", "-write_xing", "1", "-f", "mp3"}
+}
+
+// BookIdentity names everything that makes the bytes of a book in
+// container (deliver.ContainerMP4: M4B; deliver.ContainerMP3) at bitrate,
+// beyond the audio and the book's own metadata: ffmpeg's version and
+// libraries, the layout of the tags, every flag. A package's fingerprint
+// covers it.
+func (t *Tool) BookIdentity(container string, bitrate int) string {
+	return fmt.Sprintf("ffmpeg %s (%s) book %d %s %s", t.Version, t.Libraries, bookVersion,
+		strings.Join(bookOutput(true, "lang"), " "), strings.Join(bookArgs(container, bitrate), " "))
 }
 
 func year(y int) string {
@@ -53,7 +74,7 @@ func year(y int) string {
 // book checks b against the WAV and the encoder, then runs ffmpeg with
 // the WAV, the metadata (tags and chapters, on standard input) and the
 // cover as inputs.
-func (t *Tool) book(ctx context.Context, what, wavIn string, b *Book, e deliver.Encoding, tags [][2]string, codec, mux []string, out string) (err error) {
+func (t *Tool) book(ctx context.Context, what, wavIn string, b *Book, e deliver.Encoding, tags [][2]string, codec []string, out string) (err error) {
 	format, length, err := wavLength(wavIn)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -74,7 +95,7 @@ func (t *Tool) book(ctx context.Context, what, wavIn string, b *Book, e deliver.
 	}
 	lang, _ := language(b.Language)
 	args = append(append(args, bookOutput(b.Cover != "", lang)...), codec...)
-	args = append(append(args, mux...), "file:"+out)
+	args = append(args, "file:"+out)
 	defer removeOnError(out, &err)
 	var meta io.Reader = strings.NewReader(ffmetadata(tags, b.Chapters))
 	return run(ctx, job{what: what, path: t.Path, args: args, stdin: meta, timeout: t.timeout()})

@@ -215,4 +215,19 @@ func TestIdentityCoversWhatChangesTheBytes(t *testing.T) {
 		}
 		seen[id] = c.name
 	}
+	for _, b := range []struct {
+		container string
+		bitrate   int
+	}{{"mp4", 64000}, {"mp4", 96000}, {"mp3", 192000}, {"mp3", 128000}} {
+		id := tool.BookIdentity(b.container, b.bitrate)
+		for _, want := range []string{"ffmpeg " + tool.Version, "libavcodec ", "+bitexact", strconv.Itoa(b.bitrate)} {
+			if !strings.Contains(id, want) {
+				t.Errorf("book identity %q lacks %q", id, want)
+			}
+		}
+		if other, ok := seen[id]; ok {
+			t.Errorf("%v and %s share the identity %q", b, other, id)
+		}
+		seen[id] = b.container
+	}
 }
