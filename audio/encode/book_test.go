@@ -32,7 +32,21 @@ func testBook(t *testing.T, cover string) (encode.Book, string) {
 			Start: audio.FramesDuration(total, 44100), End: audio.FramesDuration(total+n, 44100)})
 		total += n
 	}
-	return b, toneWAV(t, 44100, 1, total)
+	return b, toneWAV(t, 44100, 1, total, leakyInfo)
+}
+
+// leakyInfo is a LIST INFO chunk with a title that must never reach an
+// output: voxform sets every tag itself.
+var leakyInfo = []byte("LIST\x16\x00\x00\x00INFOINAM\x0a\x00\x00\x00LEAKEDTAG\x00")
+
+// checkNoLeak: nothing of the input WAV's tags nor ffmpeg's version is
+// in the output.
+func checkNoLeak(t *testing.T, path string) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	if bytes.Contains(data, []byte("LEAKED")) || versionTag.Match(data) {
+		t.Errorf("%s carries the input's tag or ffmpeg's version: %q", path, versionTag.Find(data))
+	}
 }
 
 // pngCover writes a small PNG made by ffmpeg.
@@ -86,6 +100,7 @@ func TestM4B(t *testing.T) {
 	if sum(t, out) != sum(t, filepath.Join(dir, "again.m4b")) {
 		t.Error("two M4Bs of the same book differ")
 	}
+	checkNoLeak(t, out)
 	p := checkChapters(t, out, b, 1024*time.Second/44100)
 	for k, v := range map[string]string{"title": b.Title, "album": b.Title, "artist": b.Author, "composer": b.Narrator, "date": "2026", "major_brand": "M4B "} {
 		if p.Format.Tags[k] != v {
@@ -120,6 +135,7 @@ func TestMP3Book(t *testing.T) {
 	if sum(t, out) != sum(t, filepath.Join(dir, "again.mp3")) {
 		t.Error("two MP3 books of the same book differ")
 	}
+	checkNoLeak(t, out)
 	checkChapters(t, out, b, 1152*time.Second/44100)
 	if rates := mp3Bitrates(t, out); len(rates) != 1 || rates[192000] == 0 {
 		t.Errorf("frames by bit rate %v, want all at 192000", rates)
@@ -251,6 +267,39 @@ func (tag id3Tag) chap(id string) *id3Frame {
 		}
 	}
 	return nil
+}
+
+// TestBookJPEGCover: a JPEG cover is carried as the front cover of
+// both books.
+func TestBookJPEGCover(t *testing.T) {
+	tool := findTool(t)
+	cover := filepath.Join(t.TempDir(), "cover.jpg")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc=size=32x32:d=1", "-frames:v", "1", cover).CombinedOutput(); err != nil {
+		t.Fatalf("make a cover: %v %s", err, out)
+	}
+	b, in := testBook(t, cover)
+	m4b, mp3 := filepath.Join(t.TempDir(), "b.m4b"), filepath.Join(t.TempDir(), "b.mp3")
+	if err := tool.M4B(context.Background(), in, b, 64000, m4b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tool.MP3Book(context.Background(), in, b, 128000, mp3); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{m4b, mp3} {
+		found := false
+		for _, s := range ffprobe(t, path).Streams {
+			found = found || s.CodecName == "mjpeg" && s.Disposition["attached_pic"] == 1
+		}
+		if !found {
+			t.Errorf("%s: no JPEG cover", path)
+		}
+	}
+	data, _ := os.ReadFile(mp3)
+	jpeg, _ := os.ReadFile(cover)
+	if got, want := readID3(t, data).text("APIC"), "image/jpeg\x00\x03\x00"+string(jpeg); got != want {
+		t.Errorf("APIC %q, want %q", trim(got), trim(want))
+	}
 }
 
 // TestWriteChaptersJSON: Podcasting 2.0 JSON chapters, version 1.2.0,
