@@ -51,14 +51,24 @@ func run(parent context.Context, j job) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %s did not finish within the %v timeout", j.what, tool(j.path), j.timeout)
 	}
-	msg := strings.TrimSpace(string(stderr.b))
-	if stderr.cut {
-		msg += " ..."
+	return failed(j, err, stderr)
+}
+
+// failed is the error of a run that exited badly, with the first
+// MaxStderr bytes of its standard error.
+func failed(j job, err error, stderr *capped) error {
+	msg, cut := stderr.b, stderr.cut
+	if len(msg) > MaxStderr { // a probe keeps more, to read it
+		msg, cut = msg[:MaxStderr], true
 	}
-	if msg == "" {
+	text := strings.TrimSpace(strings.ToValidUTF8(string(msg), ""))
+	if cut {
+		text += " ..."
+	}
+	if text == "" {
 		return fmt.Errorf("%s: %s failed: %w", j.what, tool(j.path), err)
 	}
-	return fmt.Errorf("%s: %s failed (%v): %s", j.what, tool(j.path), err, msg)
+	return fmt.Errorf("%s: %s failed (%v): %s", j.what, tool(j.path), err, text)
 }
 
 func tool(path string) string {
