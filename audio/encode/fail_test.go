@@ -119,7 +119,7 @@ func TestEnvironmentNotPassed(t *testing.T) {
 // TestStderrIsBounded: a failing ffmpeg's flood of standard error comes
 // back cut to MaxStderr, and the failed run leaves no output.
 func TestStderrIsBounded(t *testing.T) {
-	tool := fakeFFmpeg(t, "libmp3lame", `printf partial > "$out"; head -c 200000 /dev/zero | tr '\0' x >&2; exit 1`)
+	tool := fakeFFmpeg(t, "libmp3lame", `printf partial > "$out"; head -c 300000 /dev/zero | tr '\0' x >&2; exit 1`)
 	out := filepath.Join(t.TempDir(), "x.mp3")
 	err := tool.Encode(context.Background(), toneWAV(t, 44100, 1, 100), mp3CBR, out)
 	if err == nil || len(err.Error()) > encode.MaxStderr+500 || !strings.Contains(err.Error(), "xxxx ...") {
@@ -127,6 +127,11 @@ func TestStderrIsBounded(t *testing.T) {
 	}
 	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("a failed run's output is left: %v", serr)
+	}
+	tool.FFprobe = "" // Probe reads ffmpeg's description, kept longer
+	_, err = tool.Probe(context.Background(), toneWAV(t, 44100, 1, 100))
+	if err == nil || len(err.Error()) > encode.MaxStderr+500 {
+		t.Fatalf("Probe: an error of %d bytes, want one cut near %d", len(err.Error()), encode.MaxStderr)
 	}
 }
 
