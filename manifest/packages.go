@@ -242,7 +242,7 @@ func (x *expander) chapter(file string, n *yaml.Node, sc *scope) (Chapter, bool)
 	if !ok {
 		return Chapter{}, false
 	}
-	c := Chapter{Synthesis: addr, Pos: fs["synthesis"].Pos()}
+	c := Chapter{Synthesis: addr, Pos: valuePos(file, fs["synthesis"].Val)}
 	if !x.knownSynthesis(addr, c.Pos) {
 		return Chapter{}, false
 	}
