@@ -53,7 +53,10 @@ func (x *expander) packages() {
 // (reported).
 func (x *expander) pkg(b *Block) *Package {
 	fs := fieldsOf(b.File, b.Node)
-	x.raw.dropBroken("packages", b.Name, fs)
+	n := len(fs)
+	if x.raw.dropBroken("packages", b.Name, fs); len(fs) < n {
+		return nil // a field the schema refused (reported): the rest would only follow from it
+	}
 	sc := x.scope()
 	x.failed = false
 	p := &Package{Name: b.Name, Address: Address(KindPackage, b.Name, "", false), Pos: b.Pos(), Fields: fieldPositions(fs)}

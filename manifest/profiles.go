@@ -106,7 +106,10 @@ func (x *expander) deliveryProfile(b *Block) *deliver.Profile {
 		return nil
 	}
 	fs := fieldsOf(b.File, b.Node)
-	x.raw.dropBroken("delivery_profiles", name, fs)
+	n := len(fs)
+	if x.raw.dropBroken("delivery_profiles", name, fs); len(fs) < n {
+		return nil // a field the schema refused (reported): the rest would only follow from it
+	}
 	sc := x.scope()
 	x.failed = false
 	pp := profilePos{}
