@@ -175,7 +175,9 @@ func (x *expander) deliverItem(file string, n *yaml.Node, sc *scope) (deliverIte
 	pf := &field{Name: "deliver", File: file, Val: n}
 	var out *field
 	switch {
-	case n == nil:
+	case n == nil || isNull(n):
+		x.failed = true
+		x.ds.Errorf(nodePos(file, n), "deliver: this entry is empty").WithHint("name a profile, or write { profile: NAME, output: PATH }")
 		return deliverItem{}, false
 	case n.Kind == yaml.MappingNode:
 		fs := fieldsOf(file, n)
@@ -185,12 +187,14 @@ func (x *expander) deliverItem(file string, n *yaml.Node, sc *scope) (deliverIte
 				x.ds.Errorf(nodePos(file, sf.Key), "deliver: unknown field %q", name).WithHint("a delivery has profile and output")
 			}
 		}
-		if pf = fs["profile"]; pf == nil {
+		if pf = fs["profile"]; pf == nil || isNull(pf.Val) {
 			x.failed = true
 			x.ds.Errorf(nodePos(file, n), "deliver: this entry names no profile").WithHint("write { profile: NAME, output: PATH }")
 			return deliverItem{}, false
 		}
-		out = fs["output"]
+		if out = fs["output"]; out != nil && isNull(out.Val) {
+			out = nil // the default path
+		}
 	case n.Kind != yaml.ScalarNode:
 		x.failed = true
 		x.ds.Errorf(nodePos(file, n), "deliver: want a profile name or {profile, output}")

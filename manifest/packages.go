@@ -63,7 +63,7 @@ func (x *expander) pkg(b *Block) *Package {
 	for _, sub := range []string{"m4b", "mp3"} {
 		subPositions(p.Fields, sub, fs[sub])
 	}
-	if fs["title"] == nil {
+	if fs["title"] == nil || isNull(fs["title"].Val) {
 		x.failed = true
 		x.ds.Errorf(b.Pos(), "package %q has no title", b.Name).WithHint("set title: to the book's title")
 	}
@@ -235,7 +235,7 @@ func (x *expander) chapter(file string, n *yaml.Node, sc *scope) (Chapter, bool)
 	}
 	fs := fieldsOf(file, n)
 	for _, req := range []string{"synthesis", "title"} {
-		if fs[req] == nil {
+		if fs[req] == nil || isNull(fs[req].Val) {
 			x.failed = true
 			x.ds.Errorf(nodePos(file, n), "chapter has no %s", req).WithHint("write { synthesis: synthesis.NAME, title: TITLE }")
 			return Chapter{}, false
@@ -307,7 +307,7 @@ func (x *expander) bookFile(p *Package, f *field, sc *scope, container, codec st
 	out, rate := f, (*field)(nil)
 	if deref(f.Val).Kind == yaml.MappingNode {
 		fs := fieldsOf(f.File, deref(f.Val))
-		if out = fs["output"]; out == nil {
+		if out = fs["output"]; out == nil || isNull(out.Val) {
 			x.failed = true
 			x.ds.Errorf(f.Pos(), "%s: has no output", f.Name).WithHint("write %s: { output: PATH, bitrate: %dk }", f.Name, defRate/1000)
 			return nil

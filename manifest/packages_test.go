@@ -201,3 +201,48 @@ packages:
 		}
 	}
 }
+
+// TestDeliveryOddShapes: nulls, lists and maps where the language wants
+// something else give positioned errors, never a panic (Expand alone,
+// without the JSON Schema's types in front of it).
+func TestDeliveryOddShapes(t *testing.T) {
+	_, ds := load(t, deliverHead+`delivery_profiles:
+  nil: null
+  enc: { encoding: null }
+  listy: { base: acx, head: [1], encoding: [mp3], peak: 3 }
+packages:
+  nil: null
+  shapes: { title: [T], chapters: [null, 3, { synthesis: [x], title: T }], m4b: [], mp3: { output: null }, year: x }
+  nulls: { title: null, chapters: [{ synthesis: null, title: T }], mp3: { output: null } }
+syntheses:
+  ch1: { voice: v, text: one, output: build/ch1.wav }
+  s1: { voice: v, text: t, output: a.wav, deliver: [null, ~, [], {}, { profile: null }] }
+  s2: { voice: v, text: t, output: b.wav, deliver: { profile: acx, output: [x] } }
+`, nil, LoadOptions{})
+	wantDiags(t, ds,
+		`voxform.yaml:5:3: error: delivery profile "nil" has no encoding and no base`,
+		`voxform.yaml:6:20: error: delivery profile "enc": encoding: want a map of container, codec, sample_rate, channels, bitrate, bitrate_mode`,
+		`voxform.yaml:7:29: error: delivery profile "listy": head: want a number of seconds, or a map of seconds, min, max, tone`,
+		`voxform.yaml:7:44: error: delivery profile "listy": encoding: want a map of container, codec, sample_rate, channels, bitrate, bitrate_mode`,
+		`voxform.yaml:7:57: error: delivery profile "listy": peak: want a map of measure and max`,
+		`voxform.yaml:9:3: error: package "nil" has no chapters`,
+		`voxform.yaml:9:3: error: package "nil" has no title`,
+		`voxform.yaml:9:3: error: package "nil" writes no book: it has neither m4b: nor mp3:`,
+		`voxform.yaml:10:20: error: title: want a string, not a list`,
+		`voxform.yaml:10:36: error: chapter: want a map of synthesis and title`,
+		`voxform.yaml:10:42: error: chapter: want a map of synthesis and title`,
+		`voxform.yaml:10:58: error: synthesis: want a string, not a list`,
+		`voxform.yaml:10:81: error: m4b: want a string, not a list`,
+		`voxform.yaml:10:90: error: mp3: has no output`,
+		`voxform.yaml:10:114: error: year: want an integer, not "x"`,
+		`voxform.yaml:11:3: error: package "nulls" has no title`,
+		`voxform.yaml:11:36: error: chapter has no synthesis`,
+		`voxform.yaml:11:73: error: mp3: has no output`,
+		`voxform.yaml:14:53: error: deliver: this entry is empty`,
+		`voxform.yaml:14:59: error: deliver: this entry is empty`,
+		`voxform.yaml:14:62: error: deliver: want a profile name or {profile, output}`,
+		`voxform.yaml:14:66: error: deliver: this entry names no profile`,
+		`voxform.yaml:14:70: error: deliver: this entry names no profile`,
+		`voxform.yaml:15:76: error: output: want a string, not a list`,
+	)
+}
