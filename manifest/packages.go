@@ -63,15 +63,7 @@ func (x *expander) pkg(b *Block) *Package {
 	for _, sub := range []string{"m4b", "mp3"} {
 		subPositions(p.Fields, sub, fs[sub])
 	}
-	if fs["title"] == nil || isNull(fs["title"].Val) {
-		x.failed = true
-		x.ds.Errorf(b.Pos(), "package %q has no title", b.Name).WithHint("set title: to the book's title")
-	}
-	p.Meta.Title = x.bookText(fs["title"], sc)
-	p.Meta.Author = x.bookText(fs["author"], sc)
-	p.Meta.Narrator = x.bookText(fs["narrator"], sc)
-	p.Meta.Year = x.bookYear(fs["year"], sc)
-	p.Meta.Language = x.bookLang(fs["language"], sc)
+	p.Meta = x.bookMeta(b, fs, sc)
 	p.Cover = x.bookCover(fs["cover"], sc)
 	p.Profile = deliver.Builtin(DefaultPackageProfile)
 	if f := fs["profile"]; f != nil {
@@ -96,6 +88,22 @@ func (x *expander) pkg(b *Block) *Package {
 		return nil
 	}
 	return p
+}
+
+// bookMeta evaluates what a package says about its book; the title is
+// required.
+func (x *expander) bookMeta(b *Block, fs map[string]*field, sc *scope) BookMeta {
+	if fs["title"] == nil || isNull(fs["title"].Val) {
+		x.failed = true
+		x.ds.Errorf(b.Pos(), "package %q has no title", b.Name).WithHint("set title: to the book's title")
+	}
+	return BookMeta{
+		Title:    x.bookText(fs["title"], sc),
+		Author:   x.bookText(fs["author"], sc),
+		Narrator: x.bookText(fs["narrator"], sc),
+		Year:     x.bookYear(fs["year"], sc),
+		Language: x.bookLang(fs["language"], sc),
+	}
 }
 
 // bookText evaluates a title, author, narrator or chapter title: not

@@ -113,26 +113,10 @@ func (x *expander) deliveryProfile(b *Block) *deliver.Profile {
 	sc := x.scope()
 	x.failed = false
 	pp := profilePos{}
-	p := &deliver.Profile{}
-	if f := fs["base"]; f != nil {
-		pp["base"] = f.Pos()
-		base, _, ok := x.str(f, sc)
-		if !ok {
-			return nil
-		}
-		if p = deliver.Builtin(base); p == nil {
-			d := x.ds.Errorf(f.Pos(), "delivery profile %q: base %q is not a built-in profile (%s)", name, base, strings.Join(deliver.BuiltinNames(), ", "))
-			if sg := Suggest(base, deliver.BuiltinNames()); sg != "" {
-				d.WithHint("did you mean %q?", sg)
-			}
-			return nil
-		}
-	} else if fs["encoding"] == nil {
-		x.ds.Errorf(b.Pos(), "delivery profile %q has no encoding and no base", name).
-			WithHint("set encoding: (container, codec, sample_rate, ...), or base: one of %s", strings.Join(deliver.BuiltinNames(), ", "))
+	p := x.profileBase(b, fs, sc, pp)
+	if p == nil {
 		return nil
 	}
-	p.Name, p.Source = name, ""
 	x.profileEncoding(name, p, fs["encoding"], sc, pp)
 	x.profileLoudness(name, p, fs["loudness"], sc, pp)
 	x.profilePeak(name, p, fs["peak"], sc, pp)
@@ -153,6 +137,37 @@ func (x *expander) deliveryProfile(b *Block) *deliver.Profile {
 	if len(problems) > 0 {
 		return nil
 	}
+	return p
+}
+
+// profileBase is where a profile starts: a copy of its base:, or an
+// empty profile when it has its own encoding:; nil when refused
+// (reported).
+func (x *expander) profileBase(b *Block, fs map[string]*field, sc *scope, pp profilePos) *deliver.Profile {
+	name := b.Name
+	f := fs["base"]
+	if f == nil {
+		if fs["encoding"] == nil {
+			x.ds.Errorf(b.Pos(), "delivery profile %q has no encoding and no base", name).
+				WithHint("set encoding: (container, codec, sample_rate, ...), or base: one of %s", strings.Join(deliver.BuiltinNames(), ", "))
+			return nil
+		}
+		return &deliver.Profile{Name: name}
+	}
+	pp["base"] = f.Pos()
+	base, _, ok := x.str(f, sc)
+	if !ok {
+		return nil
+	}
+	p := deliver.Builtin(base)
+	if p == nil {
+		d := x.ds.Errorf(f.Pos(), "delivery profile %q: base %q is not a built-in profile (%s)", name, base, strings.Join(deliver.BuiltinNames(), ", "))
+		if sg := Suggest(base, deliver.BuiltinNames()); sg != "" {
+			d.WithHint("did you mean %q?", sg)
+		}
+		return nil
+	}
+	p.Name, p.Source = name, ""
 	return p
 }
 
@@ -211,9 +226,14 @@ func (x *expander) profileEncoding(name string, p *deliver.Profile, f *field, sc
 	if e.Channels == 0 {
 		e.Channels = 1
 	}
-	if x.failed {
-		return
+	if !x.failed {
+		x.encodingRequired(name, e, at)
 	}
+}
+
+// encodingRequired reports, at at, each encoding field neither the
+// profile nor its base gives.
+func (x *expander) encodingRequired(name string, e *deliver.Encoding, at Pos) {
 	for _, req := range []struct {
 		field string
 		unset bool
