@@ -40,4 +40,16 @@
 // schema checks it and when apply sends it, by owned.Root.OpenInputWithin.
 // "Did you mean" compares at most MaxSuggestCompares names per load, and
 // errors repeated by every instance of a block are reported once.
+//
+// The delivery language is the manifest's too (profiles.go, deliver.go,
+// packages.go): delivery_profiles: builds custom deliver.Profile values
+// from a built-in base, each deliver.Validate problem reported at the
+// field it names; deliver: (on a synthesis or in defaults) is evaluated
+// once per value, like listen:, and each instance places its delivered
+// files (DefaultDelivered); packages: declares books from declared
+// syntheses, their cover read as a text_file is and bound into the hash.
+// Its bounds are MaxDeliveries, MaxDeliveryProfiles, MaxPackages,
+// MaxChapters, MaxTitleChars and MaxCoverBytes. Whether a delivered or
+// package file collides with another output, and whether a synthesis's
+// audio can be decoded for mastering, are the schema's checks.
 package manifest

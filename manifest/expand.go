@@ -46,7 +46,24 @@ type expander struct {
 	inherited map[inheritKey]map[string]Pos
 	sharedAC  map[*yaml.Node]*AudioConfig
 	listens   map[*yaml.Node]*Listen
-	curBlock  *Block // the synthesis block being expanded
+	// delivers holds the deliver: values evaluated (see blockDeliver);
+	// deliverErrs the positions of delivered outputs reported.
+	delivers    map[*yaml.Node]*deliverSpec
+	deliverErrs map[Pos]bool
+	// badProfiles are the delivery_profiles: entries refused (reported);
+	// profileNames lists every entry, profileCandidates them and the
+	// built-ins, for "did you mean".
+	badProfiles       map[string]bool
+	profileNames      []string
+	profileCandidates []string
+	// synthByAddr holds the syntheses expanded, by address; synthDropped
+	// the blocks with a refused instance (or refused whole), whose
+	// instances a chapter may name without a second error.
+	synthByAddr  map[string]*Synthesis
+	synthDropped map[string]bool
+	// covers holds the cover images read (bound into the hash once).
+	covers   map[string]bool
+	curBlock *Block // the synthesis block being expanded
 	// instances counts the syntheses expanded (see MaxSyntheses);
 	// synthesesOver is set once the limit is reported.
 	instances     int
@@ -86,6 +103,12 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		sharedAC:  map[*yaml.Node]*AudioConfig{},
 		listens:   map[*yaml.Node]*Listen{},
 		walks:     map[string]*walked{},
+		delivers:  map[*yaml.Node]*deliverSpec{},
+		covers:    map[string]bool{},
+
+		deliverErrs:  map[Pos]bool{},
+		synthByAddr:  map[string]*Synthesis{},
+		synthDropped: map[string]bool{},
 	}
 	for _, f := range raw.Files {
 		x.m.Files = append(x.m.Files, f.Name)
@@ -104,10 +127,12 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 	x.catalog()
 	x.budget()
 	x.loudness()
+	x.deliveryProfiles()
 	x.expandVoices()
 	x.voiceNames = mapKeys(x.voices)
 	x.expandEmbeddings()
 	x.expandSyntheses()
+	x.packages()
 	x.expandTranscriptions()
 	x.finish()
 	x.ds.Sort()

@@ -20,11 +20,11 @@ var errNotIndex = errors.New("not an index")
 
 // Sections are the top-level keys of a manifest, in documented order.
 var Sections = []string{"version", "service", "cache", "backend", "catalog", "variables", "defaults", "budget", "loudness",
-	"voices", "embeddings", "syntheses", "transcriptions"}
+	"voices", "embeddings", "syntheses", "transcriptions", "delivery_profiles", "packages"}
 
 // namedSections hold named blocks that are merged across files by name.
 var namedSections = map[string]bool{"variables": true, "voices": true, "embeddings": true,
-	"syntheses": true, "transcriptions": true}
+	"syntheses": true, "transcriptions": true, "delivery_profiles": true, "packages": true}
 
 // File is one parsed manifest file; a file may hold several YAML documents.
 type File struct {
@@ -587,6 +587,10 @@ func singular(section string) string {
 		return "synthesis"
 	case "transcriptions":
 		return "transcription"
+	case "delivery_profiles":
+		return "delivery profile"
+	case "packages":
+		return "package"
 	}
 	return section
 }

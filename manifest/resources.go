@@ -125,6 +125,7 @@ func (x *expander) expandSyntheses() {
 	for _, name := range x.raw.sortedNames("syntheses") {
 		b := x.raw.Blocks["syntheses"][name]
 		if x.raw.isBroken("syntheses", name) {
+			x.synthDropped[name] = true
 			continue
 		}
 		x.curBlock = b
@@ -139,6 +140,7 @@ func (x *expander) expandSyntheses() {
 		x.raw.dropBroken("syntheses", b.Name, fs)
 		sc := x.scope()
 		if x.raw.brokenField("syntheses", name, "for_each") {
+			x.synthDropped[name] = true
 			continue
 		}
 		room := MaxSyntheses - x.instances
@@ -149,14 +151,13 @@ func (x *expander) expandSyntheses() {
 				return
 			}
 			x.instances++
-			if s := x.synthesis(b, fs, pos, sc, nil); s != nil {
-				x.m.Syntheses = append(x.m.Syntheses, s)
-			}
+			x.addSynthesis(name, x.synthesis(b, fs, pos, sc, nil))
 			continue
 		}
 		nd := len(x.ds)
 		elems, ok := x.forEach(fe.File, fe.Val, sc, room)
 		if !ok {
+			x.synthDropped[name] = true
 			continue
 		}
 		if len(elems) == 0 && len(x.ds) == nd {
@@ -166,14 +167,23 @@ func (x *expander) expandSyntheses() {
 		x.m.Syntheses = slices.Grow(x.m.Syntheses, len(elems))
 		for _, ev := range elems {
 			sc.each = ev
-			if s := x.synthesis(b, fs, pos, sc, ev); s != nil {
-				x.m.Syntheses = append(x.m.Syntheses, s)
-			}
+			x.addSynthesis(name, x.synthesis(b, fs, pos, sc, ev))
 		}
 		if x.synthesesOver {
 			return
 		}
 	}
+}
+
+// addSynthesis adds an expanded synthesis instance of block name; nil,
+// a refused one (reported), marks the block for knownSynthesis.
+func (x *expander) addSynthesis(name string, s *Synthesis) {
+	if s == nil {
+		x.synthDropped[name] = true
+		return
+	}
+	x.m.Syntheses = append(x.m.Syntheses, s)
+	x.synthByAddr[s.Address] = s
 }
 
 // subPositions records in pos where each field of the map f is written,
@@ -217,6 +227,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 		s.Output = cleanRel(o)
 	}
 	s.Cues = x.cues(fs["cues"], sc)
+	s.Deliver = x.deliveries(s, fs["deliver"], sc)
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
 	s.Listen = x.blockListen(fs["listen"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)

@@ -388,7 +388,9 @@ type Delivery struct {
 	Profile *deliver.Profile
 	// Output is where the delivered file is written, relative to Dir.
 	Output string
-	Pos    Pos
+	// Pos is where the delivery is declared: its output: value when
+	// written, else the profile's name.
+	Pos Pos
 }
 
 // Package is a chaptered book made of syntheses (a packages: entry): each

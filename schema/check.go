@@ -48,6 +48,7 @@ func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 	c.checkEmbeddings()
 	c.checkSyntheses()
 	c.checkTranscriptions()
+	c.checkPackages()
 	c.checkPaths()
 	return c
 }

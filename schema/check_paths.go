@@ -98,6 +98,13 @@ func (c *checker) outputs() []output {
 			pos = s.KeyPos
 		}
 		outs = append(outs, output{s.Output, s.Address, pos})
+		for _, d := range s.Deliver {
+			at := d.Pos
+			if s.HasKey && s.KeyPos.Line > 0 {
+				at = s.KeyPos
+			}
+			outs = append(outs, output{d.Output, s.Address, at})
+		}
 		if s.Cues == nil {
 			continue
 		}
@@ -111,6 +118,9 @@ func (c *checker) outputs() []output {
 			}
 			outs = append(outs, output{cue.path, s.Address, pos})
 		}
+	}
+	for _, p := range c.m.Packages {
+		outs = append(outs, packageOutputs(p)...)
 	}
 	for _, t := range c.m.Transcriptions {
 		formats := make([]string, 0, len(t.Outputs))
@@ -150,10 +160,33 @@ func (c *checker) inputs() map[string]string {
 			in[v.EmbeddingFile] = "embedding file of " + v.Address
 		}
 	}
+	for _, p := range c.m.Packages {
+		if p.Cover != "" {
+			in[p.Cover] = "cover of " + p.Address
+		}
+	}
 	for _, t := range c.m.Transcriptions {
 		if !t.IsURL {
 			in[t.Input] = "input of " + t.Address
 		}
 	}
 	return in
+}
+
+// packageOutputs lists the files a package writes, each at its field.
+func packageOutputs(p *manifest.Package) []output {
+	var outs []output
+	for _, f := range []struct {
+		name string
+		file *manifest.BookFile
+	}{{"m4b", p.M4B}, {"mp3", p.MP3}} {
+		if f.file != nil {
+			at := manifest.FieldPos(p.Fields, f.name+".output", manifest.FieldPos(p.Fields, f.name, p.Pos))
+			outs = append(outs, output{f.file.Output, p.Address, at})
+		}
+	}
+	if p.ChaptersJSON != "" {
+		outs = append(outs, output{p.ChaptersJSON, p.Address, manifest.FieldPos(p.Fields, "chapters_json", p.Pos)})
+	}
+	return outs
 }

@@ -48,6 +48,9 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.unknownName(f("transport"), "transport", s.Transport, c.cat.Transports, "")
 	}
 	ac := c.audioConfigOnce(s)
+	if len(s.Deliver) > 0 && ac != nil {
+		c.checkDeliverable(s, "deliver", f("deliver"))
+	}
 	c.listenOnce(s)
 	model := c.model(s.Model)
 	if v == nil || model == nil {

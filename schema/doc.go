@@ -10,7 +10,10 @@
 // catalog of its profile, extended by its catalog: block (CatalogFor).
 // schema reads manifests only through their types; reading, merging and
 // expanding them is package manifest's. ExplainLexicons says what each
-// synthesis's lexicon does to its text, for validate -explain.
+// synthesis's lexicon does to its text, for validate -explain. Delivered
+// files (deliver:) and package files (packages:) are outputs like any
+// other in the one output check (checkPaths), and a delivery or a
+// package chapter needs audio voxform decodes (check_deliver.go).
 //
 // The checks take time linear in the manifest, whatever it fans out: a
 // text from one source (a variable, a default, a data value) is checked
