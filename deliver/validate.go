@@ -62,6 +62,8 @@ func Validate(p *Profile) []Problem {
 		add("encoding.bitrate_mode", "%q: want cbr or vbr", e.BitrateMode)
 	case !pcm && (e.Bitrate < 6000 || e.Bitrate > 320000):
 		add("encoding.bitrate", "%d bit/s is outside 6 to 320 kbps", e.Bitrate)
+	case e.Codec == CodecAAC && e.BitrateMode == CBR:
+		add("encoding.bitrate_mode", "aac has no constant bit rate (its encoder aims at an average): want vbr")
 	}
 	if l := p.Loudness; l != nil {
 		if l.Measure != LUFS && l.Measure != RMS {

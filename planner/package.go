@@ -158,13 +158,14 @@ func (c *computer) remaster(d *Desired, prior *state.Resource, reason string) *A
 
 // BookProfile is the profile a package's file of format (PackageM4B,
 // PackageMP3) is made to: the package's profile with that file's
-// encoding (AAC in MP4, or CBR MP3, at the file's bit rate).
+// encoding (AAC in MP4 at an average bit rate, or CBR MP3, at the
+// file's bit rate).
 func BookProfile(p *manifest.Package, format string) *deliver.Profile {
 	b := p.Profile.Clone()
 	e := deliver.Encoding{SampleRate: b.Encoding.SampleRate, Channels: b.Encoding.Channels, BitrateMode: deliver.CBR}
 	switch format {
 	case PackageM4B:
-		e.Container, e.Codec, e.Bitrate = deliver.ContainerMP4, deliver.CodecAAC, p.M4B.Bitrate
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP4, deliver.CodecAAC, deliver.VBR, p.M4B.Bitrate
 	case PackageMP3:
 		e.Container, e.Codec, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, p.MP3.Bitrate
 	}
