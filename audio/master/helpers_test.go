@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/master"
 	"github.com/voxform/voxform/deliver"
 )
@@ -165,4 +167,55 @@ func speech(t testing.TB) string {
 		t.Fatalf("espeak-ng: %v", speechErr)
 	}
 	return speechPath
+}
+
+// writeWAV writes a 16-bit PCM WAV file of frames frames at rate Hz,
+// mono, sample i being gen(i).
+func writeWAV(t testing.TB, path string, rate int, frames int64, gen func(i int64) float64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	format := audio.Format{SampleRate: rate, Channels: 1, BitsPerSample: 16, Encoding: audio.PCM}
+	w, err := audio.NewWAVWriter(f, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, 0, 4096)
+	var b []byte
+	for i := int64(0); i < frames; i++ {
+		buf = append(buf, gen(i))
+		if len(buf) == cap(buf) || i == frames-1 {
+			b = audio.AppendSamples(b[:0], format, buf)
+			if _, err := w.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			buf = buf[:0]
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sine is a tone of freq Hz at amplitude amp (linear) between frames
+// from and to, silence elsewhere.
+func sine(rate int, freq, amp float64, from, to int64) func(int64) float64 {
+	return func(i int64) float64 {
+		if i < from || i >= to {
+			return 0
+		}
+		return amp * math.Sin(2*math.Pi*freq*float64(i)/float64(rate))
+	}
+}
+
+func sha(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
 }

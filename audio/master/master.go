@@ -216,14 +216,18 @@ func MasterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Pr
 	if ps := deliver.Validate(p); len(ps) > 0 {
 		return 0, fmt.Errorf("master %s: invalid profile: %v", src, errors.Join(problems(ps)...))
 	}
-	return masterPCM(ctx, src, raw, p, adjust{}, w)
+	n, err := masterPCM(ctx, src, raw, p, adjust{}, w)
+	if err != nil {
+		return 0, fmt.Errorf("master %s: %w", src, err)
+	}
+	return n, nil
 }
 
 func masterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, adj adjust, w io.WriteSeeker) (int64, error) {
 	m := newMastering(ctx, src, raw, p, adj)
 	ps, err := m.plan()
 	if err != nil {
-		return 0, fmt.Errorf("master %s: %w", src, err)
+		return 0, err
 	}
 	ww, err := audio.NewWAVWriter(w, m.format)
 	if err != nil {
@@ -234,7 +238,7 @@ func masterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Pr
 		err = ww.Close()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("master %s: %w", src, err)
+		return 0, err
 	}
 	return lv.frames, nil
 }

@@ -28,8 +28,10 @@ import (
 //   - Head and Tail: audio/loudness's edge rule on the channels' mean.
 //   - MP3: CBR when every audio frame (the Xing/Info frame aside) has the
 //     same bit rate; the bit rate is that rate, else the average.
-//   - MP4 and the bit rate of Ogg: the Encoder's Probe; MP4's audio is
-//     decoded by the Encoder into a temporary WAV file.
+//   - MP4 and the bit rate of Ogg: the Encoder's Probe (for Ogg, where it
+//     gives none or there is no Encoder: VBR, the file's bytes over its
+//     duration); MP4's audio is decoded by the Encoder into a temporary
+//     WAV file.
 const (
 	floorWindowMs = 500
 	floorHopMs    = 100
@@ -92,18 +94,20 @@ func measure(ctx context.Context, path string, enc Encoder) (deliver.Measured, e
 // probeRate takes the bit rate of an Ogg Opus file from the Encoder's
 // Probe, or else its average over the file.
 func probeRate(ctx context.Context, path string, enc Encoder, m *deliver.Measured) error {
+	m.BitrateMode = deliver.VBR
+	if m.Seconds > 0 {
+		m.Bitrate = int(math.Round(float64(m.Bytes) * 8 / m.Seconds))
+	}
 	if enc == nil {
-		m.BitrateMode = deliver.VBR
-		if m.Seconds > 0 {
-			m.Bitrate = int(math.Round(float64(m.Bytes) * 8 / m.Seconds))
-		}
 		return nil
 	}
 	s, err := enc.Probe(ctx, path)
 	if err != nil {
 		return err
 	}
-	m.Bitrate, m.BitrateMode = s.Bitrate, mode(s.CBR)
+	if s.Bitrate > 0 {
+		m.Bitrate, m.BitrateMode = s.Bitrate, mode(s.CBR)
+	}
 	return nil
 }
 

@@ -106,7 +106,7 @@ func (m *mastering) plan() (pass, error) {
 	if l != nil {
 		got := m.loudness(levels{integrated: a.integrated, rms: a.rms})
 		if math.IsInf(got, -1) || math.IsNaN(got) {
-			return pass{}, errors.New("the source is silent: there is no loudness to bring to the target")
+			return pass{}, errors.New("the source is silent: " + silentBelow(l.Measure))
 		}
 		ps.gainDB = m.target - got
 	}
@@ -337,4 +337,12 @@ func Margin(p *deliver.Profile) float64 {
 		return 0.4
 	}
 	return 0.5
+}
+
+// silentBelow names the level under which a source has no loudness.
+func silentBelow(measure string) string {
+	if measure == deliver.LUFS {
+		return "its loudness is below the -70 LUFS gate" // BS.1770-4's absolute gate
+	}
+	return "it is digital silence"
 }
