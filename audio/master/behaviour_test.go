@@ -255,3 +255,38 @@ func TestIdentity(t *testing.T) {
 		t.Errorf("acx identity %q", got)
 	}
 }
+
+// wrongEncoder encodes at half the profile's rate and bit rate.
+type wrongEncoder struct{ ffmpegEncoder }
+
+func (w wrongEncoder) Encode(ctx context.Context, in string, e deliver.Encoding, out string) error {
+	e.SampleRate, e.Bitrate = e.SampleRate/2, e.Bitrate/2
+	return w.ffmpegEncoder.Encode(ctx, in, e, out)
+}
+
+// TestFailedRulesNamedAndFileRemoved: a delivered file that misses rules
+// is an error naming each, measured against target, and is removed.
+func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
+	src := speech(t)
+	out := filepath.Join(t.TempDir(), "out.mp3")
+	_, err := master.Master(context.Background(), src, nil, deliver.Builtin("acx"), wrongEncoder{}, t.TempDir(), out)
+	var re *master.RulesError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v, want a *RulesError", err)
+	}
+	var rules []string
+	for _, r := range re.Failed {
+		rules = append(rules, r.Rule)
+	}
+	if strings.Join(rules, ",") != "sample_rate,bitrate" {
+		t.Errorf("failed rules %v, want sample_rate and bitrate", rules)
+	}
+	for _, s := range []string{"sample_rate 22050 Hz, want 44100 Hz", "bitrate 96 kbps, want 192 kbps"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q lacks %q", err, s)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("out left: %v", err)
+	}
+}
