@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"time"
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/audio/internal/mp3"
@@ -233,18 +234,10 @@ func measureLevels(ctx context.Context, rs io.ReadSeeker, m *deliver.Measured) e
 		return err
 	}
 	t := &tap{ctx: ctx, src: src, meter: meter, floor: newFloor(rate, src.Channels())}
-	e := loudness.NewEdges(audio.Mono(t), rate)
-	buf := make([]float64, 4096)
-	for {
-		_, err := e.ReadSamples(buf)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	lead, tail, err := edges(loudness.NewEdges(audio.Mono(t), rate))
+	if err != nil {
+		return err
 	}
-	lead, tail := e.Edges()
 	l := meter.Loudness()
 	m.SampleRate, m.Channels = rate, src.Channels()
 	m.Seconds = float64(t.frames) / float64(rate)
@@ -338,4 +331,19 @@ func (f *floor) result() float64 {
 		ms = (f.all + f.sum) / float64(max(f.frames*int64(f.ch), 1))
 	}
 	return 10 * math.Log10(ms)
+}
+
+// edges reads e to its end and returns the silence at its ends.
+func edges(e *loudness.Edges) (lead, tail time.Duration, err error) {
+	buf := make([]float64, 4096)
+	for {
+		_, err := e.ReadSamples(buf)
+		if err == io.EOF {
+			lead, tail = e.Edges()
+			return lead, tail, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
 }
