@@ -40,26 +40,12 @@ func analyse(c *chain, rate int, limit int64) (*analysis, error) {
 		return nil, err
 	}
 	a := &analysis{window: max(int64(rate)*windowMs/1000, 1)}
-	var sumsq, wsum float64
-	var wn int64
+	var w windowSum
 	buf := make([]float64, 4096*ch)
 	for {
 		n, err := c.ReadSamples(buf)
 		m.Write(buf[:n])
-		for i := 0; i+ch <= n; i += ch {
-			mono := 0.0
-			for _, v := range buf[i : i+ch] {
-				sumsq += v * v
-				mono += v
-			}
-			mono /= float64(ch)
-			wsum += mono * mono
-			if wn++; wn == a.window {
-				a.addWindow(wsum / float64(wn))
-				wsum, wn = 0, 0
-			}
-		}
-		a.frames += int64(n / ch)
+		a.take(buf[:n], ch, &w)
 		if a.frames > limit {
 			return nil, errTooLong
 		}
@@ -70,12 +56,37 @@ func analyse(c *chain, rate int, limit int64) (*analysis, error) {
 			return nil, err
 		}
 	}
-	if wn > 0 {
-		a.addWindow(wsum / float64(wn))
+	if w.n > 0 {
+		a.addWindow(w.mono / float64(w.n))
 	}
 	a.integrated = m.Loudness().Integrated
-	a.rms = dB(math.Sqrt(sumsq / float64(max(a.frames*int64(ch), 1))))
+	a.rms = dB(math.Sqrt(w.all / float64(max(a.frames*int64(ch), 1))))
 	return a, nil
+}
+
+// windowSum is the sums of analyse: of the squares of every sample, and
+// of the squared mono samples of the current window.
+type windowSum struct {
+	all, mono float64
+	n         int64
+}
+
+// take adds frames of ch channels.
+func (a *analysis) take(x []float64, ch int, w *windowSum) {
+	for i := 0; i+ch <= len(x); i += ch {
+		mono := 0.0
+		for _, v := range x[i : i+ch] {
+			w.all += v * v
+			mono += v
+		}
+		mono /= float64(ch)
+		w.mono += mono * mono
+		if w.n++; w.n == a.window {
+			a.addWindow(w.mono / float64(w.n))
+			w.mono, w.n = 0, 0
+		}
+	}
+	a.frames += int64(len(x) / ch)
 }
 
 // addWindow records the next window's mean square.

@@ -125,12 +125,14 @@ func Master(ctx context.Context, src string, raw *audio.Format, p *deliver.Profi
 	if err := usable(p, enc); err != nil {
 		return Result{}, err
 	}
+	ms := newMastering(ctx, src, raw, p)
 	var adj adjust
 	for round := 0; ; round++ {
+		ms.adjust(adj)
 		if p.NeedsEncoder() {
-			err = masterEncoded(ctx, src, raw, p, adj, enc, tmpDir, out)
+			err = masterEncoded(ctx, ms, enc, tmpDir, out)
 		} else {
-			err = masterWAV(ctx, src, raw, p, adj, out)
+			err = masterWAV(ms, out)
 		}
 		if err != nil {
 			return Result{}, err
@@ -174,12 +176,12 @@ func problems(ps []deliver.Problem) []error {
 }
 
 // masterWAV writes the mastered WAV file out.
-func masterWAV(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, adj adjust, out string) error {
+func masterWAV(m *mastering, out string) error {
 	f, err := os.OpenFile(out, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = masterPCM(ctx, src, raw, p, adj, f)
+	_, err = m.write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -188,21 +190,22 @@ func masterWAV(ctx context.Context, src string, raw *audio.Format, p *deliver.Pr
 
 // masterEncoded writes the mastered audio to a WAV file in tmpDir and
 // encodes it into out.
-func masterEncoded(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, adj adjust, enc Encoder, tmpDir, out string) error {
+func masterEncoded(ctx context.Context, m *mastering, enc Encoder, tmpDir, out string) error {
 	tmp, err := os.CreateTemp(tmpDir, "voxform-master-*.wav")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = masterPCM(ctx, src, raw, p, adj, tmp)
+	_, err = m.write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := enc.Encode(ctx, tmp.Name(), p.Encoding, out); err != nil {
-		return fmt.Errorf("encode %s: %w", p.Encoding.Codec, err)
+	e := m.p.Encoding
+	if err := enc.Encode(ctx, tmp.Name(), e, out); err != nil {
+		return fmt.Errorf("encode %s: %w", e.Codec, err)
 	}
 	return ctx.Err()
 }
@@ -216,31 +219,11 @@ func MasterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Pr
 	if ps := deliver.Validate(p); len(ps) > 0 {
 		return 0, fmt.Errorf("master %s: invalid profile: %v", src, errors.Join(problems(ps)...))
 	}
-	n, err := masterPCM(ctx, src, raw, p, adjust{}, w)
+	n, err := newMastering(ctx, src, raw, p).write(w)
 	if err != nil {
 		return 0, fmt.Errorf("master %s: %w", src, err)
 	}
 	return n, nil
-}
-
-func masterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, adj adjust, w io.WriteSeeker) (int64, error) {
-	m := newMastering(ctx, src, raw, p, adj)
-	ps, err := m.plan()
-	if err != nil {
-		return 0, err
-	}
-	ww, err := audio.NewWAVWriter(w, m.format)
-	if err != nil {
-		return 0, err
-	}
-	lv, err := m.run(ps, ww)
-	if err == nil {
-		err = ww.Close()
-	}
-	if err != nil {
-		return 0, err
-	}
-	return lv.frames, nil
 }
 
 func fileSHA256(path string) (string, error) {

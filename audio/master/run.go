@@ -41,6 +41,12 @@ type mastering struct {
 	ceil     float64 // the limiter's ceiling, linear
 	truePeak bool
 	target   float64 // the loudness target, dB (with p.Loudness)
+
+	// The analysis and the last gain planned, kept for the next plan
+	// when an encoding asks for another mastering.
+	a          *analysis
+	lastGain   float64
+	lastTarget float64
 }
 
 // adjust moves the targets of mastering by what an encoding was seen to
@@ -51,7 +57,7 @@ type adjust struct {
 	loudness, ceiling float64 // dB
 }
 
-func newMastering(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, adj adjust) *mastering {
+func newMastering(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile) *mastering {
 	e := p.Encoding
 	m := &mastering{ctx: ctx, src: src, raw: raw, p: p, rate: e.SampleRate, ch: e.Channels}
 	m.format = audio.Format{SampleRate: e.SampleRate, Channels: e.Channels, BitsPerSample: 32, Encoding: audio.Float}
@@ -65,15 +71,38 @@ func newMastering(ctx context.Context, src string, raw *audio.Format, p *deliver
 	case deliver.CodecALaw:
 		m.format.BitsPerSample, m.format.Encoding = 8, audio.ALaw
 	}
+	m.adjust(adjust{})
+	return m
+}
+
+// adjust sets the loudness target and the limiter's ceiling.
+func (m *mastering) adjust(adj adjust) {
 	ceil := 0.0
-	if c := p.Peak; c != nil {
+	if c := m.p.Peak; c != nil {
 		ceil, m.truePeak = c.Max, c.Measure == deliver.TruePeak
 	}
-	m.ceil = fromDB(ceil - Margin(p) - adj.ceiling)
-	if p.Loudness != nil {
-		m.target = p.Loudness.Target + adj.loudness
+	m.ceil = fromDB(ceil - Margin(m.p) - adj.ceiling)
+	if m.p.Loudness != nil {
+		m.target = m.p.Loudness.Target + adj.loudness
 	}
-	return m
+}
+
+// write masters the source into w, a WAV file in m.format, and returns
+// its frames.
+func (m *mastering) write(w io.WriteSeeker) (int64, error) {
+	ps, err := m.plan()
+	if err != nil {
+		return 0, err
+	}
+	ww, err := audio.NewWAVWriter(w, m.format)
+	if err != nil {
+		return 0, err
+	}
+	lv, err := m.run(ps, ww)
+	if err == nil {
+		err = ww.Close()
+	}
+	return lv.frames, err
 }
 
 // pass is one rendering of the output.
@@ -90,32 +119,47 @@ type levels struct {
 	rms        float64 // dBFS
 }
 
-// plan analyses the source and finds the gain that meets the loudness
-// target.
+// plan analyses the source (once) and finds the gain that meets the
+// loudness target: from the analysis the first time, from the last gain
+// moved by the target's adjustment after.
 func (m *mastering) plan() (pass, error) {
-	limit := int64(MaxSeconds * float64(m.rate))
-	a, err := m.analyse(limit)
+	ps := pass{head: padFrames(m.p.Head, m.rate), tail: padFrames(m.p.Tail, m.rate)}
+	if m.a != nil {
+		ps.gainDB = m.lastGain + m.target - m.lastTarget
+		return m.converge(ps)
+	}
+	a, err := m.analyse(int64(MaxSeconds * float64(m.rate)))
 	if errors.Is(err, errTooLong) {
 		return pass{}, fmt.Errorf("the source lasts over %g s, the longest audio mastering takes", MaxSeconds)
 	}
 	if err != nil {
 		return pass{}, err
 	}
-	ps := pass{head: padFrames(m.p.Head, m.rate), tail: padFrames(m.p.Tail, m.rate)}
-	l := m.p.Loudness
-	if l != nil {
+	m.a = a
+	if l := m.p.Loudness; l != nil {
 		got := m.loudness(levels{integrated: a.integrated, rms: a.rms})
 		if math.IsInf(got, -1) || math.IsNaN(got) {
 			return pass{}, errors.New("the source is silent: " + silentBelow(l.Measure))
 		}
 		ps.gainDB = m.target - got
 	}
+	return m.converge(ps)
+}
+
+// minSlope bounds the correction of a pass: the loudness of a heavily
+// limited signal still rises by a tenth of a dB for every dB of gain.
+const minSlope = 0.1
+
+// converge renders the output without writing it and corrects the gain
+// until its loudness meets the target (see the passes above).
+func (m *mastering) converge(ps pass) (pass, error) {
 	var prevGain, prevGot float64
 	for i := 0; ; i++ {
-		if err := m.place(a, &ps); err != nil {
+		if err := m.place(m.a, &ps); err != nil {
 			return pass{}, err
 		}
-		if l == nil || i == maxPasses {
+		m.lastGain, m.lastTarget = ps.gainDB, m.target
+		if m.p.Loudness == nil || i == maxPasses {
 			return ps, nil
 		}
 		lv, err := m.run(ps, nil)
@@ -135,10 +179,6 @@ func (m *mastering) plan() (pass, error) {
 		ps.gainDB += d / slope
 	}
 }
-
-// minSlope bounds the correction of a pass: the loudness of a heavily
-// limited signal still rises by a tenth of a dB for every dB of gain.
-const minSlope = 0.1
 
 // place bounds the gain and finds the sound the gain keeps.
 func (m *mastering) place(a *analysis, ps *pass) error {
