@@ -113,8 +113,9 @@ func Identity(p *deliver.Profile, enc Encoder) string {
 // profile; enc encodes, decodes and probes what Go does not (nil for a
 // profile that does not NeedsEncoder). The file is measured (Measure) and
 // checked against every rule of p: one that fails any is removed and the
-// error (a *RulesError) names each failed rule. On any error, out is
-// removed; the caller gives out as a temporary path it renames.
+// error (a *RulesError) names each failed rule; the Result returned with
+// it still holds the figures and verdicts. On any error, out is removed;
+// the caller gives out as a temporary path it renames.
 func Master(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, enc Encoder, tmpDir, out string) (res Result, err error) {
 	defer func() {
 		if err != nil {
@@ -125,11 +126,28 @@ func Master(ctx context.Context, src string, raw *audio.Format, p *deliver.Profi
 	if err := usable(p, enc); err != nil {
 		return Result{}, err
 	}
-	ms := newMastering(ctx, src, raw, p)
+	if res, err = rounds(ctx, newMastering(ctx, src, raw, p), enc, tmpDir, out); err != nil {
+		return Result{}, err
+	}
+	if failed := deliver.Failed(res.Results); len(failed) > 0 {
+		return res, &RulesError{Profile: p.Name, Failed: failed}
+	}
+	if res.SHA256, err = fileSHA256(out); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// rounds masters into out and measures it, and again with adjusted
+// targets while the file shows the encoding moved its loudness or peak
+// (correct; at most maxRounds more times); it returns the last file's
+// figures and verdicts.
+func rounds(ctx context.Context, ms *mastering, enc Encoder, tmpDir, out string) (Result, error) {
 	var adj adjust
 	for round := 0; ; round++ {
 		ms.adjust(adj)
-		if p.NeedsEncoder() {
+		var err error
+		if ms.p.NeedsEncoder() {
 			err = masterEncoded(ctx, ms, enc, tmpDir, out)
 		} else {
 			err = masterWAV(ms, out)
@@ -141,19 +159,11 @@ func Master(ctx context.Context, src string, raw *audio.Format, p *deliver.Profi
 		if err != nil {
 			return Result{}, err
 		}
-		res = Result{Measured: m, Results: deliver.Check(p, m), Size: m.Bytes, Seconds: m.Seconds}
 		var again bool
-		if adj, again = correct(p, m, adj); !again || round == maxRounds {
-			break
+		if adj, again = correct(ms.p, m, adj); !again || round == maxRounds {
+			return Result{Measured: m, Results: deliver.Check(ms.p, m), Size: m.Bytes, Seconds: m.Seconds}, nil
 		}
 	}
-	if failed := deliver.Failed(res.Results); len(failed) > 0 {
-		return res, &RulesError{Profile: p.Name, Failed: failed}
-	}
-	if res.SHA256, err = fileSHA256(out); err != nil {
-		return Result{}, err
-	}
-	return res, nil
 }
 
 // usable refuses a profile that is not valid or whose encoder is missing.

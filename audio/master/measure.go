@@ -59,13 +59,12 @@ func measure(ctx context.Context, path string, enc Encoder) (deliver.Measured, e
 	if err != nil {
 		return deliver.Measured{}, err
 	}
-	head := make([]byte, audio.SniffLen)
-	n, _ := io.ReadFull(f, head)
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	c, err := sniff(f)
+	if err != nil {
 		return deliver.Measured{}, err
 	}
 	m := deliver.Measured{Bytes: st.Size()}
-	switch c := audio.Sniff(head[:n]); c {
+	switch c {
 	case audio.ContainerWAV:
 		err = wavStream(f, &m)
 	case audio.ContainerMP3:
@@ -90,6 +89,14 @@ func measure(ctx context.Context, path string, enc Encoder) (deliver.Measured, e
 		err = probeRate(ctx, path, enc, &m)
 	}
 	return m, err
+}
+
+// sniff recognises the container of the file in rs and rewinds it.
+func sniff(rs io.ReadSeeker) (audio.Container, error) {
+	head := make([]byte, audio.SniffLen)
+	n, _ := io.ReadFull(rs, head)
+	_, err := rs.Seek(0, io.SeekStart)
+	return audio.Sniff(head[:n]), err
 }
 
 // probeRate takes the bit rate of an Ogg Opus file from the Encoder's
