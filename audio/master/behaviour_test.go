@@ -290,3 +290,31 @@ func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
 		t.Errorf("out left: %v", err)
 	}
 }
+
+// TestSourcesOfEveryDecodedContainer masters MP3 and Ogg Opus sources
+// (the service's other outputs) and stereo WAV to a mono profile.
+func TestSourcesOfEveryDecodedContainer(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	src := speech(t)
+	dir := t.TempDir()
+	for name, args := range map[string][]string{
+		"src.mp3":      {"-c:a", "libmp3lame", "-b:a", "64k"},
+		"src.ogg":      {"-ar", "48000", "-c:a", "libopus", "-b:a", "32k"},
+		"stereo.wav":   {"-ac", "2", "-c:a", "pcm_s16le"},
+		"float24k.wav": {"-ar", "24000", "-c:a", "pcm_f32le"},
+	} {
+		in := filepath.Join(dir, name)
+		if err := run(context.Background(), nil, "ffmpeg", append(append([]string{"-nostdin", "-loglevel", "error", "-i", src}, args...), in)...); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".out.wav")
+		res, err := master.Master(context.Background(), in, nil, deliver.Builtin("telephony"), nil, dir, out)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if m := res.Measured; m.Seconds < 20 || m.Channels != 1 || m.SampleRate != 8000 {
+			t.Errorf("%s: %.2f s, %d ch, %d Hz", name, m.Seconds, m.Channels, m.SampleRate)
+		}
+	}
+}
