@@ -197,7 +197,7 @@ func mp3Stream(rs io.ReadSeeker, m *deliver.Measured) error {
 		if err != nil {
 			return err
 		}
-		if frames == 0 && samples == 0 && isInfoFrame(h, b) {
+		if frames == 0 && isInfoFrame(h, b) {
 			continue
 		}
 		if frames == 0 {

@@ -81,7 +81,7 @@ func (m *mastering) adjust(adj adjust) {
 	if c := m.p.Peak; c != nil {
 		ceil, m.truePeak = c.Max, c.Measure == deliver.TruePeak
 	}
-	m.ceil = fromDB(ceil - Margin(m.p) - adj.ceiling)
+	m.ceil = fromDB(ceil - margin(m.p) - adj.ceiling)
 	if m.p.Loudness != nil {
 		m.target = m.p.Loudness.Target + adj.loudness
 	}
@@ -360,12 +360,12 @@ func (s *sink) levels() levels {
 	return lv
 }
 
-// Margin is how far (dB) under the profile's peak ceiling the limiter
+// margin is how far (dB) under the profile's peak ceiling the limiter
 // holds the signal, so that what is measured in the delivered file stays
 // under it: the quantisation of the codec, the 4x oversampling of the
 // limiter against the meter's 192 kHz, and the overshoot of lossy
 // encoders (see the package's tests for the figures).
-func Margin(p *deliver.Profile) float64 {
+func margin(p *deliver.Profile) float64 {
 	tp := p.Peak != nil && p.Peak.Measure == deliver.TruePeak
 	switch p.Encoding.Codec {
 	case deliver.CodecPCM16, deliver.CodecPCM24:
