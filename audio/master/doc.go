@@ -1,0 +1,23 @@
+// Package master masters a synthesis's audio to a delivery profile
+// (package deliver) and measures a delivered file against it.
+//
+// Mastering (Master, MasterPCM) is local and deterministic: the source is
+// decoded with audio/loudness's decoders (WAV, MP3, Ogg Opus, headerless
+// PCM, mu-law and A-law), mixed to the profile's channels, resampled to
+// its rate (audio.Resampler), brought to its loudness target (LUFS or
+// RMS) by a gain, held under its peak ceiling by a lookahead limiter
+// (true peak detected on the 4x-oversampled signal, or sample peak),
+// trimmed of the silence at its ends and padded with exactly the
+// profile's head and tail of digital silence or room tone, then written
+// as a WAV file (Go writes 16- and 24-bit PCM, mu-law and A-law) or
+// handed to an Encoder for MP3, AAC and Opus. The mastered file is then
+// measured (Measure) and checked (deliver.Check): a file that misses a
+// rule is an error naming each rule, and is removed.
+//
+// Memory is bounded whatever the length: every pass streams the source
+// through filters holding a few milliseconds of audio; the passes read
+// the source again instead of holding it (master.go explains the passes).
+//
+// Measuring (Measure) reads a delivered file as ffmpeg's ebur128 and
+// astats filters do; its tests compare the two.
+package master
