@@ -35,7 +35,7 @@ type Entry struct {
 
 // File is one output of an entry, stored as the blob named by its SHA-256.
 type File struct {
-	Role   string `json:"role"`   // audio, embedding, or a transcript format: json, txt, srt, vtt
+	Role   string `json:"role"`   // audio, embedding, delivered, or a transcript format: json, txt, srt, vtt
 	SHA256 string `json:"sha256"` // lowercase hex
 	Size   int64  `json:"size"`
 }
@@ -64,13 +64,22 @@ func (e *Entry) File(role string) (File, bool) {
 	return File{}, false
 }
 
+// A delivered output (a synthesis's audio mastered to a delivery
+// profile) is kept in an entry of kind KindDelivery, its one file of role
+// RoleDelivered, under the output's own fingerprint.
+const (
+	KindDelivery  = "delivery"
+	RoleDelivered = "delivered"
+)
+
 // kinds are the kinds of resource an entry may be of.
-var kinds = map[string]bool{"synthesis": true, "embedding": true, "transcription": true}
+var kinds = map[string]bool{"synthesis": true, "embedding": true, "transcription": true, KindDelivery: true}
 
 // roles are the roles a file may have.
 var roles = map[string]bool{
 	"audio": true, "embedding": true,
 	"json": true, "txt": true, "srt": true, "vtt": true,
+	RoleDelivered: true,
 }
 
 // ValidKey reports whether s can name an entry or a blob: 64 lowercase

@@ -260,15 +260,10 @@ func findOutput(outs []state.Output, format string) (state.Output, bool) {
 	return state.Output{}, false
 }
 
-// The cache entry of a delivered output: of kind deliveryKind, its one
-// file of role roleDelivered, kept under the output's fingerprint
-// (planner.DeliveryFingerprint).
-const (
-	deliveryKind  = "delivery"
-	roleDelivered = "delivered"
-	// maxDelivered bounds a delivered file taken from the cache.
-	maxDelivered = 4 << 30
-)
+// maxDelivered bounds a delivered file taken from the cache (an entry
+// of kind cache.KindDelivery, kept under the output's fingerprint:
+// planner.DeliveryFingerprint).
+const maxDelivered = 4 << 30
 
 // fromCache fills out with the delivered file the output cache keeps
 // under fp (the local cache, else the remote's), and reports whether it
@@ -280,10 +275,10 @@ func (op *deliverOp) fromCache(ctx context.Context, fp string, out *outputFile) 
 		return false
 	}
 	e, err := k.cache.Local.Entry(fp)
-	if err != nil || e == nil || e.Kind != deliveryKind {
+	if err != nil || e == nil || e.Kind != cache.KindDelivery {
 		return false
 	}
-	f, ok := e.File(roleDelivered)
+	f, ok := e.File(cache.RoleDelivered)
 	if !ok || f.Size > maxDelivered {
 		return false
 	}
@@ -317,9 +312,9 @@ func (op *deliverOp) keep(a *planner.Action, fp, path string, o state.Output) {
 	if k == nil {
 		return
 	}
-	e := &cache.Entry{Version: cache.FormatVersion, Fingerprint: fp, Kind: deliveryKind, CreatedAt: time.Now().UTC(),
-		Files: []cache.File{{Role: roleDelivered, SHA256: o.SHA256, Size: o.Size}}}
-	if err := k.cache.Local.Store(e, map[string]string{roleDelivered: path}); err != nil {
+	e := &cache.Entry{Version: cache.FormatVersion, Fingerprint: fp, Kind: cache.KindDelivery, CreatedAt: time.Now().UTC(),
+		Files: []cache.File{{Role: cache.RoleDelivered, SHA256: o.SHA256, Size: o.Size}}}
+	if err := k.cache.Local.Store(e, map[string]string{cache.RoleDelivered: path}); err != nil {
 		k.warn(a.Address, fmt.Errorf("keep %s in the cache: %w", o.Path, err))
 		return
 	}

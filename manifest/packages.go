@@ -72,8 +72,8 @@ func (x *expander) pkg(b *Block) *Package {
 		}
 	}
 	p.Chapters = x.chapters(b, fs["chapters"], sc)
-	p.M4B = x.bookFile(p, fs["m4b"], sc, deliver.ContainerMP4, deliver.CodecAAC, DefaultM4BBitrate, ".m4b", ".m4a")
-	p.MP3 = x.bookFile(p, fs["mp3"], sc, deliver.ContainerMP3, deliver.CodecMP3, DefaultMP3Bitrate, ".mp3")
+	p.M4B = x.bookFile(p, fs["m4b"], sc, deliver.CodecAAC, DefaultM4BBitrate, ".m4b", ".m4a")
+	p.MP3 = x.bookFile(p, fs["mp3"], sc, deliver.CodecMP3, DefaultMP3Bitrate, ".mp3")
 	if f := fs["chapters_json"]; f != nil {
 		if o, _, ok := x.str(f, sc); ok && x.bookExtension(f.Pos(), "chapters_json", o, ".json") {
 			p.ChaptersJSON = cleanRel(o)
@@ -307,7 +307,7 @@ func (x *expander) knownSynthesis(addr string, pos Pos) bool {
 // bookFile evaluates m4b: or mp3:: a path, or a map of output and
 // bitrate; the bit rate is checked as deliver.Validate checks a
 // profile's (the package profile's rate and channels, the file's codec).
-func (x *expander) bookFile(p *Package, f *field, sc *scope, container, codec string, defRate int, exts ...string) *BookFile {
+func (x *expander) bookFile(p *Package, f *field, sc *scope, codec string, defRate int, exts ...string) *BookFile {
 	if f == nil || isNull(f.Val) {
 		return nil
 	}
@@ -334,9 +334,7 @@ func (x *expander) bookFile(p *Package, f *field, sc *scope, container, codec st
 	}
 	bf.Output = cleanRel(o)
 	if p.Profile != nil {
-		e := p.Profile.Encoding
-		check := &deliver.Profile{Encoding: deliver.Encoding{Container: container, Codec: codec, SampleRate: e.SampleRate,
-			Channels: e.Channels, BitrateMode: deliver.CBR, Bitrate: bf.Bitrate}}
+		check := BookProfile(p.Profile, codec, bf.Bitrate)
 		at := out.Pos()
 		if rate != nil {
 			at = rate.Pos()
@@ -359,4 +357,23 @@ func (x *expander) bookExtension(pos Pos, what, p string, exts ...string) bool {
 	x.ds.Errorf(pos, "%s: output %q is not a %s file", what, p, strings.Join(exts, " or ")).
 		WithHint("name it %s", strings.TrimSuffix(p, path.Ext(p))+exts[0])
 	return false
+}
+
+// BookProfile is the profile a package's book file of codec is made to
+// at bitrate (bits per second): the package's profile base with that
+// file's encoding, at base's rate and channels: AAC in MP4 at an average
+// bit rate (deliver.CodecAAC, the M4B; AAC has no constant one), or CBR
+// MP3 (deliver.CodecMP3).
+func BookProfile(base *deliver.Profile, codec string, bitrate int) *deliver.Profile {
+	b := base.Clone()
+	e := deliver.Encoding{Codec: codec, SampleRate: base.Encoding.SampleRate, Channels: base.Encoding.Channels,
+		BitrateMode: deliver.CBR, Bitrate: bitrate}
+	switch codec {
+	case deliver.CodecAAC:
+		e.Container, e.BitrateMode = deliver.ContainerMP4, deliver.VBR
+	case deliver.CodecMP3:
+		e.Container = deliver.ContainerMP3
+	}
+	b.Encoding = e
+	return b
 }

@@ -157,20 +157,12 @@ func (c *computer) remaster(d *Desired, prior *state.Resource, reason string) *A
 }
 
 // BookProfile is the profile a package's file of format (PackageM4B,
-// PackageMP3) is made to: the package's profile with that file's
-// encoding (AAC in MP4 at an average bit rate, or CBR MP3, at the
-// file's bit rate).
+// PackageMP3) is made to (manifest.BookProfile).
 func BookProfile(p *manifest.Package, format string) *deliver.Profile {
-	b := p.Profile.Clone()
-	e := deliver.Encoding{SampleRate: b.Encoding.SampleRate, Channels: b.Encoding.Channels, BitrateMode: deliver.CBR}
-	switch format {
-	case PackageM4B:
-		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP4, deliver.CodecAAC, deliver.VBR, p.M4B.Bitrate
-	case PackageMP3:
-		e.Container, e.Codec, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, p.MP3.Bitrate
+	if format == PackageM4B {
+		return manifest.BookProfile(p.Profile, deliver.CodecAAC, p.M4B.Bitrate)
 	}
-	b.Encoding = e
-	return b
+	return manifest.BookProfile(p.Profile, deliver.CodecMP3, p.MP3.Bitrate)
 }
 
 // packageIdentity is the identity of the encoders of p's book files.

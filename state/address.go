@@ -8,7 +8,7 @@ import (
 )
 
 // AddressKinds are the kinds of resource an address may name.
-var AddressKinds = []string{"voice", "embedding", "synthesis", "transcription"}
+var AddressKinds = []string{"voice", "embedding", "synthesis", "transcription", "package"}
 
 // Address is an address taken apart: KIND.NAME, or KIND.NAME["KEY"] for
 // an instance of a block (HasKey).
@@ -28,7 +28,7 @@ func (a Address) String() string {
 }
 
 // errAddress is the grammar, for the errors of ParseAddress.
-var errAddress = errors.New(`not a voxform address: want KIND.NAME or KIND.NAME["KEY"], KIND one of voice, embedding, synthesis, transcription, NAME letters, digits, '_' or '-' not starting with a digit or '-', KEY a quoted string`)
+var errAddress = errors.New(`not a voxform address: want KIND.NAME or KIND.NAME["KEY"], KIND one of voice, embedding, synthesis, transcription, package, NAME letters, digits, '_' or '-' not starting with a digit or '-', KEY a quoted string`)
 
 // ParseAddress takes a recorded address apart. It accepts only the
 // spelling String gives (what a manifest's resources are recorded under),
