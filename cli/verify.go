@@ -70,7 +70,7 @@ type verifyOptions struct {
 	make   bool
 	// deliver is -deliver.
 	deliver bool
-	apply  applyFlags
+	apply   applyFlags
 	// limits are -max-deviation and -max-true-peak; set says which of
 	// them were given (the manifest gives the others).
 	limits workspace.LoudnessLimits
