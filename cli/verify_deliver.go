@@ -29,7 +29,9 @@ func (res *verifyResult) checkDeliveries(ctx context.Context, env *Env, o *verif
 			failed++
 		}
 		if o.json {
-			writeJSONLine(env.Stdout, c)
+			if err := writeJSONLine(env.Stdout, c); err != nil {
+				return err
+			}
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s (%s): %s\n", untrusted.Escape(c.Address), untrusted.Escape(c.Path), c.Profile, deliveryVerdict(c))

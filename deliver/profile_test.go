@@ -1,6 +1,11 @@
 package deliver
 
-import "testing"
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
 
 func TestBuiltinsValidate(t *testing.T) {
 	for _, n := range BuiltinNames() {
@@ -38,5 +43,16 @@ func TestCheckNamesEachFailingRule(t *testing.T) {
 		if failed[i] != want[i] {
 			t.Fatalf("failed %v, want %v", failed, want)
 		}
+	}
+}
+
+func TestMeasuredJSONSilenceIsNull(t *testing.T) {
+	m := Measured{Container: "wav", RMS: -20, NoiseFloor: math.Inf(-1)}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"noise_floor_db":null`) || !strings.Contains(string(b), `"rms_db":-20`) || strings.Count(string(b), `"rms_db"`) != 1 {
+		t.Fatalf("%s", b)
 	}
 }

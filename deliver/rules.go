@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -139,3 +140,24 @@ func level(v float64, unit string) string {
 
 // num renders a rule's number without trailing zeros.
 func num(v float64) string { return fmt.Sprintf("%g", v) }
+
+// MarshalJSON writes m with each level that is not a finite number
+// (digital silence measures -Inf) as null.
+func (m Measured) MarshalJSON() ([]byte, error) {
+	type plain Measured
+	return json.Marshal(struct {
+		plain
+		Integrated *float64 `json:"integrated_lufs"`
+		RMS        *float64 `json:"rms_db"`
+		TruePeak   *float64 `json:"true_peak_dbtp"`
+		SamplePeak *float64 `json:"sample_peak_db"`
+		NoiseFloor *float64 `json:"noise_floor_db"`
+	}{plain(m), finite(m.Integrated), finite(m.RMS), finite(m.TruePeak), finite(m.SamplePeak), finite(m.NoiseFloor)})
+}
+
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
