@@ -56,3 +56,16 @@ func TestMeasuredJSONSilenceIsNull(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 }
+
+func TestValidateRefusesConstantBitRateAAC(t *testing.T) {
+	p := Builtin("podcast")
+	p.Encoding.Container, p.Encoding.Codec = ContainerMP4, CodecAAC
+	ps := Validate(p)
+	if len(ps) != 1 || ps[0].Field != "encoding.bitrate_mode" {
+		t.Fatalf("%v", ps)
+	}
+	p.Encoding.BitrateMode = VBR
+	if ps := Validate(p); len(ps) != 0 {
+		t.Fatalf("%v", ps)
+	}
+}

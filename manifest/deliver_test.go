@@ -240,7 +240,7 @@ func TestDeliveryProfiles(t *testing.T) {
 	want["book"] = book
 	mp4 := deliver.Builtin("podcast")
 	mp4.Name, mp4.Source = "mp4", ""
-	mp4.Encoding.Container, mp4.Encoding.Codec = "mp4", "aac"
+	mp4.Encoding.Container, mp4.Encoding.Codec, mp4.Encoding.BitrateMode = "mp4", "aac", "vbr"
 	want["mp4"] = mp4
 	pcm := deliver.Builtin("acx")
 	pcm.Name, pcm.Source, pcm.Loudness = "pcm", "", nil

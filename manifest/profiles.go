@@ -189,7 +189,7 @@ func (x *expander) subFields(what string, f *field, pp profilePos, want string) 
 
 // profileEncoding sets the encoding: fields written over the base's. A
 // container other than the base's takes its own default codec (and no
-// bit rate for WAV) unless the block names them.
+// bit rate for WAV, an average one for MP4) unless the block names them.
 func (x *expander) profileEncoding(name string, p *deliver.Profile, f *field, sc *scope, pp profilePos) {
 	e := &p.Encoding
 	at := pp.of("base", Pos{})
@@ -201,9 +201,12 @@ func (x *expander) profileEncoding(name string, p *deliver.Profile, f *field, sc
 		}
 		if c, _, ok := x.str(fs["container"], sc); ok && c != e.Container {
 			e.Container, e.Codec = c, defaultCodec[c]
-			if c == deliver.ContainerWAV {
+			switch {
+			case c == deliver.ContainerWAV:
 				e.BitrateMode, e.Bitrate = "", 0
-			} else if e.BitrateMode == "" {
+			case c == deliver.ContainerMP4:
+				e.BitrateMode = deliver.VBR // AAC has no constant bit rate
+			case e.BitrateMode == "":
 				e.BitrateMode = deliver.CBR
 			}
 		}
