@@ -25,6 +25,10 @@
 // file that speech recognition takes, with the file's loudness and the
 // silence at its ends (edges.go) measured in the same pass. Rendering
 // lives here, not in a package of its own, because it reads through this
-// package's decoders and meter, which stay unexported: a package of its
-// own would need both exported, and a layer of its own.
+// package's decoders and meter in the same pass.
+//
+// Mastering (package audio/master) reads and measures through the same
+// decoders, meter and edge rule, which shared.go exports for it
+// (OpenSamples, Meter, Edges): a delivered file is decoded and measured
+// as every other output is.
 package loudness

@@ -16,7 +16,16 @@
 //
 // Memory is bounded whatever the length: every pass streams the source
 // through filters holding a few milliseconds of audio; the passes read
-// the source again instead of holding it (master.go explains the passes).
+// the source again instead of holding it (run.go explains the passes).
+//
+// The gain and the limiter act after the mixing and resampling, on the
+// signal at the delivered rate and channels, so that the peaks limited are
+// the delivered ones (resampling and mixing move peaks). An encoder moves
+// loudness and peaks too (LAME took 0.27 dB of RMS off at 192 kbps and
+// 0.45 at 128, on speech and on a sine alike): Master measures the encoded
+// file and, when its loudness is more than 0.1 dB off the target or a peak
+// is over the ceiling, masters again with the target moved by the
+// difference or the ceiling lowered by the overshoot (twice at most).
 //
 // Measuring (Measure) reads a delivered file as ffmpeg's ebur128 and
 // astats filters do; its tests compare the two.

@@ -138,6 +138,15 @@ func ffmpegRef(t testing.TB, path string) ref {
 	return r
 }
 
+// TestMain removes the speech file the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if speechPath != "" {
+		os.RemoveAll(filepath.Dir(speechPath))
+	}
+	os.Exit(code)
+}
+
 var (
 	speechOnce sync.Once
 	speechPath string
