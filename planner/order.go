@@ -3,6 +3,7 @@ package planner
 import (
 	"container/heap"
 	"fmt"
+	"github.com/voxform/voxform/manifest"
 	"slices"
 	"sort"
 	"strings"
@@ -65,12 +66,14 @@ func (a *Action) writes() []string {
 		fallthrough
 	case Restore, Check, Remaster:
 		// Any action on a synthesis may master its delivered outputs
-		// (the executor's delivery step follows every one).
+		// (the executor's delivery step follows every one); a package's
+		// remaster writes all its files.
 		if a.Desired == nil {
 			return out
 		}
+		pkg := a.Desired.Kind == manifest.KindPackage
 		for _, o := range a.Desired.Outputs {
-			if _, ok := IsDelivery(o.Format); ok && !slices.Contains(out, o.Path) {
+			if _, ok := IsDelivery(o.Format); (ok || pkg) && !slices.Contains(out, o.Path) {
 				out = append(out, o.Path)
 			}
 		}

@@ -62,6 +62,10 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 		return []string{"text"}
 	case "chunks":
 		return nil // said by the chunk count (ChunkWork.Reason)
+	case "chapters":
+		return chapterReasons(old, cur)
+	case "profile":
+		return []string{"profile changed"}
 	case "reference_audio":
 		return []string{"reference audio changed"}
 	case "source":
@@ -173,4 +177,29 @@ func show(v any, ok bool) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// chapterReasons names each change of a package's chapters: "chapter 2
+// title A -> B", "chapter 3 synthesis.x audio changed", "chapters 2 -> 3".
+func chapterReasons(old, cur any) []string {
+	o, _ := old.([]any)
+	c, _ := cur.([]any)
+	var out []string
+	if len(o) != len(c) {
+		out = append(out, fmt.Sprintf("chapters %d -> %d", len(o), len(c)))
+	}
+	for i := range min(len(o), len(c)) {
+		om, _ := o[i].(map[string]any)
+		cm, _ := c[i].(map[string]any)
+		switch {
+		case !equalJSON(om["synthesis"], cm["synthesis"]):
+			out = append(out, fmt.Sprintf("chapter %d %s -> %s", i+1, show(om["synthesis"], true), show(cm["synthesis"], true)))
+		case !equalJSON(om["fingerprint"], cm["fingerprint"]):
+			out = append(out, fmt.Sprintf("chapter %d %s changed", i+1, show(cm["synthesis"], true)))
+		}
+		if !equalJSON(om["title"], cm["title"]) {
+			out = append(out, fmt.Sprintf("chapter %d title %s -> %s", i+1, show(om["title"], true), show(cm["title"], true)))
+		}
+	}
+	return out
 }
