@@ -28,7 +28,7 @@ func TestREADMEFirstCommand(t *testing.T) {
 	if !strings.Contains(r.stderr, "built-in emulator") || !strings.Contains(r.stderr, "http://127.0.0.1:") {
 		t.Fatalf("apply -emulate does not announce the emulator on stderr:\n%s", r)
 	}
-	checkOutputs(t, p, 9)
+	checkOutputs(t, p, 18)
 	assertNoTemps(t, p)
 	if files := p.filesUnder("."); !slices.Contains(files, "voxform.state.json") {
 		t.Fatalf("no state beside the manifest: %v", files)

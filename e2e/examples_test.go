@@ -34,7 +34,7 @@ func TestExamples(t *testing.T) {
 		// live: the example names voices only the live service has.
 		live bool
 	}{
-		{name: "ivr-prompts", adds: 9, outputs: 9},
+		{name: "ivr-prompts", adds: 9, outputs: 18}, // each prompt and its telephony WAV
 		{name: "live-voices", adds: 3, outputs: 4, live: true},
 		{name: "hindi-narration", adds: 2, outputs: 2, walk: &editWalk{
 			rename: [][2]string{{"build/chapter1/opening.wav", "build/chapter1/intro.wav"}}, moves: 1,

@@ -36,10 +36,10 @@ func TestGCThenEditStaysInBudget(t *testing.T) {
 	before := e.stats(t).BilledCharacters
 	r := p.apply()
 	billed := e.stats(t).BilledCharacters - before
-	if billed > c.Cost.Characters || billed > 1000 {
-		t.Fatalf("the edit billed %d characters, the plan priced %d, the budget 1,000\n%s", billed, c.Cost.Characters, r)
+	if billed > c.PlanCost || billed > 1000 {
+		t.Fatalf("the edit billed %d characters, the plan priced %d, the budget 1,000\n%s", billed, c.PlanCost, r)
 	}
-	if r.code != 0 || billed != c.Cost.Characters {
-		t.Errorf("apply after gc: billed %d of %d planned\n%s", billed, c.Cost.Characters, r)
+	if r.code != 0 || billed != c.PlanCost {
+		t.Errorf("apply after gc: billed %d of %d planned\n%s", billed, c.PlanCost, r)
 	}
 }

@@ -24,7 +24,7 @@ func TestIVREdits(t *testing.T) {
 	if r := p.apply(); r.code != 0 {
 		t.Fatalf("%s", r)
 	}
-	first := checkOutputs(t, p, 9)
+	first := checkOutputs(t, p, 18)
 
 	t.Run("edit one row", func(t *testing.T) {
 		const oldText, newText = `"For billing, press one."`, `"For billing and payments, press one."`
@@ -46,7 +46,7 @@ func TestIVREdits(t *testing.T) {
 		if got := after.BilledCharacters - before.BilledCharacters; got != chars || after.calls()-before.calls() != 1 {
 			t.Fatalf("apply billed %d characters in %d calls, want %d in 1", got, after.calls()-before.calls(), chars)
 		}
-		st := checkOutputs(t, p, 9)
+		st := checkOutputs(t, p, 18)
 		for a, r := range st.Resources {
 			if changed := r.Outputs[0].SHA256 != first.Resources[a].Outputs[0].SHA256; changed != (a == addr) {
 				t.Errorf("%s: output changed %v", a, changed)
@@ -76,7 +76,7 @@ func TestIVREdits(t *testing.T) {
 		if n := e.stats(t).calls() - calls; n != 0 {
 			t.Fatalf("moving outputs made %d API calls, want 0", n)
 		}
-		st := checkOutputs(t, p, 9)
+		st := checkOutputs(t, p, 18)
 		for a, r := range st.Resources {
 			old := before.Resources[a].Outputs[0]
 			now := r.Outputs[0]
@@ -124,7 +124,7 @@ func TestIVREdits(t *testing.T) {
 		if n := e.stats(t).calls() - calls; n != 2 {
 			t.Fatalf("two repairs made %d API calls, want 2", n)
 		}
-		now := checkOutputs(t, p, 9)
+		now := checkOutputs(t, p, 18)
 		for _, o := range []stateOutput{deleted, edited} {
 			if got := findOutput(now, o.Path); got == nil || got.SHA256 != o.SHA256 {
 				t.Errorf("%s was not restored to its recorded content", o.Path)
