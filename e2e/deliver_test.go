@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -337,4 +339,128 @@ func decodedSeconds(t *testing.T, f string) float64 {
 		t.Fatalf("ffmpeg %s: %v", f, err)
 	}
 	return float64(len(out)/2) / 44100
+}
+
+// oneDelivery is a prompt delivered to podcast (MP3: mastered through
+// ffmpeg) and to telephony.
+const oneDelivery = `version: 1
+voices:
+  english: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  promo:
+    voice: english
+    text: "%s"
+    audio_config: { container: wav, sample_rate: 24000 }
+    output: build/promo.wav
+    deliver: [podcast, telephony]
+`
+
+// TestDeliverFailedMasteringKeepsThePaidAudio: a text edited, then applied
+// with an ffmpeg that fails every encoding: the new audio is recorded and
+// billed once, the resource fails naming the delivery; the old delivered
+// file stays voxform's, and the next apply (ffmpeg working) remasters it
+// without a service call instead of refusing it as not voxform's.
+func TestDeliverFailedMasteringKeepsThePaidAudio(t *testing.T) {
+	onceAcrossProfiles(t)
+	t.Parallel()
+	ffprobe(t)
+	e := startEmulator(t, emulator.Options{Seed: 28, NoEspeak: true})
+	p := newProject(t, "", e)
+	p.writeFile("main.yaml", fmt.Sprintf(oneDelivery, "Our new savings plan starts this month."))
+	p.mustRun("apply", "-auto-approve")
+	real, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\ncase \"$*\" in *-version*|*-encoders*) exec " + real + " \"$@\";; esac\necho boom >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "ffmpeg"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.writeFile("main.yaml", fmt.Sprintf(oneDelivery, "Our new savings plan starts next month."))
+	env := p.env
+	p.env = append(append([]string(nil), env...), "PATH="+bin+":"+os.Getenv("PATH"))
+	before := e.stats(t)
+	r := p.run("apply", "-auto-approve")
+	p.env = env
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "deliver podcast") {
+		t.Fatalf("apply with a failing encoder: %s", r)
+	}
+	after := e.stats(t)
+	if after.Syntheses-before.Syntheses != 1 {
+		t.Fatalf("%d syntheses, want the one paid for", after.Syntheses-before.Syntheses)
+	}
+	changes, _ := p.plan()
+	if len(changes) != 1 || changes[0].Action != "remaster" || changes[0].Refused != "" {
+		t.Fatalf("plan after a failed mastering: %+v; want one free remaster, not refused", changes)
+	}
+	p.mustRun("apply", "-auto-approve")
+	if got := e.stats(t).calls(); got != after.calls() {
+		t.Errorf("the remaster made %d service calls", got-after.calls())
+	}
+	if c := p.run("verify", "-deliver"); c.code != 0 {
+		t.Fatalf("%s", c)
+	}
+}
+
+// TestDeliverCacheEntryOfOtherBytesIsNotTaken: a delivered file's cache
+// entry rewritten to name other bytes (as a writer of a shared remote
+// could) is not taken when the outputs are restored: the file is
+// mastered again, to the bytes the state records.
+func TestDeliverCacheEntryOfOtherBytesIsNotTaken(t *testing.T) {
+	onceAcrossProfiles(t)
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{Seed: 28, NoEspeak: true})
+	p := newProject(t, "", e)
+	p.writeFile("main.yaml", fmt.Sprintf(oneDelivery, "Our new savings plan starts this month."))
+	p.mustRun("apply", "-auto-approve")
+	var st struct {
+		Resources map[string]struct {
+			Outputs []struct {
+				Path     string `json:"path"`
+				SHA256   string `json:"sha256"`
+				Size     int64  `json:"size"`
+				Delivery *struct {
+					Fingerprint string `json:"fingerprint"`
+				} `json:"delivery"`
+			} `json:"outputs"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(p.readFile("voxform.state.json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	outs := st.Resources["synthesis.promo"].Outputs
+	audio, tel := outs[0], outs[len(outs)-1]
+	if tel.Delivery == nil || tel.Path != "build/telephony/promo.wav" {
+		t.Fatalf("outputs %+v", outs)
+	}
+	var entry string
+	_ = filepath.WalkDir(filepath.Dir(p.dir), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == tel.Delivery.Fingerprint+".json" {
+			entry = path
+		}
+		return nil
+	})
+	if entry == "" {
+		t.Fatal("no cache entry of the delivered file")
+	}
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(strings.Replace(string(b), tel.SHA256, audio.SHA256, 1), fmt.Sprintf(`"size": %d`, tel.Size), fmt.Sprintf(`"size": %d`, audio.Size), 1)
+	if !strings.Contains(forged, audio.SHA256) || !strings.Contains(forged, fmt.Sprintf(`"size": %d`, audio.Size)) {
+		t.Fatalf("entry %s: %s", entry, b)
+	}
+	if err := os.WriteFile(entry, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(p.path("build")); err != nil {
+		t.Fatal(err)
+	}
+	p.mustRun("apply", "-auto-approve")
+	got := sha256.Sum256([]byte(p.readFile(tel.Path)))
+	if hex.EncodeToString(got[:]) != tel.SHA256 {
+		t.Fatalf("%s holds other bytes than the recorded delivery", tel.Path)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/voxform/voxform/audio"
@@ -90,6 +91,11 @@ func (op *deliverOp) after(ctx context.Context, a *planner.Action, r result) (re
 		o, err := op.one(ctx, a, dl, sound, prev)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("deliver %s to %s: %w", dl.Profile.Name, dl.Output, err))
+			if prev.Path != "" {
+				// Still voxform's: the next plan remasters it (made from
+				// other audio, or by other rules).
+				outs = append(outs, prev)
+			}
 			continue
 		}
 		changed = changed || o != prev
@@ -147,7 +153,7 @@ func (op *deliverOp) one(ctx context.Context, a *planner.Action, dl manifest.Del
 		return state.Output{}, err
 	}
 	defer out.Abort()
-	fresh := !op.fromCache(ctx, fp, out)
+	fresh := prev.Delivery == nil || prev.Delivery.Fingerprint != fp || !op.fromCache(ctx, fp, prev.SHA256, out)
 	if fresh {
 		if err := op.master(ctx, a, dl, sound, out); err != nil {
 			return state.Output{}, err
@@ -181,7 +187,7 @@ func (op *deliverOp) master(ctx context.Context, a *planner.Action, dl manifest.
 	}
 	mastered := filepath.Join(tmp, "delivered."+dl.Profile.Extension())
 	if _, err := master.Master(ctx, src, sourceFormat(a), dl.Profile, op.enc, tmp, mastered); err != nil {
-		return err
+		return scratchNamed(err, src, sound.Path)
 	}
 	return out.Fill(func(f *os.File) error { return copyFile(f, mastered) })
 }
@@ -267,9 +273,11 @@ const maxDelivered = 4 << 30
 
 // fromCache fills out with the delivered file the output cache keeps
 // under fp (the local cache, else the remote's), and reports whether it
-// did. An entry that is not a delivered file is ignored: the output is
-// mastered again.
-func (op *deliverOp) fromCache(ctx context.Context, fp string, out *outputFile) bool {
+// did. It is asked only for a delivery the state records, with its
+// content want: a cached file of other bytes (an entry another writer of
+// the remote made up) is never taken, nor an entry that is not a
+// delivered file: the output is mastered again.
+func (op *deliverOp) fromCache(ctx context.Context, fp, want string, out *outputFile) bool {
 	k := op.files.kept
 	if k == nil || !op.synth.cached(ctx, k.cache.Local, fp) {
 		return false
@@ -279,7 +287,7 @@ func (op *deliverOp) fromCache(ctx context.Context, fp string, out *outputFile) 
 		return false
 	}
 	f, ok := e.File(cache.RoleDelivered)
-	if !ok || f.Size > maxDelivered {
+	if !ok || f.Size > maxDelivered || f.SHA256 != want {
 		return false
 	}
 	r, err := k.cache.Local.OpenBlob(f.SHA256, f.Size)
@@ -319,4 +327,14 @@ func (op *deliverOp) keep(a *planner.Action, fp, path string, o state.Output) {
 		return
 	}
 	k.keepCheck(e)
+}
+
+// scratchNamed is err with the scratch copy's path (src) named as the
+// file it is a copy of (rel): an error names the user's file, not a
+// temporary one.
+func scratchNamed(err error, src, rel string) error {
+	if !strings.Contains(err.Error(), src) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), src, rel))
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/voxform/voxform/audio/master"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/voxform/voxform/audio/master"
 	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"

@@ -90,6 +90,7 @@ func (w *outputs) openOwned(a *planner.Action, rel, want string) (*outputFile, e
 // record fills the common fields, records the resource, and removes
 // outputs the resource no longer declares.
 func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
+	res.Outputs = keepDelivered(a, res.Outputs)
 	res.Kind = string(a.Desired.Kind)
 	res.Fingerprint = a.Desired.Fingerprint
 	res.SetRequestJSON(a.Desired.Request)
@@ -193,4 +194,38 @@ func (w *outputs) hashOf(p string) (string, error) {
 		return "", fmt.Errorf("hash %s: %w", p, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// keepDelivered returns outs with the delivered outputs a's prior record
+// holds that outs lacks and a still declares: a synthesis's record names
+// its delivered files until the delivery step (deliverOp) records what
+// it made of them, so that a kill or a failed mastering in between never
+// leaves a delivered file at its path unrecorded (and refused by the
+// next plan as not voxform's). Their records still say what they were
+// made from, so the next plan remasters them.
+func keepDelivered(a *planner.Action, outs []state.Output) []state.Output {
+	if a.Prior == nil || a.Desired == nil {
+		return outs
+	}
+	for _, p := range a.Prior.Outputs {
+		if _, ok := planner.IsDelivery(p.Format); !ok || hasFormat(outs, p.Format) || !declares(a.Desired.Outputs, p.Format) {
+			continue
+		}
+		outs = append(outs, p)
+	}
+	return outs
+}
+
+func hasFormat(outs []state.Output, format string) bool {
+	_, ok := findOutput(outs, format)
+	return ok
+}
+
+func declares(outs []planner.Output, format string) bool {
+	for _, o := range outs {
+		if o.Format == format {
+			return true
+		}
+	}
+	return false
 }

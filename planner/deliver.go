@@ -179,11 +179,19 @@ func (c *computer) deliveryStatus(a *Action, d *Desired, prior *state.Resource, 
 	case p.Delivery.Source != audio.SHA256:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("deliver %s: made from other audio", dl.Profile.Name))
 	case p.Delivery.Encoder != id:
-		a.Reasons = append(a.Reasons, fmt.Sprintf("deliver %s: encoder %s -> %s", dl.Profile.Name, p.Delivery.Encoder, id))
+		a.Reasons = append(a.Reasons, fmt.Sprintf("deliver %s: encoder changed (%s -> %s)", dl.Profile.Name, shortID(p.Delivery.Encoder), shortID(id)))
 	case p.Delivery.Fingerprint != DeliveryFingerprint(audio.SHA256, dl.Profile, id):
 		a.Reasons = append(a.Reasons, fmt.Sprintf("deliver %s: profile changed", dl.Profile.Name))
 	default:
 		return false, nil
 	}
 	return true, nil
+}
+
+// shortID names an encoder identity in a plan's reasons: its first 8 hex
+// digits of SHA-256 (an identity spells every flag: too long for a
+// table).
+func shortID(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:4])
 }

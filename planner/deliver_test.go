@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func TestDeliveryEncoderChangeRemasters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remasters(t, plan, 3, "encoder enc-1 -> enc-2")
+	remasters(t, plan, 3, "deliver telephony: encoder changed")
 }
 
 func TestDeliveredFileMissingRemasters(t *testing.T) {
@@ -171,5 +172,102 @@ func TestDeliveryLongerThanTheProfileFailsThePlan(t *testing.T) {
 	_, err := p.planWith(t, &state.File{Version: 1, Resources: map[string]*state.Resource{}}, encoderOf("enc-1"))
 	if err == nil || !strings.Contains(err.Error(), `synthesis.menu["sales"]: deliver amazon-connect: its text is estimated to last 500 s, longer than the profile's limit of 300 s`) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// withBook adds a package of the billing and support prompts to p.
+func withBook(p *project) {
+	p.m.Packages = []*manifest.Package{{Name: "book", Address: "package.book", Profile: deliver.Builtin("acx"),
+		Meta: manifest.BookMeta{Title: "Menu"},
+		Chapters: []manifest.Chapter{
+			{Synthesis: `synthesis.menu["billing"]`, Title: "Billing"},
+			{Synthesis: `synthesis.menu["support"]`, Title: "Support"},
+		},
+		MP3: &manifest.BookFile{Output: "build/book.mp3", Bitrate: 192000}}}
+}
+
+// recordBook records the book as an apply with encoder id would.
+func recordBook(t *testing.T, p *project, st *state.File, id string) {
+	t.Helper()
+	var d *planner.Desired
+	for _, x := range p.desired(t) {
+		if x.Address == "package.book" {
+			d = x
+		}
+	}
+	shas := []string{st.Resources[`synthesis.menu["billing"]`].Outputs[0].SHA256, st.Resources[`synthesis.menu["support"]`].Outputs[0].SHA256}
+	source := planner.PackageSource(shas)
+	ids := "mp3: " + id + "; "
+	for i := range st.Resources["package.book"].Outputs {
+		st.Resources["package.book"].Outputs[i].Delivery = &state.Delivery{Profile: "acx", Source: source, Encoder: ids,
+			Fingerprint: planner.PackageFingerprint(d.Fingerprint, source, ids)}
+	}
+}
+
+func TestPackageRepackagesAChapterMadeAgain(t *testing.T) {
+	p := baseProject()
+	withDelivery(deliver.Builtin("telephony"))(p)
+	withBook(p)
+	st := p.apply(t)
+	recordDeliveries(p, st, "enc-1")
+	recordBook(t, p, st, "enc-1")
+	plan, err := p.planWith(t, st, encoderOf("enc-1"))
+	if err != nil || plan.HasChanges() {
+		t.Fatalf("a recorded book plans %v (%v)", addresses(plan), err)
+	}
+	// The same request made again (-replace): new audio under the same
+	// fingerprint, which the book must follow in the same apply.
+	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{`synthesis.menu["billing"]`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var book *planner.Action
+	for _, a := range plan.Actions {
+		if a.Address == "package.book" {
+			book = a
+		}
+	}
+	if book == nil || book.Type != planner.Remaster || len(book.DependsOn) != 1 || book.DependsOn[0] != `synthesis.menu["billing"]` {
+		t.Fatalf("actions %v; want the book remastered after the billing chapter", addresses(plan))
+	}
+	if plan.NoOps+len(plan.Actions) != len(p.desired(t)) {
+		t.Errorf("%d no-ops and %d actions for %d resources", plan.NoOps, len(plan.Actions), len(p.desired(t)))
+	}
+}
+
+func TestSavedPlanCarriesARemaster(t *testing.T) {
+	p, st := delivered(t)
+	changed := deliver.Builtin("telephony")
+	changed.Peak.Max = -2
+	withDelivery(changed)(p)
+	plan, err := p.planWith(t, st, encoderOf("enc-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := planner.NewSaved(plan, p.m, nil, nil).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := planner.ReadSaved(&buf)
+	if err != nil {
+		t.Fatalf("a saved plan of remasters: %v", err)
+	}
+	if err := planner.CompareSaved(plan, saved.Plan); err != nil {
+		t.Fatalf("the same plan: %v", err)
+	}
+}
+
+func TestGraphHasPackages(t *testing.T) {
+	p := baseProject()
+	withBook(p)
+	var buf bytes.Buffer
+	if err := planner.WriteDOT(&buf, p.m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"package.book" [shape = "folder"];`, `"synthesis.menu[\"billing\"]" -> "package.book";`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("graph lacks %s:\n%s", want, buf.String())
+		}
 	}
 }

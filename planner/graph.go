@@ -11,8 +11,8 @@ import (
 
 // WriteDOT writes the resource graph of m in Graphviz DOT. Edges point in
 // execution order, from what is needed to what needs it: an embedding to
-// the cloned voice using it, a voice to its syntheses. Nodes are grouped
-// by kind.
+// the cloned voice using it, a voice to its syntheses, a chapter's
+// synthesis to its package. Nodes are grouped by kind.
 func WriteDOT(w io.Writer, m *manifest.Manifest) error {
 	bw := &errWriter{w: w}
 	bw.printf("digraph voxform {\n\trankdir = \"LR\";\n\tnode [shape = \"box\"];\n")
@@ -28,6 +28,9 @@ func WriteDOT(w io.Writer, m *manifest.Manifest) error {
 	for _, t := range m.Transcriptions {
 		bw.printf("\t%s;\n", strconv.Quote(t.Address))
 	}
+	for _, p := range m.Packages {
+		bw.printf("\t%s [shape = \"folder\"];\n", strconv.Quote(p.Address))
+	}
 	var edges []string
 	for _, v := range m.Voices {
 		if v.Embedding != "" {
@@ -36,6 +39,15 @@ func WriteDOT(w io.Writer, m *manifest.Manifest) error {
 	}
 	for _, s := range m.Syntheses {
 		edges = append(edges, edge("voice."+s.Voice, s.Address))
+	}
+	for _, p := range m.Packages {
+		seen := map[string]bool{}
+		for _, ch := range p.Chapters {
+			if !seen[ch.Synthesis] {
+				seen[ch.Synthesis] = true
+				edges = append(edges, edge(ch.Synthesis, p.Address))
+			}
+		}
 	}
 	sort.Strings(edges)
 	for _, e := range edges {

@@ -3,10 +3,11 @@ package planner
 import (
 	"container/heap"
 	"fmt"
-	"github.com/voxform/voxform/manifest"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/voxform/voxform/manifest"
 )
 
 // addPathDependencies sets each action's DependsOn: the actions of its

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
@@ -100,11 +101,15 @@ func PackageSource(chapters []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// packageVersion is the version of the packaging (the join, the tags
+// and chapter frames the book files carry): a new one re-packages.
+const packageVersion = "1"
+
 // PackageFingerprint is the fingerprint a package's outputs record
 // (state.Delivery.Fingerprint): its request's, its chapters' audio and
 // the identity of its encoder.
 func PackageFingerprint(request, source, identity string) string {
-	sum := sha256.Sum256([]byte("voxform package\x00" + request + "\x00" + source + "\x00" + identity))
+	sum := sha256.Sum256([]byte("voxform package " + packageVersion + "\x00" + request + "\x00" + source + "\x00" + identity))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -144,7 +149,7 @@ func (c *computer) packageStatus(d *Desired, prior *state.Resource) (*Action, er
 		case dl.Source != source:
 			return c.remaster(d, prior, "a chapter's audio changed"), nil
 		case dl.Encoder != id:
-			return c.remaster(d, prior, fmt.Sprintf("encoder %s -> %s", dl.Encoder, id)), nil
+			return c.remaster(d, prior, fmt.Sprintf("encoder changed (%s -> %s)", shortID(dl.Encoder), shortID(id))), nil
 		case dl.Fingerprint != fp:
 			return c.remaster(d, prior, "packaging changed"), nil
 		}
@@ -179,4 +184,48 @@ func (c *computer) packageIdentity(p *manifest.Package) (string, error) {
 		id += f + ": " + i + "; "
 	}
 	return id, nil
+}
+
+// repackage makes a Remaster of every package whose chapters an action
+// of this plan makes again (anything but a move, a delete or a remaster
+// of the chapter: a replace, a paid or restored repair, a listening check
+// that may regenerate, a resumed job), whose audio may then differ under
+// the same fingerprint; and has every package action wait for its
+// chapters' actions, listening checks included (listenWork adds those
+// after the dependencies are set).
+func (c *computer) repackage() {
+	inPlan := make(map[string]*Action, len(c.actions))
+	for _, a := range c.actions {
+		inPlan[a.Address] = a
+	}
+	for _, addr := range c.selDesired {
+		d := c.desired[addr]
+		if d.Package == nil {
+			continue
+		}
+		var deps, remade []string
+		for i, ch := range d.Package.Chapters {
+			ca, ok := inPlan[ch.Synthesis]
+			if !ok {
+				continue
+			}
+			deps = appendOnce(deps, ch.Synthesis)
+			if ca.Type != Move && ca.Type != Delete && ca.Type != Remaster {
+				remade = append(remade, fmt.Sprintf("chapter %d %s is made again", i+1, ch.Synthesis))
+			}
+		}
+		a := inPlan[addr]
+		if prior := c.st.Resources[addr]; a == nil && len(remade) > 0 && prior != nil {
+			a = &Action{Address: addr, Type: Remaster, Desired: d, Prior: prior, Reasons: remade}
+			c.actions = append(c.actions, a)
+			c.noops--
+		}
+		if a == nil {
+			continue
+		}
+		for _, dep := range deps {
+			a.DependsOn = appendOnce(a.DependsOn, dep)
+		}
+		sort.Strings(a.DependsOn)
+	}
 }

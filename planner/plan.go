@@ -352,6 +352,7 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	c.listenWork()
+	c.repackage()
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing}
 	actions, err := order(c.actions)
 	if err != nil {

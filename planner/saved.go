@@ -131,7 +131,7 @@ func (a *Action) checkShape() error {
 		}
 	case Delete:
 		needDesired = false
-	case Replace, Repair, Move, Resume, Check:
+	case Replace, Repair, Move, Resume, Check, Remaster:
 	default:
 		return fmt.Errorf("%s: unknown action %q", a.Address, a.Type)
 	}

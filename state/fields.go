@@ -154,7 +154,7 @@ func (d *Delivery) Check() error {
 }
 
 // MaxEncoderLen bounds a delivery's encoder identity.
-const MaxEncoderLen = 256
+const MaxEncoderLen = 4096
 
 func isHexHash(s string) bool {
 	if len(s) != 64 {
