@@ -22,7 +22,7 @@ func TestFaultsConverge(t *testing.T) {
 		name    string
 		outputs int
 	}{
-		{"ivr-prompts", 9},
+		{"ivr-prompts", 18}, // each prompt and its telephony WAV
 		{"hindi-narration", 2},
 		{"cloned-voice", 3},
 		{"call-transcripts", 12},

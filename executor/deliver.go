@@ -163,6 +163,9 @@ func (op *deliverOp) one(ctx context.Context, a *planner.Action, dl manifest.Del
 	if err != nil {
 		return state.Output{}, err
 	}
+	if !fresh && o.Path == prev.Path {
+		return prev, nil // put back as recorded: the record stays as it is
+	}
 	o.Format = planner.DeliverFormat(dl.Profile.Name)
 	o.Delivery = &state.Delivery{Profile: dl.Profile.Name, Fingerprint: fp, Source: sound.SHA256, Encoder: id}
 	if fresh {

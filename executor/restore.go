@@ -184,6 +184,7 @@ func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource
 // back every recorded output as it was records nothing: the state is left
 // as it was, byte for byte.
 func (w *outputs) keepRecord(a *planner.Action, made *state.Resource) (result, error) {
+	made.Outputs = keepDelivered(a, made.Outputs) // the delivery step puts them back
 	rec := *a.Prior
 	rec.Outputs = make([]state.Output, len(made.Outputs))
 	same := len(made.Outputs) == len(a.Prior.Outputs) && len(a.Removes) == 0
