@@ -11,5 +11,7 @@ go test -race -count=1 -timeout 20m "$@" ./...
 # above speaks to the live profile, the default).
 VOXFORM_E2E_PROFILE=documented go test -race -count=1 -timeout 20m "$@" ./e2e
 # The tests the race detector makes skip or shrink (pooled buffers it
-# drops at random, loudness at every rate), once without it.
+# drops at random, loudness at every rate, mastering minutes of audio),
+# once without it.
 go test -count=1 -timeout 10m "$@" -run 'TestLoudnessOfPromptsAllocatesLittle|TestLoudnessEBUTech3341' ./audio/loudness/
+go test -count=1 -timeout 10m "$@" ./audio/master/

@@ -170,6 +170,7 @@ func TestTooLongRefused(t *testing.T) {
 // TestLoudSourceLimited: a source at full scale is limited under the
 // ceiling of each peak rule, true or sample, whatever the codec.
 func TestLoudSourceLimited(t *testing.T) {
+	heavy(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "loud.wav")
 	// A full-scale square-ish wave: its true peak lies above its samples.
@@ -294,6 +295,7 @@ func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
 // TestSourcesOfEveryDecodedContainer masters MP3 and Ogg Opus sources
 // (the service's other outputs) and stereo WAV to a mono profile.
 func TestSourcesOfEveryDecodedContainer(t *testing.T) {
+	heavy(t)
 	requireTool(t, "ffmpeg")
 	src := speech(t)
 	dir := t.TempDir()

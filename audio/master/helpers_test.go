@@ -228,3 +228,13 @@ func sha(t testing.TB, path string) string {
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
+
+// heavy skips a test that masters long or many files under the race
+// detector: scripts/test.sh runs this package once more without it, and
+// every test runs there.
+func heavy(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("masters minutes of audio: run without the race detector (scripts/test.sh's last pass)")
+	}
+}

@@ -42,6 +42,7 @@ func customProfiles() map[string]*deliver.Profile {
 // file is the profile's format as ffprobe reads it, and Measure agrees
 // with ffmpeg's ebur128 and astats filters.
 func TestProfilesMeetRulesAsFFmpegMeasures(t *testing.T) {
+	heavy(t)
 	requireTool(t, "ffprobe")
 	src := speech(t)
 	profiles := customProfiles()

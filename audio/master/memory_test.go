@@ -63,6 +63,7 @@ func peakHeap(f func()) uint64 {
 // buffer of the 10 minutes would be 26 million samples, 200 MiB as
 // float64).
 func TestMemoryBoundedByLength(t *testing.T) {
+	heavy(t)
 	if testing.Short() {
 		t.Skip("writes 50 MB of audio")
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package master_test
+
+const raceEnabled = false
