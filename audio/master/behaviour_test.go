@@ -18,6 +18,7 @@ import (
 // TestMasterIsDeterministic masters the same source twice for an encoded
 // and a WAV profile: the same bytes.
 func TestMasterIsDeterministic(t *testing.T) {
+	heavy(t)
 	src := speech(t)
 	for _, name := range []string{"acx", "telephony"} {
 		p := deliver.Builtin(name)
@@ -268,6 +269,7 @@ func (w wrongEncoder) Encode(ctx context.Context, in string, e deliver.Encoding,
 // TestFailedRulesNamedAndFileRemoved: a delivered file that misses rules
 // is an error naming each, measured against target, and is removed.
 func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
+	heavy(t)
 	src := speech(t)
 	out := filepath.Join(t.TempDir(), "out.mp3")
 	_, err := master.Master(context.Background(), src, nil, deliver.Builtin("acx"), wrongEncoder{}, t.TempDir(), out)
