@@ -17,6 +17,7 @@ func TestGCThenEditStaysInBudget(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
 	p := newProject(t, "audiobook", e)
+	withoutDelivery(t, p)
 	if r := p.apply(); r.code != 0 {
 		t.Fatalf("%s", r)
 	}
