@@ -18,6 +18,7 @@ import (
 // TestMasterIsDeterministic masters the same source twice for an encoded
 // and a WAV profile: the same bytes.
 func TestMasterIsDeterministic(t *testing.T) {
+	t.Parallel()
 	heavy(t)
 	src := speech(t)
 	for _, name := range []string{"acx", "telephony"} {
@@ -55,6 +56,7 @@ func pcmProfile(head, tail float64) *deliver.Profile {
 // frames returned are the file's, the file's head and tail are the
 // profile's.
 func TestMasterPCMFramesExact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.wav")
 	writeWAV(t, src, 16000, 4*16000, sine(16000, 440, 0.1, 16000, 3*16000))
@@ -91,6 +93,7 @@ func TestMasterPCMFramesExact(t *testing.T) {
 // TestCancelLeavesNoFile cancels a mastering while it writes its file:
 // the error is the context's and the file is gone.
 func TestCancelLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "long.wav")
 	writeWAV(t, src, 44100, 10*60*44100, sine(44100, 220, 0.2, 0, math.MaxInt64))
@@ -125,6 +128,7 @@ func TestCancelLeavesNoFile(t *testing.T) {
 // TestSilentSourceRefused: a silent source, or one whose sound lies deeper
 // than MaxGain under the target, is a clear error and no file.
 func TestSilentSourceRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	quiet := sine(16000, 440, 0.0002, 0, math.MaxInt64) // -77 dBFS
 	cases := []struct {
@@ -155,6 +159,7 @@ func TestSilentSourceRefused(t *testing.T) {
 // TestTooLongRefused: a source longer than amazon-connect's 5 minutes is
 // refused, naming the bound, before anything is written.
 func TestTooLongRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "long.wav")
 	writeWAV(t, src, 8000, 301*8000, sine(8000, 440, 0.3, 0, math.MaxInt64))
@@ -171,6 +176,7 @@ func TestTooLongRefused(t *testing.T) {
 // TestLoudSourceLimited: a source at full scale is limited under the
 // ceiling of each peak rule, true or sample, whatever the codec.
 func TestLoudSourceLimited(t *testing.T) {
+	t.Parallel()
 	heavy(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "loud.wav")
@@ -201,6 +207,7 @@ func TestLoudSourceLimited(t *testing.T) {
 // is the noise floor, below the silence threshold, and the same bytes
 // come out twice.
 func TestRawSourceAndRoomTone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wav := filepath.Join(dir, "src.wav")
 	writeWAV(t, wav, 8000, 3*8000, sine(8000, 300, 0.3, 4000, 20000))
@@ -246,6 +253,7 @@ func (namedEncoder) Identity(e deliver.Encoding) string { return "other ffmpeg "
 // TestIdentity: the identity names the mastering's version and the
 // encoder's identity for encoded profiles, Go's WAV writer otherwise.
 func TestIdentity(t *testing.T) {
+	t.Parallel()
 	acx, tel := deliver.Builtin("acx"), deliver.Builtin("telephony")
 	if a, b := master.Identity(acx, ffmpegEncoder{}), master.Identity(acx, namedEncoder{}); a == b {
 		t.Errorf("two encoders, one identity %q", a)
@@ -269,6 +277,7 @@ func (w wrongEncoder) Encode(ctx context.Context, in string, e deliver.Encoding,
 // TestFailedRulesNamedAndFileRemoved: a delivered file that misses rules
 // is an error naming each, measured against target, and is removed.
 func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
+	t.Parallel()
 	heavy(t)
 	src := speech(t)
 	out := filepath.Join(t.TempDir(), "out.mp3")
@@ -297,6 +306,7 @@ func TestFailedRulesNamedAndFileRemoved(t *testing.T) {
 // TestSourcesOfEveryDecodedContainer masters MP3 and Ogg Opus sources
 // (the service's other outputs) and stereo WAV to a mono profile.
 func TestSourcesOfEveryDecodedContainer(t *testing.T) {
+	t.Parallel()
 	heavy(t)
 	requireTool(t, "ffmpeg")
 	src := speech(t)

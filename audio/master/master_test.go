@@ -42,6 +42,7 @@ func customProfiles() map[string]*deliver.Profile {
 // file is the profile's format as ffprobe reads it, and Measure agrees
 // with ffmpeg's ebur128 and astats filters.
 func TestProfilesMeetRulesAsFFmpegMeasures(t *testing.T) {
+	t.Parallel()
 	heavy(t)
 	requireTool(t, "ffprobe")
 	src := speech(t)
@@ -51,6 +52,7 @@ func TestProfilesMeetRulesAsFFmpegMeasures(t *testing.T) {
 	}
 	for name, p := range profiles {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out."+p.Extension())
 			res, err := master.Master(context.Background(), src, nil, p, ffmpegEncoder{}, t.TempDir(), out)
 			if err != nil {
@@ -111,6 +113,7 @@ func checkProbe(t *testing.T, path string, e deliver.Encoding) {
 // TestMeasureMP3BitrateMode: an MP3 file whose frames share a bit rate is
 // CBR at that rate; one encoded VBR is not.
 func TestMeasureMP3BitrateMode(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "ffmpeg")
 	src := speech(t)
 	dir := t.TempDir()
