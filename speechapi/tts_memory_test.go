@@ -8,40 +8,18 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/heaptest"
 	"github.com/voxform/voxform/speechapi"
 )
 
 // peakHeap samples HeapInuse until stop is called and returns the peak.
-func peakHeap() (stop func() uint64) {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
-}
+func peakHeap() (stop func() uint64) { return heaptest.Sample(10 * time.Millisecond) }
 
 // longText is about seconds of speech for the emulator's synthetic voice.
 func longText(seconds float64) string {

@@ -6,13 +6,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/voxform/voxform/internal/heaptest"
 	"github.com/voxform/voxform/transcript"
 )
 
@@ -94,32 +93,13 @@ func peakHeapGrowth(f func()) uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapInuse
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	stop := heaptest.Sample(5 * time.Millisecond)
 	f()
-	close(done)
-	wg.Wait()
-	if peak.Load() < base {
+	peak := stop()
+	if peak < base {
 		return 0
 	}
-	return peak.Load() - base
+	return peak - base
 }
 
 // A transcript is decoded a segment at a time: memory holds the segments,

@@ -7,13 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/voxform/voxform/audio/master"
 	"github.com/voxform/voxform/deliver"
+	"github.com/voxform/voxform/internal/heaptest"
 )
 
 // speechLike is a mono signal with the rhythm of speech: bursts of
@@ -33,29 +32,9 @@ func speechLike(rate int) func(int64) float64 {
 // peakHeap runs f and returns the most heap in use while it ran.
 func peakHeap(f func()) uint64 {
 	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	stop := heaptest.Sample(20 * time.Millisecond)
 	f()
-	close(stop)
-	wg.Wait()
-	return peak.Load()
+	return stop()
 }
 
 // TestMemoryBoundedByLength masters 1 minute and 10 minutes of audio at
