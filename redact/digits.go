@@ -176,7 +176,7 @@ var cueWords = func() map[string]cueKind {
 // before ws[i], in its sentence ("a/c" is an account word).
 func cue(s string, ws []listen.Word, i int) cueKind {
 	for k := i - 1; k >= 0 && k >= i-cueWindow; k-- {
-		if strings.ContainsAny(s[ws[k].End:ws[k+1].Start], ".?!।॥") {
+		if sentenceEnd(s[ws[k].End:ws[k+1].Start], ws[k].Text) {
 			break
 		}
 		if c := cueWords[ws[k].Text]; c != noCue {
@@ -187,6 +187,16 @@ func cue(s string, ws []listen.Word, i int) cueKind {
 		}
 	}
 	return noCue
+}
+
+// sentenceEnd: the gap after word ends a sentence; the point of "no."
+// or "acct." does not.
+func sentenceEnd(gap, word string) bool {
+	if strings.ContainsAny(gap, "?!।॥") {
+		return true
+	}
+	abbrev := word == "no" || word == "nos" || word == "num" || cueWords[word] == accountCue
+	return strings.Contains(gap, ".") && !abbrev
 }
 
 func allDigits(s string) bool {

@@ -55,17 +55,17 @@ func TestFindForms(t *testing.T) {
 		// Look-alikes.
 		{"order number 4839201 and ticket 58392017", ""},
 		{"order 4567891230", ""},
-		{"aadhaar 2345 6789 0123", ""},         // wrong check digit
-		{"card 4111 1111 1111 1112", ""},       // wrong check digit
-		{"paid ₹98,76,54,321 today", ""},       // amount
-		{"Rs. 9876543210", ""},                 // amount
-		{"9876543210 रुपये", ""},               // amount
-		{"on 12/05/2024 at 10:30", ""},         // date, time
-		{"15-08-1947", ""},                     // date
-		{"9876543210 2 times", ""},             // a longer run: not split
-		{"PAN ABCXE1234F", ""},                 // X is no holder type
-		{"world 2024 I went", ""},              // lower case is not a spelled code
-		{"follow @voxform", ""},                // no local part
+		{"aadhaar 2345 6789 0123", ""},   // wrong check digit
+		{"card 4111 1111 1111 1112", ""}, // wrong check digit
+		{"paid ₹98,76,54,321 today", ""}, // amount
+		{"Rs. 9876543210", ""},           // amount
+		{"9876543210 रुपये", ""},         // amount
+		{"on 12/05/2024 at 10:30", ""},   // date, time
+		{"15-08-1947", ""},               // date
+		{"9876543210 2 times", ""},       // a longer run: not split
+		{"PAN ABCXE1234F", ""},           // X is no holder type
+		{"world 2024 I went", ""},        // lower case is not a spelled code
+		{"follow @voxform", ""},          // no local part
 		{"account 4111 1111 1111 1112 closed", "account [BANK_ACCOUNT] closed"},
 	} {
 		got := redact.Replace(tc.text, all.Find(tc.text))
