@@ -55,6 +55,13 @@ func rupees(ws []Word) []Word {
 	return out
 }
 
+// Currency tells whether a word of Numbers or Normalize names the rupee:
+// sign, as written before an amount ("₹", "rs", "inr", "रु"); spoken, as
+// said after it ("rupees", "रुपये", and paise).
+func Currency(word string) (sign, spoken bool) {
+	return slices.Contains(rupeeSigns, word), slices.Contains(rupeeWords, word) || slices.Contains(paiseWords, word)
+}
+
 // isAmount: digits, with at most one decimal point.
 func isAmount(s string) bool {
 	whole, frac, _ := strings.Cut(s, ".")

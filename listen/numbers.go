@@ -255,11 +255,8 @@ func joinDigits(ws []Word) []Word {
 	var out []Word
 	var run strings.Builder // the digits of the run out's last word ends
 	for i := 0; i < len(ws); i++ {
-		w := ws[i]
-		if n, ok := repeaters[w.Text]; ok && i+1 < len(ws) && len(ws[i+1].Text) == 1 && allDigits(ws[i+1].Text) {
-			w = merged(ws, i, i+2, strings.Repeat(ws[i+1].Text, n))
-			i++
-		}
+		w, j := repeated(ws, i)
+		i = j - 1
 		k := len(out) - 1
 		switch {
 		case k >= 0 && run.Len() > 0 && allDigits(w.Text):
@@ -277,6 +274,35 @@ func joinDigits(ws []Word) []Word {
 	}
 	if run.Len() > 0 {
 		out[len(out)-1].Text = run.String()
+	}
+	return out
+}
+
+// repeated reads the word at ws[i], "double" or "triple" before a single
+// digit standing with it for the digit repeated ("double five" is "55"),
+// and the index after what it read.
+func repeated(ws []Word, i int) (Word, int) {
+	if n, ok := repeaters[ws[i].Text]; ok && i+1 < len(ws) && len(ws[i+1].Text) == 1 && allDigits(ws[i+1].Text) {
+		return merged(ws, i, i+2, strings.Repeat(ws[i+1].Text, n)), i + 2
+	}
+	return ws[i], i + 1
+}
+
+// Numbers splits text into words as Normalize does and writes each
+// spoken number as its digits ("twenty five" and "पच्चीस" are "25", "double
+// five" is "55"), but joins no adjacent numbers and applies none of the
+// currency, time and date rules: a spoken digit stream stays one word per
+// number, each with the bytes it was read from. Start and End index text
+// itself, which the caller puts in NFC without invisible characters
+// (Normalize does both first) for the Hindi words to be recognized.
+// Package redact reads digit streams from these words.
+func Numbers(text string) []Word {
+	ws := numbers(tokenize(text))
+	out := ws[:0:0]
+	for i := 0; i < len(ws); {
+		var w Word
+		w, i = repeated(ws, i)
+		out = append(out, w)
 	}
 	return out
 }
