@@ -60,6 +60,9 @@ func (x *expander) expandTranscriptions() {
 				t.Outputs[f] = path.Join(t.OutputDir, in.rel+"."+f)
 			}
 			t.InputPos = in.pos
+			if t.Redact != nil && t.Redact.Audio != "" && !in.isURL {
+				t.RedactedAudio = path.Join(t.OutputDir, in.rel+".redacted"+strings.ToLower(path.Ext(in.key)))
+			}
 			x.m.Transcriptions = append(x.m.Transcriptions, &t)
 		}
 	}
@@ -98,6 +101,8 @@ func (x *expander) transcriptionProto(b *Block, fs map[string]*field, sc *scope)
 		t.Formats = []string{"json"}
 	}
 	t.InputDirs = x.inputDirs(fs["input_dirs"], sc)
+	t.Redact = x.redaction(fs["redact"], sc)
+	t.Channels = x.channels(fs["channels"], sc)
 	return t
 }
 

@@ -490,6 +490,30 @@ type Transcription struct {
 	// Outputs maps each format to its output path, relative to Dir.
 	Outputs map[string]string
 
+	// Redact is the redaction every output of the block gets (nil: none).
+	// It is shared by the block's inputs: read-only.
+	Redact *Redaction
+	// RedactedAudio is where the redacted copy of the recording is
+	// written, relative to Dir: "" unless Redact.Audio asks for one.
+	RedactedAudio string
+	// Channels names the speaker of each channel of a multi-channel
+	// recording (channels:), by zero-based channel index: segments are
+	// labelled with the role instead of "Speaker N". Shared: read-only.
+	Channels map[int]string
+
+	Pos    Pos
+	Fields map[string]Pos
+}
+
+// Redaction is a transcription's redact: block: the kinds of personal
+// data replaced in every output, as written (redact.NewPolicy checks and
+// orders them), whether the unredacted transcript is kept locally, and the
+// redacted audio asked for ("", "silence" or "beep").
+type Redaction struct {
+	Kinds          []string
+	KeepUnredacted bool
+	Audio          string
+
 	Pos    Pos
 	Fields map[string]Pos
 }

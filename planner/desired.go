@@ -393,8 +393,15 @@ func (b *builder) transcription(t *manifest.Transcription) (*Desired, error) {
 	for _, f := range formats {
 		d.Outputs = append(d.Outputs, Output{Path: t.Outputs[f], Format: f})
 	}
+	if t.RedactedAudio != "" {
+		d.Outputs = append(d.Outputs, Output{Path: t.RedactedAudio, Format: RedactedAudioFormat})
+	}
 	d.Wire.Transcription = transcriptionWire(t)
-	return d, b.encode(d, transcriptionRequest(d.Wire.Transcription, t.Key, sum))
+	req := transcriptionRequest(d.Wire.Transcription, t.Key, sum)
+	if err := renderRequest(req, t); err != nil {
+		return nil, err
+	}
+	return d, b.encode(d, req)
 }
 
 func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) manifest.Pos {

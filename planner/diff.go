@@ -42,6 +42,11 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		cost, err := c.billed(d)
 		return &Action{Address: d.Address, Type: Create, Desired: d, Cost: cost, Reasons: []string{"not in state"}}, err
 	}
+	if prior.Fingerprint != d.Fingerprint {
+		if a, err := c.rerender(d, prior); a != nil || err != nil {
+			return a, err
+		}
+	}
 	switch {
 	case c.replace[d.Address] || prior.Fingerprint != d.Fingerprint:
 		var reasons []string

@@ -131,6 +131,9 @@ func (c *checker) outputs() []output {
 		for _, f := range formats {
 			outs = append(outs, output{t.Outputs[f], t.Address, t.InputPos})
 		}
+		if t.RedactedAudio != "" {
+			outs = append(outs, output{t.RedactedAudio, t.Address, t.InputPos})
+		}
 	}
 	return outs
 }

@@ -32,6 +32,7 @@ func (c *checker) checkTranscriptions() {
 	for _, t := range c.m.Transcriptions {
 		if api := c.cat.Recognition[t.API]; api != nil && valid[t.Name] {
 			c.checkInput(root, t, api)
+			c.checkRedactedInput(t)
 		}
 	}
 }
@@ -103,6 +104,7 @@ func (c *checker) checkTranscriptionConfig(t *manifest.Transcription) bool {
 		c.ds.Errorf(t.Pos, "transcription %q has no output_dir", t.Name)
 	}
 	c.checkFormats(t, api)
+	c.checkRedaction(t)
 	return true
 }
 

@@ -74,6 +74,9 @@ func (r *Resource) CheckReported() error {
 			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
 		}
 	}
+	if err := r.Redaction.Check(); err != nil {
+		return fmt.Errorf("redaction.%w", err)
+	}
 	for i, c := range r.Chunks {
 		if err := c.checkReported(); err != nil {
 			return fmt.Errorf("chunks[%d].%w", i, err)

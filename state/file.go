@@ -105,6 +105,10 @@ type Resource struct {
 	// ChunkRecord), in order; absent for a text sent in one request.
 	Chunks []ChunkRecord `json:"chunks,omitempty"`
 
+	// Redaction is how a transcription's outputs were redacted (nil: not
+	// redacted).
+	Redaction *Redaction `json:"redaction,omitempty"`
+
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }

@@ -73,6 +73,9 @@ func (r *Resource) CheckPaths() error {
 			return fmt.Errorf("outputs[%d].path: %w", i, err)
 		}
 	}
+	if r.Redaction != nil && r.Redaction.Unredacted != nil && !IsUnredactedPath(r.Redaction.Unredacted.Path) {
+		return fmt.Errorf("redaction.unredacted.path: %q is not a kept transcript's path (%s<hex>.json)", r.Redaction.Unredacted.Path, UnredactedDir)
+	}
 	return nil
 }
 
