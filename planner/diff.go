@@ -75,7 +75,11 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		reason := fmt.Sprintf("%s job %s pending", orWord(prior.JobAPI, "remote"), prior.JobID)
 		return &Action{Address: d.Address, Type: Resume, Desired: d, Prior: prior, Reasons: []string{reason}}, nil
 	}
-	return c.checkOutputs(d, prior)
+	a, err := c.checkOutputs(d, prior)
+	if a != nil || err != nil {
+		return a, err
+	}
+	return c.dropKept(d, prior)
 }
 
 // embeddingName returns the name of a recorded embedding with fingerprint

@@ -139,3 +139,23 @@ func isRenderField(k string) bool {
 	}
 	return false
 }
+
+// dropKept plans the removal of a kept unredacted transcript the manifest
+// no longer asks to keep (keep_unredacted turned off, or redaction
+// removed without a change to the request, which rerender handles): the
+// outputs are rendered again from it, byte for byte what they were, and
+// the apply removes it. Free. Nil when nothing is kept or it is wanted.
+func (c *computer) dropKept(d *Desired, prior *state.Resource) (*Action, error) {
+	if d.Kind != manifest.KindTranscription || prior.Redaction == nil || prior.Redaction.Unredacted == nil {
+		return nil, nil
+	}
+	if r := d.Transcription.Redact; r != nil && r.KeepUnredacted {
+		return nil, nil
+	}
+	from, _, err := c.renderSource(d, prior)
+	if from == "" || err != nil {
+		return nil, err
+	}
+	return &Action{Address: d.Address, Type: Repair, Desired: d, Prior: prior, RenderFrom: from,
+		Reasons: []string{"keep_unredacted is off: the kept unredacted transcript is removed"}}, nil
+}

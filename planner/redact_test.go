@@ -110,3 +110,29 @@ func TestRedactionChangeRerenders(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepUnredactedTurnedOff: a kept unredacted transcript the manifest
+// no longer asks for is planned away, free; one it asks for stays.
+func TestKeepUnredactedTurnedOff(t *testing.T) {
+	const addr = `transcription.calls["recordings/a.wav"]`
+	p, tr := redactProject("mobile")
+	tr.Redact.KeepUnredacted = true
+	st := p.apply(t)
+	kept := state.UnredactedPath(addr)
+	p.fs[kept] = "unredacted"
+	h, _ := p.fs.hash(kept)
+	st.Resources[addr].Redaction = &state.Redaction{Policy: "mobile", Version: 1, Unredacted: &state.Kept{Path: kept, SHA256: h.SHA256}}
+	pl, err := p.plan(t, st, planner.Options{})
+	if err != nil || len(pl.Actions) != 0 {
+		t.Fatalf("kept and wanted: %v %v", addresses(pl), err)
+	}
+	tr.Redact.KeepUnredacted = false
+	pl, err = p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := actionOf(pl, addr)
+	if a == nil || a.Type != planner.Repair || a.RenderFrom != kept || len(pl.Actions) != 1 {
+		t.Fatalf("kept, not wanted: %+v", a)
+	}
+}

@@ -314,6 +314,9 @@ func outputRef(r *state.Resource) audioRef {
 		o := r.Outputs[0]
 		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "audio", Raw: audioConfig(r.RequestFields()), Loudness: o.Loudness}
 	case "embedding", "transcription":
+		if r.Redaction != nil {
+			return redactedRef(r)
+		}
 		if r.Source != nil && r.Source.Path != "" {
 			return audioRef{Label: r.Source.Path, Path: r.Source.Path, SHA256: r.Source.SHA256}
 		}
@@ -322,6 +325,18 @@ func outputRef(r *state.Resource) audioRef {
 		}
 	}
 	return audioRef{}
+}
+
+// redactedRef is the audio a redacted transcription shows: its redacted
+// copy of the recording, never the recording itself, which says what the
+// transcript hides.
+func redactedRef(r *state.Resource) audioRef {
+	for _, o := range r.Outputs {
+		if o.Format == planner.RedactedAudioFormat {
+			return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: planner.RedactedAudioFormat}
+		}
+	}
+	return audioRef{Missing: "redacted: the recording is not copied into the report (redact.audio makes a copy that is)"}
 }
 
 // transcriptRef is where the transcript JSON of a transcription is.
