@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/transcript"
 )
@@ -79,37 +81,34 @@ func (b *batchOp) collect(ctx context.Context, job *speechapi.Job, files []speec
 func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
 	a := m.action
 	t := a.Desired.Transcription
-	rel := t.Outputs["json"]
-	if rel == "" {
-		rel = transcriptScratch(t)
-	}
-	jsonOut, err := b.files.output(a, rel)
+	dl, err := b.downloadTarget(a)
 	if err != nil {
 		return err
 	}
-	defer jsonOut.Abort()
+	defer dl.Abort()
 	// A download cut short is sent again by the client, from an empty
 	// temporary file.
-	if _, err := b.client.DownloadTranscript(traced(ctx, b.report.emit, a.Address), jobID, rec, jsonOut); err != nil {
+	if _, err := b.client.DownloadTranscript(traced(ctx, b.report.emit, a.Address), jobID, rec, dl); err != nil {
 		return err
 	}
-	meta, segs, err := readTranscript(jsonOut.TempPath(), labelled(t))
+	meta, segs, err := readTranscript(dl.TempPath(), labelled(t))
 	if err != nil {
 		return fmt.Errorf("transcript of %s: %w", m.name, err)
 	}
-	outs, err := writeTranscripts(b.files, a, copyFrom(jsonOut.TempPath()), segs)
+	outs, red, err := writeTranscripts(b.files, a, copyFrom(dl.TempPath()), segs)
 	if err != nil {
 		return err
 	}
 	// The download is discarded before the record, so that a temporary file
 	// only ever exists for a resource that is not yet recorded, and is
 	// therefore in the next plan, which sweeps it.
-	jsonOut.Abort()
+	dl.Abort()
 	secs := meta.DurationSeconds
 	if secs == 0 && rec.DurationSeconds != nil {
 		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
 	}
 	res := transcriptionRecord(a, outs, secs)
+	res.Redaction = red
 	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
 	if res.Source != nil && res.Source.URL == "" {
 		res.Source.Name = m.name // the file record's original_path
@@ -122,6 +121,46 @@ func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.F
 	}
 	b.report.done(a, r, b.now().Sub(m.start))
 	return nil
+}
+
+// download is where a transcript is downloaded to: its temporary file.
+type download interface {
+	io.Writer
+	io.Seeker
+	Truncate(size int64) error
+	TempPath() string
+	Abort()
+}
+
+// downloadTarget is where the transcript of a is downloaded: beside its
+// outputs, or, when it is redacted, a private temporary file (0600)
+// outside the manifest directory, so that the unredacted transcript is
+// never in the outputs' directory.
+func (b *batchOp) downloadTarget(a *planner.Action) (download, error) {
+	t := a.Desired.Transcription
+	if t.Redact != nil {
+		f, err := os.CreateTemp("", "voxform-transcript-*.json")
+		if err != nil {
+			return nil, err
+		}
+		return privateTemp{f}, nil
+	}
+	rel := t.Outputs["json"]
+	if rel == "" {
+		rel = transcriptScratch(t)
+	}
+	return b.files.output(a, rel)
+}
+
+// privateTemp is a temporary file of voxform's own, outside the manifest
+// directory, removed by Abort.
+type privateTemp struct{ *os.File }
+
+func (p privateTemp) TempPath() string { return p.Name() }
+
+func (p privateTemp) Abort() {
+	p.Close()
+	os.Remove(p.Name())
 }
 
 // transcriptScratch is where a transcript is downloaded when json is not

@@ -101,11 +101,12 @@ func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw 
 		}
 		segs = append(segs, seg)
 	}
-	outs, err := writeTranscripts(b.files, a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
+	outs, red, err := writeTranscripts(b.files, a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
 	if err != nil {
 		return err
 	}
 	res := transcriptionRecord(a, outs, r.TotalDuration)
+	res.Redaction = red
 	res.JobID, res.JobAPI = jobID, manifest.APIBatchLegacy
 	if prior, ok := b.files.recorder.Get(a.Address); ok && prior.JobID == jobID {
 		res.RequestIDs = prior.RequestIDs // the submit's, kept with the pending entry

@@ -13,6 +13,7 @@ import (
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/redact"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/transcript"
 )
@@ -166,6 +167,15 @@ func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource
 			return nil, err
 		}
 		rec := transcriptionRecord(a, outs, e.Meta.DurationSeconds)
+		if t := a.Desired.Transcription; t.Redact != nil {
+			// The entry's fingerprint covers the policy: its files are
+			// redacted so. Nothing unredacted is kept from a cache.
+			p, err := redact.NewPolicy(t.Redact.Kinds)
+			if err != nil {
+				return nil, err
+			}
+			rec.Redaction = &state.Redaction{Policy: p.String(), Version: redact.Version}
+		}
 		rec.BilledAudioSeconds = 0 // this state paid nothing for it
 		rec.DetectedLanguage = e.Meta.DetectedLanguage
 		if e.Meta.Model != "" {
@@ -284,6 +294,21 @@ func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]st
 		}
 		if err != nil {
 			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		}
+	}
+	if t.RedactedAudio != "" {
+		cached, ok := e.File(planner.RedactedAudioFormat)
+		if !ok {
+			return nil, fmt.Errorf("restore: the cache entry of %s has no redacted audio: %w", e.Fingerprint[:12], cache.ErrCorrupt)
+		}
+		out, err := op.files.ownedOutput(a, t.RedactedAudio, recorded[planner.RedactedAudioFormat].SHA256)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, out)
+		formats = append(formats, planner.RedactedAudioFormat)
+		if err := out.Fill(func(dst *os.File) error { return local.CopyBlob(cached.SHA256, dst) }); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", t.RedactedAudio, err)
 		}
 	}
 	return commitTranscripts(files, formats, hasText)

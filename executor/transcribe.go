@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/redact"
 	"github.com/voxform/voxform/speechapi"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/transcript"
@@ -53,11 +56,12 @@ func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot
 	secs := op.files.recordingSeconds(t)
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
-	outs, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
+	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
 	if err != nil {
 		return result{}, err
 	}
 	rec := transcriptionRecord(a, outs, secs)
+	rec.Redaction = red
 	if res.RequestID != "" {
 		rec.RequestIDs = []string{res.RequestID}
 	}
@@ -118,12 +122,13 @@ func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *
 			detected = s.Language
 		}
 	}
-	outs, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
+	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
 	if err != nil {
 		return result{}, err
 	}
 	secs := res.AudioSent.Seconds()
 	rec := transcriptionRecord(a, outs, secs)
+	rec.Redaction = red
 	rec.DetectedLanguage = detected // what the messages said, never the requested code
 	return op.files.record(a, rec, 0, secs)
 }
@@ -148,16 +153,29 @@ func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *
 // writeTranscripts writes every requested format of one input into ws:
 // json via writeJSONDoc, the others rendered from segs. All outputs are
 // committed only once every one of them was written.
-func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, error) {
+func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, *state.Redaction, error) {
 	t := a.Desired.Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
-	files := make([]*outputFile, 0, len(formats))
+	files := make([]*outputFile, 0, len(formats)+1)
 	defer func() {
 		for _, f := range files {
 			f.Abort()
 		}
 	}()
+	var red *redaction
+	if t.Redact != nil {
+		p, err := redact.NewPolicy(t.Redact.Kinds)
+		if err != nil {
+			return nil, nil, fmt.Errorf("redact: %w", err)
+		}
+		r, err := ws.redactTranscript(a, p, writeJSONDoc, segs)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer r.close()
+		red, writeJSONDoc, segs = r, r.writeJSON, r.segs
+	}
 	if ws.kept != nil && !slices.Contains(formats, "json") {
 		ws.kept.keepDoc(a, writeJSONDoc)
 	}
@@ -165,7 +183,7 @@ func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Write
 	for _, format := range formats {
 		f, err := ws.output(a, t.Outputs[format])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, f)
 		if format == "json" {
@@ -174,15 +192,27 @@ func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Write
 			err = transcript.RenderSlice(f, transcript.Format(format), segs, opts)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("write %s: %w", t.Outputs[format], err)
+			return nil, nil, fmt.Errorf("write %s: %w", t.Outputs[format], err)
 		}
+	}
+	if red != nil && t.RedactedAudio != "" {
+		f, err := ws.redactedAudio(a, red)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, f)
+		formats = append(formats, planner.RedactedAudioFormat)
 	}
 	// Every file is checked before any is renamed into place.
 	hasText := false
 	for _, s := range segs {
 		hasText = hasText || strings.TrimSpace(s.Text) != ""
 	}
-	return commitTranscripts(files, formats, hasText)
+	outs, err := commitTranscripts(files, formats, hasText)
+	if err != nil || red == nil {
+		return outs, nil, err
+	}
+	return outs, red.record, nil
 }
 
 // renderOp is the free repair of a transcription: the recorded transcript
@@ -194,18 +224,63 @@ type renderOp struct {
 
 func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, error) {
 	t := a.Desired.Transcription
-	segs, err := segmentsFromFile(op.files.abs(a.RenderFrom), labelled(t), a.Prior.DurationSeconds)
+	from, done, err := op.renderSource(a)
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
-	outs, err := writeTranscripts(op.files, a, copyFrom(op.files.abs(a.RenderFrom)), segs)
+	defer done()
+	segs, err := segmentsFromFile(from, labelled(t), a.Prior.DurationSeconds)
+	if err != nil {
+		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
+	}
+	outs, red, err := writeTranscripts(op.files, a, copyFrom(from), segs)
 	if err != nil {
 		return result{}, err
 	}
 	rec := *a.Prior
 	rec.Outputs = outs
+	rec.Redaction = red
 	rec.UpdatedAt = time.Time{}
-	return op.files.record(a, &rec, 0, 0)
+	res, err := op.files.record(a, &rec, 0, 0)
+	if err == nil && a.Prior.Redaction != nil && (red == nil || red.Unredacted == nil) {
+		// Nothing needs the kept unredacted transcript any more.
+		if rerr := state.RemoveUnredacted(op.files.dir, a.Prior.Redaction.Unredacted); rerr != nil {
+			op.files.emit(Event{Kind: EventWarning, Address: a.Address, Err: rerr})
+		}
+	}
+	return res, err
+}
+
+// renderSource is the file a re-render reads: an output, or a private copy
+// of the kept unredacted transcript (read only as state.OpenUnredacted
+// allows), with what removes the copy.
+func (op *renderOp) renderSource(a *planner.Action) (string, func(), error) {
+	r := a.Prior.Redaction
+	if r == nil || r.Unredacted == nil || r.Unredacted.Path != a.RenderFrom {
+		return op.files.abs(a.RenderFrom), func() {}, nil
+	}
+	src, err := state.OpenUnredacted(op.files.dir, r.Unredacted)
+	if err != nil {
+		return "", nil, err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp("", "voxform-unredacted-*.json") // 0600
+	if err != nil {
+		return "", nil, err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(tmp, h), src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && hex.EncodeToString(h.Sum(nil)) != r.Unredacted.SHA256 {
+		err = fmt.Errorf("the kept unredacted transcript changed since it was kept")
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", nil, err
+	}
+	return tmp.Name(), func() { os.Remove(tmp.Name()) }, nil
 }
 
 // segmentsFromFile reads the segments of a transcript JSON voxform wrote.

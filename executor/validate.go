@@ -13,6 +13,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/planner"
 )
 
 // Every output is checked, complete, at its temporary path before it is
@@ -79,6 +80,8 @@ func transcriptCheck(format string, hasText bool) check {
 			return checkText(r, hasText)
 		case "srt", "vtt":
 			return checkCues(r, format == "vtt", hasText)
+		case planner.RedactedAudioFormat:
+			return audio.ValidateReader(io.NewSectionReader(ra, 0, size), audio.ContainerWAV)
 		}
 		return fmt.Errorf("no check for %s transcripts", format)
 	}

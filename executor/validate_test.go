@@ -124,14 +124,14 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
 	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}
 	segs := []transcript.Segment{{End: transcript.Seconds(1), Text: "नमस्ते"}}
-	_, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
+	_, _, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
 	if err == nil {
 		t.Fatal("a truncated json transcript was accepted")
 	}
 	if files := leftovers(t, dir); len(files) != 0 {
 		t.Errorf("outputs after a refused transcript: %v", files)
 	}
-	outs, err := writeTranscripts(ws, a, func(w io.Writer) error {
+	outs, _, err := writeTranscripts(ws, a, func(w io.Writer) error {
 		_, err := io.WriteString(w, `{"transcript": "नमस्ते"}`)
 		return err
 	}, segs)
