@@ -188,7 +188,7 @@ func readTranscript(path string, labels bool) (transcriptMeta, []transcript.Segm
 		return transcriptMeta{}, nil, err
 	}
 	defer f.Close()
-	doc, err := transcript.DecodeJSON(f, labels)
+	doc, err := transcript.DecodeJSON(f, transcript.Labels{Speakers: labels})
 	if err != nil {
 		return transcriptMeta{}, nil, err
 	}

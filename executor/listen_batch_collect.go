@@ -135,7 +135,7 @@ func (b *jobBatcher) hear(j *checkJob, t *checkTicket, byName map[string]speecha
 // segments' text), the key removed, at most state.MaxHeard bytes; the
 // seconds the job reports for the file (else the rendition's).
 func (b *jobBatcher) readHeard(body []byte, rec speechapi.FileRecord, t *checkTicket) (checkHeard, error) {
-	doc, err := transcript.DecodeJSON(bytes.NewReader(body), false)
+	doc, err := transcript.DecodeJSON(bytes.NewReader(body), transcript.Labels{})
 	if err != nil {
 		return checkHeard{}, err
 	}

@@ -292,7 +292,7 @@ func segmentsFromFile(path string, labels bool, durationSecs float64) ([]transcr
 		return nil, err
 	}
 	defer f.Close()
-	segs, err := transcript.ParseJSON(f, labels)
+	segs, err := transcript.ParseJSON(f, transcript.Labels{Speakers: labels})
 	if err != nil || len(segs) > 0 {
 		return segs, err
 	}

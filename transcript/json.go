@@ -39,11 +39,11 @@ type Document struct {
 // decoded as it comes, other fields (full_transcript and any the service
 // adds) are skipped without being kept, so that memory holds the segments
 // and at most one value of the document at a time, never the document.
-// With labels set, each segment is labelled with SpeakerLabel of its
-// speaker_id, for diarized or multi-channel transcripts. Field names match
+// Each segment with a speaker_id is labelled as labels names it (see
+// Labels), for diarized or multi-channel transcripts. Field names match
 // as encoding/json matches them (case-insensitively); a repeated field
 // counts once, the last.
-func DecodeJSON(r io.Reader, labels bool) (*Document, error) {
+func DecodeJSON(r io.Reader, labels Labels) (*Document, error) {
 	doc, err := decodeDocument(json.NewDecoder(r), labels)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript json: %w", err)
@@ -53,7 +53,7 @@ func DecodeJSON(r io.Reader, labels bool) (*Document, error) {
 
 // ParseJSON reads the segments of a transcript JSON document (see
 // DecodeJSON).
-func ParseJSON(r io.Reader, labels bool) ([]Segment, error) {
+func ParseJSON(r io.Reader, labels Labels) ([]Segment, error) {
 	doc, err := DecodeJSON(r, labels)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func ParseJSON(r io.Reader, labels bool) ([]Segment, error) {
 }
 
 // decodeDocument walks the top-level object.
-func decodeDocument(dec *json.Decoder, labels bool) (*Document, error) {
+func decodeDocument(dec *json.Decoder, labels Labels) (*Document, error) {
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func decodeDocument(dec *json.Decoder, labels bool) (*Document, error) {
 }
 
 // decodeSegments reads the segments array (or null) one segment at a time.
-func decodeSegments(dec *json.Decoder, labels bool) ([]Segment, error) {
+func decodeSegments(dec *json.Decoder, labels Labels) ([]Segment, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ type skipped struct{}
 // UnmarshalJSON drops the value.
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
-func (s jsonSegment) segment(labels bool) (Segment, error) {
+func (s jsonSegment) segment(labels Labels) (Segment, error) {
 	if bad(s.StartTime) || bad(s.EndTime) {
 		return Segment{}, fmt.Errorf("invalid times %v..%v", s.StartTime, s.EndTime)
 	}
@@ -152,8 +152,8 @@ func (s jsonSegment) segment(labels bool) (Segment, error) {
 	if seg.End < seg.Start {
 		seg.End = seg.Start
 	}
-	if labels && s.SpeakerID != nil {
-		seg.Speaker = SpeakerLabel(*s.SpeakerID)
+	if labels.on() && s.SpeakerID != nil {
+		seg.Speaker = labels.Name(*s.SpeakerID)
 	}
 	return seg, nil
 }
@@ -168,3 +168,29 @@ func Seconds(s float64) time.Duration {
 
 // SpeakerLabel names a zero-based speaker id: 0 is "Speaker 1".
 func SpeakerLabel(id int) string { return "Speaker " + strconv.Itoa(id+1) }
+
+// Labels says how segments are labelled by their speaker_id: not at all
+// (the zero value), by speaker ("Speaker 1", "Speaker 2" for a diarized
+// or multi-channel transcript), or by the role of the channel (for a
+// multi-channel recording, speaker_id is the channel index: {0: "agent",
+// 1: "customer"}).
+type Labels struct {
+	// Speakers labels every segment that has a speaker_id.
+	Speakers bool
+	// Roles names channels (or speakers) by their zero-based id; an id
+	// with no role keeps its "Speaker N" label. Roles alone also turn
+	// labelling on.
+	Roles map[int]string
+}
+
+// Name is the label of a zero-based speaker id: its role when Roles has
+// one, else SpeakerLabel(id).
+func (l Labels) Name(id int) string {
+	if r, ok := l.Roles[id]; ok && r != "" {
+		return r
+	}
+	return SpeakerLabel(id)
+}
+
+// on reports whether segments are labelled at all.
+func (l Labels) on() bool { return l.Speakers || len(l.Roles) > 0 }

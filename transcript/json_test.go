@@ -28,7 +28,7 @@ func TestDecodeJSONReadsSegmentsAndMetaInOnePass(t *testing.T) {
 	doc := `{"file_id":"f1","segments":[{"segment_id":0,"start_time":0.5,"end_time":1.25,"text":"hi","speaker_id":0,"confidence":null,"emotion":{"x":[1,2]}},
 	{"segment_id":1,"start_time":1.25,"end_time":2,"text":"hello","speaker_id":1}],"full_transcript":"hi hello",
 	"language_code":"en-IN","duration_seconds":12.5,"mode":"transcribe","model":"stt-v2.5","extra":[{"a":null}]}`
-	got, err := transcript.DecodeJSON(onlyReader{strings.NewReader(doc)}, true)
+	got, err := transcript.DecodeJSON(onlyReader{strings.NewReader(doc)}, transcript.Labels{Speakers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +43,11 @@ func TestDecodeJSONReadsSegmentsAndMetaInOnePass(t *testing.T) {
 		t.Errorf("document (-want +got):\n%s", d)
 	}
 	for _, bad := range []string{`{"segments":`, `{"segments":{}}`, `{"duration_seconds":"12"}`, `[]`, `null`, ``, `{"segments":[{"start_time":1}`} {
-		if _, err := transcript.DecodeJSON(strings.NewReader(bad), false); err == nil {
+		if _, err := transcript.DecodeJSON(strings.NewReader(bad), transcript.Labels{}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if d, err := transcript.DecodeJSON(strings.NewReader(`{"segments":null}`), false); err != nil || len(d.Segments) != 0 {
+	if d, err := transcript.DecodeJSON(strings.NewReader(`{"segments":null}`), transcript.Labels{}); err != nil || len(d.Segments) != 0 {
 		t.Errorf("null segments: %v, %v", d, err)
 	}
 }
@@ -108,7 +108,7 @@ func TestParseJSONMemoryFollowsTheSegmentsNotTheDocument(t *testing.T) {
 	const n, pad = 32 << 10, 1000
 	var segs []transcript.Segment
 	var err error
-	growth := peakHeapGrowth(func() { segs, err = transcript.ParseJSON(newBulkyDoc(n, pad), false) })
+	growth := peakHeapGrowth(func() { segs, err = transcript.ParseJSON(newBulkyDoc(n, pad), transcript.Labels{}) })
 	if err != nil || len(segs) != n {
 		t.Fatalf("%d segments, %v", len(segs), err)
 	}

@@ -173,7 +173,7 @@ func TestTimestamps(t *testing.T) {
 func TestParseJSON(t *testing.T) {
 	doc := `{"file_id":"f1","segments":[{"segment_id":0,"start_time":0.5,"end_time":1.25,"text":"hi","speaker_id":0,"confidence":null},
 	{"segment_id":1,"start_time":1.25,"end_time":2,"text":"hello","speaker_id":1}],"full_transcript":"hi hello"}`
-	got, err := transcript.ParseJSON(strings.NewReader(doc), true)
+	got, err := transcript.ParseJSON(strings.NewReader(doc), transcript.Labels{Speakers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +184,10 @@ func TestParseJSON(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("segments (-want +got):\n%s", d)
 	}
-	if _, err := transcript.ParseJSON(strings.NewReader(`{"segments":[{"start_time":-1}]}`), false); err == nil {
+	if _, err := transcript.ParseJSON(strings.NewReader(`{"segments":[{"start_time":-1}]}`), transcript.Labels{}); err == nil {
 		t.Error("negative start time accepted")
 	}
-	if _, err := transcript.ParseJSON(strings.NewReader(`{"segments":`), false); err == nil {
+	if _, err := transcript.ParseJSON(strings.NewReader(`{"segments":`), transcript.Labels{}); err == nil {
 		t.Error("truncated json accepted")
 	}
 }
