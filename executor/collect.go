@@ -182,13 +182,13 @@ type transcriptMeta struct {
 // readTranscript reads a downloaded transcript's segments and audit
 // fields in one streaming pass (transcript.DecodeJSON): the document is
 // never held in memory, only its segments.
-func readTranscript(path string, labels bool) (transcriptMeta, []transcript.Segment, error) {
+func readTranscript(path string, labels transcript.Labels) (transcriptMeta, []transcript.Segment, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return transcriptMeta{}, nil, err
 	}
 	defer f.Close()
-	doc, err := transcript.DecodeJSON(f, transcript.Labels{Speakers: labels})
+	doc, err := transcript.DecodeJSON(f, labels)
 	if err != nil {
 		return transcriptMeta{}, nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/voxform/voxform/transcript"
 )
 
 // writeBulkyTranscript writes a transcript JSON of n segments, each with
@@ -49,7 +51,7 @@ func TestReadTranscriptStreamsOnce(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	meta, segs, err := readTranscript(path, true)
+	meta, segs, err := readTranscript(path, transcript.Labels{Speakers: true})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw 
 	for _, s := range r.Segments {
 		seg := transcript.Segment{Start: transcript.Seconds(s.StartTime), End: transcript.Seconds(s.EndTime), Text: s.Text}
 		if t.IsMultiChannel {
-			seg.Speaker = transcript.SpeakerLabel(s.SpeakerID)
+			seg.Speaker = labelled(t).Name(s.SpeakerID)
 		}
 		segs = append(segs, seg)
 	}

@@ -286,13 +286,13 @@ func (op *renderOp) renderSource(a *planner.Action) (string, func(), error) {
 // segmentsFromFile reads the segments of a transcript JSON voxform wrote.
 // A REST response has no segments: its whole transcript becomes one
 // segment over the recorded duration.
-func segmentsFromFile(path string, labels bool, durationSecs float64) ([]transcript.Segment, error) {
+func segmentsFromFile(path string, labels transcript.Labels, durationSecs float64) ([]transcript.Segment, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	segs, err := transcript.ParseJSON(f, transcript.Labels{Speakers: labels})
+	segs, err := transcript.ParseJSON(f, labels)
 	if err != nil || len(segs) > 0 {
 		return segs, err
 	}
@@ -311,8 +311,11 @@ func segmentsFromFile(path string, labels bool, durationSecs float64) ([]transcr
 	return []transcript.Segment{{End: transcript.Seconds(durationSecs), Text: rest.Transcript}}, nil
 }
 
-// labelled reports whether segments carry speaker labels.
-func labelled(t *manifest.Transcription) bool { return t.WithDiarization || t.IsMultiChannel }
+// labelled is how t's segments are labelled: by speaker when diarized or
+// multi-channel, by the role channels: names where it names one.
+func labelled(t *manifest.Transcription) transcript.Labels {
+	return transcript.Labels{Speakers: t.WithDiarization || t.IsMultiChannel, Roles: t.Channels}
+}
 
 // writeRaw writes a JSON body exactly as the service sent it; without one
 // (a client that kept none) it encodes v.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/manifest"
@@ -99,6 +100,8 @@ type audioRef struct {
 	Missing string
 	// Loudness is what the state recorded of the output as it was written.
 	Loudness *state.Loudness
+	// Roles names a transcript's channels (the request's channels).
+	Roles map[int]string
 }
 
 func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
@@ -343,10 +346,29 @@ func redactedRef(r *state.Resource) audioRef {
 func transcriptRef(r *state.Resource) audioRef {
 	for _, o := range r.Outputs {
 		if o.Format == "json" {
-			return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "json"}
+			return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "json", Roles: channelRoles(r)}
 		}
 	}
-	return audioRef{Fingerprint: r.Fingerprint, Role: "json"}
+	return audioRef{Fingerprint: r.Fingerprint, Role: "json", Roles: channelRoles(r)}
+}
+
+// channelRoles are the roles a transcription's request names its
+// channels by (channels:), nil when none.
+func channelRoles(r *state.Resource) map[int]string {
+	m, _ := r.RequestFields()["channels"].(map[string]any)
+	var roles map[int]string
+	for k, v := range m {
+		ch, err := strconv.Atoi(k)
+		role, ok := v.(string)
+		if err != nil || !ok {
+			continue
+		}
+		if roles == nil {
+			roles = map[int]string{}
+		}
+		roles[ch] = clipText(role)
+	}
+	return roles
 }
 
 // cacheOnly is ref looked for in the cache only: the path now holds

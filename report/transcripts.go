@@ -33,7 +33,7 @@ func (m *media) readTranscript(ref audioRef) *transcriptView {
 	if st, err := tmp.Stat(); err != nil || st.Size() > MaxTranscriptBytes {
 		return &transcriptView{Note: fmt.Sprintf("no transcript: %s is over %d MiB", filepath.Base(ref.Label), MaxTranscriptBytes>>20)}
 	}
-	doc, err := transcript.DecodeJSON(io.LimitReader(tmp, MaxTranscriptBytes), transcript.Labels{Speakers: true})
+	doc, err := transcript.DecodeJSON(io.LimitReader(tmp, MaxTranscriptBytes), transcript.Labels{Speakers: true, Roles: ref.Roles})
 	if err != nil {
 		return &transcriptView{Note: fmt.Sprintf("no transcript: %s (sha256 %.12s): %v", ref.Label, sha, err)}
 	}
