@@ -16,9 +16,13 @@ import (
 	"github.com/voxform/voxform/emulator/internal/emu"
 )
 
-// RouteConversation makes a call recording the emulator will hear: each
-// turn synthesized (and so remembered) on its channel, one after another.
-const RouteConversation = "POST /_emulator/conversation"
+// ConversationPath is where the emulator makes a call recording it will
+// hear: each turn synthesized (and so remembered) on its channel, one
+// after another (RouteConversation).
+const (
+	ConversationPath  = "/_emulator/conversation"
+	RouteConversation = "POST " + ConversationPath
+)
 
 // Bounds of a conversation request.
 const (
@@ -30,6 +34,10 @@ const (
 	MinConversationGapMS   = 300
 	MaxConversationGapMS   = 5000
 	DefaultConversationGap = 700 // ms
+	// MaxConversationWAV bounds the WAV a conversation makes: its header
+	// and MaxConversationSeconds of 8 channels of 16-bit samples at
+	// 16 kHz.
+	MaxConversationWAV = 44 + int64(MaxConversationSeconds)*16000*8*2
 )
 
 // ConversationRates are the sample rates of a conversation: telephone and
