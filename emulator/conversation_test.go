@@ -274,3 +274,52 @@ func TestConversationBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestConversationWithAnUnknownParty: when one channel holds speech the
+// emulator did not make (its turns replaced by noise), the other
+// channel's turns are still heard word for word, and the unknown party's
+// turns get placeholder words, on their channel, in time order.
+func TestConversationWithAnUnknownParty(t *testing.T) {
+	s := newService(t, emulator.Options{})
+	wav := conversationWAV(t, s, 8000, theCall)
+	starts := turnStarts(wav, 8000, theCall)
+	pcm := wav[44:]
+	for i := 2; i+1 < len(pcm); i += 4 { // channel 1
+		if pcm[i] != 0 || pcm[i+1] != 0 {
+			v := uint16(int16((i*7919)%16000 - 8000))
+			pcm[i], pcm[i+1] = byte(v), byte(v>>8)
+		}
+	}
+	segs, _ := batchTranscript(t, s, `{"model": "stt-v2.5", "language_code": "hi-IN", "is_multi_channel": true}`, wav)
+	var agent []heardSegment
+	var agentTurns []callTurn
+	var agentStarts []float64
+	customer := 0
+	last := -1.0
+	for _, sg := range segs {
+		if sg.Start < last {
+			t.Errorf("segment %+v before %.3f: want time order", sg, last)
+		}
+		last = sg.Start
+		switch sg.Speaker {
+		case 0:
+			agent = append(agent, sg)
+		case 1:
+			customer++
+			if strings.Contains(sg.Text, "nine") || strings.Contains(sg.Text, "नंबर") {
+				t.Errorf("customer segment %+v: the customer's words were heard in noise", sg)
+			}
+		default:
+			t.Errorf("segment %+v: speaker_id not a channel", sg)
+		}
+	}
+	for i, tn := range theCall {
+		if tn.Channel == 0 {
+			agentTurns, agentStarts = append(agentTurns, tn), append(agentStarts, starts[i])
+		}
+	}
+	checkTurns(t, agent, agentTurns, agentStarts)
+	if customer < 3 {
+		t.Errorf("%d customer segments, want placeholder words for each of the 3 turns: %+v", customer, segs)
+	}
+}
