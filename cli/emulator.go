@@ -17,6 +17,7 @@ func init() {
 
 const emulatorUsage = `
 Usage: voxform emulator [flags]
+       voxform emulator conversation [-url URL] [-out FILE.wav] SCRIPT.yaml
 
 Serves a faithful local implementation of the speech service: every
 synthesis and recognition endpoint, with its validation, limits, errors,
@@ -55,6 +56,9 @@ the words of the emulator's own speech, the same words each time the
 same audio is transcribed. GET /_emulator/speech-faults lists each
 faulted synthesis (kind, text requested, text spoken, SHA-256 of the
 audio); the stats count them by kind (speech_faults).
+
+'voxform emulator conversation' asks a running emulator for a call
+recording it will hear (see 'voxform emulator conversation -h').
 
 Flags:
 `
@@ -201,6 +205,9 @@ func (f *emulatorFlags) speechRates() ([]float64, error) {
 }
 
 func runEmulator(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "conversation" {
+		return runEmulatorConversation(ctx, env, args[1:])
+	}
 	fs := newFlagSet(env, "emulator", emulatorUsage)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	var ef emulatorFlags

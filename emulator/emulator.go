@@ -50,6 +50,15 @@ const (
 // MaxSpeechFaultsListed bounds the list of GET /_emulator/speech-faults.
 const MaxSpeechFaultsListed = emu.MaxSpeechFaultsListed
 
+// ConversationPath is where the emulator makes call recordings it will
+// hear (POST, see the package documentation); MaxConversationBody bounds
+// the request and MaxConversationWAV the recording it answers.
+const (
+	ConversationPath    = synth.ConversationPath
+	MaxConversationBody = synth.MaxConversationBody
+	MaxConversationWAV  = synth.MaxConversationWAV
+)
+
 // Server is the emulated service.
 type Server struct {
 	env     *emu.Env

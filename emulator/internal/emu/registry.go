@@ -61,8 +61,10 @@ type Spoken struct {
 }
 
 type entry struct {
-	env    []float32
+	env    []float32 // normalized by its peak
 	spoken Spoken
+	// lead is where its speech begins (SpeechSpan), in windows.
+	lead int
 }
 
 // Registry remembers the envelopes of synthesized audio, so that a
@@ -70,7 +72,10 @@ type entry struct {
 // long as the emulator process.
 type Registry struct {
 	mu    sync.Mutex
-	byLen map[int][]entry
+	byLen map[int][]*entry
+	// bySpeech indexes the same entries by the length of their speech
+	// (SpeechSpan), for LookupSpeech.
+	bySpeech map[int][]*entry
 	// known holds the hash of every envelope remembered, so that a second
 	// rendering of the same audio is recognised at once rather than by
 	// comparing it with every envelope of its length (which made
@@ -80,7 +85,7 @@ type Registry struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{byLen: map[int][]entry{}, known: map[[sha256.Size]byte]bool{}}
+	return &Registry{byLen: map[int][]*entry{}, bySpeech: map[int][]*entry{}, known: map[[sha256.Size]byte]bool{}}
 }
 
 // Remember records audio's envelope and what it says. An envelope
@@ -105,7 +110,12 @@ func (r *Registry) Remember(env []float32, s Spoken) {
 	}
 	r.known[key] = true
 	s.Audio = binary.BigEndian.Uint64(key[:8])
-	r.byLen[len(norm)] = append(r.byLen[len(norm)], entry{env: norm, spoken: s})
+	lo, hi := SpeechSpan(norm)
+	e := &entry{env: norm, spoken: s, lead: lo}
+	r.byLen[len(norm)] = append(r.byLen[len(norm)], e)
+	if hi > lo {
+		r.bySpeech[hi-lo] = append(r.bySpeech[hi-lo], e)
+	}
 }
 
 // Lookup finds audio whose envelope matches env (lengths within a few
@@ -187,4 +197,84 @@ func distance(a, b []float32) float64 {
 		sum += math.Abs(float64(a[i] - b[i]))
 	}
 	return sum/float64(n) + 0.01*math.Abs(float64(len(a)-len(b)))
+}
+
+// SpeechLevel is the level, relative to an envelope's peak, from which a
+// window holds speech.
+const SpeechLevel = 0.02
+
+// SpeechSpan returns the windows [lo, hi) of env from its first to its
+// last window at SpeechLevel of its peak or above: where its speech
+// begins and ends. It is empty (lo == hi) when env is silent.
+func SpeechSpan(env []float32) (lo, hi int) {
+	var peak float32
+	for _, v := range env {
+		peak = max(peak, v)
+	}
+	if peak <= 0 {
+		return 0, 0
+	}
+	level := peak * SpeechLevel
+	lo, hi = -1, 0
+	for i, v := range env {
+		if v >= level {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+		}
+	}
+	return max(lo, 0), hi
+}
+
+// Speech is how a recording shows LookupSpeech the audio around a stretch
+// of speech it heard: At(lead, length) returns the recording's envelopes
+// of length windows that begin lead windows before that speech begins,
+// one for each alignment the recording tries (a recording's windows need
+// not line up with those of the audio it holds).
+type Speech interface {
+	At(lead, length int) [][]float32
+}
+
+// LookupSpeech finds remembered audio whose speech (SpeechSpan) is n
+// windows long, within a few, and whose whole envelope matches the
+// recording's around speech of that length: audio the emulator
+// synthesized, heard among other sounds and silences (one turn of a
+// conversation on one channel of a call recording).
+func (r *Registry) LookupSpeech(n int, around Speech) (Spoken, bool) {
+	if n < 1 {
+		return Spoken{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	best, bestD := Spoken{}, 0.06
+	found := false
+	for l := n - 3; l <= n+3; l++ {
+		for _, e := range r.bySpeech[l] {
+			for _, env := range around.At(e.lead, len(e.env)) {
+				if d := distanceBelow(e.env, normalize(env), bestD); d < bestD {
+					best, bestD, found = e.spoken, d, true
+				}
+			}
+		}
+	}
+	return best, found
+}
+
+// distanceBelow is distance, giving up (with +Inf) as soon as it cannot
+// come out below limit: most candidates are far off, and give up early.
+func distanceBelow(a, b []float32, limit float64) float64 {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return math.Inf(1)
+	}
+	penalty := 0.01 * math.Abs(float64(len(a)-len(b)))
+	budget := (limit - penalty) * float64(n)
+	var sum float64
+	for i := 0; i < n; i++ {
+		if sum += math.Abs(float64(a[i] - b[i])); sum >= budget {
+			return math.Inf(1)
+		}
+	}
+	return sum/float64(n) + penalty
 }

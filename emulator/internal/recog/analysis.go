@@ -21,8 +21,12 @@ type analysis struct {
 	Silent, Tone   bool // no speech: nothing, or a steady tone
 	Known          bool // the emulator synthesized this audio
 	Spoken         emu.Spoken
-	Seed           uint64 // from the content hash, for placeholder text
-	Size           int64
+	// Islands are the turns heard on each channel of multi-channel audio
+	// that is not known as a whole, merged by start time: set when at
+	// least one of them is audio the emulator synthesized (islands.go).
+	Islands []island
+	Seed    uint64 // from the content hash, for placeholder text
+	Size    int64
 }
 
 // bytesPerSecondGuess estimates the duration of audio the emulator cannot
@@ -57,7 +61,7 @@ func analyze(env *emu.Env, r io.ReadSeeker) (*analysis, error) {
 		return a, nil
 	}
 	a.Decoded, a.Rate, a.Channels = true, d.rate, d.channels
-	fe, frames, err := envelope(d)
+	fe, chans, frames, err := envelopes(d)
 	if err != nil {
 		a.Decoded = false
 		a.probe(r)
@@ -65,7 +69,10 @@ func analyze(env *emu.Env, r io.ReadSeeker) (*analysis, error) {
 	}
 	a.Seconds = math.Max(float64(frames)/float64(d.rate), d.declared)
 	a.Spoken, a.Known = fe.lookup(env)
-	if !a.Known {
+	if !a.Known && len(chans) > 0 {
+		a.hearChannels(env, chans)
+	}
+	if !a.Known && len(a.Islands) == 0 {
 		a.Silent, a.Tone = noSpeech(fe.at(0))
 	}
 	return a, nil
@@ -86,23 +93,38 @@ func (a *analysis) probe(r io.ReadSeeker) {
 	a.Seconds, a.Rate, a.Channels = info.Duration.Seconds(), info.SampleRate, info.Channels
 }
 
-// envelope reads all of d as mono and returns its energy envelope and the
-// number of frames.
-func envelope(d *decoded) (*fineEnvelope, int64, error) {
+// envelopes reads all of d and returns the energy envelope of its
+// downmix to mono, that of each channel when it has 2 to
+// maxIslandChannels, and the number of frames.
+func envelopes(d *decoded) (*fineEnvelope, []*fineEnvelope, int64, error) {
 	e := newFineEnvelope(d.rate)
-	buf := make([]float64, 4096)
+	ch := max(1, d.samples.Channels())
+	var chans []*fineEnvelope
+	if ch >= 2 && ch <= maxIslandChannels {
+		for range ch {
+			chans = append(chans, newFineEnvelope(d.rate))
+		}
+	}
+	buf := make([]float64, 4096*ch)
 	var frames int64
 	for {
-		n, err := d.mono.ReadSamples(buf)
-		for _, s := range buf[:n] {
-			e.Add(s)
+		n, err := d.samples.ReadSamples(buf)
+		for i := 0; i+ch <= n; i += ch {
+			sum := 0.0
+			for c, s := range buf[i : i+ch] {
+				sum += s
+				if chans != nil {
+					chans[c].Add(s)
+				}
+			}
+			e.Add(sum / float64(ch)) // as audio.Mono downmixes
 		}
-		frames += int64(n)
+		frames += int64(n / ch)
 		if err == io.EOF {
-			return e, frames, nil
+			return e, chans, frames, nil
 		}
 		if err != nil {
-			return nil, frames, err
+			return nil, nil, frames, err
 		}
 	}
 }

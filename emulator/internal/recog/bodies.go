@@ -125,11 +125,12 @@ func fileRecord(f *jobFile, url string) fileRecordBody {
 
 // transcript builds a completed file's transcript JSON.
 func (j *job) transcript(f *jobFile) transcriptBody {
-	speakers := j.speakers()
+	speakers, byChannel := j.speakers(), 0
 	if j.cfg.IsMultiChannel && f.a.Channels >= 2 {
 		speakers = 2 // one speaker per channel
+		byChannel = maxIslandChannels
 	}
-	segs := f.a.segments(f.lang, speakers)
+	segs := f.a.segments(f.lang, speakers, byChannel)
 	out := transcriptBody{FileID: f.id, JobID: j.id, OriginalPath: f.path, LanguageCode: f.lang,
 		DurationSeconds: round3(f.a.Seconds), Model: j.cfg.Model, Mode: j.cfg.Mode,
 		Segments: make([]transcriptSegmentBody, len(segs)), FullTranscript: fullText(segs),

@@ -10,12 +10,12 @@ import (
 // decoded is a decoded audio stream.
 type decoded struct {
 	rate, channels int
-	mono           audio.SampleSource
-	declared       float64 // duration a WAV header declares, seconds (0: unknown)
+	samples        audio.SampleSource // interleaved, channels per frame
+	declared       float64            // duration a WAV header declares, seconds (0: unknown)
 }
 
-// decodeAudio decodes WAV (PCM, float, mu-law, A-law) and MP3 to mono
-// samples with audio.Decode.
+// decodeAudio decodes WAV (PCM, float, mu-law, A-law) and MP3 to
+// interleaved samples with audio.Decode.
 func decodeAudio(r io.ReadSeeker, container string) (*decoded, error) {
 	var declared float64
 	if container == "wav" {
@@ -30,5 +30,5 @@ func decodeAudio(r io.ReadSeeker, container string) (*decoded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", container, err)
 	}
-	return &decoded{rate: d.Format.SampleRate, channels: d.Format.Channels, mono: audio.Mono(d.Samples), declared: declared}, nil
+	return &decoded{rate: d.Format.SampleRate, channels: d.Format.Channels, samples: d.Samples, declared: declared}, nil
 }

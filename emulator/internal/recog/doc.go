@@ -58,5 +58,22 @@
 //     URL is expanded from the HTML or S3-style listing it serves;
 //   - durations come from the WAV header when it declares more than the
 //     samples present (a truncated recording keeps its declared length);
-//   - ITN (format=transcribe): English and Hindi number words, see itn.go.
+//   - ITN (format=transcribe): English and Hindi number words, see itn.go;
+//   - multi-channel audio (islands.go): audio of 2 to 8 channels whose
+//     downmix is not audio the emulator synthesized is heard channel by
+//     channel. A channel is cut into runs of sound at silences of 200 ms
+//     (a window is silent under -60 dBFS or under 0.5 % of the channel's
+//     peak); from each run on, the longest group of up to 24 runs whose
+//     speech (from its first to its last window at 2 % of its peak)
+//     matches a synthesis in length (within three windows) and in the
+//     shape of its whole envelope (aligned to a quarter window, up to
+//     two windows either way) is that synthesis's turn; a run that starts
+//     none and lasts 200 ms or more gets placeholder words. A turn's
+//     segments (its sentences) span its speech, from its first to its
+//     last window. When no turn of any channel is known, or a channel has
+//     more than 400 runs, the audio is heard as before (its downmix);
+//   - speaker_id of a turn heard on channel c: c with is_multi_channel
+//     in batch jobs, c modulo 2 in the older batch, c modulo
+//     num_speakers with diarization, else 0; REST joins every turn's text
+//     in time order.
 package recog

@@ -99,3 +99,19 @@ func (f *fineEnvelope) find(env *emu.Env, match func([]float32) (emu.Spoken, boo
 	}
 	return emu.Spoken{}, false
 }
+
+// window returns n windows of the envelope starting q sub-windows in,
+// which may lie before the start or run past the end: silence there.
+func (f *fineEnvelope) window(q, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		var sum float64
+		for k := q + i*fineSteps; k < q+(i+1)*fineSteps; k++ {
+			if k >= 0 && k < len(f.sums) {
+				sum += f.sums[k]
+			}
+		}
+		out[i] = float32(math.Sqrt(sum / float64(f.per)))
+	}
+	return out
+}

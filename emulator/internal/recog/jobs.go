@@ -207,7 +207,7 @@ func (s *service) process(j *job, f *jobFile) {
 	switch a := f.a; {
 	case a.Seconds > maxFileAudio.Seconds():
 		f.status, f.errMsg = fileFailed, "AUDIO_TOO_LONG: the audio is longer than 4 hours"
-	case a.Silent || a.Tone || len(a.segments(j.langs[0], 1)) == 0:
+	case a.Silent || a.Tone || len(a.segments(j.langs[0], 1, 0)) == 0:
 		f.status, f.errMsg = fileFailed, "transcript empty after 3 retries: no speech was detected in the audio"
 	default:
 		f.status = fileCompleted

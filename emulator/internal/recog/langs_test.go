@@ -99,12 +99,12 @@ func TestRomanize(t *testing.T) {
 		}
 	}
 	a := &analysis{Known: true, Spoken: emuSpoken("मेरा order कब आएगा?"), Seconds: 2, Size: 1}
-	for _, s := range a.segments("en-IN", 1) {
+	for _, s := range a.segments("en-IN", 1, 0) {
 		if hasDevanagari(s.Text) {
 			t.Errorf("en-IN segment in Devanagari: %q", s.Text)
 		}
 	}
-	if s := a.segments("hi-IN", 1); !hasDevanagari(s[0].Text) {
+	if s := a.segments("hi-IN", 1, 0); !hasDevanagari(s[0].Text) {
 		t.Errorf("hi-IN segment romanized: %q", s[0].Text)
 	}
 }

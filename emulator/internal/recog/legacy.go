@@ -18,7 +18,8 @@ const (
 	// legacyMaxSpeakers is the older batch's speaker limit ("Limits":
 	// diarization, at most 2 speakers). No field asks for diarization; the
 	// speaker_id it fills in for multi-channel audio names at most two
-	// speakers, whatever the number of channels.
+	// speakers, whatever the number of channels: a turn heard on channel
+	// c (islands.go) is speaker c modulo 2.
 	legacyMaxSpeakers = 2
 )
 
@@ -181,11 +182,12 @@ func (s *service) legacyBody(j *legacyJob, now time.Time) map[string]any {
 }
 
 func (j *legacyJob) result(f legacyFile) legacyResult {
-	speakers := 1
+	speakers, byChannel := 1, 0
 	if j.opts.multiChannel && f.a.Channels >= 2 {
 		speakers = min(f.a.Channels, legacyMaxSpeakers)
+		byChannel = legacyMaxSpeakers
 	}
-	segs := f.a.segments(j.opts.lang, speakers)
+	segs := f.a.segments(j.opts.lang, speakers, byChannel)
 	res := legacyResult{Filename: f.name, Status: "completed", TotalDuration: round3(f.a.Seconds), Segments: []legacySegment{}}
 	if len(segs) == 0 {
 		msg := "transcript empty: no speech was detected in the audio"

@@ -72,7 +72,7 @@ func (s *service) realtime(w http.ResponseWriter, r *http.Request) {
 		return // cut without transcripts or close frame
 	}
 	endAt := time.Now()
-	segs := a.segments(lang, 1)
+	segs := a.segments(lang, 1, 0)
 	id := s.id("rt")
 	for i, sg := range segs {
 		m := rtMessage{Type: "transcript", Timestamp: s.env.Now().UTC().Format(time.RFC3339Nano), Text: sg.Text,

@@ -55,7 +55,7 @@ func (s *service) transcribe(w http.ResponseWriter, r *http.Request) {
 		restInvalid(w, msg)
 		return
 	}
-	segs := a.segments(opts.lang, 1)
+	segs := a.segments(opts.lang, 1, 0)
 	s.env.Stats.BillAudioSeconds(a.Seconds)
 	answer := map[string]any{
 		"success":    true,

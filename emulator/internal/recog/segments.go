@@ -27,8 +27,14 @@ var sentenceEnd = regexp.MustCompile(`[^.!?।|]+[.!?।|]*`)
 // over its duration: the text spoken when the emulator synthesized the
 // audio, else a deterministic placeholder. With several speakers the
 // speaker changes from segment to segment, in turn (diarization,
-// multi-channel).
-func (a *analysis) segments(lang string, speakers int) []segment {
+// multi-channel). Audio heard channel by channel (Islands) has its turns'
+// segments, in time order, each turn's speaker its channel modulo
+// byChannel when that is set (is_multi_channel), else modulo speakers
+// (diarization tells the parties' voices apart), else 0.
+func (a *analysis) segments(lang string, speakers, byChannel int) []segment {
+	if len(a.Islands) > 0 {
+		return a.islandSegments(lang, speakers, byChannel)
+	}
 	if a.Silent || a.Tone || a.Size == 0 {
 		return nil
 	}
@@ -38,7 +44,43 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 	} else {
 		pieces = placeholder(lang, a.Seconds, a.Seed)
 	}
-	pieces = inScript(lang, pieces)
+	segs := spread(inScript(lang, pieces), 0, a.Seconds)
+	if speakers >= 2 {
+		for i := range segs {
+			segs[i].Speaker = i % speakers
+		}
+	}
+	return segs
+}
+
+// islandSegments returns the segments of each island, in time order.
+func (a *analysis) islandSegments(lang string, speakers, byChannel int) []segment {
+	var segs []segment
+	for _, is := range a.Islands {
+		var pieces []string
+		if is.Known {
+			pieces = splitText(is.Spoken.Text)
+		} else {
+			pieces = placeholder(lang, is.End-is.Start, is.Seed)
+		}
+		sp := 0
+		switch {
+		case byChannel > 0:
+			sp = is.Channel % byChannel
+		case speakers >= 2:
+			sp = is.Channel % speakers
+		}
+		for _, sg := range spread(inScript(lang, pieces), is.Start, is.End) {
+			sg.Speaker = sp
+			segs = append(segs, sg)
+		}
+	}
+	return segs
+}
+
+// spread gives each piece a share of [from, to] by its length in
+// characters.
+func spread(pieces []string, from, to float64) []segment {
 	total := 0
 	for _, p := range pieces {
 		total += utf8.RuneCountInString(p)
@@ -48,15 +90,11 @@ func (a *analysis) segments(lang string, speakers int) []segment {
 	}
 	segs := make([]segment, 0, len(pieces))
 	done := 0
-	for i, p := range pieces {
-		start := round3(a.Seconds * float64(done) / float64(total))
+	for _, p := range pieces {
+		start := round3(from + (to-from)*float64(done)/float64(total))
 		done += utf8.RuneCountInString(p)
-		end := round3(a.Seconds * float64(done) / float64(total))
-		sp := 0
-		if speakers >= 2 {
-			sp = i % speakers
-		}
-		segs = append(segs, segment{Start: start, End: end, Text: p, Speaker: sp})
+		end := round3(from + (to-from)*float64(done)/float64(total))
+		segs = append(segs, segment{Start: start, End: end, Text: p})
 	}
 	return segs
 }

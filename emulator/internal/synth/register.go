@@ -31,6 +31,7 @@ func Register(m *emu.Mux, env *emu.Env) {
 	m.Handle(emu.Route{Pattern: routeSSE, Shape: emu.ShapeREST, Handler: s.sse})
 	m.Handle(emu.Route{Pattern: routeRealtime, Shape: emu.ShapeREST, Handler: s.realtime})
 	m.Handle(emu.Route{Pattern: routeEmbeddings, Shape: emu.ShapeREST, Handler: s.embeddings})
+	m.HandleRaw(RouteConversation, s.conversation)
 }
 
 // maxBody bounds a synthesis request body: the text limit in 4-byte
