@@ -43,6 +43,15 @@
 // -parallelism 16), and compares voxform's CPU per synthesis and the two
 // wall times; without Terraform the ratio has no verdict and says why.
 //
+// The spantime step (SP1 to SP4, -only spantime) measures where
+// transcript.SpanTimes places a number in its segment against espeak-ng:
+// each utterance of a generated corpus (English and Hindi; mobile,
+// Aadhaar and card numbers written as digits and said one digit at a
+// time, or said and written as number words) is synthesized whole, up to
+// the number and through it, at two speaking rates; where the last two
+// stop speaking is where the number truly starts and ends. It reports the
+// estimate's error and whether the pad covers every span.
+//
 // It then runs the Go micro-benchmarks of the hot paths (planning,
 // fingerprints, manifest loading, the state journal, SSE parsing) with
 // `go test -run '^$' -bench`; those of other packages stay in their
