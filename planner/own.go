@@ -161,10 +161,19 @@ func (a *Action) paths() []pathUse {
 	for _, p := range a.Overwrite {
 		out = append(out, pathUse{"overwrite of", p})
 	}
-	if a.RenderFrom != "" {
+	if a.RenderFrom != "" && !a.rendersFromKept() {
 		out = append(out, pathUse{"render from", a.RenderFrom})
 	}
 	return out
+}
+
+// rendersFromKept reports whether a renders from the kept unredacted
+// transcript its prior records: a file of voxform's own in .voxform/,
+// read only through state.OpenUnredacted (never an output path).
+func (a *Action) rendersFromKept() bool {
+	r := a.Prior
+	return r != nil && r.Redaction != nil && r.Redaction.Unredacted != nil &&
+		r.Redaction.Unredacted.Path == a.RenderFrom && state.IsUnredactedPath(a.RenderFrom)
 }
 
 // CheckPaths refuses a plan that would touch a path voxform does not own:

@@ -54,7 +54,7 @@ type conversationRequest struct {
 	LanguageCode string `json:"language_code"`
 	Channels     int    `json:"channels"` // 0: 2
 	GapMS        *int   `json:"gap_ms"`
-	Model        string `json:"model"` // "": tts-v2.5
+	Model        string `json:"model"` // "": tts-v2.5 (timbre-v2.5 under the live profile)
 	Turns        []struct {
 		Channel *int   `json:"channel"`
 		Speaker string `json:"speaker"`
@@ -149,6 +149,9 @@ func (s *service) parseTurn(req *conversationRequest, i, channels int) (turn, er
 	model, voice := req.Model, t.Speaker
 	if model == "" {
 		model = modelV25
+		if s.env.Opts.Live() {
+			model = "timbre-v2.5" // the live service's name of tts-v2.5
+		}
 	}
 	if voice == "" {
 		voice = conversationVoices[*t.Channel%2]
