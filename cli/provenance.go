@@ -80,15 +80,9 @@ func runProvenance(ctx context.Context, env *Env, args []string) error {
 }
 
 func doProvenance(ctx context.Context, env *Env, o *provenanceOptions, addrs []string) error {
-	var key ed25519.PrivateKey
-	if o.key != "" {
-		b, err := provenance.ReadKeyFile(envPath(env, o.key))
-		if err == nil {
-			key, err = provenance.ParsePrivateKey(b)
-		}
-		if err != nil {
-			return withHint(fmt.Errorf("-key %s: %w", o.key, err), "'voxform provenance keygen FILE' writes a key")
-		}
+	key, err := signingKey(env, o.key)
+	if err != nil {
+		return err
 	}
 	ws, err := openWorkspace(env, &o.vars, 0)
 	if err != nil {
@@ -131,6 +125,22 @@ func doProvenance(ctx context.Context, env *Env, o *provenanceOptions, addrs []s
 		fmt.Fprintf(env.Stdout, "Wrote %d provenance statement(s) of %d resource(s) below %s, %s.\n", len(atts), len(resources), untrusted.Escape(o.out), how)
 	}
 	return nil
+}
+
+// signingKey is the private key of -key (nil without it).
+func signingKey(env *Env, name string) (ed25519.PrivateKey, error) {
+	if name == "" {
+		return nil, nil
+	}
+	b, err := provenance.ReadKeyFile(envPath(env, name))
+	var key ed25519.PrivateKey
+	if err == nil {
+		key, err = provenance.ParsePrivateKey(b)
+	}
+	if err != nil {
+		return nil, withHint(fmt.Errorf("-key %s: %w", name, err), "'voxform provenance keygen FILE' writes a key")
+	}
+	return key, nil
 }
 
 // writeAttestation reports one file written.

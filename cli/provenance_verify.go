@@ -37,15 +37,9 @@ func runProvenanceVerify(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() == 0 {
 		return usageErrorf("provenance verify: expected the provenance files (or directories) to check")
 	}
-	var pub ed25519.PublicKey
-	if o.pub != "" {
-		b, err := provenance.ReadKeyFile(envPath(env, o.pub))
-		if err == nil {
-			pub, err = provenance.ParsePublicKey(b)
-		}
-		if err != nil {
-			return fmt.Errorf("-pub %s: %w", o.pub, err)
-		}
+	pub, err := publicKey(env, o.pub)
+	if err != nil {
+		return err
 	}
 	files, err := provenanceFiles(env, fs.Args())
 	if err != nil {
@@ -74,6 +68,22 @@ func runProvenanceVerify(ctx context.Context, env *Env, args []string) error {
 		f.add(fmt.Sprintf("%d provenance file(s) failed", bad), "a file named differs from the one the statement was made for, or the signature is not the key's")
 	}
 	return f.err()
+}
+
+// publicKey is the key of -pub (nil without it).
+func publicKey(env *Env, name string) (ed25519.PublicKey, error) {
+	if name == "" {
+		return nil, nil
+	}
+	b, err := provenance.ReadKeyFile(envPath(env, name))
+	var pub ed25519.PublicKey
+	if err == nil {
+		pub, err = provenance.ParsePublicKey(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-pub %s: %w", name, err)
+	}
+	return pub, nil
 }
 
 // provenanceFiles are the files named, a directory standing for the

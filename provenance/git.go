@@ -53,14 +53,8 @@ func ReadGitHead(dir string) (head GitHead, ok bool, err error) {
 	if err != nil || !found {
 		return GitHead{}, false, err
 	}
-	common := gitDir
-	if b, err := readSmall(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		common = c
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	common, err := commonDir(gitDir)
+	if err != nil {
 		return GitHead{}, false, err
 	}
 	if rel, err := filepath.Rel(top, dir); err == nil {
@@ -70,29 +64,55 @@ func ReadGitHead(dir string) (head GitHead, ok bool, err error) {
 	if err != nil {
 		return GitHead{}, false, fmt.Errorf("read git HEAD: %w", err)
 	}
-	ref := strings.TrimSpace(string(target))
+	head.Commit, head.Ref, ok, err = followRef(gitDir, common, strings.TrimSpace(string(target)))
+	if err != nil || !ok {
+		return GitHead{}, false, err
+	}
+	return head, true, nil
+}
+
+// commonDir is the directory holding the refs shared by the worktrees of
+// gitDir (its commondir file's), gitDir itself for the main worktree.
+func commonDir(gitDir string) (string, error) {
+	b, err := readSmall(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return gitDir, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read git commondir: %w", err)
+	}
+	c := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return c, nil
+}
+
+// followRef resolves ref, HEAD's content (a commit id or "ref: NAME"),
+// to a commit, through at most maxSymrefDepth symbolic refs; branch is
+// the ref HEAD names.
+func followRef(gitDir, common, ref string) (commit, branch string, ok bool, err error) {
 	for depth := 0; ; depth++ {
 		name, symbolic := strings.CutPrefix(ref, "ref: ")
 		if !symbolic {
 			if !hexCommit.MatchString(ref) {
-				return GitHead{}, false, fmt.Errorf("read git HEAD: %q is not a commit id", clip(ref))
+				return "", "", false, fmt.Errorf("read git HEAD: %q is not a commit id", clip(ref))
 			}
-			head.Commit = ref
-			return head, true, nil
+			return ref, branch, true, nil
 		}
 		if depth >= maxSymrefDepth {
-			return GitHead{}, false, fmt.Errorf("read git HEAD: more than %d symbolic refs in a row", maxSymrefDepth)
+			return "", "", false, fmt.Errorf("read git HEAD: more than %d symbolic refs in a row", maxSymrefDepth)
 		}
 		name = strings.TrimSpace(name)
 		if !refName.MatchString(name) || strings.Contains(name, "..") || strings.Contains(name, "//") {
-			return GitHead{}, false, fmt.Errorf("read git HEAD: %q is not a ref name", clip(name))
+			return "", "", false, fmt.Errorf("read git HEAD: %q is not a ref name", clip(name))
 		}
 		if depth == 0 {
-			head.Ref = name
+			branch = name
 		}
 		next, found, err := resolveRef(gitDir, common, name)
 		if err != nil || !found {
-			return GitHead{}, false, err
+			return "", "", false, err
 		}
 		ref = next
 	}

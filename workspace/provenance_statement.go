@@ -35,28 +35,9 @@ func (b *attester) attest(ctx context.Context, addr string, d *planner.Desired) 
 	if err != nil {
 		return nil, err
 	}
-	ext, err := json.Marshal(struct {
-		Address string          `json:"address"`
-		Kind    string          `json:"kind"`
-		Request json.RawMessage `json:"request"`
-	}{addr, r.Kind, d.Request})
+	pred, err := b.predicate(addr, r, d, deps)
 	if err != nil {
-		return nil, fmt.Errorf("provenance %s: %w", addr, err)
-	}
-	pred := provenance.Provenance{
-		BuildDefinition: provenance.BuildDefinition{
-			BuildType:            provenance.BuildType,
-			ExternalParameters:   ext,
-			InternalParameters:   b.internal(r),
-			ResolvedDependencies: deps,
-		},
-		RunDetails: provenance.RunDetails{
-			Builder: provenance.Builder{ID: provenance.BuilderID, Version: map[string]string{"voxform": b.st.VoxformVersion}},
-			Metadata: &provenance.Metadata{
-				InvocationID: invocationID(r),
-				FinishedOn:   provenance.Timestamp(r.UpdatedAt),
-			},
-		},
+		return nil, err
 	}
 	out := make([]Attestation, 0, len(r.Outputs))
 	for _, o := range r.Outputs {
@@ -76,6 +57,34 @@ func (b *attester) attest(ctx context.Context, addr string, d *planner.Desired) 
 		out = append(out, Attestation{Address: addr, Output: o.Path, Statement: s, Payload: payload})
 	}
 	return out, nil
+}
+
+// predicate is the SLSA provenance of the resource addr, recorded as r,
+// made by the request of d from deps.
+func (b *attester) predicate(addr string, r *state.Resource, d *planner.Desired, deps []provenance.Descriptor) (provenance.Provenance, error) {
+	ext, err := json.Marshal(struct {
+		Address string          `json:"address"`
+		Kind    string          `json:"kind"`
+		Request json.RawMessage `json:"request"`
+	}{addr, r.Kind, d.Request})
+	if err != nil {
+		return provenance.Provenance{}, fmt.Errorf("provenance %s: %w", addr, err)
+	}
+	return provenance.Provenance{
+		BuildDefinition: provenance.BuildDefinition{
+			BuildType:            provenance.BuildType,
+			ExternalParameters:   ext,
+			InternalParameters:   b.internal(r),
+			ResolvedDependencies: deps,
+		},
+		RunDetails: provenance.RunDetails{
+			Builder: provenance.Builder{ID: provenance.BuilderID, Version: map[string]string{"voxform": b.st.VoxformVersion}},
+			Metadata: &provenance.Metadata{
+				InvocationID: invocationID(r),
+				FinishedOn:   provenance.Timestamp(r.UpdatedAt),
+			},
+		},
+	}, nil
 }
 
 // invocationID is the service's id of the work: the job, else the first
