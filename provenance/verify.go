@@ -84,10 +84,8 @@ func VerifyFiles(ctx context.Context, s *Statement, where Files) ([]Finding, err
 
 // hashNamed hashes the file name names, or says why it is not read.
 func hashNamed(ctx context.Context, root *owned.Root, where Files, name string) (sum, problem string) {
-	if !filepath.IsLocal(filepath.FromSlash(name)) {
-		if !filepath.IsAbs(name) || !owned.Within(filepath.Clean(name), where.InputDirs...) {
-			return "", "refused: outside the manifest directory and the directories named for inputs (-input-dir)"
-		}
+	if !filepath.IsLocal(filepath.FromSlash(name)) && !inInputDirs(where, name) {
+		return "", "refused: outside the manifest directory and the directories named for inputs (-input-dir)"
 	}
 	f, err := root.OpenInputWithin(filepath.FromSlash(name), where.InputDirs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -102,6 +100,27 @@ func hashNamed(ctx context.Context, root *owned.Root, where Files, name string) 
 		return "", fmt.Sprintf("not read: %v", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), ""
+}
+
+// inInputDirs reports whether name, absolute or through ".." from the
+// manifest directory, really lies (links resolved) in one of the input
+// directories.
+func inInputDirs(where Files, name string) bool {
+	p := filepath.FromSlash(name)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(where.Dir, p)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return false
+	}
+	var dirs []string
+	for _, d := range where.InputDirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			dirs = append(dirs, r)
+		}
+	}
+	return owned.Within(real, dirs...)
 }
 
 // ctxReader stops reading once ctx is done: a huge file is not hashed to

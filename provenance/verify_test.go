@@ -111,8 +111,17 @@ func TestVerifyFilesRefusesOutside(t *testing.T) {
 	}
 	realOutside, _ := filepath.EvalSymlinks(outside)
 	s.Predicate.BuildDefinition.ResolvedDependencies = []provenance.Descriptor{{Name: filepath.Join(realOutside, "secret.txt"), Digest: map[string]string{"sha256": sumOf(secret)}}}
-	if p := problems(t, s, provenance.Files{Dir: dir, InputDirs: []string{realOutside}}); len(p) != 0 {
-		t.Errorf("an input in -input-dir: %v", p)
+	rel, _ := filepath.Rel(dir, filepath.Join(outside, "secret.txt"))
+	s.Predicate.BuildDefinition.ResolvedDependencies = append(s.Predicate.BuildDefinition.ResolvedDependencies,
+		provenance.Descriptor{Name: filepath.ToSlash(rel), Digest: map[string]string{"sha256": sumOf(secret)}})
+	if p := problems(t, s, provenance.Files{Dir: dir, InputDirs: []string{outside}}); len(p) != 0 {
+		t.Errorf("an input in -input-dir, by absolute path and through \"..\": %v", p)
+	}
+	// A link inside the input directory leading elsewhere is refused.
+	os.Symlink(filepath.Join(dir, "out/a.wav"), filepath.Join(outside, "link.wav"))
+	s.Predicate.BuildDefinition.ResolvedDependencies = []provenance.Descriptor{{Name: filepath.Join(outside, "link.wav"), Digest: map[string]string{"sha256": sumOf([]byte("a"))}}}
+	if p := problems(t, s, provenance.Files{Dir: dir, InputDirs: []string{outside}}); !strings.HasPrefix(p[filepath.Join(outside, "link.wav")], "refused") {
+		t.Errorf("a link out of the input directory: %v", p)
 	}
 }
 
