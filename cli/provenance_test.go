@@ -160,6 +160,9 @@ func TestProvenanceUnsignedAndRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, want %q: %s", c.args, code, c.want, out)
 		}
 	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("-out through a link: %d entries made outside the project", len(ents))
+	}
 	// The key echoed in what is recorded (here the text sent): refused,
 	// the variable named, the value never printed.
 	withEnv(env, map[string]string{"VOXFORM_API_KEY": "<laugh> नमस्ते"})

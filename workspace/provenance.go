@@ -226,6 +226,9 @@ func (w *Workspace) WriteAttestation(st *state.File, dir, rel, suffix string, b 
 		_, err = provenance.ReadRecord(b)
 		return err
 	}
+	if err := w.checkNewDirs(path); err != nil {
+		return "", advise(fmt.Errorf("provenance -out %s: %w", dir, err), "write the statements to another directory with -out")
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", fmt.Errorf("provenance -out %s: %w", dir, err)
 	}
@@ -236,6 +239,35 @@ func (w *Workspace) WriteAttestation(st *state.File, dir, rel, suffix string, b 
 		_, err := io.Copy(wr, bytes.NewReader(b))
 		return err
 	})
+}
+
+// checkNewDirs refuses, before any directory is made for the file path,
+// a path spelled inside the manifest directory that names one of
+// voxform's or version control's files, or whose deepest existing
+// directory a symbolic link leads out of it.
+func (w *Workspace) checkNewDirs(path string) error {
+	rel, err := filepath.Rel(w.Dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil // an outside place named by its own path
+	}
+	if err := owned.CheckRel(filepath.ToSlash(rel)); err != nil {
+		return err
+	}
+	d := filepath.Dir(path)
+	for {
+		if _, err := os.Lstat(d); err == nil || d == w.Dir {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return err
+	}
+	if top, err := filepath.EvalSymlinks(w.Dir); err == nil && !owned.Within(real, top) {
+		return fmt.Errorf("%s leads outside the manifest directory through a symbolic link; name the outside directory by its own path", d)
+	}
+	return nil
 }
 
 // checkSecrets refuses b when it holds a form of one of the secrets,
