@@ -44,8 +44,9 @@
 // statement and reports each missing or different. A name is read only
 // inside the directory given, through owned's rule for inputs (no link
 // out of it, no device or pipe, nothing of voxform's own files or
-// version control's), or, when absolute, inside one of the directories
-// named for it: a statement cannot make verify read any file it names.
+// version control's), or, when absolute or through "..", only where its
+// real path lies in one of the directories named for inputs: a statement
+// cannot make verify read any file it names.
 // The git commit is reported, not checked: a later commit changes no
 // file the statement names.
 package provenance
