@@ -20,7 +20,7 @@ var layers = [][]string{
 	{"listen", "deliver"},
 	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
-	{"audio/loudness", "audio/join", "audio/encode", "audio/mute", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
+	{"audio/loudness", "audio/join", "audio/encode", "audio/mute", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest", "provenance"},
 	{"state", "cache", "emulator/internal/emu", "audio/master"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
 	{"schema", "planner", "emulator"},

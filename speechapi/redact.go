@@ -26,8 +26,16 @@ type redactor struct {
 }
 
 func newRedactor(key string) redactor {
+	return redactor{forms: KeyForms(key)}
+}
+
+// KeyForms are the forms a secret may be echoed in (as sent, URL-encoded,
+// JSON-escaped, base64), longest first; none for "". Whatever must not
+// hold a secret (an error, a provenance statement) is checked against
+// them.
+func KeyForms(key string) []string {
 	if key == "" {
-		return redactor{}
+		return nil
 	}
 	quoted, _ := json.Marshal(key)
 	forms := []string{
@@ -41,7 +49,7 @@ func newRedactor(key string) redactor {
 		base64.RawURLEncoding.EncodeToString([]byte(key)),
 	}
 	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	return redactor{forms: slices.Compact(forms)}
+	return slices.Compact(forms)
 }
 
 // text returns s without any form of the key.
