@@ -18,7 +18,7 @@ import (
 var layers = [][]string{
 	{"internal/numfmt", "internal/junit", "internal/clock", "internal/heaptest"},
 	{"listen", "deliver"},
-	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted"},
+	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted", "redact"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
 	{"audio/loudness", "audio/join", "audio/encode", "audio/mute", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest", "provenance"},
 	{"state", "cache", "emulator/internal/emu", "audio/master"},
