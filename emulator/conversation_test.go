@@ -157,7 +157,8 @@ func batchTranscript(t *testing.T, s *service, config string, wav []byte) (segs 
 
 // TestConversationHeardPerChannel: a call recording made by
 // POST /_emulator/conversation, at 8 and 16 kHz, in espeak-ng's voice and
-// in the synthetic one (when espeak-ng is absent), transcribed by a batch
+// in the synthetic one (when espeak-ng is absent), under either profile
+// (the live one names tts-v2.5 timbre-v2.5), transcribed by a batch
 // job with is_multi_channel, gives each turn's words as they were spoken
 // (Hindi and English number words untouched: batch jobs have no ITN),
 // with its channel as speaker_id, in time order, at the turn's time.
@@ -165,9 +166,14 @@ func TestConversationHeardPerChannel(t *testing.T) {
 	for _, tc := range []struct {
 		voice string
 		rate  int
-	}{{"espeak-ng", 8000}, {"espeak-ng", 16000}, {"synthetic", 8000}} {
-		t.Run(fmt.Sprint(tc.voice, tc.rate), func(t *testing.T) {
-			s := newService(t, emulator.Options{NoEspeak: tc.voice == "synthetic"})
+		live  bool
+	}{{"espeak-ng", 8000, false}, {"espeak-ng", 16000, false}, {"synthetic", 8000, false}, {"espeak-ng", 8000, true}} {
+		t.Run(fmt.Sprint(tc.voice, tc.rate, tc.live), func(t *testing.T) {
+			opts := emulator.Options{NoEspeak: tc.voice == "synthetic"}
+			if tc.live {
+				opts.Profile = emulator.ProfileLive
+			}
+			s := newService(t, opts)
 			rate := tc.rate
 			wav := conversationWAV(t, s, rate, theCall)
 			segs, full := batchTranscript(t, s, `{"model": "stt-v2.5", "language_code": "hi-IN", "is_multi_channel": true}`, wav)

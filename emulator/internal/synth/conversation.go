@@ -149,6 +149,9 @@ func (s *service) parseTurn(req *conversationRequest, i, channels int) (turn, er
 	model, voice := req.Model, t.Speaker
 	if model == "" {
 		model = modelV25
+		if s.env.Opts.Live() {
+			model = "timbre-v2.5" // the live service's name of tts-v2.5
+		}
 	}
 	if voice == "" {
 		voice = conversationVoices[*t.Channel%2]
