@@ -329,3 +329,29 @@ func TestConversationWithAnUnknownParty(t *testing.T) {
 		t.Errorf("%d customer segments, want placeholder words for each of the 3 turns: %+v", customer, segs)
 	}
 }
+
+// TestCopiedMonoIsOneParty: a mono synthesis copied to both channels of
+// a recording (after a pause, so that the recording as a whole is not
+// the synthesis) is heard once, on the first channel.
+func TestCopiedMonoIsOneParty(t *testing.T) {
+	s := newService(t, emulator.Options{})
+	text := "मेरा नंबर है nine eight सात six five four तीन two one zero."
+	status, mono := s.send(http.MethodPost, "/api/v1/tts/inference", "k", "application/json",
+		jsonBody(`{"text": "`+text+`", "model": "tts-v2.5", "voice": "Kaveri", "language": "hi-IN", "audio_config": {"container": "wav", "sample_rate": 8000}}`))
+	if status != http.StatusOK {
+		t.Fatalf("synthesize: %d %s", status, mono)
+	}
+	pcm := mono[44:]
+	var b bytes.Buffer
+	pad := 4000 // half a second
+	f := audio.Format{SampleRate: 8000, Channels: 2, BitsPerSample: 16, Encoding: audio.PCM}
+	if err := audio.WriteWAVHeader(&b, f, int64(pad*4+len(pcm)*2)); err != nil {
+		t.Fatal(err)
+	}
+	b.Write(make([]byte, pad*4))
+	for i := 0; i+1 < len(pcm); i += 2 {
+		b.Write([]byte{pcm[i], pcm[i+1], pcm[i], pcm[i+1]})
+	}
+	segs, _ := batchTranscript(t, s, `{"model": "stt-v2.5", "language_code": "hi-IN", "is_multi_channel": true}`, b.Bytes())
+	checkTurns(t, segs, []callTurn{{Channel: 0, Text: text}}, []float64{0.5})
+}
