@@ -167,7 +167,7 @@ func TestConversationHeardPerChannel(t *testing.T) {
 		voice string
 		rate  int
 		live  bool
-	}{{"espeak-ng", 8000, false}, {"espeak-ng", 16000, false}, {"synthetic", 8000, false}, {"espeak-ng", 8000, true}} {
+	}{{"espeak-ng", 8000, false}, {"espeak-ng", 16000, false}, {"synthetic", 8000, false}, {"synthetic", 8000, true}} {
 		t.Run(fmt.Sprint(tc.voice, tc.rate, tc.live), func(t *testing.T) {
 			opts := emulator.Options{NoEspeak: tc.voice == "synthetic"}
 			if tc.live {
@@ -195,7 +195,7 @@ func TestConversationHeardPerChannel(t *testing.T) {
 // is_multi_channel names the channels; REST, which has no such field,
 // hears every turn in order.
 func TestConversationWithoutMultiChannel(t *testing.T) {
-	s := newService(t, emulator.Options{})
+	s := newService(t, emulator.Options{NoEspeak: true}) // the voice is not what this tests
 	wav := conversationWAV(t, s, 8000, theCall)
 	starts := turnStarts(wav, 8000, theCall)
 	single := make([]callTurn, len(theCall))
@@ -286,7 +286,7 @@ func TestConversationBounds(t *testing.T) {
 // channel's turns are still heard word for word, and the unknown party's
 // turns get placeholder words, on their channel, in time order.
 func TestConversationWithAnUnknownParty(t *testing.T) {
-	s := newService(t, emulator.Options{})
+	s := newService(t, emulator.Options{NoEspeak: true})
 	wav := conversationWAV(t, s, 8000, theCall)
 	starts := turnStarts(wav, 8000, theCall)
 	pcm := wav[44:]
