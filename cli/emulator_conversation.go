@@ -38,8 +38,9 @@ again (without -out it only prints the recording's SHA-256, which is the
 same when the emulator renders as it did).
 
 SCRIPT (YAML; sample_rate 8000 or 16000; channels 2 to 8, default 2;
-gap_ms 300 to 5000, default 700; speaker a voice of model, default
-tts-v2.5, Nalini on even channels and Deepak on odd ones when unset):
+gap_ms 300 to 5000, default 700; speaker a voice of model, by default
+tts-v2.5 (timbre-v2.5 under -profile live), Nalini on even channels and
+Deepak on odd ones when unset):
 
   sample_rate: 8000
   language_code: hi-IN

@@ -57,7 +57,7 @@ func restTranscript(t *testing.T, base string, wav []byte) string {
 // recording a running emulator makes of SCRIPT, says what it wrote, and
 // the emulator hears every turn of it, in order.
 func TestEmulatorConversation(t *testing.T) {
-	srv := httptest.NewServer(emulator.New(emulator.Options{}))
+	srv := httptest.NewServer(emulator.New(emulator.Options{NoEspeak: true}))
 	t.Cleanup(srv.Close)
 	env, stdout, stderr := manifestEnv(t, map[string]string{"call.yaml": callScript})
 	if code := runCmd(env, "emulator", "conversation", "-url", srv.URL+"/", "-out", "call.wav", "call.yaml"); code != ExitOK {

@@ -157,7 +157,8 @@ func batchTranscript(t *testing.T, s *service, config string, wav []byte) (segs 
 
 // TestConversationHeardPerChannel: a call recording made by
 // POST /_emulator/conversation, at 8 and 16 kHz, in espeak-ng's voice and
-// in the synthetic one (when espeak-ng is absent), transcribed by a batch
+// in the synthetic one (when espeak-ng is absent), under either profile
+// (the live one names tts-v2.5 timbre-v2.5), transcribed by a batch
 // job with is_multi_channel, gives each turn's words as they were spoken
 // (Hindi and English number words untouched: batch jobs have no ITN),
 // with its channel as speaker_id, in time order, at the turn's time.
@@ -165,9 +166,14 @@ func TestConversationHeardPerChannel(t *testing.T) {
 	for _, tc := range []struct {
 		voice string
 		rate  int
-	}{{"espeak-ng", 8000}, {"espeak-ng", 16000}, {"synthetic", 8000}} {
-		t.Run(fmt.Sprint(tc.voice, tc.rate), func(t *testing.T) {
-			s := newService(t, emulator.Options{NoEspeak: tc.voice == "synthetic"})
+		live  bool
+	}{{"espeak-ng", 8000, false}, {"espeak-ng", 16000, false}, {"synthetic", 8000, false}, {"synthetic", 8000, true}} {
+		t.Run(fmt.Sprint(tc.voice, tc.rate, tc.live), func(t *testing.T) {
+			opts := emulator.Options{NoEspeak: tc.voice == "synthetic"}
+			if tc.live {
+				opts.Profile = emulator.ProfileLive
+			}
+			s := newService(t, opts)
 			rate := tc.rate
 			wav := conversationWAV(t, s, rate, theCall)
 			segs, full := batchTranscript(t, s, `{"model": "stt-v2.5", "language_code": "hi-IN", "is_multi_channel": true}`, wav)
@@ -189,7 +195,7 @@ func TestConversationHeardPerChannel(t *testing.T) {
 // is_multi_channel names the channels; REST, which has no such field,
 // hears every turn in order.
 func TestConversationWithoutMultiChannel(t *testing.T) {
-	s := newService(t, emulator.Options{})
+	s := newService(t, emulator.Options{NoEspeak: true}) // the voice is not what this tests
 	wav := conversationWAV(t, s, 8000, theCall)
 	starts := turnStarts(wav, 8000, theCall)
 	single := make([]callTurn, len(theCall))
@@ -280,7 +286,7 @@ func TestConversationBounds(t *testing.T) {
 // channel's turns are still heard word for word, and the unknown party's
 // turns get placeholder words, on their channel, in time order.
 func TestConversationWithAnUnknownParty(t *testing.T) {
-	s := newService(t, emulator.Options{})
+	s := newService(t, emulator.Options{NoEspeak: true})
 	wav := conversationWAV(t, s, 8000, theCall)
 	starts := turnStarts(wav, 8000, theCall)
 	pcm := wav[44:]
@@ -322,4 +328,30 @@ func TestConversationWithAnUnknownParty(t *testing.T) {
 	if customer < 3 {
 		t.Errorf("%d customer segments, want placeholder words for each of the 3 turns: %+v", customer, segs)
 	}
+}
+
+// TestCopiedMonoIsOneParty: a mono synthesis copied to both channels of
+// a recording (after a pause, so that the recording as a whole is not
+// the synthesis) is heard once, on the first channel.
+func TestCopiedMonoIsOneParty(t *testing.T) {
+	s := newService(t, emulator.Options{})
+	text := "मेरा नंबर है nine eight सात six five four तीन two one zero."
+	status, mono := s.send(http.MethodPost, "/api/v1/tts/inference", "k", "application/json",
+		jsonBody(`{"text": "`+text+`", "model": "tts-v2.5", "voice": "Kaveri", "language": "hi-IN", "audio_config": {"container": "wav", "sample_rate": 8000}}`))
+	if status != http.StatusOK {
+		t.Fatalf("synthesize: %d %s", status, mono)
+	}
+	pcm := mono[44:]
+	var b bytes.Buffer
+	pad := 4000 // half a second
+	f := audio.Format{SampleRate: 8000, Channels: 2, BitsPerSample: 16, Encoding: audio.PCM}
+	if err := audio.WriteWAVHeader(&b, f, int64(pad*4+len(pcm)*2)); err != nil {
+		t.Fatal(err)
+	}
+	b.Write(make([]byte, pad*4))
+	for i := 0; i+1 < len(pcm); i += 2 {
+		b.Write([]byte{pcm[i], pcm[i+1], pcm[i], pcm[i+1]})
+	}
+	segs, _ := batchTranscript(t, s, `{"model": "stt-v2.5", "language_code": "hi-IN", "is_multi_channel": true}`, b.Bytes())
+	checkTurns(t, segs, []callTurn{{Channel: 0, Text: text}}, []float64{0.5})
 }

@@ -31,10 +31,10 @@
 // each other with gap_ms of silence (700 by default, 300 to 5000) between
 // them, before the first and after the last, every other channel silent
 // meanwhile. Each turn is rendered as a synthesis of its text in voice
-// speaker (of model, tts-v2.5 by default; Nalini on even channels and
-// Deepak on odd ones when unset) and language_code would be, and so
-// remembered; it is not billed, counted in the stats or drawn a speech
-// fault. The documents are silent on all of it; the emulator chooses:
+// speaker (of model: tts-v2.5 by default, timbre-v2.5 as the live
+// profile names it; Nalini on even channels and Deepak on odd ones when
+// unset) and language_code would be, and so remembered; it is not
+// billed, counted in the stats or drawn a speech fault. The documents are silent on all of it; the emulator chooses:
 //   - sample_rate 8000 or 16000 (telephone and wideband recordings);
 //   - at most 64 turns, 500 characters a turn and 8000 in all, a body of
 //     1 MiB, and 600 seconds of recording (MaxConversationWAV bytes);

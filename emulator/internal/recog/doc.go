@@ -70,8 +70,11 @@
 //     two windows either way) is that synthesis's turn; a run that starts
 //     none and lasts 200 ms or more gets placeholder words. A turn's
 //     segments (its sentences) span its speech, from its first to its
-//     last window. When no turn of any channel is known, or a channel has
-//     more than 400 runs, the audio is heard as before (its downmix);
+//     last window. The same synthesis heard at the same time (within two
+//     windows) on several channels, a mono recording copied to each, is
+//     one turn, on the first of them. When no turn of any channel is
+//     known, the audio is heard as before (its downmix); nor is a channel
+//     of more than 400 runs looked up;
 //   - speaker_id of a turn heard on channel c: c with is_multi_channel
 //     in batch jobs, c modulo 2 in the older batch, c modulo
 //     num_speakers with diarization, else 0; REST joins every turn's text

@@ -66,13 +66,33 @@ func (a *analysis) hearChannels(env *emu.Env, chans []*fineEnvelope) {
 		}
 		return x.Channel - y.Channel
 	})
-	a.Islands = all
-	for _, is := range all {
+	a.Islands = distinct(all)
+	for _, is := range a.Islands {
 		if is.Known {
 			a.Spoken.Language = is.Spoken.Language // the first turn's
 			break
 		}
 	}
+}
+
+// distinct drops from islands, sorted by start, a turn heard at the same
+// time (within two windows) on an earlier channel too: the same audio on
+// several channels (a mono recording copied to each) is one turn, on the
+// first of them.
+func distinct(islands []island) []island {
+	out := islands[:0:0]
+	for _, is := range islands {
+		dup := false
+		for k := len(out) - 1; k >= 0 && is.Start-out[k].Start <= 2*emu.EnvelopeWindow; k-- {
+			if o := out[k]; o.Known && is.Known && o.Spoken.Audio == is.Spoken.Audio && o.Channel != is.Channel {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, is)
+		}
+	}
+	return out
 }
 
 func cmpFloat(x, y float64) int {
