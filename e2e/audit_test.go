@@ -175,6 +175,19 @@ func TestCallAudit(t *testing.T) {
 		checkRedactedAudio(t, p, c, kept)
 	}
 	p.assertNoChanges()
+	// Signed provenance of every output: it verifies against the files,
+	// names the recording among its inputs, and holds no entity either.
+	keyDir := t.TempDir()
+	p.mustRun("provenance", "keygen", filepath.Join(keyDir, "audit.key"))
+	p.mustRun("provenance", "-key", filepath.Join(keyDir, "audit.key"), "-out", "provenance")
+	p.mustRun("provenance", "verify", "-pub", filepath.Join(keyDir, "audit.key.pub"), "provenance")
+	p.mustRun("provenance", "-out", "provenance-plain") // the statements in clear, to look into
+	if l := filesLeaking(t, p.path("provenance-plain")); len(l) > 0 {
+		t.Errorf("provenance holds entities: %v", l)
+	}
+	if b := p.readFile("provenance-plain/build/transcripts/call-0001.txt.intoto.json"); !strings.Contains(b, "recordings/call-0001.wav") || !strings.Contains(b, `"policy"`) {
+		t.Errorf("the statement of call-0001.txt names neither its recording nor its redaction:\n%s", b)
+	}
 	for _, args := range [][]string{{"plan"}, {"plan", "-json"}, {"state", "show", `transcription.calls["recordings/call-0001.wav"]`}} {
 		if l := leaked(p.mustRun(args...).stdout); len(l) > 0 {
 			t.Errorf("%v holds %q", args, l)
