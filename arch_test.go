@@ -18,8 +18,8 @@ import (
 var layers = [][]string{
 	{"internal/numfmt", "internal/junit", "internal/clock", "internal/heaptest"},
 	{"listen", "deliver"},
-	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted"},
-	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
+	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted", "redact"},
+	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp", "redact/corpus"},
 	{"audio/loudness", "audio/join", "audio/encode", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest"},
 	{"state", "cache", "emulator/internal/emu", "audio/master"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},
