@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"internal/numfmt", "internal/junit", "internal/clock", "internal/heaptest"},
 	{"listen", "deliver"},
 	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted", "redact"},
-	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp"},
+	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp", "redact/corpus"},
 	{"audio/loudness", "audio/join", "audio/encode", "audio/mute", "audio/internal/audiotest", "contract", "internal/miniotest", "internal/pgtest", "provenance"},
 	{"state", "cache", "emulator/internal/emu", "audio/master"},
 	{"manifest", "speechapi", "emulator/internal/recog", "emulator/internal/synth"},

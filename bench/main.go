@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, 1,000 in the batch step, a 20,000-character chapter, 10,000 in the L step, 200 side by side with Terraform): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), L1 to L6 or lean (together: 100,000 raw 8 kHz syntheses applied, then planned at once and again), T1 and T2 or terraform (together: apply of 1,000 syntheses side by side with Terraform's of 1,000 terraform_data), V1 (the report page, in headless Chromium), SP1 to SP4 or spantime (together: where SpanTimes places numbers in segments, against espeak-ng), go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), L1 to L6 or lean (together: 100,000 raw 8 kHz syntheses applied, then planned at once and again), T1 and T2 or terraform (together: apply of 1,000 syntheses side by side with Terraform's of 1,000 terraform_data), V1 (the report page, in headless Chromium), SP1 to SP4 or spantime (together: where SpanTimes places numbers in segments, against espeak-ng), RD1 to RD9 or redact (together: redaction's precision and recall per kind on 10,000 generated utterances), go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -162,6 +162,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// Where a number is spoken in its segment (transcript.SpanTimes,
 		// for redacted audio), against espeak-ng's timing.
 		{[]string{"spantime", "SP1", "SP2", "SP3", "SP4"}, h.spanTime},
+		// Issue 29's redaction: precision and recall per kind on a
+		// generated corpus of call utterances; seconds of CPU.
+		{[]string{"redact", "RD1", "RD2", "RD3", "RD4", "RD5", "RD6", "RD7", "RD8", "RD9"}, h.redaction},
 	}
 	for _, s := range steps {
 		if !selected(o.only, s.names...) {

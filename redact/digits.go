@@ -173,10 +173,14 @@ var cueWords = func() map[string]cueKind {
 }()
 
 // cue is the nearest account or phone word among the cueWindow words
-// before ws[i], in its sentence ("a/c" is an account word).
+// before ws[i], in its sentence and after any number before it ("a/c"
+// is an account word).
 func cue(s string, ws []listen.Word, i int) cueKind {
 	for k := i - 1; k >= 0 && k >= i-cueWindow; k-- {
 		if sentenceEnd(s[ws[k].End:ws[k+1].Start], ws[k].Text) {
+			break
+		}
+		if allDigits(ws[k].Text) { // a word before another number is that number's
 			break
 		}
 		if c := cueWords[ws[k].Text]; c != noCue {
