@@ -1,10 +1,12 @@
 package schema
 
 import (
-	"path"
+	"path/filepath"
 	"strings"
 
+	"github.com/voxform/voxform/audio/mute"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/owned"
 	"github.com/voxform/voxform/redact"
 )
 
@@ -30,13 +32,22 @@ func (c *checker) checkRedaction(t *manifest.Transcription) {
 	}
 }
 
-// checkRedactedInput refuses a redacted copy of a recording that is not a
-// WAV file: the copy keeps the source's format, which voxform writes only
-// for WAV.
-func (c *checker) checkRedactedInput(t *manifest.Transcription) {
-	if t.RedactedAudio == "" || strings.EqualFold(path.Ext(t.Input), ".wav") {
+// checkRedactedInput refuses a redacted copy of a recording voxform
+// cannot write: the copy keeps the source's format, which audio/mute
+// writes only for WAV (PCM, float, mu-law, A-law). Only the header is read.
+func (c *checker) checkRedactedInput(root *owned.Root, t *manifest.Transcription) {
+	if t.RedactedAudio == "" || t.IsURL {
 		return
 	}
-	c.ds.Errorf(manifest.FieldPos(t.Redact.Fields, "audio", t.Redact.Pos), "redact.audio: %s is not a .wav recording; the redacted copy keeps the source's format, which voxform writes only for WAV", t.Input).
-		WithHint("convert the recordings to WAV, or drop redact.audio")
+	in, err := root.OpenInputWithin(filepath.FromSlash(t.Input), t.InputDirs)
+	if err != nil {
+		return // checkInput said why
+	}
+	defer in.Close()
+	handle := owned.HandlePath(in)
+	if err := mute.Supports(handle); err != nil {
+		why := strings.TrimPrefix(err.Error(), "mute "+handle+": ")
+		c.ds.Errorf(manifest.FieldPos(t.Redact.Fields, "audio", t.Redact.Pos), "redact.audio: %s: %s", t.Input, why).
+			WithHint("the redacted copy keeps the recording's format: convert the recordings to WAV, or drop redact.audio")
+	}
 }

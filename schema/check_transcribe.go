@@ -32,7 +32,7 @@ func (c *checker) checkTranscriptions() {
 	for _, t := range c.m.Transcriptions {
 		if api := c.cat.Recognition[t.API]; api != nil && valid[t.Name] {
 			c.checkInput(root, t, api)
-			c.checkRedactedInput(t)
+			c.checkRedactedInput(root, t)
 		}
 	}
 }
