@@ -72,6 +72,11 @@ const (
 	RoleDelivered = "delivered"
 )
 
+// RoleRedactedAudio is the role of a redacted transcription's copy of its
+// recording, every redacted span silenced (it holds no more than the
+// redacted transcript says).
+const RoleRedactedAudio = "redacted_audio"
+
 // kinds are the kinds of resource an entry may be of.
 var kinds = map[string]bool{"synthesis": true, "embedding": true, "transcription": true, KindDelivery: true}
 
@@ -79,7 +84,7 @@ var kinds = map[string]bool{"synthesis": true, "embedding": true, "transcription
 var roles = map[string]bool{
 	"audio": true, "embedding": true,
 	"json": true, "txt": true, "srt": true, "vtt": true,
-	RoleDelivered: true,
+	RoleDelivered: true, RoleRedactedAudio: true,
 }
 
 // ValidKey reports whether s can name an entry or a blob: 64 lowercase

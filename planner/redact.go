@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/redact"
 	"github.com/voxform/voxform/state"
@@ -12,7 +13,7 @@ import (
 
 // RedactedAudioFormat is the output format of a transcription's redacted
 // copy of its recording (redact.audio).
-const RedactedAudioFormat = "redacted_audio"
+const RedactedAudioFormat = cache.RoleRedactedAudio
 
 // renderFields are the fields of a transcription's request that shape its
 // outputs but are never sent: a change of only these is made again from a
