@@ -63,16 +63,20 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 	c := cue(s, ws, i)
 	plus := ws[i].Start > 0 && s[ws[i].Start-1] == '+'
 	n := j - i
+	var all strings.Builder
+	at := make([]int, n+1) // at[k]: where group k starts in all
+	for k := range n {
+		at[k] = all.Len()
+		all.WriteString(ws[i+k].Text)
+	}
+	at[n] = all.Len()
+	digits := all.String()
 	next := make([]int, n+1) // next[k]: where the identifier starting at group k ends, 0: none
 	kinds := make([]Kind, n)
 	next[n] = n
 	for k := n - 1; k >= 0; k-- {
-		d := ""
-		for e := k + 1; e <= n; e++ {
-			if d += ws[i+e-1].Text; len(d) > maxEntityDigits {
-				break
-			}
-			if kind := p.classify(d, plus && k == 0, c); kind != "" && next[e] > 0 {
+		for e := k + 1; e <= n && at[e]-at[k] <= maxEntityDigits; e++ {
+			if kind := p.classify(digits[at[k]:at[e]], plus && k == 0, c); kind != "" && next[e] > 0 {
 				next[k], kinds[k] = e, kind
 			}
 		}
