@@ -66,12 +66,17 @@
 //     words and a number make one.
 //   - ifsc: four letters, a zero, six letters or digits; read as PAN is
 //     ("SBIN0001234", "S B I N zero zero zero one two three four").
-//   - upi: a local part of letters, digits and ". _ - + %" (64 at most),
-//     "@", a handle of letters without a dot ("ramesh.k@okaxis",
+//   - upi: a local part of letters, digits and ". _ - + %", "@", a
+//     handle of letters without a dot ("ramesh.k@okaxis",
 //     "9876543210@ybl").
 //   - email: the same local part, "@", a domain with a dot and a
-//     top-level part of two letters or more (255 at most); a sentence's
-//     final point is not the address's.
+//     top-level part of two letters or more; a sentence's final point is
+//     not the address's. Neither part is bounded: an address longer than
+//     RFC 5321 allows is redacted whole, never in part.
+//
+// FindInSegments searches the segments joined (a number read across a
+// boundary is found) and each segment alone (a number ending one segment
+// is not lost in a run with a number starting the next), and keeps both.
 //
 // Where spans of two detectors overlap (a mobile number that is a UPI
 // ID's local part), their union is one span, of the kind of the one that
