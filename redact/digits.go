@@ -36,7 +36,7 @@ func (p Policy) digitSpans(s string, ws []listen.Word) []Span {
 		for j < len(ws) && allDigits(ws[j].Text) && joinable(s[ws[j-1].End:ws[j].Start]) {
 			j++
 		}
-		out = append(out, p.run(s, ws, i, j)...)
+		out = append(out, p.commaRun(s, ws, i, j)...)
 		i = j
 	}
 	return out
@@ -91,6 +91,27 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 			sp.Start--
 		}
 		out = append(out, sp)
+	}
+	return out
+}
+
+// commaRun partitions the run ws[i:j]; when it has no partition, each
+// stretch of it between commas is partitioned on its own: "nine ... zero,
+// one more thing" has a mobile number, which "... zero one more thing"
+// does not.
+func (p Policy) commaRun(s string, ws []listen.Word, i, j int) []Span {
+	if spans := p.run(s, ws, i, j); spans != nil {
+		return spans
+	}
+	var out []Span
+	from := i
+	for k := i + 1; k <= j; k++ {
+		if k == j || strings.Contains(s[ws[k-1].End:ws[k].Start], ",") {
+			if from > i || k < j {
+				out = append(out, p.run(s, ws, from, k)...)
+			}
+			from = k
+		}
 	}
 	return out
 }

@@ -29,7 +29,9 @@
 // valid number inside a longer string of digits is none ("9876543210 2
 // times" is not redacted). This keeps a look-alike that contains a valid
 // stretch (an order number, a card number with a wrong check digit read
-// digit by digit) from being redacted.
+// digit by digit) from being redacted. A run that has no partition is
+// tried once more in its stretches between commas: "nine ... zero, one
+// more thing" has a mobile number.
 //
 // # Detectors and their precision rules
 //
@@ -85,7 +87,7 @@
 // # Limits
 //
 // What a detector does not find: a number glued to other digits in one
-// run; a number whose words are split by another word ("nine eight, uh,
+// run without a comma between ("9876543210 2 times", "... शून्य एक बार"); a number whose words are split by another word ("nine eight, uh,
 // seven"), or that the recognizer heard as a quantity ("ninety eight
 // lakh ..."); "oh" for zero; number words of languages other than
 // English and Hindi; an account number whose account word is more than 6

@@ -32,6 +32,8 @@ func TestFindForms(t *testing.T) {
 		{"नौ आठ सात छह पाँच चार तीन दो एक शून्य बोल रहा हूँ", "[MOBILE] बोल रहा हूँ"},
 		{"ninety eight seventy six fifty four thirty two ten", "[MOBILE]"},
 		{"two numbers 9876543210 9123456789", "two numbers [MOBILE] [MOBILE]"},
+		{"nine eight seven six five four three two one zero, one more thing", "[MOBILE], one more thing"},
+		{"9876543210, 2 times", "[MOBILE], 2 times"},
 		// Aadhaar: Verhoeff; the ITN's Indian grouping.
 		{"aadhaar 2345 6789 0124", "aadhaar [AADHAAR]"},
 		{"aadhaar 2,34,56,78,90,124", "aadhaar [AADHAAR]"},
