@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/listen"
 	"golang.org/x/text/unicode/norm"
@@ -36,7 +37,7 @@ func (p Policy) digitSpans(s string, ws []listen.Word) []Span {
 		for j < len(ws) && allDigits(ws[j].Text) && joinable(s[ws[j-1].End:ws[j].Start]) {
 			j++
 		}
-		out = append(out, p.commaRun(s, ws, i, j)...)
+		out = append(out, p.splitRun(s, ws, i, j)...)
 		i = j
 	}
 	return out
@@ -95,18 +96,19 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 	return out
 }
 
-// commaRun partitions the run ws[i:j]; when it has no partition, each
-// stretch of it between commas is partitioned on its own: "nine ... zero,
-// one more thing" has a mobile number, which "... zero one more thing"
-// does not.
-func (p Policy) commaRun(s string, ws []listen.Word, i, j int) []Span {
+// splitRun partitions the run ws[i:j]; when it has no partition, each
+// stretch of it between commas and between written digits and spoken
+// words is partitioned on its own: "nine ... zero, one more thing" and
+// "लिख दो 9876543210" (दो: "give", read as 2) have a mobile number, which
+// "... zero one more thing" does not.
+func (p Policy) splitRun(s string, ws []listen.Word, i, j int) []Span {
 	if spans := p.run(s, ws, i, j); spans != nil {
 		return spans
 	}
 	var out []Span
 	from := i
 	for k := i + 1; k <= j; k++ {
-		if k == j || strings.Contains(s[ws[k-1].End:ws[k].Start], ",") {
+		if k == j || strings.Contains(s[ws[k-1].End:ws[k].Start], ",") || written(s, ws[k-1]) != written(s, ws[k]) {
 			if from > i || k < j {
 				out = append(out, p.run(s, ws, from, k)...)
 			}
@@ -114,6 +116,12 @@ func (p Policy) commaRun(s string, ws []listen.Word, i, j int) []Span {
 		}
 	}
 	return out
+}
+
+// written: the word is digits as written, not a spoken number.
+func written(s string, w listen.Word) bool {
+	r, _ := utf8.DecodeRuneInString(s[w.Start:w.End])
+	return unicode.IsDigit(r)
 }
 
 // classify names the identifier the digits d are, among the policy's

@@ -30,8 +30,9 @@
 // times" is not redacted). This keeps a look-alike that contains a valid
 // stretch (an order number, a card number with a wrong check digit read
 // digit by digit) from being redacted. A run that has no partition is
-// tried once more in its stretches between commas: "nine ... zero, one
-// more thing" has a mobile number.
+// tried once more in its stretches between commas and between written
+// digits and spoken words: "nine ... zero, one more thing" and "लिख दो
+// 9876543210" (दो, "give", is read as 2) have a mobile number.
 //
 // # Detectors and their precision rules
 //
@@ -86,20 +87,28 @@
 //
 // # Limits
 //
-// What a detector does not find: a number glued to other digits in one
-// run without a comma between ("9876543210 2 times", "... शून्य एक बार"); a number whose words are split by another word ("nine eight, uh,
-// seven"), or that the recognizer heard as a quantity ("ninety eight
-// lakh ..."); "oh" for zero; number words of languages other than
-// English and Hindi; an account number whose account word is more than 6
-// words before it, after it, or in another sentence; letters spelled as
-// words ("ए बी सी", "double A"); e-mail and UPI addresses spoken ("at the
-// rate", "dot com"). What it redacts that may not be personal data: any
-// run of ten digits starting 6 to 9 without a rupee word beside it (an
-// order number of that shape); 1 in 10 of random 12-digit numbers
-// (Verhoeff) and of 13-19-digit numbers under a card network's first
-// digit (Luhn); any x@y with y letters only. A bank account number that
-// passes a card's or Aadhaar's check is redacted as that kind. Find takes
-// time and memory linear in the text.
+// What a detector does not find:
+//
+//   - a number glued to other digits in one run without a comma between,
+//     all written or all spoken ("9876543210 2 times", "लिख दो नौ आठ ...",
+//     "... शून्य एक बार");
+//   - a number whose words another word splits ("nine eight, uh, seven"),
+//     or that the recognizer heard as a quantity ("ninety eight lakh");
+//   - "oh" for zero; number words of languages other than English and
+//     Hindi; letters spelled as words ("ए बी सी", "double A");
+//   - an account number whose account word is more than 6 words before
+//     it, after it, or in another sentence;
+//   - e-mail and UPI addresses spoken ("at the rate", "dot com");
+//   - landline numbers, passport, voter ID, driving licence numbers (no
+//     kind).
+//
+// What it redacts that may not be personal data: any run of ten digits
+// starting 6 to 9 without a rupee word beside it (an order number of that
+// shape); 1 in 10 of random 12-digit numbers (Verhoeff) and of 13 to 19
+// digit numbers under a card network's first digit (Luhn); any x@y with y
+// letters only. A bank account number that passes a card's or Aadhaar's
+// check is redacted as that kind. Find takes time and memory linear in
+// the text.
 //
 // Version changes whenever a detector would redact a text differently.
 package redact

@@ -34,6 +34,7 @@ func TestFindForms(t *testing.T) {
 		{"two numbers 9876543210 9123456789", "two numbers [MOBILE] [MOBILE]"},
 		{"nine eight seven six five four three two one zero, one more thing", "[MOBILE], one more thing"},
 		{"9876543210, 2 times", "[MOBILE], 2 times"},
+		{"नंबर लिख दो 98765 43210", "नंबर लिख दो [MOBILE]"},
 		// Aadhaar: Verhoeff; the ITN's Indian grouping.
 		{"aadhaar 2345 6789 0124", "aadhaar [AADHAAR]"},
 		{"aadhaar 2,34,56,78,90,124", "aadhaar [AADHAAR]"},
