@@ -71,6 +71,10 @@ func Replace(text string, spans []Span) string {
 	return b.String()
 }
 
+// Redact is text with every span of the policy's kinds replaced by its
+// placeholder: Replace(text, p.Find(text)).
+func (p Policy) Redact(text string) string { return Replace(text, p.Find(text)) }
+
 // FindInSegments detects across segment boundaries (texts joined with a
 // space, as the service's segments of one speaker continue each other)
 // and returns each segment's spans, a span that crosses a boundary split
