@@ -57,6 +57,11 @@
 //     dropped ("fifteenth of August" is "15th august", as the ITN writes
 //     it). Hindi dates (day, month name, year) need no rule beyond numbers.
 //
+// Numbers and Currency give the words, spoken numbers and rupee words
+// of the first steps without the joining of adjacent numbers: package
+// redact reads identifiers with them, so that a transcript's numbers are
+// read by one set of tables.
+//
 // Not normalized, so a difference there is a difference: number words of
 // the other eight languages (Marathi, Bengali, Tamil...: a transcript with
 // ITN digits for them diverges from the words sent, so request those

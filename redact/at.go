@@ -2,45 +2,42 @@ package redact
 
 import "strings"
 
-// Bounds of the address detectors (RFC 5321's for an e-mail address).
-const (
-	maxLocal  = 64
-	maxDomain = 255
-)
-
 // atSpans finds e-mail addresses and UPI IDs around each "@": a local
 // part of letters, digits and ". _ - + %", then a domain. A domain with
 // a dot and a top-level part of two letters or more makes an e-mail
 // address; a domain of letters alone (a PSP's handle: "okaxis", "ybl",
-// "paytm") a UPI ID.
+// "paytm") a UPI ID. Neither part is bounded in length: a part longer
+// than RFC 5321 allows is redacted whole, not in part. One pass: each
+// local part starts after the last byte that cannot be in one, and a
+// domain ends at the next "@" at the latest.
 func (p Policy) atSpans(s string) []Span {
 	if !p.has(Email) && !p.has(UPI) {
 		return nil
 	}
 	var out []Span
-	for k := strings.IndexByte(s, '@'); k >= 0; {
-		start := k
-		for start > 0 && k-start < maxLocal && localChar(s[start-1]) {
-			start--
+	local := 0 // where the run of local-part bytes before i starts
+	for i := 0; i < len(s); i++ {
+		if s[i] != '@' {
+			if !localChar(s[i]) {
+				local = i + 1
+			}
+			continue
 		}
-		for start < k && s[start] == '.' {
+		start := local
+		for start < i && s[start] == '.' {
 			start++
 		}
-		end := k + 1
-		for end < len(s) && end-k <= maxDomain && domainChar(s[end]) {
+		end := i + 1
+		for end < len(s) && domainChar(s[end]) {
 			end++
 		}
-		for end > k+1 && (s[end-1] == '.' || s[end-1] == '-') {
+		for end > i+1 && (s[end-1] == '.' || s[end-1] == '-') {
 			end--
 		}
-		if kind := addressKind(s[k+1 : end]); start < k && kind != "" && p.has(kind) {
+		if kind := addressKind(s[i+1 : end]); start < i && kind != "" && p.has(kind) {
 			out = append(out, Span{Kind: kind, Start: start, End: end})
 		}
-		next := strings.IndexByte(s[k+1:], '@')
-		if next < 0 {
-			break
-		}
-		k += 1 + next
+		local = i + 1
 	}
 	return out
 }

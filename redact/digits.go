@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/listen"
 	"golang.org/x/text/unicode/norm"
@@ -36,7 +37,7 @@ func (p Policy) digitSpans(s string, ws []listen.Word) []Span {
 		for j < len(ws) && allDigits(ws[j].Text) && joinable(s[ws[j-1].End:ws[j].Start]) {
 			j++
 		}
-		out = append(out, p.run(s, ws, i, j)...)
+		out = append(out, p.splitRun(s, ws, i, j)...)
 		i = j
 	}
 	return out
@@ -63,16 +64,20 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 	c := cue(s, ws, i)
 	plus := ws[i].Start > 0 && s[ws[i].Start-1] == '+'
 	n := j - i
+	var all strings.Builder
+	at := make([]int, n+1) // at[k]: where group k starts in all
+	for k := range n {
+		at[k] = all.Len()
+		all.WriteString(ws[i+k].Text)
+	}
+	at[n] = all.Len()
+	digits := all.String()
 	next := make([]int, n+1) // next[k]: where the identifier starting at group k ends, 0: none
 	kinds := make([]Kind, n)
 	next[n] = n
 	for k := n - 1; k >= 0; k-- {
-		d := ""
-		for e := k + 1; e <= n; e++ {
-			if d += ws[i+e-1].Text; len(d) > maxEntityDigits {
-				break
-			}
-			if kind := p.classify(d, plus && k == 0, c); kind != "" && next[e] > 0 {
+		for e := k + 1; e <= n && at[e]-at[k] <= maxEntityDigits; e++ {
+			if kind := p.classify(digits[at[k]:at[e]], plus && k == 0, c); kind != "" && next[e] > 0 {
 				next[k], kinds[k] = e, kind
 			}
 		}
@@ -89,6 +94,34 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 		out = append(out, sp)
 	}
 	return out
+}
+
+// splitRun partitions the run ws[i:j]; when it has no partition, each
+// stretch of it between commas and between written digits and spoken
+// words is partitioned on its own: "nine ... zero, one more thing" and
+// "लिख दो 9876543210" (दो: "give", read as 2) have a mobile number, which
+// "... zero one more thing" does not.
+func (p Policy) splitRun(s string, ws []listen.Word, i, j int) []Span {
+	if spans := p.run(s, ws, i, j); spans != nil {
+		return spans
+	}
+	var out []Span
+	from := i
+	for k := i + 1; k <= j; k++ {
+		if k == j || strings.Contains(s[ws[k-1].End:ws[k].Start], ",") || written(s, ws[k-1]) != written(s, ws[k]) {
+			if from > i || k < j {
+				out = append(out, p.run(s, ws, from, k)...)
+			}
+			from = k
+		}
+	}
+	return out
+}
+
+// written: the word is digits as written, not a spoken number.
+func written(s string, w listen.Word) bool {
+	r, _ := utf8.DecodeRuneInString(s[w.Start:w.End])
+	return unicode.IsDigit(r)
 }
 
 // classify names the identifier the digits d are, among the policy's

@@ -29,7 +29,10 @@
 // valid number inside a longer string of digits is none ("9876543210 2
 // times" is not redacted). This keeps a look-alike that contains a valid
 // stretch (an order number, a card number with a wrong check digit read
-// digit by digit) from being redacted.
+// digit by digit) from being redacted. A run that has no partition is
+// tried once more in its stretches between commas and between written
+// digits and spoken words: "nine ... zero, one more thing" and "लिख दो
+// 9876543210" (दो, "give", is read as 2) have a mobile number.
 //
 // # Detectors and their precision rules
 //
@@ -66,12 +69,17 @@
 //     words and a number make one.
 //   - ifsc: four letters, a zero, six letters or digits; read as PAN is
 //     ("SBIN0001234", "S B I N zero zero zero one two three four").
-//   - upi: a local part of letters, digits and ". _ - + %" (64 at most),
-//     "@", a handle of letters without a dot ("ramesh.k@okaxis",
+//   - upi: a local part of letters, digits and ". _ - + %", "@", a
+//     handle of letters without a dot ("ramesh.k@okaxis",
 //     "9876543210@ybl").
 //   - email: the same local part, "@", a domain with a dot and a
-//     top-level part of two letters or more (255 at most); a sentence's
-//     final point is not the address's.
+//     top-level part of two letters or more; a sentence's final point is
+//     not the address's. Neither part is bounded: an address longer than
+//     RFC 5321 allows is redacted whole, never in part.
+//
+// FindInSegments searches the segments joined (a number read across a
+// boundary is found) and each segment alone (a number ending one segment
+// is not lost in a run with a number starting the next), and keeps both.
 //
 // Where spans of two detectors overlap (a mobile number that is a UPI
 // ID's local part), their union is one span, of the kind of the one that
@@ -79,20 +87,28 @@
 //
 // # Limits
 //
-// What a detector does not find: a number glued to other digits in one
-// run; a number whose words are split by another word ("nine eight, uh,
-// seven"), or that the recognizer heard as a quantity ("ninety eight
-// lakh ..."); "oh" for zero; number words of languages other than
-// English and Hindi; an account number whose account word is more than 6
-// words before it, after it, or in another sentence; letters spelled as
-// words ("ए बी सी", "double A"); e-mail and UPI addresses spoken ("at the
-// rate", "dot com"). What it redacts that may not be personal data: any
-// run of ten digits starting 6 to 9 without a rupee word beside it (an
-// order number of that shape); 1 in 10 of random 12-digit numbers
-// (Verhoeff) and of 13-19-digit numbers under a card network's first
-// digit (Luhn); any x@y with y letters only. A bank account number that
-// passes a card's or Aadhaar's check is redacted as that kind. Find takes
-// time and memory linear in the text.
+// What a detector does not find:
+//
+//   - a number glued to other digits in one run without a comma between,
+//     all written or all spoken ("9876543210 2 times", "लिख दो नौ आठ ...",
+//     "... शून्य एक बार");
+//   - a number whose words another word splits ("nine eight, uh, seven"),
+//     or that the recognizer heard as a quantity ("ninety eight lakh");
+//   - "oh" for zero; number words of languages other than English and
+//     Hindi; letters spelled as words ("ए बी सी", "double A");
+//   - an account number whose account word is more than 6 words before
+//     it, after it, or in another sentence;
+//   - e-mail and UPI addresses spoken ("at the rate", "dot com");
+//   - landline numbers, passport, voter ID, driving licence numbers (no
+//     kind).
+//
+// What it redacts that may not be personal data: any run of ten digits
+// starting 6 to 9 without a rupee word beside it (an order number of that
+// shape); 1 in 10 of random 12-digit numbers (Verhoeff) and of 13 to 19
+// digit numbers under a card network's first digit (Luhn); any x@y with y
+// letters only. A bank account number that passes a card's or Aadhaar's
+// check is redacted as that kind. Find takes time and memory linear in
+// the text.
 //
 // Version changes whenever a detector would redact a text differently.
 package redact

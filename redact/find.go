@@ -71,11 +71,18 @@ func Replace(text string, spans []Span) string {
 	return b.String()
 }
 
+// Redact is text with every span of the policy's kinds replaced by its
+// placeholder: Replace(text, p.Find(text)).
+func (p Policy) Redact(text string) string { return Replace(text, p.Find(text)) }
+
 // FindInSegments detects across segment boundaries (texts joined with a
 // space, as the service's segments of one speaker continue each other)
 // and returns each segment's spans, a span that crosses a boundary split
 // into its pieces. A number read across two segments is found, and each
-// segment's part of it redacted.
+// segment's part of it redacted. Each segment is also searched alone, and
+// what it finds is added: a number at a segment's end that joins one at
+// the next segment's start into a run of no identifier would otherwise be
+// missed in both.
 func (p Policy) FindInSegments(texts []string) [][]Span {
 	out := make([][]Span, len(texts))
 	starts := make([]int, len(texts))
@@ -97,6 +104,11 @@ func (p Policy) FindInSegments(texts []string) [][]Span {
 			if from < to {
 				out[i] = append(out[i], Span{Kind: s.Kind, Start: from - starts[i], End: to - starts[i]})
 			}
+		}
+	}
+	for i, t := range texts {
+		if alone := p.Find(t); len(alone) > 0 {
+			out[i] = settle(append(out[i], alone...))
 		}
 	}
 	return out

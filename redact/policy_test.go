@@ -91,6 +91,18 @@ func TestFindInSegments(t *testing.T) {
 	if d := cmp.Diff(want, red); d != "" {
 		t.Errorf("redacted segments (-want +got):\n%s", d)
 	}
+	// A number ending one segment and another starting the next make one
+	// run that is no identifier; each segment alone still has its own.
+	segs = []string{"call me on 9876543210", "2 minutes later, aadhaar 2345 6789 0124"}
+	got = mustPolicy(t, "all").FindInSegments(segs)
+	red = red[:0]
+	for i, s := range segs {
+		red = append(red, redact.Replace(s, got[i]))
+	}
+	want = []string{"call me on [MOBILE]", "2 minutes later, aadhaar [AADHAAR]"}
+	if d := cmp.Diff(want, red); d != "" {
+		t.Errorf("redacted segments (-want +got):\n%s", d)
+	}
 	if got := p.FindInSegments(nil); len(got) != 0 {
 		t.Errorf("no segments: %v", got)
 	}

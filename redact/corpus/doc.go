@@ -7,10 +7,11 @@
 // and code-mixed Hindi in Latin script), each of one to four clauses:
 // an entity of each kind in turn, in each of its forms in turn (digits,
 // grouped, hyphenated, the ITN's Indian comma grouping, Devanagari
-// digits, English words, Hindi words, the two mixed, English pairs,
-// "double"/"triple", +91 and 0 prefixes for mobiles; PAN and IFSC as one
-// word, lower case, in parts, spelled with digits written or read in
-// English or Hindi), and mostly look-alikes that must be left: order,
+// digits, English words, Hindi words, the two mixed, Hindi pairs,
+// "double"/"triple"; English pairs, +91 and 0 prefixes for mobiles;
+// PAN and IFSC as one word, lower case, in parts, spelled with digits
+// written or read in English or Hindi), and mostly look-alikes that
+// must be left: order,
 // ticket and reference numbers of lengths or first digits no identifier
 // has, amounts after ₹ or Rs or before "rupees" (ten-digit ones
 // included), dates, times, PIN codes, Aadhaar and card numbers with a

@@ -84,7 +84,8 @@ func numberForm(r *rand.Rand, d string, groups []int, f int) (string, string) {
 	return fm.render(r, d, groups), fm.name
 }
 
-// mobileForm: the number forms, English pairs, and the prefixes +91 and 0.
+// mobileForm: the number forms, English and Hindi pairs, and the
+// prefixes +91 and 0.
 func mobileForm(r *rand.Rand, d string, f int) (string, string) {
 	switch f % (len(numberForms) + 5) {
 	case len(numberForms):

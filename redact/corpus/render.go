@@ -34,10 +34,11 @@ var (
 	hindi   = form{"Hindi words", func(r *rand.Rand, d string, _ []int) string { return spoken(r, d, 1) }}
 	mixed   = form{"English and Hindi words", func(r *rand.Rand, d string, _ []int) string { return spoken(r, d, 2) }}
 	pairs   = form{"English pairs", func(r *rand.Rand, d string, _ []int) string { return englishPairs(d) }}
+	hpairs  = form{"Hindi pairs", func(r *rand.Rand, d string, _ []int) string { return hindiPairs(d) }}
 )
 
 // numberForms are every form of a number of digits.
-var numberForms = []form{plain, grouped, hyphens, indian, indic, english, hindi, mixed}
+var numberForms = []form{plain, grouped, hyphens, indian, indic, english, hindi, mixed, hpairs}
 
 func group(d string, sizes []int, sep string) string {
 	var parts []string
@@ -138,3 +139,35 @@ func digits(r *rand.Rand, n int, first string) string {
 }
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+// hindiTensToNinetyNine are the Hindi words for 10 to 99 (each its own
+// word, not tens and units), for reading digits in pairs.
+var hindiTensToNinetyNine = [90]string{
+	"दस", "ग्यारह", "बारह", "तेरह", "चौदह", "पंद्रह", "सोलह", "सत्रह", "अठारह", "उन्नीस",
+	"बीस", "इक्कीस", "बाईस", "तेईस", "चौबीस", "पच्चीस", "छब्बीस", "सत्ताईस", "अट्ठाईस", "उनतीस",
+	"तीस", "इकतीस", "बत्तीस", "तैंतीस", "चौंतीस", "पैंतीस", "छत्तीस", "सैंतीस", "अड़तीस", "उनतालीस",
+	"चालीस", "इकतालीस", "बयालीस", "तैंतालीस", "चवालीस", "पैंतालीस", "छियालीस", "सैंतालीस", "अड़तालीस", "उनचास",
+	"पचास", "इक्यावन", "बावन", "तिरेपन", "चौवन", "पचपन", "छप्पन", "सत्तावन", "अट्ठावन", "उनसठ",
+	"साठ", "इकसठ", "बासठ", "तिरसठ", "चौंसठ", "पैंसठ", "छियासठ", "सड़सठ", "अड़सठ", "उनहत्तर",
+	"सत्तर", "इकहत्तर", "बहत्तर", "तिहत्तर", "चौहत्तर", "पचहत्तर", "छिहत्तर", "सतहत्तर", "अठहत्तर", "उन्यासी",
+	"अस्सी", "इक्यासी", "बयासी", "तिरासी", "चौरासी", "पचासी", "छियासी", "सत्तासी", "अट्ठासी", "नवासी",
+	"नब्बे", "इक्यानबे", "बानबे", "तिरानबे", "चौरानबे", "पचानबे", "छियानबे", "सत्तानबे", "अट्ठानबे", "निन्यानबे",
+}
+
+// hindiPairs reads d two digits at a time in Hindi ("अट्ठानवे छिहत्तर"), a
+// pair with a leading zero as two digits ("शून्य पाँच"), an odd last
+// digit alone.
+func hindiPairs(d string) string {
+	var words []string
+	for ; len(d) >= 2; d = d[2:] {
+		if d[0] == '0' {
+			words = append(words, hindiDigits[0], hindiDigits[d[1]-'0'])
+			continue
+		}
+		words = append(words, hindiTensToNinetyNine[int(d[0]-'0')*10+int(d[1]-'0')-10])
+	}
+	if d != "" {
+		words = append(words, hindiDigits[d[0]-'0'])
+	}
+	return strings.Join(words, " ")
+}
