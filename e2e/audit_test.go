@@ -217,6 +217,17 @@ func TestCallAudit(t *testing.T) {
 		}
 	}
 
+	// A free repair renders from the recorded (redacted) JSON: the kept
+	// transcripts stay the service's answer.
+	keptBefore := readDir(t, kept)
+	os.Remove(p.path("build/transcripts/call-0001.txt"))
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("apply:\n%s", r)
+	}
+	if got := readDir(t, kept); got != keptBefore {
+		t.Error("a repair from the redacted JSON rewrote the kept unredacted transcripts")
+	}
+
 	// A narrower policy shows the card numbers again: made from the kept
 	// transcript, free, with no call.
 	editFile(t, p.path("main.yaml"), "kinds: all", "kinds: [mobile, aadhaar]")
@@ -236,6 +247,28 @@ func TestCallAudit(t *testing.T) {
 		t.Errorf("after the policy change:\n%s", b)
 	}
 	p.assertNoChanges()
+
+	// keep_unredacted turned off: the kept transcripts go, free.
+	editFile(t, p.path("main.yaml"), "keep_unredacted: true", "keep_unredacted: false")
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("apply:\n%s", r)
+	}
+	if left := readDir(t, kept); left != "" {
+		t.Errorf("kept transcripts left after keep_unredacted was turned off: %s", left)
+	}
+	p.assertNoChanges()
+}
+
+// readDir is the names and contents of dir's files, as one string.
+func readDir(t *testing.T, dir string) string {
+	t.Helper()
+	es, _ := os.ReadDir(dir)
+	var b strings.Builder
+	for _, e := range es {
+		c, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		b.WriteString(e.Name() + "\n" + string(c) + "\n")
+	}
+	return b.String()
 }
 
 // checkRedactedAudio: the redacted copy of call c has the recording's

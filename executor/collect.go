@@ -13,6 +13,7 @@ import (
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/speechapi"
+	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/transcript"
 )
 
@@ -95,7 +96,7 @@ func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.F
 	if err != nil {
 		return fmt.Errorf("transcript of %s: %w", m.name, err)
 	}
-	outs, red, err := writeTranscripts(b.files, a, copyFrom(dl.TempPath()), segs)
+	outs, red, err := writeTranscripts(b.files, a, copyFrom(dl.TempPath()), segs, true)
 	if err != nil {
 		return err
 	}
@@ -133,13 +134,13 @@ type download interface {
 }
 
 // downloadTarget is where the transcript of a is downloaded: beside its
-// outputs, or, when it is redacted, a private temporary file (0600)
-// outside the manifest directory, so that the unredacted transcript is
-// never in the outputs' directory.
+// outputs, or, when it is redacted, a private scratch file of
+// state.UnredactedTemp, so that the unredacted transcript is never in the
+// outputs' directory.
 func (b *batchOp) downloadTarget(a *planner.Action) (download, error) {
 	t := a.Desired.Transcription
 	if t.Redact != nil {
-		f, err := os.CreateTemp("", "voxform-transcript-*.json")
+		f, err := state.UnredactedTemp(b.files.dir)
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +153,8 @@ func (b *batchOp) downloadTarget(a *planner.Action) (download, error) {
 	return b.files.output(a, rel)
 }
 
-// privateTemp is a temporary file of voxform's own, outside the manifest
-// directory, removed by Abort.
+// privateTemp is a scratch file of voxform's own (state.UnredactedTemp),
+// removed by Abort.
 type privateTemp struct{ *os.File }
 
 func (p privateTemp) TempPath() string { return p.Name() }

@@ -128,6 +128,7 @@ func Apply(ctx context.Context, plan *planner.Plan, opts Options) (*Summary, err
 	x := &run{opts: opts, stops: stopper{stop: opts.Stop, breaker: breakerOf(opts.Client)}, seams: seamLimits(plan)}
 	start := opts.Now()
 	sweepTemps(root, outputPaths(plan))
+	state.SweepUnredactedTemps(opts.Dir)
 	ops := newOperations(ctx, opts, plan, root, x.stops, x)
 	units, err := x.units(plan, ops)
 	if err != nil {

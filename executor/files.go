@@ -122,6 +122,7 @@ func (op *deleteOp) apply(ctx context.Context, a *planner.Action, _ *slot) (resu
 	if err := op.files.recorder.Remove(a.Address); err != nil {
 		return result{}, fmt.Errorf("record deletion of %s: %w", a.Address, err)
 	}
+	op.files.dropKept(a, nil)
 	return result{}, nil
 }
 

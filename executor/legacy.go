@@ -101,7 +101,7 @@ func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw 
 		}
 		segs = append(segs, seg)
 	}
-	outs, red, err := writeTranscripts(b.files, a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs)
+	outs, red, err := writeTranscripts(b.files, a, func(w io.Writer) error { return writeRaw(w, raw, &r) }, segs, true)
 	if err != nil {
 		return err
 	}

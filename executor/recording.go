@@ -100,7 +100,24 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 	if err := w.recorder.Record(a.Address, res); err != nil {
 		return result{}, fmt.Errorf("record %s: %w", a.Address, err)
 	}
+	w.dropKept(a, res)
 	return w.recorded(a, res, chars, secs), nil
+}
+
+// dropKept removes the unredacted transcript a's prior record kept once
+// res, recorded in its place (nil: the resource is gone), no longer
+// records it: a replace or restore without keep_unredacted, redaction
+// removed, a deletion. A failure only warns: the state no longer names it.
+func (w *outputs) dropKept(a *planner.Action, res *state.Resource) {
+	if a.Prior == nil || a.Prior.Redaction == nil || a.Prior.Redaction.Unredacted == nil {
+		return
+	}
+	if res != nil && res.Redaction != nil && res.Redaction.Unredacted != nil && res.Redaction.Unredacted.Path == a.Prior.Redaction.Unredacted.Path {
+		return
+	}
+	if err := state.RemoveUnredacted(w.dir, a.Address, a.Prior.Redaction.Unredacted); err != nil {
+		w.emit(Event{Kind: EventWarning, Address: a.Address, Err: err})
+	}
 }
 
 // recorded finishes an action whose outputs res records: the hash cache

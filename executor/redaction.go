@@ -14,6 +14,7 @@ import (
 	"github.com/voxform/voxform/redact"
 	"github.com/voxform/voxform/state"
 	"github.com/voxform/voxform/transcript"
+	"golang.org/x/text/cases"
 )
 
 // maxRedactRounds bounds how often a redacted transcript is searched
@@ -40,8 +41,8 @@ type redaction struct {
 // redactTranscript redacts the transcript of a under p: writeJSONDoc
 // writes the document as the service answered, segs are its segments. With
 // keep_unredacted the document is kept locally (state.KeepUnredacted).
-func (w *outputs) redactTranscript(a *planner.Action, p redact.Policy, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) (*redaction, error) {
-	f, err := os.CreateTemp("", "voxform-unredacted-*.json") // 0600
+func (w *outputs) redactTranscript(a *planner.Action, p redact.Policy, writeJSONDoc func(io.Writer) error, segs []transcript.Segment, answer bool) (*redaction, error) {
+	f, err := state.UnredactedTemp(w.dir)
 	if err != nil {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
@@ -56,9 +57,16 @@ func (w *outputs) redactTranscript(a *planner.Action, p redact.Policy, writeJSON
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	if t := a.Desired.Transcription; t.Redact.KeepUnredacted {
-		if r.record.Unredacted, err = state.KeepUnredacted(w.dir, a.Address, copyFrom(r.scratch)); err != nil {
-			r.close()
-			return nil, fmt.Errorf("keep the unredacted transcript of %s: %w", a.Address, err)
+		switch {
+		case answer:
+			if r.record.Unredacted, err = state.KeepUnredacted(w.dir, a.Address, copyFrom(r.scratch)); err != nil {
+				r.close()
+				return nil, fmt.Errorf("keep the unredacted transcript of %s: %w", a.Address, err)
+			}
+		case a.Prior != nil && a.Prior.Redaction != nil:
+			// Made from a redacted transcript: the kept one, if any, is
+			// still the answer; nothing else is kept.
+			r.record.Unredacted = a.Prior.Redaction.Unredacted
 		}
 	}
 	if r.segs, r.spans, r.whole, err = redactSegments(p, segs); err != nil {
@@ -82,7 +90,7 @@ func redactSegments(p redact.Policy, segs []transcript.Segment) ([]transcript.Se
 	var first [][]redact.Span
 	whole := map[int]bool{}
 	for round := 0; ; round++ {
-		spans := p.FindInSegments(texts)
+		spans := findBySpeaker(p, segs, texts)
 		found := false
 		for i, sp := range spans {
 			if len(sp) > 0 {
@@ -109,6 +117,34 @@ func redactSegments(p redact.Policy, segs []transcript.Segment) ([]transcript.Se
 	return out, first, whole, nil
 }
 
+// findBySpeaker is p.FindInSegments over each speaker's segments in turn
+// (texts[i] the text of segs[i] now): a number one speaker reads over two
+// segments is found, while a number the other party says in between, or
+// right after, never joins it into a run of no identifier. Segments
+// without a speaker label are one speaker.
+func findBySpeaker(p redact.Policy, segs []transcript.Segment, texts []string) [][]redact.Span {
+	out := make([][]redact.Span, len(texts))
+	groups := map[string][]int{}
+	var order []string
+	for i, s := range segs {
+		if _, ok := groups[s.Speaker]; !ok {
+			order = append(order, s.Speaker)
+		}
+		groups[s.Speaker] = append(groups[s.Speaker], i)
+	}
+	for _, sp := range order {
+		idx := groups[sp]
+		own := make([]string, len(idx))
+		for j, i := range idx {
+			own[j] = texts[i]
+		}
+		for j, spans := range p.FindInSegments(own) {
+			out[idx[j]] = spans
+		}
+	}
+	return out
+}
+
 // writeJSON writes the redacted transcript JSON: the document as the
 // service answered, every string redacted (redactJSON).
 func (r *redaction) writeJSON(w io.Writer) error {
@@ -120,28 +156,22 @@ func (r *redaction) writeJSON(w io.Writer) error {
 	return redactJSON(w, f, r.policy, r.heard, r.segs)
 }
 
-// metaKeys are the fields of the service's transcript documents whose
-// strings are identifiers, codes or times, never speech: they are kept as
-// they are. Every other string is redacted.
-var metaKeys = map[string]bool{
-	"request_id": true, "job_id": true, "file_id": true, "segment_id": true, "model": true, "mode": true,
-	"language_code": true, "language_detected": true, "detected_language": true, "status": true,
-	"created_at": true, "started_at": true, "completed_at": true, "updated_at": true, "type": true,
-}
-
 // dropKeys are the fields a redacted document leaves out: a realtime
 // session's messages repeat its segments' text split in ways no search
 // can follow across messages.
 var dropKeys = map[string]bool{"messages": true}
 
 // redactJSON streams the JSON document src to dst with every string value
-// redacted: a segment's text (top-level segments[i].text) by its redacted
-// segment (redacted[i], when heard[i] is that text), metaKeys kept, any
-// other string searched on its own. Numbers are written as they were.
+// redacted: a segment's text (top-level segments[i].text, keys matched as
+// transcript.DecodeJSON matches them) by its redacted segment
+// (redacted[i], when heard[i] is that text), any other string, and every
+// key, searched on its own; a number an identifier could be is written
+// as null. An object with a key twice is refused: which one a reader
+// takes is not certain. Numbers are otherwise written as they were.
 func redactJSON(dst io.Writer, src io.Reader, p redact.Policy, heard, redacted []transcript.Segment) error {
 	dec := json.NewDecoder(src)
 	dec.UseNumber()
-	jw := &jsonRewriter{dec: dec, w: dst, p: p, heard: heard, redacted: redacted}
+	jw := &jsonRewriter{dec: dec, w: dst, p: p, heard: heard, redacted: redacted, fold: cases.Fold()}
 	if err := jw.value(nil); err != nil {
 		return fmt.Errorf("redact transcript json: %w", err)
 	}
@@ -158,6 +188,7 @@ type jsonRewriter struct {
 	p        redact.Policy
 	heard    []transcript.Segment
 	redacted []transcript.Segment
+	fold     cases.Caser
 	err      error
 }
 
@@ -186,7 +217,11 @@ func (jw *jsonRewriter) value(path []string) error {
 	case string:
 		jw.str(path, v)
 	case json.Number:
-		jw.write([]byte(v.String()))
+		if len(jw.p.Find(v.String())) > 0 {
+			jw.write([]byte("null"))
+		} else {
+			jw.write([]byte(v.String()))
+		}
 	case bool:
 		jw.write([]byte(fmt.Sprint(v)))
 	case nil:
@@ -198,13 +233,19 @@ func (jw *jsonRewriter) value(path []string) error {
 func (jw *jsonRewriter) object(path []string) error {
 	jw.write([]byte{'{'})
 	first := true
+	seen := map[string]bool{}
 	for jw.dec.More() {
 		tok, err := jw.dec.Token()
 		if err != nil {
 			return err
 		}
 		key, _ := tok.(string)
-		if dropKeys[strings.ToLower(key)] {
+		folded := jw.fold.String(key)
+		if seen[folded] {
+			return fmt.Errorf("key %.40q twice in one object", key)
+		}
+		seen[folded] = true
+		if dropKeys[folded] {
 			if err := jw.dec.Decode(&skip{}); err != nil {
 				return err
 			}
@@ -214,9 +255,9 @@ func (jw *jsonRewriter) object(path []string) error {
 			jw.write([]byte{','})
 		}
 		first = false
-		jw.encode(key)
+		jw.encode(redactText(jw.p, key))
 		jw.write([]byte{':'})
-		if err := jw.value(append(path, strings.ToLower(key))); err != nil {
+		if err := jw.value(append(path, folded)); err != nil {
 			return err
 		}
 	}
@@ -248,7 +289,6 @@ func (jw *jsonRewriter) array(path []string) error {
 func (jw *jsonRewriter) str(path []string, s string) {
 	n := len(path)
 	switch {
-	case n > 0 && metaKeys[path[n-1]]:
 	case n == 3 && path[0] == "segments" && path[2] == "text":
 		var i int
 		if _, err := fmt.Sscanf(path[1], "[%d]", &i); err == nil && i < len(jw.heard) && jw.heard[i].Text == s {
@@ -317,7 +357,10 @@ func (w *outputs) redactedAudio(a *planner.Action, r *redaction) (*outputFile, e
 	return f, nil
 }
 
-// muteRanges are the times of the recording the redacted audio silences.
+// muteRanges are the times of the recording the redacted audio silences:
+// each span where transcript.SpanTimes places it, its pad carried past
+// the segment's edge when it reaches one (the service's segment times
+// are not exact either), or the whole segment (wholeSegment).
 func muteRanges(r *redaction) []mute.Range {
 	var out []mute.Range
 	for i, seg := range r.heard {
@@ -331,13 +374,41 @@ func muteRanges(r *redaction) []mute.Range {
 				whole = true
 				break
 			}
+			if from <= seg.Start {
+				from = max(0, seg.Start-transcript.SpanPadFixed)
+			}
+			if to >= seg.End {
+				to = seg.End + transcript.SpanPadFixed
+			}
 			out = append(out, mute.Range{From: from, To: to})
 		}
 		if whole {
-			out = append(out, mute.Range{From: seg.Start, To: seg.End})
+			out = append(out, wholeSegment(r.heard, i))
 		}
 	}
 	return out
+}
+
+// restOfRecording ends a range that runs to the recording's end.
+const restOfRecording = 1 << 62
+
+// wholeSegment is the time of segment i padded by SpanPadFixed on each
+// side; for a segment without duration, where its words must be: from
+// the end of the segment before it to the start of the one after it (to
+// the recording's end after the last).
+func wholeSegment(segs []transcript.Segment, i int) mute.Range {
+	seg := segs[i]
+	if seg.End > seg.Start {
+		return mute.Range{From: max(0, seg.Start-transcript.SpanPadFixed), To: seg.End + transcript.SpanPadFixed}
+	}
+	r := mute.Range{From: 0, To: restOfRecording}
+	if i > 0 {
+		r.From = min(segs[i-1].End, seg.Start)
+	}
+	if i+1 < len(segs) {
+		r.To = max(segs[i+1].Start, seg.End)
+	}
+	return r
 }
 
 // hasPlaceholder reports whether text holds a redaction's placeholder.

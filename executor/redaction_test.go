@@ -91,8 +91,7 @@ func TestRedactedTranscriptOutputs(t *testing.T) {
 			Redact:  &manifest.Redaction{Kinds: []string{"all"}, KeepUnredacted: keep}}
 		a := &planner.Action{Address: `transcription.calls["c.wav"]`, Desired: &planner.Desired{Transcription: tr}}
 		doc := redactDoc(t)
-		before, _ := filepath.Glob(filepath.Join(os.TempDir(), "voxform-unredacted-*"))
-		outs, red, err := writeTranscripts(ws, a, func(w io.Writer) error { _, err := w.Write(doc); return err }, redactSegs)
+		outs, red, err := writeTranscripts(ws, a, func(w io.Writer) error { _, err := w.Write(doc); return err }, redactSegs, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,31 +141,109 @@ func TestRedactedTranscriptOutputs(t *testing.T) {
 				t.Error("the kept transcript is not the document as the service answered")
 			}
 		}
-		after, _ := filepath.Glob(filepath.Join(os.TempDir(), "voxform-unredacted-*"))
-		if len(after) > len(before) {
-			t.Errorf("scratch copies left: %v", after)
+		if left, _ := filepath.Glob(filepath.Join(dir, state.UnredactedDir, ".tmp-*")); len(left) > 0 {
+			t.Errorf("scratch copies left: %v", left)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "out", ".*")); len(left) > 0 {
+			t.Errorf("temporary files left beside the outputs: %v", left)
 		}
 	}
 }
 
-// TestRedactJSONKeepsShape: strings are redacted wherever they are, the
-// identifiers and numbers are written as they were, and a document with
-// trailing data is refused.
+// TestRedactJSONKeepsShape: strings are redacted wherever they are (an
+// identifier's field included: nothing is exempt), keys too, a number an
+// identifier could be is null, other numbers are written as they were,
+// segment texts are found as DecodeJSON finds them (keys folded), and a
+// document with a key twice in an object, or trailing data, is refused.
 func TestRedactJSONKeepsShape(t *testing.T) {
 	p, err := redact.NewPolicy([]string{"mobile", "email"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := `{"request_id":"9876543210","transcript":"call 9876543210 or a@b.co","n":1.50,"x":[true,null,{"note":"9123456789"}]}`
+	src := `{"request_id":"9876543210","transcript":"call 9876543210 or a@b.co","n":1.50,"m":9123456789,"x":[true,null,{"note":"9123456789","9876543210":1}]}`
 	var b bytes.Buffer
 	if err := redactJSON(&b, strings.NewReader(src), p, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"request_id":"9876543210","transcript":"call [MOBILE] or [EMAIL]","n":1.50,"x":[true,null,{"note":"[MOBILE]"}]}`
+	want := `{"request_id":"[MOBILE]","transcript":"call [MOBILE] or [EMAIL]","n":1.50,"m":null,"x":[true,null,{"note":"[MOBILE]","[MOBILE]":1}]}`
 	if b.String() != want {
 		t.Errorf("got  %s\nwant %s", b.String(), want)
 	}
 	if err := redactJSON(io.Discard, strings.NewReader(src+"{}"), p, nil, nil); err == nil {
 		t.Error("trailing data accepted")
+	}
+	// A number read over two segments: only the segments' context finds
+	// it, so the JSON must take the redacted segments, whatever the case
+	// of its keys; a second "segments" would make that uncertain.
+	heard := []transcript.Segment{{Text: "my number is 98765"}, {Text: "43210 thanks"}}
+	red, _, _, err := redactSegments(p, heard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"ſegments":[{"TEXT":"my number is 98765"},{"text":"43210 thanks"}]}`
+	b.Reset()
+	if err := redactJSON(&b, strings.NewReader(doc), p, heard, red); err != nil || strings.Contains(b.String(), "98765") || strings.Contains(b.String(), "43210") {
+		t.Errorf("folded keys: %s %v", b.String(), err)
+	}
+	for _, dup := range []string{
+		`{"segments":[{"text":"a"}],"Segments":[{"text":"b"}]}`,
+		`{"segments":[{"text":"a","text":"b"}]}`,
+	} {
+		if err := redactJSON(io.Discard, strings.NewReader(dup), p, nil, nil); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%s: %v", dup, err)
+		}
+	}
+}
+
+// TestRedactBySpeaker: a number one party reads over two segments is
+// found across the other party's word between them, and a number the
+// other party says right after never hides it.
+func TestRedactBySpeaker(t *testing.T) {
+	p, _ := redact.NewPolicy([]string{"all"})
+	segs := []transcript.Segment{
+		{Speaker: "customer", Text: "my number is 98765"},
+		{Speaker: "agent", Text: "okay"},
+		{Speaker: "customer", Text: "43210"},
+		{Speaker: "customer", Text: "मेरा नंबर है 9123456789"},
+		{Speaker: "agent", Text: "10 बजे के बाद कॉल करें"},
+	}
+	red, spans, _, err := redactSegments(p, segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"my number is [MOBILE]", "okay", "[MOBILE]", "मेरा नंबर है [MOBILE]", "10 बजे के बाद कॉल करें"} {
+		if red[i].Text != want {
+			t.Errorf("segment %d: %q, want %q", i, red[i].Text, want)
+		}
+	}
+	if len(spans[1]) != 0 || len(spans[4]) != 0 {
+		t.Errorf("the agent's words were redacted: %v", spans)
+	}
+}
+
+// TestMuteRangesFailClosed: a span in a segment without duration silences
+// the gap where its words must be, and a span reaching a segment's edge
+// is padded past it.
+func TestMuteRangesFailClosed(t *testing.T) {
+	p, _ := redact.NewPolicy([]string{"mobile"})
+	segs := []transcript.Segment{
+		{Start: 0, End: transcript.Seconds(2), Text: "hello there"},
+		{Start: transcript.Seconds(5), End: transcript.Seconds(5), Text: "my number is 9876543210"},
+		{Start: transcript.Seconds(8), End: transcript.Seconds(10), Text: "9123456789"},
+	}
+	r := &redaction{policy: p, heard: segs}
+	var err error
+	if r.segs, r.spans, r.whole, err = redactSegments(p, segs); err != nil {
+		t.Fatal(err)
+	}
+	got := muteRanges(r)
+	if len(got) != 2 {
+		t.Fatalf("ranges %v", got)
+	}
+	if got[0].From > transcript.Seconds(2) || got[0].To < transcript.Seconds(8) {
+		t.Errorf("a segment without duration silences %v, want the gap 2s-8s", got[0])
+	}
+	if got[1].From >= transcript.Seconds(8) || got[1].To <= transcript.Seconds(10) {
+		t.Errorf("a span filling its segment silences %v, want past 8s-10s", got[1])
 	}
 }

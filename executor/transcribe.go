@@ -56,7 +56,7 @@ func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot
 	secs := op.files.recordingSeconds(t)
 	segs := []transcript.Segment{{Start: 0, End: transcript.Seconds(secs), Text: res.Transcript}}
 	// The json output is the response exactly as the service sent it.
-	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs)
+	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeRaw(w, res.Raw, res) }, segs, true)
 	if err != nil {
 		return result{}, err
 	}
@@ -122,7 +122,7 @@ func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *
 			detected = s.Language
 		}
 	}
-	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs)
+	outs, red, err := writeTranscripts(op.files, a, func(w io.Writer) error { return writeJSON(w, &doc) }, segs, true)
 	if err != nil {
 		return result{}, err
 	}
@@ -153,7 +153,11 @@ func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *
 // writeTranscripts writes every requested format of one input into ws:
 // json via writeJSONDoc, the others rendered from segs. All outputs are
 // committed only once every one of them was written.
-func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment) ([]state.Output, *state.Redaction, error) {
+//
+// answer says whether writeJSONDoc writes the service's answer as it came
+// (or the kept copy of it): only such a document is kept as the unredacted
+// transcript.
+func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment, answer bool) ([]state.Output, *state.Redaction, error) {
 	t := a.Desired.Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
@@ -169,7 +173,7 @@ func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Write
 		if err != nil {
 			return nil, nil, fmt.Errorf("redact: %w", err)
 		}
-		r, err := ws.redactTranscript(a, p, writeJSONDoc, segs)
+		r, err := ws.redactTranscript(a, p, writeJSONDoc, segs, answer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -233,7 +237,9 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
-	outs, red, err := writeTranscripts(op.files, a, copyFrom(from), segs)
+	// The recorded JSON is the service's answer unless it was redacted.
+	answer := a.RendersFromKept() || a.Prior.Redaction == nil
+	outs, red, err := writeTranscripts(op.files, a, copyFrom(from), segs, answer)
 	if err != nil {
 		return result{}, err
 	}
@@ -241,14 +247,7 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 	rec.Outputs = outs
 	rec.Redaction = red
 	rec.UpdatedAt = time.Time{}
-	res, err := op.files.record(a, &rec, 0, 0)
-	if err == nil && a.Prior.Redaction != nil && (red == nil || red.Unredacted == nil) {
-		// Nothing needs the kept unredacted transcript any more.
-		if rerr := state.RemoveUnredacted(op.files.dir, a.Prior.Redaction.Unredacted); rerr != nil {
-			op.files.emit(Event{Kind: EventWarning, Address: a.Address, Err: rerr})
-		}
-	}
-	return res, err
+	return op.files.record(a, &rec, 0, 0) // which drops a kept transcript no longer wanted
 }
 
 // renderSource is the file a re-render reads: an output, or a private copy
@@ -259,12 +258,12 @@ func (op *renderOp) renderSource(a *planner.Action) (string, func(), error) {
 	if r == nil || r.Unredacted == nil || r.Unredacted.Path != a.RenderFrom {
 		return op.files.abs(a.RenderFrom), func() {}, nil
 	}
-	src, err := state.OpenUnredacted(op.files.dir, r.Unredacted)
+	src, err := state.OpenUnredacted(op.files.dir, a.Address, r.Unredacted)
 	if err != nil {
 		return "", nil, err
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp("", "voxform-unredacted-*.json") // 0600
+	tmp, err := state.UnredactedTemp(op.files.dir)
 	if err != nil {
 		return "", nil, err
 	}

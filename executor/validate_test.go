@@ -124,7 +124,7 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
 	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}
 	segs := []transcript.Segment{{End: transcript.Seconds(1), Text: "नमस्ते"}}
-	_, _, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs)
+	_, _, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs, true)
 	if err == nil {
 		t.Fatal("a truncated json transcript was accepted")
 	}
@@ -134,7 +134,7 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 	outs, _, err := writeTranscripts(ws, a, func(w io.Writer) error {
 		_, err := io.WriteString(w, `{"transcript": "नमस्ते"}`)
 		return err
-	}, segs)
+	}, segs, true)
 	if err != nil || len(outs) != 3 {
 		t.Fatalf("a good transcript: %v %v", outs, err)
 	}

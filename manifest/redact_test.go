@@ -58,3 +58,18 @@ func TestRedactBlockErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactedCopyIsNoInput: a redacted copy the block's own input pattern
+// would match is refused before it is written.
+func TestRedactedCopyIsNoInput(t *testing.T) {
+	files := map[string]string{"rec/a.wav": "RIFF"}
+	doc := "transcriptions:\n  calls:\n    api: batch\n    language_code: hi-IN\n    output_dir: rec\n    inputs: [\"rec/*.wav\"]\n    redact: {kinds: all, audio: silence}\n"
+	_, ds := load(t, doc, files, LoadOptions{})
+	if ds.Err() == nil || !strings.Contains(ds.Err().Error(), `the redacted copy rec/a.redacted.wav would match input pattern "rec/*.wav"`) {
+		t.Errorf("got %v", ds)
+	}
+	_, ds = load(t, strings.Replace(doc, "output_dir: rec", "output_dir: out", 1), files, LoadOptions{})
+	if ds.HasErrors() {
+		t.Errorf("another directory: %v", ds)
+	}
+}

@@ -62,6 +62,7 @@ func (x *expander) expandTranscriptions() {
 			t.InputPos = in.pos
 			if t.Redact != nil && t.Redact.Audio != "" && !in.isURL {
 				t.RedactedAudio = path.Join(t.OutputDir, in.rel+".redacted"+strings.ToLower(path.Ext(in.key)))
+				x.redactedNotInput(&t, fs["inputs"], sc)
 			}
 			x.m.Transcriptions = append(x.m.Transcriptions, &t)
 		}
@@ -297,6 +298,21 @@ func (x *expander) glob(pattern string, pos Pos, dirs []string) []transcriptionI
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
+}
+
+// redactedNotInput refuses a redacted copy of a recording that one of the
+// block's input patterns would match: the next plan would take it for a
+// recording to transcribe (and pay for).
+func (x *expander) redactedNotInput(t *Transcription, f *field, sc *scope) {
+	pats, _, _ := x.strList(f, sc)
+	for _, pat := range pats {
+		if matchSegs(strings.Split(path.Clean(pat), "/"), strings.Split(t.RedactedAudio, "/")) {
+			x.ds.Errorf(FieldPos(t.Redact.Fields, "audio", t.Redact.Pos), "redact.audio: the redacted copy %s would match input pattern %q and be transcribed as a recording", t.RedactedAudio, pat).
+				WithHint("write the outputs to another directory (output_dir), or narrow the input pattern")
+			t.RedactedAudio = ""
+			return
+		}
+	}
 }
 
 // matchSegs matches path segments against pattern segments; "**" matches

@@ -161,19 +161,19 @@ func (a *Action) paths() []pathUse {
 	for _, p := range a.Overwrite {
 		out = append(out, pathUse{"overwrite of", p})
 	}
-	if a.RenderFrom != "" && !a.rendersFromKept() {
+	if a.RenderFrom != "" && !a.RendersFromKept() {
 		out = append(out, pathUse{"render from", a.RenderFrom})
 	}
 	return out
 }
 
-// rendersFromKept reports whether a renders from the kept unredacted
+// RendersFromKept reports whether a renders from the kept unredacted
 // transcript its prior records: a file of voxform's own in .voxform/,
 // read only through state.OpenUnredacted (never an output path).
-func (a *Action) rendersFromKept() bool {
+func (a *Action) RendersFromKept() bool {
 	r := a.Prior
 	return r != nil && r.Redaction != nil && r.Redaction.Unredacted != nil &&
-		r.Redaction.Unredacted.Path == a.RenderFrom && state.IsUnredactedPath(a.RenderFrom)
+		r.Redaction.Unredacted.Path == a.RenderFrom && a.RenderFrom == state.UnredactedPath(a.Address)
 }
 
 // CheckPaths refuses a plan that would touch a path voxform does not own:

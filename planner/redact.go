@@ -83,7 +83,7 @@ func (c *computer) rerender(d *Desired, prior *state.Resource) (*Action, error) 
 // renderSource is the transcript a re-render reads, with the reason it is
 // free: "" when no intact one will do.
 func (c *computer) renderSource(d *Desired, prior *state.Resource) (string, string, error) {
-	if r := prior.Redaction; r != nil && r.Unredacted != nil {
+	if r := prior.Redaction; r != nil && r.Unredacted != nil && r.Unredacted.Path == state.UnredactedPath(d.Address) {
 		st, err := c.outputStatus(r.Unredacted.Path, state.Output{Path: r.Unredacted.Path, SHA256: r.Unredacted.SHA256})
 		if err != nil {
 			return "", "", err

@@ -18,6 +18,10 @@ func (c *checker) checkRedaction(t *manifest.Transcription) {
 		if _, err := redact.NewPolicy(r.Kinds); err != nil {
 			c.ds.Errorf(manifest.FieldPos(r.Fields, "kinds", r.Pos), "redact: %v", err)
 		}
+		if t.CallbackURL != "" {
+			c.ds.Warnf(manifest.FieldPos(t.Fields, "callback_url", t.Pos), "callback_url: the service posts the unredacted transcript to %s; redact: applies to voxform's outputs only", t.CallbackURL).
+				WithHint("make sure the webhook's receiver may hold the personal data redact: keeps out of the outputs")
+		}
 		if r.Audio != "" {
 			pos := manifest.FieldPos(r.Fields, "audio", r.Pos)
 			if _, set := t.Fields["urls"]; set {

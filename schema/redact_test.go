@@ -26,6 +26,7 @@ func TestRedactChecks(t *testing.T) {
 		{"    inputs: [rec/b.mp3]\n    redact: {kinds: [mobile], audio: beep}\n", "voxform.yaml:8:38: error: redact.audio: rec/b.mp3: only WAV"},
 		{"    inputs: [rec/c.wav]\n    redact: {kinds: [mobile], audio: beep}\n", "voxform.yaml:8:38: error: redact.audio: rec/c.wav: only WAV"},
 		{"    inputs: [rec/a.wav]\n    channels: {0: agent}\n", "voxform.yaml:8:15: error: channels: names roles of channels, but is_multi_channel is not true"},
+		{"    inputs: [rec/a.wav]\n    callback_url: https://hooks.example.com/x\n    redact: [mobile]\n", "warning: callback_url: the service posts the unredacted transcript to https://hooks.example.com/x"},
 	} {
 		os.WriteFile(filepath.Join(dir, "voxform.yaml"), []byte(head+tc.body), 0o644)
 		_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -18,14 +19,13 @@ import (
 )
 
 // Redaction is how a transcription's outputs were redacted: the policy
-// (redact.Policy.String), the detectors' version, how many spans were
-// replaced, and where the unredacted transcript JSON is kept, when the
-// manifest asks for it (keep_unredacted). The state never holds a word of
-// the transcript: only this.
+// (redact.Policy.String), the detectors' version, and where the
+// unredacted transcript JSON is kept, when the manifest asks for it
+// (keep_unredacted). The state never holds a word of the transcript: only
+// this.
 type Redaction struct {
 	Policy  string `json:"policy"`
 	Version int    `json:"version"`
-	Spans   int    `json:"spans"`
 	// Unredacted is the kept unredacted transcript JSON: a local file
 	// below UnredactedDir, owner-readable only, and its SHA-256.
 	Unredacted *Kept `json:"unredacted,omitempty"`
@@ -80,8 +80,8 @@ func (r *Redaction) Check() error {
 	}) >= 0 {
 		return fmt.Errorf("policy: %.80q is not a list of kinds (at most %d bytes)", r.Policy, MaxPolicyLen)
 	}
-	if r.Version < 0 || r.Spans < 0 {
-		return fmt.Errorf("version, spans: negative")
+	if r.Version < 0 {
+		return fmt.Errorf("version: negative")
 	}
 	if r.Unredacted != nil && !isHexHash(r.Unredacted.SHA256) {
 		return fmt.Errorf("unredacted.sha256: %.80q is not a SHA-256", r.Unredacted.SHA256)
@@ -133,10 +133,12 @@ func KeepUnredacted(dir, address string, write func(io.Writer) error) (*Kept, er
 	return &Kept{Path: rel, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// OpenUnredacted opens the kept file k records, in the manifest directory
-// dir: a regular file below UnredactedDir, never through a link.
-func OpenUnredacted(dir string, k *Kept) (*os.File, error) {
-	if k == nil || !IsUnredactedPath(k.Path) {
+// OpenUnredacted opens the kept file k records for the resource at
+// address, in the manifest directory dir: the address's own path
+// (UnredactedPath), a regular file, never through a link. A record
+// naming another resource's kept file is not followed.
+func OpenUnredacted(dir, address string, k *Kept) (*os.File, error) {
+	if k == nil || k.Path != UnredactedPath(address) {
 		return nil, fmt.Errorf("no kept unredacted transcript")
 	}
 	d, err := unredactedDir(dir, false)
@@ -148,9 +150,10 @@ func OpenUnredacted(dir string, k *Kept) (*os.File, error) {
 	return openOwn(int(d.Fd()), name, filepath.Join(d.Name(), name), unix.O_RDONLY, 0)
 }
 
-// RemoveUnredacted removes the kept file k records, if it is there.
-func RemoveUnredacted(dir string, k *Kept) error {
-	if k == nil || !IsUnredactedPath(k.Path) {
+// RemoveUnredacted removes the kept file k records for the resource at
+// address, if it is there and is the address's own (as OpenUnredacted).
+func RemoveUnredacted(dir, address string, k *Kept) error {
+	if k == nil || k.Path != UnredactedPath(address) {
 		return nil
 	}
 	d, err := unredactedDir(dir, false)
@@ -165,4 +168,53 @@ func RemoveUnredacted(dir string, k *Kept) error {
 		return &fs.PathError{Op: "remove", Path: filepath.Join(d.Name(), path.Base(k.Path)), Err: err}
 	}
 	return nil
+}
+
+// unredactedTempPrefix starts the names of private scratch files in
+// UnredactedDir: the unredacted transcript while its outputs are written.
+const unredactedTempPrefix = ".tmp-"
+
+// UnredactedTemp creates a private scratch file (0600) in UnredactedDir
+// of the manifest directory dir, for unredacted text while it is being
+// redacted: never beside the outputs, never in the system's temporary
+// directory, where a killed apply would leave it for anyone to read.
+// SweepUnredactedTemps removes what a killed apply left.
+func UnredactedTemp(dir string) (*os.File, error) {
+	d, err := unredactedDir(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	for range 100 {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		name := unredactedTempPrefix + hex.EncodeToString(b[:])
+		fd, err := unix.Openat(int(d.Fd()), name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "create", Path: filepath.Join(d.Name(), name), Err: err}
+		}
+		return os.NewFile(uintptr(fd), filepath.Join(d.Name(), name)), nil
+	}
+	return nil, fmt.Errorf("create a scratch file in %s: no free name", d.Name())
+}
+
+// SweepUnredactedTemps removes the scratch files UnredactedTemp made that
+// a killed apply left; apply calls it before it starts, under the lock.
+func SweepUnredactedTemps(dir string) {
+	d, err := unredactedDir(dir, false)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	for _, n := range names {
+		if strings.HasPrefix(n, unredactedTempPrefix) {
+			unix.Unlinkat(int(d.Fd()), n, 0)
+		}
+	}
 }

@@ -58,7 +58,7 @@ func TestKeepUnredacted(t *testing.T) {
 	if d, _ := os.Stat(filepath.Dir(p)); d.Mode().Perm() != 0o700 {
 		t.Errorf("kept directory mode %v", d.Mode().Perm())
 	}
-	f, err := OpenUnredacted(dir, k)
+	f, err := OpenUnredacted(dir, addr, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,10 @@ func TestKeepUnredacted(t *testing.T) {
 	if string(b) != `{"transcript":"x"}` {
 		t.Errorf("read back %q", b)
 	}
-	if err := RemoveUnredacted(dir, k); err != nil {
+	if _, err := OpenUnredacted(dir, `transcription.other["b.wav"]`, k); err == nil {
+		t.Error("another address opened this kept file")
+	}
+	if err := RemoveUnredacted(dir, addr, k); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
