@@ -134,6 +134,9 @@ type groups struct {
 //     differ in length ("4111 1111 1111 1111 | 123", "4839201 |
 //     9876543210"): a number written in groups keeps their length, but a
 //     digit alone may be the number's last, said apart;
+//   - after the first group or before the last when it is a number word
+//     that is also a common word (listen.AmbiguousDigit: "likh do | nine
+//     eight ...", "... zero | do baar").
 //
 // Spoken words read digit by digit or in pairs are never cut between
 // each other otherwise: their groups say nothing of where a number ends.
@@ -151,7 +154,9 @@ func groupsOf(s string, ws []listen.Word, i, j int) groups {
 		a, b := ws[i+k-1], ws[i+k]
 		wa, wb := written(s, a), written(s, b)
 		g.cut[k] = strings.ContainsAny(s[a.End:b.Start], ",()") || wa != wb ||
-			(wa && wb && len(a.Text) >= 2 && len(b.Text) >= 2 && len(a.Text) != len(b.Text))
+			(wa && wb && len(a.Text) >= 2 && len(b.Text) >= 2 && len(a.Text) != len(b.Text)) ||
+			(k == 1 && listen.AmbiguousDigit(s[a.Start:a.End])) ||
+			(k == n-1 && listen.AmbiguousDigit(s[b.Start:b.End]))
 	}
 	return g
 }

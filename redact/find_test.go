@@ -95,6 +95,9 @@ func TestFindForms(t *testing.T) {
 		{"nau aath saat chhah paanch chaar teen do ek shoonya do baar", "[MOBILE] do baar"},
 		{"कॉल मी एट नाइन एट सेवन सिक्स फाइव फोर थ्री टू वन ज़ीरो", "कॉल मी एट [MOBILE]"},
 		{"mobile no 98765 43210", "mobile no [MOBILE]"},
+		{"लिख दो नौ आठ सात छह पाँच चार तीन दो एक शून्य", "लिख दो [MOBILE]"},
+		{"order nau aath saat chhah paanch chaar teen do ek shoonya teen", ""}, // eleven digits
+		{"do teen din baad sat baje", ""},
 	} {
 		got := all.Redact(tc.text)
 		want := tc.want
