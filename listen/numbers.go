@@ -293,8 +293,9 @@ func repeated(ws []Word, i int) (Word, int) {
 // writes them in Latin letters, and English digits as a recognizer of
 // Hindi writes them in Devanagari. Several are also common words ("do",
 // "teen", "sat", "char"; वन "forest", सेवन "intake", टू "to", एट "at"),
-// which a digit stream tells apart. "no" is none: it abbreviates
-// "number" right before one ("mobile no 98765 43210").
+// which a digit stream tells apart: inside one, they are digits, at its
+// edge too ("likh do nine eight ..." is read 2 9 8 ...). "no" is none:
+// it abbreviates "number" right before one ("mobile no 98765 43210").
 var streamDigits = buildStreamDigits()
 
 var romanHindiDigits = [10]string{"shoonya shunya sunya shunye", "ek", "do", "teen", "chaar char", "paanch panch paach",
@@ -302,11 +303,6 @@ var romanHindiDigits = [10]string{"shoonya shunya sunya shunye", "ek", "do", "te
 
 var devanagariEnglishDigits = [10]string{"ज़ीरो जीरो", "वन", "टू", "थ्री थ्रि", "फोर फ़ोर", "फाइव फ़ाइव फाईव",
 	"सिक्स", "सेवन", "एट ऐट", "नाइन नाईन"}
-
-// ambiguousDigits are the digit words that stand as often right beside a
-// number as other words: the verb of "likh do 98765 ..." and "लिख दो
-// ...", "to", "at".
-var ambiguousDigits = map[string]bool{"do": true, norm.NFC.String("दो"): true, norm.NFC.String("टू"): true, norm.NFC.String("एट"): true}
 
 // minStream is the fewest digit words (number words, stream digits,
 // "double" and "triple", written digits) in a row that make a stream.
@@ -347,12 +343,6 @@ func digitWord(w string) bool {
 	_, repeater := repeaters[w]
 	return number || stream || repeater || allDigits(w)
 }
-
-// AmbiguousDigit reports whether word, as written in a text, is a digit
-// word that also stands beside numbers as another word: "do" and "दो"
-// (2, and the verb of "likh do"), "टू" (2, and "to"), "एट" (8, and
-// "at"). Package redact may cut it off the edge of a number.
-func AmbiguousDigit(word string) bool { return ambiguousDigits[fold(norm.NFC.String(word))] }
 
 // Numbers splits text into words as Normalize does and writes each
 // spoken number as its digits ("twenty five" and "पच्चीस" are "25", "double

@@ -50,7 +50,4 @@ func TestNumbersStreamDigits(t *testing.T) {
 	if got := Normalize("nine eight saat six").Strings(); strings.Join(got, " ") != "98 saat 6" {
 		t.Errorf("Normalize read stream digits: %q", got)
 	}
-	if !AmbiguousDigit("Do") || !AmbiguousDigit("दो") || AmbiguousDigit("saat") {
-		t.Error("AmbiguousDigit")
-	}
 }

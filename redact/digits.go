@@ -99,7 +99,7 @@ func (p Policy) cover(g groups, lo, hi int, plus bool, c cueKind) (next []int, k
 	next, kinds = make([]int, hi+1), make([]Kind, hi+1)
 	for k := hi - 1; k >= lo; k-- {
 		left[k] = none
-		if k == lo || g.cut[k] {
+		if k == lo || g.cut[k] || (k == g.tail && hi == g.n) {
 			e := min(g.nextCut(k), hi)
 			left[k], next[k] = g.at[e]-g.at[k]+left[e], -e
 		}
@@ -107,7 +107,8 @@ func (p Policy) cover(g groups, lo, hi int, plus bool, c cueKind) (next []int, k
 			if left[e] > left[k] || left[e] == none {
 				continue
 			}
-			if kind := p.classify(g.digits[g.at[k]:g.at[e]], plus && k == 0, c); kind != "" {
+			kind := p.classify(g.digits[g.at[k]:g.at[e]], plus && k == 0, c)
+			if kind != "" && (e != g.tail || next[e] > 0 || kind == Card) {
 				left[k], next[k], kinds[k] = left[e], e, kind
 			}
 		}
@@ -124,6 +125,9 @@ type groups struct {
 	digits string
 	at     []int  // at[k]: where group k starts in digits; at[n]: its length
 	cut    []bool // cut[k]: the run may be cut before group k (0 < k < n)
+	// tail, when not 0, is the last group, the rest of the equal groups
+	// before it, which may be cut off only after a card.
+	tail int
 }
 
 // groupsOf reads the run ws[i:j]. The run may be cut before a group
@@ -131,15 +135,16 @@ type groups struct {
 //   - after a comma or a bracket;
 //   - where written digits meet spoken words;
 //   - where two groups of written digits, each of two digits or more,
-//     differ in length ("4111 1111 1111 1111 | 123", "4839201 |
-//     9876543210"): a number written in groups keeps their length, but a
-//     digit alone may be the number's last, said apart;
-//   - after the first group or before the last when it is a number word
-//     that is also a common word (listen.AmbiguousDigit: "likh do | nine
-//     eight ...", "... zero | do baar").
+//     differ in length ("4839201 | 9876543210", "9876543210 | 500
+//     rupees"): a number written in groups keeps their length, and a
+//     digit alone may be the number's last, said apart ("9876543210 2").
 //
-// Spoken words read digit by digit or in pairs are never cut between
-// each other otherwise: their groups say nothing of where a number ends.
+// A last group shorter than two or more equal groups before it is the
+// rest of their number (fifteen digits in fours are "3440 6984 4313
+// 121"), so it is cut off only after a card: a card number is read with
+// its CVV or expiry after it ("4111 1111 1111 1111 | 123"). Spoken
+// words, digit by digit or in pairs, are never cut between each other
+// otherwise: their groups say nothing of where a number ends.
 func groupsOf(s string, ws []listen.Word, i, j int) groups {
 	n := j - i
 	g := groups{n: n, at: make([]int, n+1), cut: make([]bool, n+1)}
@@ -153,10 +158,14 @@ func groupsOf(s string, ws []listen.Word, i, j int) groups {
 	for k := 1; k < n; k++ {
 		a, b := ws[i+k-1], ws[i+k]
 		wa, wb := written(s, a), written(s, b)
-		g.cut[k] = strings.ContainsAny(s[a.End:b.Start], ",()") || wa != wb ||
-			(wa && wb && len(a.Text) >= 2 && len(b.Text) >= 2 && len(a.Text) != len(b.Text)) ||
-			(k == 1 && listen.AmbiguousDigit(s[a.Start:a.End])) ||
-			(k == n-1 && listen.AmbiguousDigit(s[b.Start:b.End]))
+		resized := wa && wb && len(a.Text) >= 2 && len(b.Text) >= 2 && len(a.Text) != len(b.Text)
+		if resized && k == n-1 && k >= 2 && len(b.Text) < len(a.Text) && len(ws[i+k-2].Text) == len(a.Text) && written(s, ws[i+k-2]) {
+			g.tail, resized = k, false
+		}
+		g.cut[k] = strings.ContainsAny(s[a.End:b.Start], ",()") || wa != wb || resized
+	}
+	if g.tail > 0 && g.cut[g.tail] {
+		g.tail = 0 // cut anyway
 	}
 	return g
 }
