@@ -320,8 +320,8 @@ func buildStreamDigits() map[string]int {
 
 // streams rewrites each stream digit as the English word for its digit
 // where it stands in a stream: at least minStream digit words in a row.
-// "nine eight saat six" is 9876, "chaar paanch 0119" is 450119, but "do
-// din" and "teen baje" stay words.
+// "nine eight saat six" is read 9 8 7 6, "chaar paanch 0119 8704" 4 5
+// 0119 8704, but "do din" and "teen baje" stay words.
 func streams(ws []Word) {
 	for i := 0; i < len(ws); {
 		j := i
