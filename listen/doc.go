@@ -60,7 +60,11 @@
 // Numbers and Currency give the words, spoken numbers and rupee words
 // of the first steps without the joining of adjacent numbers: package
 // redact reads identifiers with them, so that a transcript's numbers are
-// read by one set of tables.
+// read by one set of tables. Numbers alone also reads, inside a stream of
+// at least four digit words, Hindi digits in Latin letters ("nau aath
+// saat") and English digits in Devanagari ("नाइन एट सेवन"): several are
+// common words too ("do", "teen", "sat"; वन, टू), which Normalize, for a
+// transcript's check, leaves as words.
 //
 // Not normalized, so a difference there is a difference: number words of
 // the other eight languages (Marathi, Bengali, Tamil...: a transcript with

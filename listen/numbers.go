@@ -288,6 +288,62 @@ func repeated(ws []Word, i int) (Word, int) {
 	return ws[i], i + 1
 }
 
+// streamDigits are the digit words read only inside a stream of digit
+// words (see streams): Hindi digits as a recognizer of Indian English
+// writes them in Latin letters, and English digits as a recognizer of
+// Hindi writes them in Devanagari. Several are also common words ("do",
+// "teen", "sat", "char"; वन "forest", सेवन "intake", टू "to", एट "at"),
+// which a digit stream tells apart: inside one, they are digits, at its
+// edge too ("likh do nine eight ..." is read 2 9 8 ...). "no" is none:
+// it abbreviates "number" right before one ("mobile no 98765 43210").
+var streamDigits = buildStreamDigits()
+
+var romanHindiDigits = [10]string{"shoonya shunya sunya shunye", "ek", "do", "teen", "chaar char", "paanch panch paach",
+	"chhah chhe chah chhai chheh", "saat sat", "aath ath", "nau nao"}
+
+var devanagariEnglishDigits = [10]string{"ज़ीरो जीरो", "वन", "टू", "थ्री थ्रि", "फोर फ़ोर", "फाइव फ़ाइव फाईव",
+	"सिक्स", "सेवन", "एट ऐट", "नाइन नाईन"}
+
+// minStream is the fewest digit words (number words, stream digits,
+// "double" and "triple", written digits) in a row that make a stream.
+const minStream = 4
+
+func buildStreamDigits() map[string]int {
+	m := map[string]int{}
+	for d := range 10 {
+		for _, s := range strings.Fields(romanHindiDigits[d] + " " + devanagariEnglishDigits[d]) {
+			m[norm.NFC.String(s)] = d
+		}
+	}
+	return m
+}
+
+// streams rewrites each stream digit as the English word for its digit
+// where it stands in a stream: at least minStream digit words in a row.
+// "nine eight saat six" is read 9 8 7 6, "chaar paanch 0119 8704" 4 5
+// 0119 8704, but "do din" and "teen baje" stay words.
+func streams(ws []Word) {
+	for i := 0; i < len(ws); {
+		j := i
+		for j < len(ws) && digitWord(ws[j].Text) {
+			j++
+		}
+		for k := i; j-i >= minStream && k < j; k++ {
+			if d, ok := streamDigits[ws[k].Text]; ok {
+				ws[k].Text = englishUnits[d]
+			}
+		}
+		i = max(j, i+1)
+	}
+}
+
+func digitWord(w string) bool {
+	_, number := numberWords[w]
+	_, stream := streamDigits[w]
+	_, repeater := repeaters[w]
+	return number || stream || repeater || allDigits(w)
+}
+
 // Numbers splits text into words as Normalize does and writes each
 // spoken number as its digits ("twenty five" and "पच्चीस" are "25", "double
 // five" is "55"), but joins no adjacent numbers and applies none of the
@@ -295,9 +351,14 @@ func repeated(ws []Word, i int) (Word, int) {
 // number, each with the bytes it was read from. Start and End index text
 // itself, which the caller puts in NFC without invisible characters
 // (Normalize does both first) for the Hindi words to be recognized.
+// Inside a stream of at least four digit words it also reads the digit
+// words of romanized Hindi ("saat", "chaar") and English digits written
+// in Devanagari ("सेवन", "फोर"), which Normalize leaves as words.
 // Package redact reads digit streams from these words.
 func Numbers(text string) []Word {
-	ws := numbers(tokenize(text))
+	tokens := tokenize(text)
+	streams(tokens)
+	ws := numbers(tokens)
 	out := ws[:0:0]
 	for i := 0; i < len(ws); {
 		var w Word

@@ -1,6 +1,7 @@
 package listen
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,5 +24,30 @@ func TestNumbersKeepsDigitGroups(t *testing.T) {
 	}
 	if s, w := Currency("रुपये"); s || !w {
 		t.Error("रुपये is spoken")
+	}
+}
+
+// TestNumbersStreamDigits: romanized Hindi and Devanagari English digit
+// words are digits inside a stream of four digit words or more, and
+// words outside one; Normalize leaves them words.
+func TestNumbersStreamDigits(t *testing.T) {
+	for text, want := range map[string]string{
+		"nine eight saat six five":   "9 8 7 6 5",
+		"chaar paanch 0119 8704 hai": "4 5 0119 8704 hai",
+		"नाइन एट डबल सेवन सिक्स":     "9 8 77 6",
+		"ninety saat do teen":        "97 2 3",
+		"do teen din baad sat baje":  "do teen din baad sat baje",
+		"mobile no 98765 43210":      "mobile no 98765 43210",
+	} {
+		var got []string
+		for _, w := range Numbers(text) {
+			got = append(got, w.Text)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("Numbers(%q) = %q, want %q", text, g, want)
+		}
+	}
+	if got := Normalize("nine eight saat six").Strings(); strings.Join(got, " ") != "98 saat 6" {
+		t.Errorf("Normalize read stream digits: %q", got)
 	}
 }

@@ -37,7 +37,7 @@ func (p Policy) digitSpans(s string, ws []listen.Word) []Span {
 		for j < len(ws) && allDigits(ws[j].Text) && joinable(s[ws[j-1].End:ws[j].Start]) {
 			j++
 		}
-		out = append(out, p.splitRun(s, ws, i, j)...)
+		out = append(out, p.run(s, ws, i, j)...)
 		i = j
 	}
 	return out
@@ -53,40 +53,33 @@ func joinable(gap string) bool {
 	return true
 }
 
-// run partitions the digit groups ws[i:j] into identifiers, preferring
-// the fewest (longest first). A run that cannot be wholly partitioned,
-// or is an amount of rupees, has none: a valid number inside a longer
-// string of digits is not taken out of it.
+// run finds the identifiers of the digit groups ws[i:j]. It partitions
+// the run wholly into identifiers when it can (the fewest: the longest
+// first), so that a valid number inside a longer one is not taken out of
+// it. When it cannot, or an amount of rupees is beside it, the run is
+// cut at its cuts (see cuts) and as much of it as can be is partitioned
+// into identifiers, the rest, whole pieces between cuts, left: the piece
+// beside a rupee word is the amount and always left.
 func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
-	if amount(s, ws, i, j) {
+	g := groupsOf(s, ws, i, j)
+	lo, hi := 0, g.n
+	if amountBefore(s, ws, i) {
+		lo = g.nextCut(0)
+	}
+	if amountAfter(s, ws, j) {
+		hi = g.prevCut(g.n)
+	}
+	if lo >= hi {
 		return nil
 	}
 	c := cue(s, ws, i)
-	plus := ws[i].Start > 0 && s[ws[i].Start-1] == '+'
-	n := j - i
-	var all strings.Builder
-	at := make([]int, n+1) // at[k]: where group k starts in all
-	for k := range n {
-		at[k] = all.Len()
-		all.WriteString(ws[i+k].Text)
-	}
-	at[n] = all.Len()
-	digits := all.String()
-	next := make([]int, n+1) // next[k]: where the identifier starting at group k ends, 0: none
-	kinds := make([]Kind, n)
-	next[n] = n
-	for k := n - 1; k >= 0; k-- {
-		for e := k + 1; e <= n && at[e]-at[k] <= maxEntityDigits; e++ {
-			if kind := p.classify(digits[at[k]:at[e]], plus && k == 0, c); kind != "" && next[e] > 0 {
-				next[k], kinds[k] = e, kind
-			}
-		}
-	}
-	if next[0] == 0 {
-		return nil
-	}
+	plus := lo == 0 && ws[i].Start > 0 && s[ws[i].Start-1] == '+'
+	next, kinds := p.cover(g, lo, hi, plus, c)
 	var out []Span
-	for k := 0; k < n; k = next[k] {
+	for k := lo; k < hi; k = abs(next[k]) {
+		if next[k] < 0 {
+			continue // a piece left
+		}
 		sp := Span{Kind: kinds[k], Start: ws[i+k].Start, End: ws[i+next[k]-1].End}
 		if k == 0 && plus && sp.Kind == Mobile {
 			sp.Start--
@@ -96,26 +89,99 @@ func (p Policy) run(s string, ws []listen.Word, i, j int) []Span {
 	return out
 }
 
-// splitRun partitions the run ws[i:j]; when it has no partition, each
-// stretch of it between commas and between written digits and spoken
-// words is partitioned on its own: "nine ... zero, one more thing" and
-// "लिख दो 9876543210" (दो: "give", read as 2) have a mobile number, which
-// "... zero one more thing" does not.
-func (p Policy) splitRun(s string, ws []listen.Word, i, j int) []Span {
-	if spans := p.run(s, ws, i, j); spans != nil {
-		return spans
-	}
-	var out []Span
-	from := i
-	for k := i + 1; k <= j; k++ {
-		if k == j || strings.Contains(s[ws[k-1].End:ws[k].Start], ",") || written(s, ws[k-1]) != written(s, ws[k]) {
-			if from > i || k < j {
-				out = append(out, p.run(s, ws, from, k)...)
+// cover chooses, for each group k of g[lo:hi], where what starts there
+// ends: next[k] = e, an identifier of groups k to e, or -e, a piece
+// between cuts left. It leaves the fewest digits, then takes the longest
+// identifier first; a run wholly partitioned leaves none.
+func (p Policy) cover(g groups, lo, hi int, plus bool, c cueKind) (next []int, kinds []Kind) {
+	const none = 1 << 30
+	left := make([]int, hi+1) // digits left from group k on; none: k starts nothing
+	next, kinds = make([]int, hi+1), make([]Kind, hi+1)
+	for k := hi - 1; k >= lo; k-- {
+		left[k] = none
+		if k == lo || g.cut[k] || (k == g.tail && hi == g.n) {
+			e := min(g.nextCut(k), hi)
+			left[k], next[k] = g.at[e]-g.at[k]+left[e], -e
+		}
+		for e := k + 1; e <= hi && g.at[e]-g.at[k] <= maxEntityDigits; e++ {
+			if left[e] > left[k] || left[e] == none {
+				continue
 			}
-			from = k
+			kind := p.classify(g.digits[g.at[k]:g.at[e]], plus && k == 0, c)
+			if kind != "" && (e != g.tail || next[e] > 0 || kind == Card) {
+				left[k], next[k], kinds[k] = left[e], e, kind
+			}
 		}
 	}
-	return out
+	return next, kinds
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// groups are the digit groups of one run: their digits joined, where
+// each starts in them, and the cuts between them.
+type groups struct {
+	n      int
+	digits string
+	at     []int  // at[k]: where group k starts in digits; at[n]: its length
+	cut    []bool // cut[k]: the run may be cut before group k (0 < k < n)
+	// tail, when not 0, is the last group, the rest of the equal groups
+	// before it, which may be cut off only after a card.
+	tail int
+}
+
+// groupsOf reads the run ws[i:j]. The run may be cut before a group
+//
+//   - after a comma or a bracket;
+//   - where written digits meet spoken words;
+//   - where two groups of written digits, each of two digits or more,
+//     differ in length ("4839201 | 9876543210", "9876543210 | 500
+//     rupees"): a number written in groups keeps their length, and a
+//     digit alone may be the number's last, said apart ("9876543210 2").
+//
+// A last group shorter than two or more equal groups before it is the
+// rest of their number (fifteen digits in fours are "3440 6984 4313
+// 121"), so it is cut off only after a card: a card number is read with
+// its CVV or expiry after it ("4111 1111 1111 1111 | 123"). Spoken
+// words, digit by digit or in pairs, are never cut between each other
+// otherwise: their groups say nothing of where a number ends.
+func groupsOf(s string, ws []listen.Word, i, j int) groups {
+	n := j - i
+	g := groups{n: n, at: make([]int, n+1), cut: make([]bool, n+1)}
+	var all strings.Builder
+	for k := range n {
+		g.at[k] = all.Len()
+		all.WriteString(ws[i+k].Text)
+	}
+	g.at[n] = all.Len()
+	g.digits = all.String()
+	for k := 1; k < n; k++ {
+		a, b := ws[i+k-1], ws[i+k]
+		wa, wb := written(s, a), written(s, b)
+		resized := wa && wb && len(a.Text) >= 2 && len(b.Text) >= 2 && len(a.Text) != len(b.Text)
+		if resized && k == n-1 && k >= 2 && len(b.Text) < len(a.Text) && len(ws[i+k-2].Text) == len(a.Text) && written(s, ws[i+k-2]) {
+			g.tail, resized = k, false
+		}
+		g.cut[k] = strings.ContainsAny(s[a.End:b.Start], ",()") || wa != wb || resized
+	}
+	if g.tail > 0 && g.cut[g.tail] {
+		g.tail = 0 // cut anyway
+	}
+	return g
+}
+
+// nextCut is the first cut after group k, or n.
+func (g groups) nextCut(k int) int {
+	for k++; k < g.n && !g.cut[k]; k++ {
+	}
+	return k
+}
+
+// prevCut is the last cut before group k, or 0.
+func (g groups) prevCut(k int) int {
+	for k--; k > 0 && !g.cut[k]; k-- {
+	}
+	return max(k, 0)
 }
 
 // written: the word is digits as written, not a spoken number.
@@ -167,21 +233,24 @@ func card(d string) bool {
 	return network && Luhn(d)
 }
 
-// amount: the run ws[i:j] is a sum of rupees, after a rupee sign ("₹",
-// "Rs.") or before a rupee word ("rupees", "रुपये"), with only spaces
-// between.
-func amount(s string, ws []listen.Word, i, j int) bool {
-	if i > 0 {
-		if sign, _ := listen.Currency(ws[i-1].Text); sign && strings.TrimSpace(strings.TrimPrefix(s[ws[i-1].End:ws[i].Start], ".")) == "" {
-			return true
-		}
+// amountBefore: a rupee sign ("₹", "Rs.") stands right before the run
+// starting at ws[i], with only spaces (and the sign's point) between.
+func amountBefore(s string, ws []listen.Word, i int) bool {
+	if i == 0 {
+		return false
 	}
-	if j < len(ws) {
-		if _, spoken := listen.Currency(ws[j].Text); spoken && strings.TrimSpace(s[ws[j-1].End:ws[j].Start]) == "" {
-			return true
-		}
+	sign, _ := listen.Currency(ws[i-1].Text)
+	return sign && strings.TrimSpace(strings.TrimPrefix(s[ws[i-1].End:ws[i].Start], ".")) == ""
+}
+
+// amountAfter: a rupee word ("rupees", "रुपये") stands right after the
+// run ending before ws[j], with only spaces between.
+func amountAfter(s string, ws []listen.Word, j int) bool {
+	if j == 0 || j >= len(ws) {
+		return false
 	}
-	return false
+	_, spoken := listen.Currency(ws[j].Text)
+	return spoken && strings.TrimSpace(s[ws[j-1].End:ws[j].Start]) == ""
 }
 
 type cueKind uint8

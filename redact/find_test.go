@@ -71,6 +71,35 @@ func TestFindForms(t *testing.T) {
 		{"follow @voxform", ""},          // no local part
 		{"mail " + strings.Repeat("x", 80) + "@example.com", "mail [EMAIL]"},
 		{"account 4111 1111 1111 1112 closed", "account [BANK_ACCOUNT] closed"},
+		// A number beside another in one run (issue 29 review): the run
+		// is cut where its written groups change size, at brackets, and
+		// an amount is only the group beside the rupee word.
+		{"card 4111 1111 1111 1111 123", "card [CARD] 123"},
+		{"aadhaar 2345 6789 0124 (12 digits)", "aadhaar [AADHAAR] (12 digits)"},
+		{"call 98765 43210 (2 baje ke baad)", "call [MOBILE] (2 baje ke baad)"},
+		{"Paytm karo 9876543210 500 rupees", "Paytm karo [MOBILE] 500 rupees"},
+		{"My number is 9876543210, 2 baje ke baad call karna", "My number is [MOBILE], 2 baje ke baad call karna"},
+		{"मेरा नंबर 9876543210, 2 बजे के बाद कॉल करना", "मेरा नंबर [MOBILE], 2 बजे के बाद कॉल करना"},
+		{"Paytm karo 9876543210, 500 rupees", "Paytm karo [MOBILE], 500 rupees"},
+		{"मेरा नंबर nine eight सात six five चार three two one zero, दो बजे के बाद", "मेरा नंबर [MOBILE], दो बजे के बाद"},
+		{"ticket 4839201 9876543210", "ticket 4839201 [MOBILE]"},
+		{"card 4111 1111 1111 1112 123", ""}, // regular groups: one number
+		{"card 3440 6984 4313 121", ""},      // the rest of fours: no CVV
+		{"mobile 98765 43210 123", ""},       // the rest of fives
+		{"order 98765432101234 5678", ""},    // one group of digits
+		{"Rs. 98765 43210 paid", ""},         // both groups the amount
+		{"9876543210 5 rupees", ""},          // a digit alone cuts nothing
+		{"98765 43210 12345 order", ""},      // regular groups: one number
+		// Romanized Hindi digits and English digits in Devanagari, inside
+		// a stream of number words.
+		{"meraa nanbar hai nine eight saat six five chaar three two one zero", "meraa nanbar hai [MOBILE]"},
+		{"kaard nanbar chaar paanch paanch chhah saat teen do aath 0119 8704", "kaard nanbar [CARD]"},
+		{"number nau aath saat chhe paanch char teen do ek shunya hai", "number [MOBILE] hai"},
+		{"मेरा नंबर नाइन एट सेवन सिक्स फाइव फोर थ्री टू वन जीरो है", "मेरा नंबर [MOBILE] है"},
+		{"नंबर नाइन एट डबल सेवन सिक्स फ़ाइव फ़ोर थ्री टू वन", "नंबर [MOBILE]"},
+		{"mobile no 98765 43210", "mobile no [MOBILE]"},
+		{"order nau aath saat chhah paanch chaar teen do ek shoonya teen", ""}, // eleven digits
+		{"do teen din baad sat baje", ""},
 	} {
 		got := all.Redact(tc.text)
 		want := tc.want

@@ -9,7 +9,7 @@ import (
 // Version is the version of the detectors: it changes whenever a text
 // could be redacted differently than before, so that a state recording
 // what was redacted under an older version knows to render again.
-const Version = 1
+const Version = 2
 
 // Kind is a kind of personal data a detector finds.
 type Kind string

@@ -14,6 +14,15 @@ var englishDigits = [10]string{"zero", "one", "two", "three", "four", "five", "s
 
 var hindiDigits = [10]string{"शून्य", "एक", "दो", "तीन", "चार", "पाँच", "छह", "सात", "आठ", "नौ"}
 
+// romanHindiDigits are Hindi digits as an Indian English recognizer
+// writes them, and devanagariEnglish English digits as a Hindi one does;
+// variants side by side.
+var romanHindiDigits = [10][]string{{"shoonya", "shunya"}, {"ek"}, {"do"}, {"teen"}, {"chaar", "char"},
+	{"paanch", "panch"}, {"chhah", "chhe"}, {"saat"}, {"aath"}, {"nau"}}
+
+var devanagariEnglish = [10][]string{{"ज़ीरो", "जीरो"}, {"वन"}, {"टू"}, {"थ्री"}, {"फोर", "फ़ोर"},
+	{"फाइव", "फ़ाइव"}, {"सिक्स"}, {"सेवन"}, {"एट"}, {"नाइन"}}
+
 var englishTeens = [10]string{"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
 
 var englishTens = [10]string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
@@ -35,10 +44,12 @@ var (
 	mixed   = form{"English and Hindi words", func(r *rand.Rand, d string, _ []int) string { return spoken(r, d, 2) }}
 	pairs   = form{"English pairs", func(r *rand.Rand, d string, _ []int) string { return englishPairs(d) }}
 	hpairs  = form{"Hindi pairs", func(r *rand.Rand, d string, _ []int) string { return hindiPairs(d) }}
+	roman   = form{"romanized Hindi words", func(r *rand.Rand, d string, _ []int) string { return spoken(r, d, 3) }}
+	devEng  = form{"English words in Devanagari", func(r *rand.Rand, d string, _ []int) string { return spoken(r, d, 4) }}
 )
 
 // numberForms are every form of a number of digits.
-var numberForms = []form{plain, grouped, hyphens, indian, indic, english, hindi, mixed, hpairs}
+var numberForms = []form{plain, grouped, hyphens, indian, indic, english, hindi, mixed, hpairs, roman, devEng}
 
 func group(d string, sizes []int, sep string) string {
 	var parts []string
@@ -76,9 +87,10 @@ func devanagari(d string) string {
 	return b.String()
 }
 
-// spoken reads d digit by digit in English (lang 0), Hindi (1) or each
-// digit in either (2); a run of two or three equal digits is sometimes
-// "double"/"triple" (डबल in Hindi).
+// spoken reads d digit by digit in English (lang 0), Hindi (1), each
+// digit in either (2), romanized Hindi (3) or English in Devanagari (4);
+// a run of two or three equal digits is sometimes "double"/"triple"
+// (डबल in Devanagari).
 func spoken(r *rand.Rand, d string, lang int) string {
 	var words []string
 	for i := 0; i < len(d); {
@@ -86,9 +98,14 @@ func spoken(r *rand.Rand, d string, lang int) string {
 		for i+n < len(d) && d[i+n] == d[i] && n < 3 {
 			n++
 		}
-		hi := lang == 1 || (lang == 2 && r.IntN(2) == 0)
+		hi := lang == 1 || lang == 4 || (lang == 2 && r.IntN(2) == 0)
 		digit := englishDigits[d[i]-'0']
-		if hi {
+		switch {
+		case lang == 3:
+			digit = pick(r, romanHindiDigits[d[i]-'0'])
+		case lang == 4:
+			digit = pick(r, devanagariEnglish[d[i]-'0'])
+		case hi:
 			digit = hindiDigits[d[i]-'0']
 		}
 		switch {
