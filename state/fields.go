@@ -70,13 +70,25 @@ func (r *Resource) CheckReported() error {
 		if err := o.Listen.Check(); err != nil {
 			return fmt.Errorf("outputs[%d].listen.%w", i, err)
 		}
-		if err := o.Delivery.Check(); err != nil {
-			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
-		}
+	}
+	if err := r.checkDeliveries(); err != nil {
+		return err
 	}
 	for i, c := range r.Chunks {
 		if err := c.checkReported(); err != nil {
 			return fmt.Errorf("chunks[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkDeliveries refuses a resource whose outputs hold a delivery
+// record no apply writes (Delivery.Check): a state is checked for them
+// as it is read, as for its paths, and so is a cache entry.
+func (r *Resource) checkDeliveries() error {
+	for i, o := range r.Outputs {
+		if err := o.Delivery.Check(); err != nil {
+			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
 		}
 	}
 	return nil
