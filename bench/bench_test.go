@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -299,5 +300,31 @@ func TestChapterText(t *testing.T) {
 	}
 	if first < 0 || last-first > 12 {
 		t.Errorf("the edit changed words %d to %d, want one sentence", first, last)
+	}
+}
+
+// TestMasteringStep masters a 5-second chapter as the M step does: both
+// rows, each within its heap target; -h names the step.
+func TestMasteringStep(t *testing.T) {
+	for _, tool := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not on PATH", tool)
+		}
+	}
+	h := &harness{sz: fullSizes, work: t.TempDir(), log: t.Logf}
+	if err := h.masterChapter(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.results) != 2 {
+		t.Fatalf("%d results, want M1 and M2: %+v", len(h.results), h.results)
+	}
+	for i, r := range h.results {
+		if want := fmt.Sprintf("M%d", i+1); r.ID != want || r.Verdict != "met" || !strings.Contains(r.Figure, "CPU") {
+			t.Errorf("result %d: %+v, want %s met with its CPU time", i, r, want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "M1 and M2 or master") {
+		t.Errorf("-h exited %d and does not name the M step:\n%s", code, errb.String())
 	}
 }

@@ -52,6 +52,11 @@
 // stop speaking is where the number truly starts and ends. It reports the
 // estimate's error and whether the pad covers every span.
 //
+// The mastering step (M1, M2, -only master) masters a 119-minute chapter
+// of speech-like audio to broadcast and acx in its own process (ffmpeg
+// encodes the MP3), with the wall and CPU time and the most heap in use
+// of each: audio/master's long case, too slow for its tests.
+//
 // It then runs the Go micro-benchmarks of the hot paths (planning,
 // fingerprints, manifest loading, the state journal, SSE parsing) with
 // `go test -run '^$' -bench`; those of other packages stay in their

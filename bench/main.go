@@ -61,9 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	var o options
-	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, 1,000 in the batch step, a 20,000-character chapter, 10,000 in the L step, 200 side by side with Terraform): a couple of minutes, no verdict on size-bound targets")
+	fs.BoolVar(&o.quick, "quick", false, "reduced sizes (2,000 syntheses, 10-minute WAVs, 200 recordings, 1,000 in the batch step, a 20,000-character chapter, a 10-minute chapter to master, 10,000 in the L step, 200 side by side with Terraform): a couple of minutes, no verdict on size-bound targets")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "write the markdown report to `FILE` (relative to the module root)")
-	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), L1 to L6 or lean (together: 100,000 raw 8 kHz syntheses applied, then planned at once and again), T1 and T2 or terraform (together: apply of 1,000 syntheses side by side with Terraform's of 1,000 terraform_data), V1 (the report page, in headless Chromium), SP1 to SP4 or spantime (together: where SpanTimes places numbers in segments, against espeak-ng), RD1 to RD9 or redact (together: redaction's precision and recall per kind on 10,000 generated utterances), go")
+	fs.StringVar(&o.only, "only", "", "comma-separated subset to run: P1, P2, P4, P7 and P8 (all run together on one project), P3, P5, P6, C1, C2 and C3 (together: the output cache, against MinIO), G1 and G2 with S1 to S6 (together: the pg state backend, against PostgreSQL, on a project of 100,000 syntheses), R1 to R5 (together: the service's rate limit), B1 to B6 or batch10k (together: a batch transcription of 10,000 files, polled at the documented intervals), N1 to N4 (together: a long chapter), M1 and M2 or master (together: a 119-minute chapter mastered to broadcast and acx), L1 to L6 or lean (together: 100,000 raw 8 kHz syntheses applied, then planned at once and again), T1 and T2 or terraform (together: apply of 1,000 syntheses side by side with Terraform's of 1,000 terraform_data), V1 (the report page, in headless Chromium), SP1 to SP4 or spantime (together: where SpanTimes places numbers in segments, against espeak-ng), RD1 to RD9 or redact (together: redaction's precision and recall per kind on 10,000 generated utterances), go")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated projects and logs")
 	fs.StringVar(&o.benchtime, "benchtime", "", "-benchtime of the heavy Go benchmarks (default 3x, quick 1x)")
 	if err := fs.Parse(args); err != nil {
@@ -140,6 +140,9 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		// A long chapter from a text file: validated, planned in chunks,
 		// applied, and edited by one sentence.
 		{[]string{"narration", "N1", "N2", "N3", "N4"}, h.narration},
+		// Mastering a long chapter to a WAV and an MP3 profile, in this
+		// process: time, CPU and heap.
+		{[]string{"master", "M1", "M2"}, h.mastering},
 		// The output cache's targets need a MinIO server (see
 		// internal/miniotest); without one the step fails, saying how
 		// to build it.

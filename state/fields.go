@@ -70,9 +70,9 @@ func (r *Resource) CheckReported() error {
 		if err := o.Listen.Check(); err != nil {
 			return fmt.Errorf("outputs[%d].listen.%w", i, err)
 		}
-		if err := o.Delivery.Check(); err != nil {
-			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
-		}
+	}
+	if err := r.checkDeliveries(); err != nil {
+		return err
 	}
 	if err := r.Redaction.Check(); err != nil {
 		return fmt.Errorf("redaction.%w", err)
@@ -80,6 +80,18 @@ func (r *Resource) CheckReported() error {
 	for i, c := range r.Chunks {
 		if err := c.checkReported(); err != nil {
 			return fmt.Errorf("chunks[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkDeliveries refuses a resource whose outputs hold a delivery
+// record no apply writes (Delivery.Check): a state is checked for them
+// as it is read, as for its paths, and so is a cache entry.
+func (r *Resource) checkDeliveries() error {
+	for i, o := range r.Outputs {
+		if err := o.Delivery.Check(); err != nil {
+			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
 		}
 	}
 	return nil

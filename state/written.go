@@ -80,8 +80,9 @@ func (r *Resource) CheckPaths() error {
 }
 
 // checkEntries refuses a state naming an address that is not one
-// (ParseAddress) or a path voxform could not own (CheckPaths), naming the
-// first offender by its place in the file, its address escaped.
+// (ParseAddress), a path voxform could not own (CheckPaths) or a delivery
+// record no apply writes (Delivery.Check), naming the first offender by
+// its place in the file, its address escaped.
 func (f *File) checkEntries() error {
 	addrs := make([]string, 0, len(f.Resources))
 	for a := range f.Resources {
@@ -96,6 +97,9 @@ func (f *File) checkEntries() error {
 			return fmt.Errorf("resources[%q]: null, not a resource", a)
 		}
 		if err := f.Resources[a].CheckPaths(); err != nil {
+			return fmt.Errorf("resources[%q].%w", a, err)
+		}
+		if err := f.Resources[a].checkDeliveries(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}
 	}

@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/voxform/voxform/audio"
@@ -10,40 +11,50 @@ import (
 )
 
 // chain is the source as mastering reads it: decoded, mixed to the
-// profile's channels and resampled to its rate. Each pass opens it anew.
+// profile's channels and resampled to its rate. The analysis opens it
+// from the source, and keeps what it read when decoding or resampling
+// cost something (kept); the later passes read that instead.
 type chain struct {
-	f   *os.File
+	c   io.Closer
 	src audio.SampleSource
 	ctx context.Context
 }
 
-// openChain opens src (headerless in format *raw, or a file the loudness
-// decoders recognise) as rate Hz audio of channels channels: channels are
-// averaged to mono, then resampled, then a mono source is duplicated for
-// a stereo profile.
-func openChain(ctx context.Context, src string, raw *audio.Format, rate, channels int) (*chain, error) {
+// openSource opens src (headerless in format *raw, or a file the loudness
+// decoders recognise) as rate Hz audio: averaged to mono when its
+// channels are not the profile's, then resampled. costly says whether
+// reading it does more than convert PCM samples: it resamples, or
+// decodes a compressed format.
+func openSource(src string, raw *audio.Format, rate, channels int) (*os.File, audio.SampleSource, bool, error) {
 	f, err := os.Open(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	s, from, err := loudness.OpenSamples(f, raw)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", src, err)
+		return nil, nil, false, fmt.Errorf("%s: %w", src, err)
 	}
+	_, pcm := s.(*audio.SampleReader)
 	if s.Channels() != channels {
 		s = audio.Mono(s)
 	}
 	if from != rate {
 		if s, err = audio.NewResampler(s, from, rate); err != nil {
 			f.Close()
-			return nil, err
+			return nil, nil, false, err
 		}
 	}
+	return f, s, !pcm || from != rate, nil
+}
+
+// newChain reads s, closing c (if not nil) with it; a mono source is duplicated for a
+// stereo profile.
+func newChain(ctx context.Context, c io.Closer, s audio.SampleSource, channels int) *chain {
 	if s.Channels() != channels {
 		s = &duplicate{src: s}
 	}
-	return &chain{f: f, src: s, ctx: ctx}, nil
+	return &chain{c: c, src: s, ctx: ctx}
 }
 
 // Channels is the profile's channel count.
@@ -57,7 +68,14 @@ func (c *chain) ReadSamples(dst []float64) (int, error) {
 	return c.src.ReadSamples(dst)
 }
 
-func (c *chain) Close() error { return c.f.Close() }
+// Close closes the source file (a kept file stays open for the next
+// pass).
+func (c *chain) Close() error {
+	if c.c == nil {
+		return nil
+	}
+	return c.c.Close()
+}
 
 // duplicate makes a mono source two identical channels.
 type duplicate struct {

@@ -126,7 +126,9 @@ func Master(ctx context.Context, src string, raw *audio.Format, p *deliver.Profi
 	if err := usable(p, enc); err != nil {
 		return Result{}, err
 	}
-	if res, err = rounds(ctx, newMastering(ctx, src, raw, p), enc, tmpDir, out); err != nil {
+	ms := newMastering(ctx, src, raw, p, tmpDir)
+	defer ms.close()
+	if res, err = rounds(ctx, ms, enc, tmpDir, out); err != nil {
 		return Result{}, err
 	}
 	if failed := deliver.Failed(res.Results); len(failed) > 0 {
@@ -229,7 +231,9 @@ func MasterPCM(ctx context.Context, src string, raw *audio.Format, p *deliver.Pr
 	if ps := deliver.Validate(p); len(ps) > 0 {
 		return 0, fmt.Errorf("master %s: invalid profile: %v", src, errors.Join(problems(ps)...))
 	}
-	n, err := newMastering(ctx, src, raw, p).write(w)
+	ms := newMastering(ctx, src, raw, p, "")
+	defer ms.close()
+	n, err := ms.write(w)
 	if err != nil {
 		return 0, fmt.Errorf("master %s: %w", src, err)
 	}

@@ -67,30 +67,3 @@ func TestMemoryBoundedByLength(t *testing.T) {
 		t.Errorf("10 minutes took %d bytes of heap, 1 minute %d: memory grows with the length", heap[10], heap[1])
 	}
 }
-
-// TestLongChapter masters a 2-hour chapter at 44.1 kHz for acx and logs
-// the time and the heap; it runs only with VOXFORM_MASTER_LONG=1 (it
-// writes 635 MB and takes minutes).
-func TestLongChapter(t *testing.T) {
-	if os.Getenv("VOXFORM_MASTER_LONG") == "" {
-		t.Skip("set VOXFORM_MASTER_LONG=1 to master a 2-hour chapter")
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "chapter.wav")
-	writeWAV(t, src, 44100, 2*3600*44100-60*44100, speechLike(44100)) // 119 minutes: under acx's 120
-	for _, name := range []string{"broadcast", "acx"} {
-		p := deliver.Builtin(name)
-		out := filepath.Join(dir, "out."+p.Extension())
-		var err error
-		var res master.Result
-		start := time.Now()
-		heap := peakHeap(func() {
-			res, err = master.Master(context.Background(), src, nil, p, ffmpegEncoder{}, dir, out)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %v, peak heap %.1f MiB, %+v", name, time.Since(start).Round(time.Second), float64(heap)/(1<<20), res.Measured)
-		os.Remove(out)
-	}
-}

@@ -17,7 +17,9 @@ import (
 //
 //  1. analyse: the source as the profile hears it (mixed, resampled) is
 //     measured: its loudness (LUFS, or RMS) and, for every level, its
-//     first and last sound window (analysis.sound).
+//     first and last sound window (analysis.sound). What it read is kept
+//     (kept.go) for the next passes, which read it instead of decoding
+//     and resampling again.
 //  2. measure: the whole output (head, gained and limited sound, tail) is
 //     rendered without being written and its loudness measured, as the
 //     rule measures it (RMS counts the head and tail); the gain is
@@ -35,6 +37,8 @@ type mastering struct {
 	ctx      context.Context
 	src      string
 	raw      *audio.Format
+	tmpDir   string // where the source is kept ("": the system's)
+	kept     *kept  // the source as the analysis read it (nil: read it again)
 	p        *deliver.Profile
 	rate, ch int
 	format   audio.Format
@@ -57,9 +61,10 @@ type adjust struct {
 	loudness, ceiling float64 // dB
 }
 
-func newMastering(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile) *mastering {
+// newMastering prepares the mastering of src for p; close ends it.
+func newMastering(ctx context.Context, src string, raw *audio.Format, p *deliver.Profile, tmpDir string) *mastering {
 	e := p.Encoding
-	m := &mastering{ctx: ctx, src: src, raw: raw, p: p, rate: e.SampleRate, ch: e.Channels}
+	m := &mastering{ctx: ctx, src: src, raw: raw, tmpDir: tmpDir, p: p, rate: e.SampleRate, ch: e.Channels}
 	m.format = audio.Format{SampleRate: e.SampleRate, Channels: e.Channels, BitsPerSample: 32, Encoding: audio.Float}
 	switch e.Codec {
 	case deliver.CodecPCM16:
@@ -205,13 +210,53 @@ func (m *mastering) place(a *analysis, ps *pass) error {
 	return nil
 }
 
+// close removes the kept source.
+func (m *mastering) close() {
+	if m.kept != nil {
+		m.kept.close()
+		m.kept = nil
+	}
+}
+
+// analyse runs the analysis pass over the source and, when reading it
+// costs something, keeps what it read for the next passes (a scratch
+// file that cannot be made or written is no error: they read the source
+// again).
 func (m *mastering) analyse(limit int64) (*analysis, error) {
-	c, err := openChain(m.ctx, m.src, m.raw, m.rate, m.ch)
+	f, s, costly, err := openSource(m.src, m.raw, m.rate, m.ch)
 	if err != nil {
 		return nil, err
 	}
+	var t *tee
+	if costly {
+		if k, err := newKept(m.tmpDir, s.Channels()); err == nil {
+			t = newTee(s, k)
+			s = t
+		}
+	}
+	c := newChain(m.ctx, f, s, m.ch)
 	defer c.Close()
-	return analyse(c, m.rate, limit)
+	a, err := analyse(c, m.rate, limit)
+	if t != nil {
+		if err == nil && t.finish() == nil {
+			m.kept = t.k
+		} else {
+			t.k.close()
+		}
+	}
+	return a, err
+}
+
+// open opens the source for a pass after the analysis.
+func (m *mastering) open() (*chain, error) {
+	if m.kept != nil {
+		return m.kept.open(m.ctx, m.ch), nil
+	}
+	f, s, _, err := openSource(m.src, m.raw, m.rate, m.ch)
+	if err != nil {
+		return nil, err
+	}
+	return newChain(m.ctx, f, s, m.ch), nil
 }
 
 // loudness is the figure of lv the profile's loudness rule measures.
@@ -240,7 +285,7 @@ const (
 // run renders the output of ps and measures it; with w nil nothing is
 // written.
 func (m *mastering) run(ps pass, w io.Writer) (levels, error) {
-	c, err := openChain(m.ctx, m.src, m.raw, m.rate, m.ch)
+	c, err := m.open()
 	if err != nil {
 		return levels{}, err
 	}
