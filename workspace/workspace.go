@@ -377,6 +377,7 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
+	opts.Recorded = journalTakes(s.ws.Dir, opts.Recorded, opts.Events, opts.Now)
 	// The state as read (the plan's) is not read again: its resources
 	// that apply replaces are let go of as they are.
 	s.st = nil
