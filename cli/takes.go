@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -52,9 +53,8 @@ type takeFlags struct {
 	lockTimeout time.Duration
 }
 
-func (f *takeFlags) register(fs interface {
-	BoolVar(*bool, string, bool, string)
-}) {
+// register adds -emulate to fs.
+func (f *takeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.emulate, "emulate", false, "the takes 'apply -emulate' made (kept apart in the output cache)")
 }
 
