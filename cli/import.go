@@ -26,8 +26,10 @@ synthesis's audio_config asks), copied to the synthesis's output path (a
 file already there with the same bytes is adopted in place) and recorded
 under the synthesis's request, with origin "imported": the next plan
 shows no change for it. A change of the declared request later replaces
-it like any other output. The file is kept in the local output cache as
-a take ('voxform takes', 'voxform use'); it is never pushed to a remote.
+it like any other output. The file is kept in the output cache under
+that request, as apply keeps what the service made, and pushed to the
+manifest's remote (unless -cache says otherwise), so that 'voxform pull'
+on a fresh clone restores it and 'voxform use' can put it back later.
 
 With -dir, every file of DIR (not its subdirectories) whose name matches
 PATTERN is imported: PATTERN is a file name holding {key} once, which
@@ -52,6 +54,8 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	match := fs.String("match", "", "with -dir, the file names to import: `PATTERN` such as {key}.wav")
 	force := fs.Bool("force", false, "adopt the file even if the address is recorded (its recorded output is replaced)")
 	jsonOut := fs.Bool("json", false, "print what was imported as JSON")
+	var c cacheFlag
+	c.register(env, fs)
 	var lockTimeout time.Duration
 	lockTimeoutFlag(fs, &lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
@@ -84,11 +88,12 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts := workspace.ImportOptions{Force: *force, Cache: c.mode()}
 	var done []workspace.Imported
 	if mp != nil {
-		done, err = sess.ImportDir(ctx, m, absFrom(env, *dir), mp, *force)
+		done, err = sess.ImportDir(ctx, m, absFrom(env, *dir), mp, opts)
 	} else {
-		done, err = sess.Import(ctx, m, files, *force)
+		done, err = sess.Import(ctx, m, files, opts)
 	}
 	if cerr := sess.Close(); err == nil {
 		err = cerr

@@ -70,6 +70,21 @@ syntheses:
 		t.Fatalf("origin of %s: %q, want imported", addr, o)
 	}
 
+	// A fresh clone (the state committed, the outputs not) pulls the
+	// imported prompts from the output cache, byte for byte, with no call.
+	clone := &project{t: t, dir: t.TempDir(), env: p.env}
+	for _, f := range []string{"voxform.yaml", "prompts.csv", "voxform.state.json"} {
+		clone.writeFile(f, p.readFile(f))
+	}
+	clone.mustRun("pull")
+	if got := mustRead(t, clone.path("build/p07.wav")); !bytes.Equal(got, legacy) {
+		t.Fatal("pull on a fresh clone did not restore the imported file")
+	}
+	clone.assertNoChanges()
+	if n := e.stats(t).calls() - calls; n != 0 {
+		t.Fatalf("pull made %d API calls, want none", n)
+	}
+
 	// A text change replaces the imported prompt, billed: a new take.
 	p.writeFile("prompts.csv", strings.Replace(csv.String(), texts[7], "Please hold while the line is busy.", 1))
 	calls = e.stats(t).calls()

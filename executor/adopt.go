@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
@@ -71,9 +70,11 @@ func describeFormat(f contract.Format) string {
 }
 
 // Adopt puts ad's output in place and records it (see Adoption), with
-// opts.Dir, Recorder, Hashes and Cache (nil: the output is not kept in
-// the output cache; else it is kept there under the desired fingerprint,
-// in the local cache only). It calls no service.
+// opts.Dir, Recorder, Hashes, Events and Cache (nil: the output is not
+// kept in the output cache; else it is kept there under the desired
+// fingerprint, and pushed to its remote, as apply keeps what the service
+// made, so that 'voxform pull' on a fresh clone restores it). It calls
+// no service.
 func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, error) {
 	d := ad.Desired
 	if err := Adoptable(d); err != nil {
@@ -93,8 +94,7 @@ func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, err
 	}
 	w := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: emit}
 	if opts.Cache != nil {
-		local := &cache.Cache{Local: opts.Cache.Local} // an adopted output is never pushed for the team
-		w.kept = newKeeper(ctx, local, opts.Dir, emit, &planner.Plan{})
+		w.kept = newKeeper(ctx, opts.Cache, opts.Dir, emit, &planner.Plan{})
 		defer w.kept.wait()
 	}
 	rel := d.Outputs[0].Path

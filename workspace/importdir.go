@@ -152,10 +152,10 @@ func pickAddress(addrs []string, block string) (string, error) {
 }
 
 // ImportDir is Import of the files MatchDir finds.
-func (s *Session) ImportDir(ctx context.Context, m *manifest.Manifest, dir string, mp *MatchPattern, force bool) ([]Imported, error) {
+func (s *Session) ImportDir(ctx context.Context, m *manifest.Manifest, dir string, mp *MatchPattern, opts ImportOptions) ([]Imported, error) {
 	files, err := MatchDir(m, dir, mp)
 	if err != nil {
 		return nil, err
 	}
-	return s.Import(ctx, m, files, force)
+	return s.Import(ctx, m, files, opts)
 }

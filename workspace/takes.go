@@ -24,6 +24,17 @@ type ImportFile struct {
 	Path string
 }
 
+// ImportOptions are the choices of an import.
+type ImportOptions struct {
+	// Force adopts a file for an address the state records already.
+	Force bool
+	// Cache is the output cache mode the imported outputs are kept in
+	// (planner.CacheOn, the default: the local cache and the manifest's
+	// remote; CacheLocal; CacheOff: not kept, and use cannot put them
+	// back later).
+	Cache string
+}
+
 // Imported is what an import recorded for one file.
 type Imported struct {
 	ImportFile
@@ -52,9 +63,10 @@ func (s *Session) desired(m *manifest.Manifest) (map[string]*planner.Desired, er
 // path free or holding it already), so that bad input changes nothing;
 // then each is copied to its output path as apply writes outputs (or
 // adopted in place), recorded under the desired fingerprint and request
-// with origin imported, kept in the local output cache under that
-// fingerprint, and added to the takes journal.
-func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []ImportFile, force bool) ([]Imported, error) {
+// with origin imported, kept in the output cache under that fingerprint
+// (and pushed to its remote, so that a fresh clone's pull restores it),
+// and added to the takes journal.
+func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []ImportFile, opts ImportOptions) ([]Imported, error) {
 	if err := s.open(); err != nil {
 		return nil, err
 	}
@@ -69,18 +81,27 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 			return nil, fmt.Errorf("import %s: both %s and %s name it", f.Address, other, f.Path)
 		}
 		seen[f.Address] = f.Path
-		if ads[i], err = s.adoption(want, f, force); err != nil {
+		if ads[i], err = s.adoption(want, f, opts.Force); err != nil {
 			return nil, err
 		}
 	}
-	c, err := s.ws.openCache(ctx, Settings(m), planner.CacheLocal)
+	mode := opts.Cache
+	if mode == "" {
+		mode = planner.CacheOn
+	}
+	c, err := s.ws.openCache(ctx, Settings(m), mode)
 	if err != nil {
 		return nil, err
+	}
+	warn := func(e executor.Event) {
+		if e.Kind == executor.EventWarning && e.Err != nil {
+			s.notify("warning: " + e.Err.Error())
+		}
 	}
 	journal := state.NewTakesJournal(s.ws.Dir)
 	out := make([]Imported, 0, len(files))
 	for i, f := range files {
-		res, err := executor.Adopt(ctx, executor.Options{Dir: s.ws.Dir, Recorder: s.rec, Hashes: s.cache, Cache: c}, ads[i])
+		res, err := executor.Adopt(ctx, executor.Options{Dir: s.ws.Dir, Recorder: s.rec, Hashes: s.cache, Cache: c, Events: warn}, ads[i])
 		if err != nil {
 			return out, fmt.Errorf("import %s: %w", f.Address, err)
 		}

@@ -79,7 +79,7 @@ func importFiles(t *testing.T, ws *workspace.Workspace, force bool, files ...wor
 	if m == nil {
 		t.Fatalf("manifest: %v", ds)
 	}
-	done, err := s.Import(context.Background(), m, files, force)
+	done, err := s.Import(context.Background(), m, files, workspace.ImportOptions{Force: force})
 	if cerr := s.Close(); cerr != nil {
 		t.Fatal(cerr)
 	}
