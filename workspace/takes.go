@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
@@ -172,13 +173,22 @@ func (s *Session) replaceable(d *planner.Desired, prior *state.Resource, src str
 }
 
 // regularFile refuses anything at path but a regular file (a named
-// pipe, a device, a directory), without acting on it (owned.OpenRegular).
+// pipe, a device, a directory), without acting on it (owned.OpenRegular),
+// and a file larger than the output cache keeps (cache.MaxEntryContent).
 func regularFile(path string) error {
 	f, err := owned.OpenRegular(path)
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() > cache.MaxEntryContent {
+		return fmt.Errorf("%s: %d bytes, more than the limit of %d an output may have (cache.MaxEntryContent)", path, st.Size(), int64(cache.MaxEntryContent))
+	}
+	return nil
 }
 
 // copyFrom copies the regular file at src into dst.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -174,6 +175,14 @@ func TestImportRefusesAndChangesNothing(t *testing.T) {
 		{"not a file", func(t *testing.T, ws *workspace.Workspace) workspace.ImportFile {
 			return workspace.ImportFile{Address: `synthesis.menu["help"]`, Path: ws.Dir}
 		}, "not a regular file", nil},
+		{"too large", func(t *testing.T, ws *workspace.Workspace) workspace.ImportFile {
+			p := filepath.Join(ws.Dir, "legacy/huge.wav")
+			write(t, p, nil)
+			if err := os.Truncate(p, cache.MaxEntryContent+1); err != nil { // sparse: nothing is written
+				t.Fatal(err)
+			}
+			return workspace.ImportFile{Address: `synthesis.menu["help"]`, Path: p}
+		}, "cache.MaxEntryContent", nil},
 		{"output path taken", func(t *testing.T, ws *workspace.Workspace) workspace.ImportFile {
 			write(t, filepath.Join(ws.Dir, "build/help.wav"), []byte("mine"))
 			p := filepath.Join(ws.Dir, "legacy/help.wav")
