@@ -1,7 +1,8 @@
 // Package workspace is voxform's workflow: a manifest directory with its
 // state, lock and hash cache, and the steps every command takes on it —
 // load the manifest, lock the state, plan, apply, verify, save and re-check
-// plans. The commands (package cli) add flags and rendering; tests and
+// plans, import existing files and put earlier takes back (takes.go,
+// use.go). The commands (package cli) add flags and rendering; tests and
 // benchmarks call the same steps instead of copying them.
 package workspace
 
