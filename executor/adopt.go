@@ -104,6 +104,13 @@ func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, err
 		a.Overwrite = []string{rel}
 		a.OverwriteSHA256 = map[string]string{rel: ad.Replace}
 	}
+	if ad.Prior != nil {
+		for _, o := range ad.Prior.Outputs {
+			if o.Path != rel {
+				a.Removes = append(a.Removes, o.Path) // no longer declared: removed once recorded, if unchanged
+			}
+		}
+	}
 	out, err := w.output(a, rel)
 	if err != nil {
 		return nil, err

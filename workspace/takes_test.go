@@ -400,3 +400,20 @@ func TestApplyJournalsTakes(t *testing.T) {
 		t.Fatalf("the last take %+v is not the recorded output %+v", takes[1], cur)
 	}
 }
+
+// A take put back at an output path the manifest moved since leaves no
+// stale copy at the path recorded before.
+func TestUseAtAMovedPathRemovesTheOldOutput(t *testing.T) {
+	ws := importProject(t)
+	first, _ := twoTakes(t, ws)
+	write(t, filepath.Join(ws.Dir, "voxform.yaml"), []byte(strings.Replace(importManifest, `"build/${each.key}.wav"`, `"build/v2/${each.key}.wav"`, 1)))
+	if _, _, err := use(t, ws, `synthesis.menu["main"]`, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws.Dir, "build/v2/main.wav")); !bytes.Equal(b, first) {
+		t.Fatal("the take is not at the declared path")
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir, "build/main.wav")); err == nil {
+		t.Fatal("the output at the path recorded before was left behind")
+	}
+}
