@@ -30,6 +30,10 @@ it like any other output. The file is kept in the output cache under
 that request, as apply keeps what the service made, and pushed to the
 manifest's remote (unless -cache says otherwise), so that 'voxform pull'
 on a fresh clone restores it and 'voxform use' can put it back later.
+Import makes no listening check: for a synthesis with listen:, the next
+plan prices the check of the imported audio (free when the cache holds
+one). Only a synthesis whose one output is its audio can be imported
+(not one with cues: or deliver:).
 
 With -dir, every file of DIR (not its subdirectories) whose name matches
 PATTERN is imported: PATTERN is a file name holding {key} once, which
