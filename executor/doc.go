@@ -23,6 +23,11 @@
 // allowance (the plan's worst case, regeneration included) before it is
 // sent: audio longer than its check was priced at is not sent.
 //
+// Adopt (adopt.go) puts a file in place as a synthesis's output without a
+// call ('voxform import', 'voxform use'), through the same output writing
+// and recording as apply; Options.Recorded tells the takes journal of
+// every output an apply records.
+//
 // A synthesis with listen: is checked take by take (listen.go, takes.go,
 // listen_chunks.go): its audio sent whole, or each chunk's own audio, is
 // rendered and transcribed back, the check kept in the cache under its

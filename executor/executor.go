@@ -76,6 +76,11 @@ type Options struct {
 	// Books writes packages' M4B and MP3 files (audio/encode's ffmpeg);
 	// nil: none (the plan refuses packages that need it).
 	Books Bookmaker
+	// Recorded, when set, is told of every complete resource an
+	// operation recorded with its outputs (res), and of what the state
+	// recorded before (prior, nil when nothing): the takes journal. It is
+	// called from several goroutines.
+	Recorded func(addr string, prior, res *state.Resource)
 }
 
 // ErrInterrupted is wrapped by errors of work cut short by a stop request.

@@ -29,6 +29,8 @@ type outputs struct {
 	emit     func(Event)
 	// kept keeps every recorded output in the output cache (nil: none).
 	kept *keeper
+	// onRecord is Options.Recorded (nil: none).
+	onRecord func(addr string, prior, res *state.Resource)
 }
 
 // abs returns the absolute path of a manifest-relative path (for reading
@@ -130,6 +132,9 @@ func (w *outputs) recorded(a *planner.Action, res *state.Resource, chars int64, 
 		}
 	}
 	w.kept.keep(a, res)
+	if w.onRecord != nil && res.Status == state.StatusComplete && len(res.Outputs) > 0 {
+		w.onRecord(a.Address, a.Prior, res)
+	}
 	w.removeStale(a)
 	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}
 }

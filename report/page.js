@@ -179,7 +179,7 @@
     if (it.reasons) { h.appendChild(el("span", "reasons", it.reasons.join(", "))); }
     sec.appendChild(h);
     var m = el("div", "meta");
-    [["model", it.model], ["voice", it.voice], ["language", it.language],
+    [["model", it.model], ["voice", it.voice], ["language", it.language], ["origin", it.origin],
      ["duration", it.duration ? seconds(it.duration) : ""], ["size", it.size ? bytes(it.size) : ""],
      ["cost", it.cost]].forEach(function (kv) {
       if (kv[1]) { m.appendChild(el("span", kv[0], kv[0] + " " + kv[1])); }

@@ -135,6 +135,7 @@ func TestBuildAgainstPrevious(t *testing.T) {
 	now.Resources["synthesis.a"].Outputs[0].Loudness = &state.Loudness{Integrated: &lufs, TruePeak: &peak}
 	now.Resources["synthesis.bad"] = synth("x", strings.Repeat("f", 64), "build/bad.wav", "../../etc/passwd")
 	now.Resources["synthesis.missing"] = synth("y", strings.Repeat("0", 64), "build/missing.wav", strings.Repeat("1", 64))
+	now.Resources["synthesis.missing"].Origin = state.OriginImported
 	out := filepath.Join(dir, "report")
 	if err := report.Build(context.Background(), report.Input{Dir: dir, Out: out, State: now, Previous: prev}); err != nil {
 		t.Fatal(err)
@@ -162,6 +163,9 @@ func TestBuildAgainstPrevious(t *testing.T) {
 	}
 	if p, _ := a["previous"].(map[string]any); p == nil || !strings.Contains(p["note"].(string), "not in the output cache") {
 		t.Errorf("synthesis.a previous %v, want a note that it is not cached", a["previous"])
+	}
+	if items["synthesis.missing"]["origin"] != "imported" || items["synthesis.a"]["origin"] != nil {
+		t.Errorf("origins %v and %v, want imported and none", items["synthesis.missing"]["origin"], items["synthesis.a"]["origin"])
 	}
 	if items["synthesis.gone"]["action"] != "delete" {
 		t.Errorf("synthesis.gone: %v, want delete", items["synthesis.gone"]["action"])

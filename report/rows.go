@@ -52,6 +52,10 @@ type item struct {
 	Model    string   `json:"model,omitempty"`
 	Voice    string   `json:"voice,omitempty"`
 	Language string   `json:"language,omitempty"`
+	// Origin is where the recorded outputs came from when not the
+	// service: "imported", or "take" and the take's fingerprint (see
+	// state.Resource.Origin).
+	Origin string `json:"origin,omitempty"`
 	// Duration is in seconds: the audio's, or the transcribed source's.
 	Duration float64  `json:"duration,omitempty"`
 	Size     int64    `json:"size,omitempty"`
@@ -286,6 +290,7 @@ func describe(addr string, r *state.Resource, nm names) item {
 		it.Size += o.Size
 	}
 	it.Duration = r.DurationSeconds
+	it.Origin = originOf(r)
 	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
 		it.transcriptJ = transcriptRef(r)
 	}
@@ -439,4 +444,12 @@ func clipText(s string) string {
 		n++
 	}
 	return s
+}
+
+// originOf is the Origin of a row for the record r.
+func originOf(r *state.Resource) string {
+	if r.Origin == state.OriginTake && len(r.Take) >= 12 {
+		return "take " + r.Take[:12]
+	}
+	return r.Origin
 }

@@ -45,6 +45,14 @@
 // the project. Reads are bounded: the state file by MaxStateSize, each
 // journal line by MaxJournalLine, a cache file by MaxCacheFileSize.
 //
+// The takes journal (.voxform/takes.jsonl, takes.go) is a local index of
+// the output cache: one JSON line per output an apply made or an import
+// adopted (address, fingerprint, OutputsDigest, time, origin, the bytes
+// of each output), appended in one unsynced write, read tolerant of a
+// torn or oversized line, and bounded (MaxTakesBytes: the oldest lines go
+// first). A resource records where its outputs came from in Origin
+// (imported, or an earlier take put back).
+//
 // An address is read only in the one spelling Address gives (KIND.NAME or
 // KIND.NAME["KEY"], the key quoted as Go quotes a string): a state file,
 // journal record or pg row naming anything else is refused, the address

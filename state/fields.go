@@ -182,3 +182,21 @@ func isHexHash(s string) bool {
 	}
 	return true
 }
+
+// checkOrigin refuses an origin no command records: one of the Origin
+// constants or none, and a take's fingerprint only with OriginTake.
+func (r *Resource) checkOrigin() error {
+	switch r.Origin {
+	case "", OriginImported:
+		if r.Take != "" {
+			return fmt.Errorf("take: set on a resource whose origin is not %q", OriginTake)
+		}
+	case OriginTake:
+		if !isHexHash(r.Take) {
+			return fmt.Errorf("take: %q is not a fingerprint", r.Take)
+		}
+	default:
+		return fmt.Errorf("origin: %q is not one of %q, %q", r.Origin, OriginImported, OriginTake)
+	}
+	return nil
+}

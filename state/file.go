@@ -25,6 +25,14 @@ import (
 // overwrites a newer state.
 const FormatVersion = 1
 
+// Origins of a resource's outputs (Resource.Origin).
+const (
+	// OriginImported: existing files adopted by 'voxform import'.
+	OriginImported = "imported"
+	// OriginTake: an earlier take put back by 'voxform use'.
+	OriginTake = "take"
+)
+
 // Resource statuses.
 const (
 	// StatusComplete: the outputs exist and match the recorded hashes.
@@ -108,6 +116,16 @@ type Resource struct {
 	// Redaction is how a transcription's outputs were redacted (nil: not
 	// redacted).
 	Redaction *Redaction `json:"redaction,omitempty"`
+
+	// Origin is where the outputs came from: "" made by the service (or
+	// restored from the output cache under the same fingerprint),
+	// OriginImported adopted by 'voxform import', OriginTake an earlier
+	// take put back by 'voxform use' (Take names it).
+	Origin string `json:"origin,omitempty"`
+	// Take is, with OriginTake, the fingerprint the outputs were made for
+	// (the take put back); the record's own Fingerprint is the request
+	// they now stand for.
+	Take string `json:"take,omitempty"`
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

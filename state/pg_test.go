@@ -347,6 +347,12 @@ func TestMigrateRoundTrip(t *testing.T) {
 	}()
 	for i := range 50 {
 		r := sampleResource(fmt.Sprintf("text %d <laugh> \"q\" & <b>", i))
+		switch i % 3 { // origins survive the migration
+		case 1:
+			r.Origin = OriginImported
+		case 2:
+			r.Origin, r.Take = OriginTake, strings.Repeat("ab", 32)
+		}
 		r.BilledAudioSeconds = 1.0 / 3
 		if err := rec.Record(fmt.Sprintf(`synthesis.p["%d"]`, i), r); err != nil {
 			t.Fatal(err)

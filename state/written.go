@@ -102,6 +102,9 @@ func (f *File) checkEntries() error {
 		if err := f.Resources[a].checkDeliveries(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}
+		if err := f.Resources[a].checkOrigin(); err != nil {
+			return fmt.Errorf("resources[%q].%w", a, err)
+		}
 	}
 	for i, w := range f.Written {
 		if err := CheckAddress(w.Address); err != nil {

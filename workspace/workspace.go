@@ -1,7 +1,8 @@
 // Package workspace is voxform's workflow: a manifest directory with its
 // state, lock and hash cache, and the steps every command takes on it —
 // load the manifest, lock the state, plan, apply, verify, save and re-check
-// plans. The commands (package cli) add flags and rendering; tests and
+// plans, import existing files and put earlier takes back (takes.go,
+// use.go). The commands (package cli) add flags and rendering; tests and
 // benchmarks call the same steps instead of copying them.
 package workspace
 
@@ -377,6 +378,7 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
+	opts.Recorded = journalTakes(s.ws.Dir, opts.Recorded, opts.Events, opts.Now)
 	// The state as read (the plan's) is not read again: its resources
 	// that apply replaces are let go of as they are.
 	s.st = nil

@@ -138,7 +138,7 @@ func reason(a *planner.Action) string {
 		}
 		r += a.Listen.Reason()
 	}
-	return r
+	return withOrigin(r, a)
 }
 
 // costCell is an action's COST cell (Cost.Short), with the audio of its
