@@ -98,6 +98,9 @@ func (f *File) checkEntries() error {
 		if err := f.Resources[a].CheckPaths(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}
+		if err := f.Resources[a].Approval.Check(); err != nil {
+			return fmt.Errorf("resources[%q].approval.%w", a, err)
+		}
 	}
 	for i, w := range f.Written {
 		if err := CheckAddress(w.Address); err != nil {
