@@ -18,6 +18,8 @@ type verifyResult struct {
 	loud      *workspace.LoudnessReport
 	listen    *workspace.ListenReport
 	deliver   []workspace.DeliveryCheck
+	// approvals, with -require-approved: one per declared resource.
+	approvals []approvalCheck
 }
 
 // drifted is the set of paths of outputs (not sources) missing or
@@ -81,6 +83,9 @@ func (res *verifyResult) junit() *junit.Report {
 	}
 	if res.deliver != nil {
 		r.Suites = append(r.Suites, deliverySuite(res.deliver))
+	}
+	if res.approvals != nil {
+		r.Suites = append(r.Suites, approvalSuite(res.approvals))
 	}
 	return r
 }
