@@ -69,7 +69,9 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	// The default approver is the git user of the manifest directory.
 	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
 	os.WriteFile(gitconfig, []byte("[user]\n\tname = Ravi\n\temail = ravi@example.com\n"), 0o644)
-	env.Environ = func() []string { return []string{"GIT_CONFIG_GLOBAL=" + gitconfig, "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()} }
+	env.Environ = func() []string {
+		return []string{"GIT_CONFIG_GLOBAL=" + gitconfig, "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()}
+	}
 	if code := runCmd(env, "approve", "synthesis.bye"); code != ExitOK {
 		t.Fatalf("approve as the git user: exit %d: %s", code, stderr)
 	}
