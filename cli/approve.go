@@ -157,9 +157,13 @@ func approvalsFor(ctx context.Context, sess *workspace.Session, m *manifest.Mani
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	out := make(map[string]*state.Approval, len(addrs))
+	pinned := make(map[string]*planner.Pinned, len(p.Pinned))
+	for i := range p.Pinned {
+		pinned[p.Pinned[i].Address] = &p.Pinned[i]
+	}
 	var refused []string
 	for _, a := range addrs {
-		if why := notApprovable(p, st.Resources[a], a); why != "" {
+		if why := notApprovable(p.Action(a), pinned[a], st.Resources[a]); why != "" {
 			refused = append(refused, a+": "+why)
 			continue
 		}
@@ -173,17 +177,16 @@ func approvalsFor(ctx context.Context, sess *workspace.Session, m *manifest.Mani
 	return out, nil
 }
 
-// notApprovable says why the resource at addr, recorded as r, cannot be
-// approved as it is ("" when it can): approving it would approve bytes
-// that no plan keeps.
-func notApprovable(p *planner.Plan, r *state.Resource, addr string) string {
-	if a := p.Action(addr); a != nil {
+// notApprovable says why a resource recorded as r, for which the plan
+// has action a (nil: none) and pin (nil: not pinned), cannot be approved
+// as it is ("" when it can): approving it would approve bytes that no
+// plan keeps.
+func notApprovable(a *planner.Action, pin *planner.Pinned, r *state.Resource) string {
+	switch {
+	case a != nil:
 		return fmt.Sprintf("the plan would %s it (%s)", a.Type, strings.Join(a.Reasons, "; "))
-	}
-	for _, pin := range p.Pinned {
-		if pin.Address == addr {
-			return "pinned: its outputs are of an older request (" + strings.Join(pin.Reasons, "; ") + ")"
-		}
+	case pin != nil:
+		return "pinned: its outputs are of an older request (" + strings.Join(pin.Reasons, "; ") + ")"
 	}
 	switch {
 	case r == nil:

@@ -116,6 +116,22 @@ func TestApproveAndRequireApproved(t *testing.T) {
 		t.Fatalf("approve -by with an escape: exit %d: %s", code, stderr)
 	}
 
+	// Replaced despite keep_approved (-replace names it): the approval is
+	// kept, lost, and said so.
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(approveManifest, "press", "push", 1)), 0o644)
+	if code := runCmd(env, "apply", "-auto-approve", "-replace", `synthesis.menu["b"]`); code != ExitOK {
+		t.Fatalf("apply -replace: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "state", "show", `synthesis.menu["b"]`); code != ExitOK || !strings.Contains(stderr.String(), "approval lost: outputs changed since Ana <ana@example.com> approved them") {
+		t.Fatalf("state show of a lost approval: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "verify", "-require-approved"); code != ExitError || !strings.Contains(stdout.String(), `synthesis.menu["b"]: approval lost`) {
+		t.Fatalf("verify -require-approved with a lost approval: exit %d: %s", code, stdout)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitError || !strings.Contains(stderr.String(), "pinned: its outputs are of an older request (text)") {
+		t.Fatalf("approve of a pinned resource: exit %d: %s", code, stderr)
+	}
+
 	if code := runCmd(env, "approve", "-revoke", "-json", "synthesis.menu"); code != ExitOK || strings.Count(stdout.String(), `"revoked":true`) != 2 {
 		t.Fatalf("revoke: exit %d: %s%s", code, stdout, stderr)
 	}
