@@ -101,14 +101,6 @@ type Resource struct {
 	// Consent is an embedding's consent note, recorded for audit.
 	Consent string `json:"consent,omitempty"`
 
-	// Chunks are the requests of a synthesis whose text was split (see
-	// ChunkRecord), in order; absent for a text sent in one request.
-	Chunks []ChunkRecord `json:"chunks,omitempty"`
-
-	// Redaction is how a transcription's outputs were redacted (nil: not
-	// redacted).
-	Redaction *Redaction `json:"redaction,omitempty"`
-
 	// Approval is who signed off which outputs and when (voxform
 	// approve); nil: never approved. It holds only while the outputs
 	// recorded are those approved (Approval.Holds).
@@ -118,6 +110,14 @@ type Resource struct {
 	// would delete it is refused, even once the manifest no longer
 	// declares it.
 	PreventDestroy bool `json:"prevent_destroy,omitempty"`
+
+	// Chunks are the requests of a synthesis whose text was split (see
+	// ChunkRecord), in order; absent for a text sent in one request.
+	Chunks []ChunkRecord `json:"chunks,omitempty"`
+
+	// Redaction is how a transcription's outputs were redacted (nil: not
+	// redacted).
+	Redaction *Redaction `json:"redaction,omitempty"`
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
