@@ -147,7 +147,7 @@ func approvalsFor(ctx context.Context, sess *workspace.Session, m *manifest.Mani
 	if err != nil {
 		return nil, err
 	}
-	p, err := sess.Plan(ctx, m, planner.Options{Targets: addrs, Cache: planner.CacheOff})
+	p, err := sess.Plan(ctx, m, planner.Options{Targets: blocksOf(addrs), Cache: planner.CacheOff})
 	if err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
@@ -197,6 +197,24 @@ func notApprovable(a *planner.Action, pin *planner.Pinned, r *state.Resource) st
 		return "it records no output to approve"
 	}
 	return ""
+}
+
+// blocksOf is the blocks of addrs (synthesis.menu for
+// synthesis.menu["a"]), each once: the targets of the plan that judges
+// them (a target per instance of a large block made the plan quadratic).
+func blocksOf(addrs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range addrs {
+		if i := strings.IndexByte(a, '['); i > 0 {
+			a = a[:i]
+		}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // declaredAddresses are the addresses of the resources m declares that
