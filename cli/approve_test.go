@@ -52,6 +52,9 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	if code := runCmd(env, "verify", "-require-approved", "-junit", "ci.xml"); code != ExitError || !strings.Contains(stdout.String(), `synthesis.menu["a"]: not approved`) {
 		t.Fatalf("verify -require-approved, nothing approved: exit %d: %s%s", code, stdout, stderr)
 	}
+	if code := runCmd(env, "verify", "-require-approved", "-json"); code != ExitError || strings.Count(stdout.String(), `"approved":false,"status":"not approved"`) != 3 {
+		t.Fatalf("verify -require-approved -json: exit %d: %s%s", code, stdout, stderr)
+	}
 	if code := runCmd(env, "approve", "-by", "Ana <ana@example.com>", "-note", "TICKET-7", "synthesis.menu[*]"); code != ExitOK {
 		t.Fatalf("approve: exit %d: %s", code, stderr)
 	}

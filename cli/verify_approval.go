@@ -70,3 +70,16 @@ func approvalSuite(checks []approvalCheck) junit.Suite {
 	}
 	return s
 }
+
+// approvalMarkdown is the job summary's approval sentence; each resource
+// not approved is a row.
+func approvalMarkdown(checks []approvalCheck, rows *[][]string) string {
+	n := 0
+	for _, c := range checks {
+		if !c.Approved {
+			n++
+			*rows = append(*rows, []string{c.Address, "", c.Status})
+		}
+	}
+	return fmt.Sprintf(" Approvals of %d declared resource(s): %d not approved.", len(checks), n)
+}

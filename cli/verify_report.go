@@ -162,6 +162,9 @@ func (res *verifyResult) markdown(w io.Writer) error {
 	if res.deliver != nil {
 		line += deliveryMarkdown(res.deliver, &rows)
 	}
+	if res.approvals != nil {
+		line += approvalMarkdown(res.approvals, &rows)
+	}
 	return planview.Findings(w, "voxform verify", line, []string{"address", "file", "finding"}, rows, planview.JobSummaryBytes, "'voxform verify'")
 }
 
