@@ -21,8 +21,9 @@ type Pinned struct {
 	Reasons []string `json:"reasons"`
 	// Approval is the approval that holds.
 	Approval state.Approval `json:"approval"`
-	// Drifted are the recorded outputs missing or modified on disk:
-	// "voxform pull" puts the approved bytes back from the output cache.
+	// Drifted are the recorded outputs missing or modified on disk. A
+	// pinned resource is not repaired (a repair would be of the request
+	// declared now, not of the one approved): the plan says so.
 	Drifted []string `json:"drifted,omitempty"`
 }
 
@@ -34,7 +35,7 @@ func (p *Pinned) Reason() string {
 		r += "; " + strings.Join(p.Reasons, "; ")
 	}
 	if len(p.Drifted) > 0 {
-		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " ('voxform pull' puts the approved bytes back)"
+		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " (not repaired while pinned: -replace makes it anew)"
 	}
 	return r
 }
