@@ -69,6 +69,11 @@ func TestApproveAndRequireApproved(t *testing.T) {
 		t.Errorf("bye: %+v", st.Resources["synthesis.bye"])
 	}
 
+	if code := runCmd(env, "destroy", "-auto-approve"); code != ExitError || !strings.Contains(stderr.String(), "lifecycle prevent_destroy") ||
+		!strings.Contains(stderr.String(), "voxform.yaml:13:80: synthesis.bye (declared)") || !exists(env.Dir, "build/bye.wav") {
+		t.Fatalf("destroy of a prevent_destroy resource: exit %d: %s", code, stderr)
+	}
+
 	// The default approver is the git user of the manifest directory.
 	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
 	os.WriteFile(gitconfig, []byte("[user]\n\tname = Ravi\n\temail = ravi@example.com\n"), 0o644)

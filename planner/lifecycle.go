@@ -113,6 +113,6 @@ func (c *computer) checkPreventDestroy() error {
 		return nil
 	}
 	sort.Strings(refused)
-	return fmt.Errorf("%w: the plan would delete %d resource%s that must not be: %s; declare it again with lifecycle.prevent_destroy false and apply first, or 'voxform state rm' it to keep its files and forget it",
+	return fmt.Errorf("%w: the plan would delete %d resource%s that must not be: %s; to delete it, set lifecycle.prevent_destroy: false (declaring it again if it was removed) and apply first, or 'voxform state rm' it to forget it and keep its files",
 		ErrPreventDestroy, len(refused), map[bool]string{true: "", false: "s"}[len(refused) == 1], strings.Join(refused, "; "))
 }
