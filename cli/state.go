@@ -164,8 +164,13 @@ func stateShow(ctx context.Context, env *Env, ws *workspace.Workspace, addr stri
 	if err != nil {
 		return err
 	}
-	_, err = env.Stdout.Write(out)
-	return err
+	if _, err = env.Stdout.Write(out); err != nil {
+		return err
+	}
+	if r.Approval != nil && !r.Approved() { // the JSON alone does not say the digest no longer matches
+		fmt.Fprintf(env.Stderr, "voxform: %s: %s\n", untrusted.Escape(addr), untrusted.Escape(state.ApprovalStatus(r)))
+	}
+	return nil
 }
 
 func stateRemove(ctx context.Context, env *Env, ws *workspace.Workspace, patterns []string) (err error) {

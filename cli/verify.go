@@ -50,6 +50,12 @@ format, loudness, peak, noise floor, head and tail, duration and size,
 each printed measured against target (exit status 1 when any fails, or
 a declared delivery is not made).
 
+With -require-approved, also checks that every declared resource that
+writes outputs is approved ('voxform approve') and that its approval
+holds (its outputs are still the bytes approved), and lists each that is
+not (exit status 1 too): a merge gate for CI. A resource pinned by
+lifecycle keep_approved is approved.
+
 With -junit FILE, also writes every check as a JUnit XML test case (one
 per recorded file and check, a failure naming the measured and the
 recorded or target values) for a CI system to show. When
@@ -70,7 +76,9 @@ type verifyOptions struct {
 	make   bool
 	// deliver is -deliver.
 	deliver bool
-	apply   applyFlags
+	// requireApproved is -require-approved.
+	requireApproved bool
+	apply           applyFlags
 	// limits are -max-deviation and -max-true-peak; set says which of
 	// them were given (the manifest gives the others).
 	limits workspace.LoudnessLimits
@@ -84,6 +92,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.junit, "junit", "", "also write every check as a JUnit XML report to `FILE` (relative to the manifest directory)")
 	fs.BoolVar(&o.loudness, "loudness", false, "also flag audio outputs whose loudness is far from the median or whose true peak is too high")
 	fs.BoolVar(&o.deliver, "deliver", false, "also measure every delivered output and judge it by every rule of its profile")
+	fs.BoolVar(&o.requireApproved, "require-approved", false, "also fail while any declared output is not approved, or its approval no longer holds")
 	fs.BoolVar(&o.listen, "listen", false, "also judge every recorded listening check at the manifest's limits, and the seams of joined outputs")
 	fs.BoolVar(&o.make, "make", false, "with -listen: first make the declared checks not recorded (billed ones need -auto-approve or a terminal's 'yes')")
 	fs.BoolVar(&o.apply.autoApprove, "auto-approve", false, "with -make: make the checks that bill without asking")
@@ -134,7 +143,7 @@ func doVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	defer ws.Close()
 	var m *manifest.Manifest
 	manifestLimits := o.loudness && !(o.set["max-deviation"] && o.set["max-true-peak"])
-	if o.listen || o.deliver || manifestLimits {
+	if o.listen || o.deliver || o.requireApproved || manifestLimits {
 		if m, err = loadManifest(env, nil); err != nil {
 			return err
 		}
@@ -184,6 +193,11 @@ func (res *verifyResult) check(ctx context.Context, env *Env, o *verifyOptions, 
 		}
 		writeListen(env.Stdout, res.listen, o.json)
 		listenFindings(res.listen, f)
+	}
+	if o.requireApproved {
+		if err := res.checkApprovals(env.Stdout, m, st, o.json, f); err != nil {
+			return err
+		}
 	}
 	if o.deliver {
 		return res.checkDeliveries(ctx, env, o, ws, m, st, f)

@@ -18,6 +18,8 @@ type verifyResult struct {
 	loud      *workspace.LoudnessReport
 	listen    *workspace.ListenReport
 	deliver   []workspace.DeliveryCheck
+	// approvals, with -require-approved: one per declared resource.
+	approvals []approvalCheck
 }
 
 // drifted is the set of paths of outputs (not sources) missing or
@@ -81,6 +83,9 @@ func (res *verifyResult) junit() *junit.Report {
 	}
 	if res.deliver != nil {
 		r.Suites = append(r.Suites, deliverySuite(res.deliver))
+	}
+	if res.approvals != nil {
+		r.Suites = append(r.Suites, approvalSuite(res.approvals))
 	}
 	return r
 }
@@ -156,6 +161,9 @@ func (res *verifyResult) markdown(w io.Writer) error {
 	}
 	if res.deliver != nil {
 		line += deliveryMarkdown(res.deliver, &rows)
+	}
+	if res.approvals != nil {
+		line += approvalMarkdown(res.approvals, &rows)
 	}
 	return planview.Findings(w, "voxform verify", line, []string{"address", "file", "finding"}, rows, planview.JobSummaryBytes, "'voxform verify'")
 }

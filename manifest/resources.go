@@ -131,7 +131,7 @@ func (x *expander) expandSyntheses() {
 		x.curBlock = b
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
-		for _, sub := range []string{"audio_config", "cues", "listen"} {
+		for _, sub := range []string{"audio_config", "cues", "listen", "lifecycle"} {
 			subPositions(pos, sub, fs[sub])
 		}
 		if f := fs["listen"]; f != nil {
@@ -230,6 +230,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	s.Deliver = x.deliveries(s, fs["deliver"], sc)
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
 	s.Listen = x.blockListen(fs["listen"], sc)
+	s.Lifecycle = x.lifecycle(fs["lifecycle"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]
@@ -351,6 +352,25 @@ func (x *expander) cues(f *field, sc *scope) *Cues {
 		return nil
 	}
 	return c
+}
+
+// lifecycle evaluates a synthesis's lifecycle: map (keep_approved,
+// prevent_destroy); the zero value when not set.
+func (x *expander) lifecycle(f *field, sc *scope) Lifecycle {
+	var l Lifecycle
+	if f == nil || isNull(f.Val) {
+		return l
+	}
+	for _, e := range entries(f.Val) {
+		sf := &field{Name: e.Key.Value, File: f.File, Key: e.Key, Val: e.Val}
+		switch sf.Name {
+		case "keep_approved":
+			l.KeepApproved, _ = x.boolean(sf, sc)
+		case "prevent_destroy":
+			l.PreventDestroy, _ = x.boolean(sf, sc)
+		}
+	}
+	return l
 }
 
 // audioConfig evaluates an audio_config map; nil when not set.

@@ -353,6 +353,9 @@ type Synthesis struct {
 	// Deliver are the delivered forms of the audio (deliver:), in the
 	// order written; each is mastered from the audio, free of charge.
 	Deliver []Delivery
+	// Lifecycle is the synthesis's lifecycle: block (or that of
+	// defaults.synthesis); the zero value when neither sets one.
+	Lifecycle Lifecycle
 
 	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
 	// source: an embeddings: entry or a file, relative to Dir.
@@ -377,6 +380,15 @@ type Synthesis struct {
 	// when inherited from it). Instances of one block share the map: it
 	// is read-only.
 	Fields map[string]Pos
+}
+
+// Lifecycle is how a synthesis's recorded output may change (lifecycle:).
+type Lifecycle struct {
+	// KeepApproved turns a replace of a resource whose approval holds
+	// into a no-op, shown as pinned (approved), unless -replace names it.
+	KeepApproved bool
+	// PreventDestroy refuses a plan that would delete the resource.
+	PreventDestroy bool
 }
 
 // Delivery is one delivered form of a synthesis's audio: the audio

@@ -67,6 +67,11 @@ type Desired struct {
 	// instances of its block; read-only); each is in Outputs, of format
 	// DeliverFormat(profile name). Not saved in plan files.
 	Deliver []manifest.Delivery `json:"-"`
+	// Lifecycle is a synthesis's lifecycle: (see LifecycleOf), and
+	// LifecyclePos where prevent_destroy is declared. Not saved in plan
+	// files: a pinned resource is in the plan's Pinned.
+	Lifecycle    manifest.Lifecycle `json:"-"`
+	LifecyclePos manifest.Pos       `json:"-"`
 	// The manifest resource of an embedding, a transcription or a
 	// package, for the
 	// executor. Not saved in plan files either.
@@ -295,7 +300,9 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Voice:      s.Voice,
 		Listen:     s.Listen,
 		Deliver:    s.Deliver,
+		Lifecycle:  s.Lifecycle,
 	}
+	d.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	if s.Cues != nil {
 		d.Written = s.Text
 	}

@@ -59,6 +59,10 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
 		}
+		if c.pin(d, prior, reasons) {
+			return nil, nil
+		}
+		reasons = append(reasons, approvalLost(prior)...)
 		cost, err := c.billed(d)
 		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost, Reasons: reasons}
 		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)

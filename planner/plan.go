@@ -250,7 +250,11 @@ type Plan struct {
 	// ("synthesis.x: chunk 12 of 30 (143.2 s): ..."); those of actions
 	// are in their ListenWork.Failing.
 	ListenFailing []string `json:"listen_failing,omitempty"`
-	Options       Options  `json:"options"`
+	// Pinned are the resources whose replace lifecycle keep_approved
+	// turned into a no-op, by address: they are neither actions nor
+	// counted in NoOps.
+	Pinned  []Pinned `json:"pinned,omitempty"`
+	Options Options  `json:"options"`
 	// Lineage and Serial identify the state the plan was computed from.
 	Lineage string `json:"lineage"`
 	Serial  int64  `json:"serial"`
@@ -296,11 +300,13 @@ type Summary struct {
 	Check int
 	// Remaster counts the resources whose only work is mastering again.
 	Remaster int
+	// Pinned counts the replaces kept from happening by keep_approved.
+	Pinned int
 }
 
 // Summary counts the plan's actions.
 func (p *Plan) Summary() Summary {
-	s := Summary{NoOp: p.NoOps}
+	s := Summary{NoOp: p.NoOps, Pinned: len(p.Pinned)}
 	for _, a := range p.Actions {
 		switch a.Type {
 		case Create:
@@ -353,7 +359,8 @@ func Compute(in Input) (*Plan, error) {
 	}
 	c.listenWork()
 	c.repackage()
-	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing}
+	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing,
+		Pinned: c.sortedPinned()}
 	actions, err := order(c.actions)
 	if err != nil {
 		return nil, err
@@ -404,6 +411,8 @@ type computer struct {
 	written map[string][]state.Written
 	// identities caches Encoder's answers by profile.
 	identities map[string]identity
+	// pinned are the resources keep_approved keeps, by address.
+	pinned map[string]*Pinned
 }
 
 func (c *computer) plan() error {
@@ -439,6 +448,9 @@ func (c *computer) plan() error {
 		if err != nil {
 			return fmt.Errorf("plan %s: %w", addr, err)
 		}
+		if a == nil && c.pinned[addr] != nil {
+			continue
+		}
 		if a == nil {
 			c.noops++
 			if d.Listen != nil {
@@ -455,6 +467,9 @@ func (c *computer) plan() error {
 	sort.Strings(dels)
 	for _, addr := range dels {
 		c.actions = append(c.actions, c.deleteAction(addr, deletes[addr]))
+	}
+	if err := c.checkPreventDestroy(); err != nil {
+		return err
 	}
 	if err := c.checkOwnership(); err != nil {
 		return err

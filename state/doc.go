@@ -70,4 +70,11 @@
 // SPEC section 12). Its methods that may wait on a server take the
 // caller's context; the pg backend's own time bounds (pgTimeout and
 // others) are derived from it and named in its errors.
+//
+// An approval (Resource.Approval, 'voxform approve') is of the recorded
+// outputs' bytes (OutputsDigest) and holds only while they are recorded:
+// Recorder.Record keeps it across a new record, so that an approval whose
+// outputs changed shows as lost rather than vanishing, and holds again if
+// the approved bytes are put back. Its free text is bounded and checked
+// on read (Approval.Check).
 package state

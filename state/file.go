@@ -109,6 +109,16 @@ type Resource struct {
 	// Consent is an embedding's consent note, recorded for audit.
 	Consent string `json:"consent,omitempty"`
 
+	// Approval is who signed off which outputs and when (voxform
+	// approve); nil: never approved. It holds only while the outputs
+	// recorded are those approved (Approval.Holds).
+	Approval *Approval `json:"approval,omitempty"`
+	// PreventDestroy is the lifecycle flag prevent_destroy as the
+	// manifest declared it when the resource was last made: a plan that
+	// would delete it is refused, even once the manifest no longer
+	// declares it.
+	PreventDestroy bool `json:"prevent_destroy,omitempty"`
+
 	// Chunks are the requests of a synthesis whose text was split (see
 	// ChunkRecord), in order; absent for a text sent in one request.
 	Chunks []ChunkRecord `json:"chunks,omitempty"`

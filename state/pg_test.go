@@ -354,6 +354,10 @@ func TestMigrateRoundTrip(t *testing.T) {
 			r.Origin, r.Take = OriginTake, strings.Repeat("ab", 32)
 		}
 		r.BilledAudioSeconds = 1.0 / 3
+		if i%2 == 0 { // approvals and prevent_destroy survive the migration
+			r.Approval = &Approval{Digest: OutputsDigest(r.Outputs), By: "Ana <ana@example.com>", At: time.Now().UTC(), Note: "IVR-1204 <b>"}
+			r.PreventDestroy = true
+		}
 		if err := rec.Record(fmt.Sprintf(`synthesis.p["%d"]`, i), r); err != nil {
 			t.Fatal(err)
 		}

@@ -47,12 +47,15 @@ func newRecorder(s store, f *File, now func() time.Time) *Recorder {
 
 // Record records a completed resource at addr (a synthesis written, an
 // embedding saved, one transcription file done). Missing timestamps and
-// status are filled in.
+// status are filled in; an approval recorded at addr is kept (see
+// keepApproval).
 func (r *Recorder) Record(addr string, res *Resource) error {
 	if res.Status == "" {
 		res.Status = StatusComplete
 	}
-	return r.put(map[string]*Resource{addr: res})
+	entries := map[string]*Resource{addr: res}
+	r.keepApproval(entries)
+	return r.put(entries)
 }
 
 // RecordPending records, in one durable record, that the remote batch job
@@ -69,6 +72,7 @@ func (r *Recorder) RecordPending(jobID, jobAPI string, entries map[string]*Resou
 		res.JobID = jobID
 		res.JobAPI = jobAPI
 	}
+	r.keepApproval(entries)
 	return r.put(entries)
 }
 

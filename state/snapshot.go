@@ -70,7 +70,7 @@ func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName
 // copy, is another inode with another ctime (which its owner cannot set),
 // so it misses and the JSON is decoded.
 func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
-	b := append([]byte("voxform state snapshot 3\n"), sum[:]...) // 3: resources in chunks, with MovedTo
+	b := append([]byte("voxform state snapshot 4\n"), sum[:]...) // 4: with Approval (an older voxform would drop it)
 	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
 		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
 		b = binary.BigEndian.AppendUint64(b, v)

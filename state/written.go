@@ -96,6 +96,9 @@ func (f *File) checkEntries() error {
 		if f.Resources[a] == nil {
 			return fmt.Errorf("resources[%q]: null, not a resource", a)
 		}
+		if err := f.Resources[a].Approval.Check(); err != nil {
+			return fmt.Errorf("resources[%q].approval.%w", a, err)
+		}
 		if err := f.Resources[a].CheckPaths(); err != nil {
 			return fmt.Errorf("resources[%q].%w", a, err)
 		}

@@ -23,6 +23,9 @@
 //	 "fingerprint":"<sha256 hex>","cost":{"characters":21,"audio_seconds":0,"unknown_audio_inputs":0},
 //	 "listen":{"language_code":"hi-IN","language_from":"the synthesis language","items":31,"recorded":2,
 //	  "make":29,"audio_seconds":812,"estimated":true,"regenerate":2,"worst_case":{...},"failing":["chunk 12 of 30 (143.2 s): ..."]}}
+//	{"type":"pinned","address":"synthesis.menu[\"a\"]","kind":"synthesis","reasons":["voice Kaveri -> Deepak"],
+//	 "approval":{"digest":"<sha256 hex>","by":"Ana <ana@example.com>","at":"2026-11-27T09:00:00Z","note":"..."},
+//	 "drifted":["build/a.wav"]}
 //	{"type":"change_summary","add":1,"replace":0,"repair":0,"move":0,"resume":0,"destroy":0,"no_op":3,
 //	 "cost":{"characters":21,"audio_seconds":0,"unknown_audio_inputs":0},
 //	 "budget":{"max_characters":1000,"max_audio_seconds":null},
@@ -32,7 +35,10 @@
 // Empty optional fields are omitted. Diagnostics come first (a plan error,
 // such as a budget refusal, is ErrorMessage: severity error, no position;
 // its text begins with the budget's file:line:col), planned_change
-// messages follow in the plan's dependency order, change_summary is last.
+// messages follow in the plan's dependency order, then the pinned
+// resources (lifecycle keep_approved: a replace kept from happening
+// because the approval holds) by address, change_summary is last
+// ("pinned" counts them).
 // "budget" appears only when the manifest sets one; a null limit is none.
 // "listen" appears on a synthesis with listen:; "check" when a resource's
 // only work is a listening check; "worst_case" (what the budget holds:

@@ -14,7 +14,15 @@ const (
 	MsgDiagnostic    = "diagnostic"
 	MsgPlannedChange = "planned_change"
 	MsgChangeSummary = "change_summary"
+	MsgPinned        = "pinned"
 )
+
+// PinnedMessage is a resource keep_approved kept from being replaced, in
+// -json output: why its fingerprint changed, and the approval that holds.
+type PinnedMessage struct {
+	Type string `json:"type"`
+	planner.Pinned
+}
 
 // DiagnosticMessage is a manifest diagnostic (or a plan error) in -json
 // output.
@@ -82,6 +90,8 @@ type ChangeSummary struct {
 	// Remaster counts the resources whose only work is mastering their
 	// delivered outputs again (free).
 	Remaster int `json:"remaster,omitempty"`
+	// Pinned counts the replaces keep_approved kept from happening.
+	Pinned int `json:"pinned,omitempty"`
 	// WorstCase is what the plan bills at worst (every take regenerate
 	// allows), which the budget holds; present when a change has
 	// listening checks.
@@ -127,7 +137,7 @@ func Change(a *planner.Action) PlannedChange {
 func SummaryMessage(p *planner.Plan, b *manifest.Budget) ChangeSummary {
 	s := p.Summary()
 	cs := ChangeSummary{Type: MsgChangeSummary, Add: s.Add, Replace: s.Replace, Repair: s.Repair, Restore: s.Restore,
-		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost, Check: s.Check, Remaster: s.Remaster}
+		Move: s.Move, Resume: s.Resume, Destroy: s.Destroy, NoOp: s.NoOp, Cost: p.Cost, Check: s.Check, Remaster: s.Remaster, Pinned: s.Pinned}
 	for _, a := range p.Actions {
 		if a.Listen != nil {
 			worst := p.Worst
@@ -169,6 +179,11 @@ func WriteJSONWith(w io.Writer, p *planner.Plan, b *manifest.Budget, diags ...Di
 	}
 	for _, a := range p.Actions {
 		if err := enc.Encode(Change(a)); err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+	}
+	for _, pin := range p.Pinned {
+		if err := enc.Encode(PinnedMessage{Type: MsgPinned, Pinned: pin}); err != nil {
 			return fmt.Errorf("write plan: %w", err)
 		}
 	}

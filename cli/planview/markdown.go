@@ -72,7 +72,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 		return err
 	}
 	var sb strings.Builder
-	if !p.HasChanges() {
+	if !p.HasChanges() && len(p.Pinned) == 0 {
 		fmt.Fprintf(&sb, "### voxform plan: no changes\n\n%d resource%s up to date.\n", p.NoOps, plural(p.NoOps))
 		failingLines(&sb, p, o)
 		_, err := io.WriteString(w, sb.String())
@@ -91,11 +91,19 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	}
 	sb.WriteString("\n|   | address | reason | text | cost |\n|---|---|---|---|---|\n")
 	actions := grouped(p)
-	for i, a := range actions {
-		row := fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
-			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(costCell(a)))
-		if i == o.MaxRows || sb.Len()+len(row)+len(moreLine(len(actions))) > o.MaxBytes {
-			sb.WriteString(moreLine(len(actions) - i))
+	rows := make([]string, 0, len(actions)+len(p.Pinned))
+	for _, a := range actions {
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
+			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(costCell(a))))
+	}
+	for i := range p.Pinned {
+		pin := &p.Pinned[i]
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", PinnedSymbol, codeCell(cutAddress(pin.Address)),
+			escapeCell(cut(PinnedAction+": "+pin.Reason(), MaxReason)), "", planner.Cost{}.Short()))
+	}
+	for i, row := range rows {
+		if i == o.MaxRows || sb.Len()+len(row)+len(moreLine(len(rows))) > o.MaxBytes {
+			sb.WriteString(moreLine(len(rows) - i))
 			break
 		}
 		sb.WriteString(row)

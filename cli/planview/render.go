@@ -49,7 +49,7 @@ func color(t planner.ActionType) string {
 // checks, the line that sums them up and the worst case; then the
 // recorded checks that fail at the limits declared now.
 func Render(w io.Writer, p *planner.Plan, o Options) error {
-	if !p.HasChanges() {
+	if !p.HasChanges() && len(p.Pinned) == 0 {
 		if _, err := fmt.Fprintf(w, "No changes. %d resource%s up to date.\n", p.NoOps, plural(p.NoOps)); err != nil {
 			return err
 		}
@@ -73,6 +73,11 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		// An address or a reason may come from the state: nothing in it
 		// acts on the terminal.
 		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)}
+		if err := table.Append(row); err != nil {
+			return fmt.Errorf("render plan: %w", err)
+		}
+	}
+	for _, row := range pinnedRows(p) {
 		if err := table.Append(row); err != nil {
 			return fmt.Errorf("render plan: %w", err)
 		}
@@ -182,6 +187,7 @@ func grouped(p *planner.Plan) []*planner.Action {
 
 // summaryLine is the summary line:
 // "Plan: 3 to add, 1 to replace, 1 to repair, 2 to move, 1 to destroy."
+// ("...; 10 pinned (approved)." when keep_approved kept replaces).
 // Restore, remaster, check and resume counts appear only when there is
 // something to restore, remaster, check or resume.
 func summaryLine(s planner.Summary) string {
@@ -199,7 +205,28 @@ func summaryLine(s planner.Summary) string {
 	if s.Resume > 0 {
 		line += fmt.Sprintf("%d to resume, ", s.Resume)
 	}
-	return line + fmt.Sprintf("%d to destroy.", s.Destroy)
+	line += fmt.Sprintf("%d to destroy", s.Destroy)
+	if s.Pinned > 0 {
+		line += fmt.Sprintf("; %d pinned (approved)", s.Pinned)
+	}
+	return line + "."
+}
+
+// PinnedSymbol and PinnedAction mark a pinned resource in the table.
+const (
+	PinnedSymbol = "="
+	PinnedAction = "pinned (approved)"
+)
+
+// pinnedRows are the table rows of the plan's pinned resources, after
+// its actions: the approval and why the fingerprint changed.
+func pinnedRows(p *planner.Plan) [][]string {
+	rows := make([][]string, 0, len(p.Pinned))
+	for i := range p.Pinned {
+		pin := &p.Pinned[i]
+		rows = append(rows, []string{PinnedSymbol, PinnedAction, untrusted.Escape(pin.Address), untrusted.Escape(pin.Reason()), planner.Cost{}.Short()})
+	}
+	return rows
 }
 
 func plural(n int) string {

@@ -1,0 +1,118 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/voxform/voxform/state"
+)
+
+// Pinned is a resource whose replace the manifest's lifecycle
+// keep_approved turned into a no-op: its approval holds, and -replace
+// does not name it. Its state stays as it is, so its recorded fingerprint
+// keeps differing and every plan shows it pinned.
+type Pinned struct {
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	// Reasons say why the fingerprint changed, as a replace's would.
+	Reasons []string `json:"reasons"`
+	// Approval is the approval that holds.
+	Approval state.Approval `json:"approval"`
+	// Drifted are the recorded outputs missing or modified on disk. A
+	// pinned resource is not repaired (a repair would be of the request
+	// declared now, not of the one approved): the plan says so.
+	Drifted []string `json:"drifted,omitempty"`
+}
+
+// Reason is the pinned resource's reason line: "approved by X at T;
+// voice Kaveri -> Deepak".
+func (p *Pinned) Reason() string {
+	r := fmt.Sprintf("approved by %s at %s", p.Approval.By, p.Approval.At.UTC().Format(time.RFC3339))
+	if len(p.Reasons) > 0 {
+		r += "; " + strings.Join(p.Reasons, "; ")
+	}
+	if len(p.Drifted) > 0 {
+		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " (not repaired while pinned: -replace makes it anew)"
+	}
+	return r
+}
+
+// pin keeps a replace of d from happening when its lifecycle says
+// keep_approved, its recorded approval holds and -replace does not name
+// it; it reports whether it did.
+func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) bool {
+	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() {
+		return false
+	}
+	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
+	if !c.in.Options.NoRefresh {
+		for _, o := range prior.Outputs {
+			if o.Delivery != nil {
+				continue
+			}
+			if st, err := c.outputStatus(o.Path, o); err != nil || st != intact {
+				p.Drifted = append(p.Drifted, o.Path)
+			}
+		}
+	}
+	if c.pinned == nil {
+		c.pinned = map[string]*Pinned{}
+	}
+	c.pinned[d.Address] = p
+	return true
+}
+
+// sortedPinned is the pinned resources by address.
+func (c *computer) sortedPinned() []Pinned {
+	out := make([]Pinned, 0, len(c.pinned))
+	for _, p := range c.pinned {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// approvalLost is the reason a replace of prior gives when prior's
+// approval holds: the new outputs will not be the bytes approved.
+func approvalLost(prior *state.Resource) []string {
+	if !prior.Approved() {
+		return nil
+	}
+	a := prior.Approval
+	return []string{fmt.Sprintf("approval by %s of %s will no longer hold", a.By, a.At.UTC().Format(time.RFC3339))}
+}
+
+// ErrPreventDestroy is wrapped by the error of a plan that would delete
+// a resource whose lifecycle says prevent_destroy.
+var ErrPreventDestroy = errors.New("lifecycle prevent_destroy")
+
+// checkPreventDestroy refuses the plan when one of its deletes is of a
+// resource whose lifecycle says prevent_destroy: declared in the manifest
+// (with voxform destroy), or recorded in the state when it was applied
+// (a resource no longer declared). Every such resource is named.
+func (c *computer) checkPreventDestroy() error {
+	var refused []string
+	for _, a := range c.actions {
+		if a.Type != Delete {
+			continue
+		}
+		switch d := c.desired[a.Address]; {
+		case d != nil && d.Lifecycle.PreventDestroy:
+			refused = append(refused, fmt.Sprintf("%s: %s (declared)", d.LifecyclePos, a.Address))
+		case a.Prior != nil && a.Prior.PreventDestroy:
+			refused = append(refused, fmt.Sprintf("%s (recorded in the state when it was applied)", a.Address))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	sort.Strings(refused)
+	return fmt.Errorf("%w: the plan would delete %d resource%s that must not be: %s; to delete it, set lifecycle.prevent_destroy: false (declaring it again if it was removed) and apply first, or 'voxform state rm' it to forget it and keep its files",
+		ErrPreventDestroy, len(refused), map[bool]string{true: "", false: "s"}[len(refused) == 1], strings.Join(refused, "; "))
+}

@@ -1,0 +1,107 @@
+package planner_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// approve records an approval of addr's recorded outputs, as voxform
+// approve does.
+func approve(st *state.File, addr, by string) {
+	r := *st.Resources[addr]
+	r.Approval = &state.Approval{Digest: state.OutputsDigest(r.Outputs), By: by, At: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	st.Resources[addr] = &r
+}
+
+// TestKeepApprovedPins: with keep_approved, a replace of a resource whose
+// approval holds is a no-op listed as pinned with why the fingerprint
+// changed; without an approval (or with -replace naming it, or without
+// keep_approved) it is replaced, and a replace of an approved resource
+// says the approval will no longer hold.
+func TestKeepApprovedPins(t *testing.T) {
+	p := baseProject()
+	st := p.apply(t)
+	approve(st, `synthesis.menu["billing"]`, "Ana")
+	approve(st, `synthesis.menu["support"]`, "Ana")
+	for _, s := range p.m.Syntheses {
+		if s.Name == "menu" {
+			s.VoiceName = "Deepak"
+			s.Lifecycle.KeepApproved = s.Key != "support"
+		}
+	}
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pinned) != 1 || plan.Pinned[0].Address != `synthesis.menu["billing"]` {
+		t.Fatalf("pinned: %+v", plan.Pinned)
+	}
+	pin := plan.Pinned[0]
+	if !strings.Contains(pin.Reason(), "approved by Ana at 2026-11-27T09:00:00Z") || !strings.Contains(pin.Reason(), "voice Kaveri -> Deepak") {
+		t.Errorf("pinned reason %q", pin.Reason())
+	}
+	if a := plan.Action(`synthesis.menu["billing"]`); a != nil {
+		t.Errorf("a pinned resource has an action: %s", a.Type)
+	}
+	if s := plan.Summary(); s.Replace != 2 || s.Pinned != 1 || s.NoOp != len(p.desired(t))-3 {
+		t.Errorf("summary %+v", s)
+	}
+	support := plan.Action(`synthesis.menu["support"]`)
+	if support == nil || support.Type != planner.Replace || !strings.Contains(strings.Join(support.Reasons, "; "), "approval by Ana of 2026-11-27T09:00:00Z will no longer hold") {
+		t.Errorf("support (approved, not keep_approved): %+v", support)
+	}
+	if a := plan.Action(`synthesis.menu["sales"]`); a == nil || a.Type != planner.Replace {
+		t.Errorf("sales (not approved) is not replaced: %+v", a)
+	}
+
+	plan, err = p.plan(t, st, planner.Options{Replace: []string{`synthesis.menu["billing"]`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action(`synthesis.menu["billing"]`); a == nil || a.Type != planner.Replace || len(plan.Pinned) != 0 {
+		t.Errorf("-replace of a pinned resource: %+v, pinned %+v", a, plan.Pinned)
+	}
+
+	// The approved output deleted: still pinned, and the plan says so.
+	delete(p.fs, "build/ivr/menu/billing.wav")
+	plan, err = p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pinned) != 1 || !strings.Contains(plan.Pinned[0].Reason(), "missing or modified: build/ivr/menu/billing.wav") {
+		t.Errorf("pinned with its output gone: %+v", plan.Pinned)
+	}
+}
+
+// TestPreventDestroy: a plan deleting a resource whose lifecycle says
+// prevent_destroy is refused, whether the manifest declares it (destroy)
+// or only the state recorded it (removed from the manifest).
+func TestPreventDestroy(t *testing.T) {
+	p := baseProject()
+	s := p.synthesis("synthesis.welcome")
+	s.Lifecycle.PreventDestroy = true
+	s.Fields = map[string]manifest.Pos{"lifecycle.prevent_destroy": {File: "voxform.yaml", Line: 7, Col: 20}}
+	st := p.apply(t)
+	_, err := p.plan(t, st, planner.Options{Destroy: true})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "voxform.yaml:7:20: synthesis.welcome") {
+		t.Fatalf("destroy of a prevent_destroy resource: %v", err)
+	}
+	r := *st.Resources["synthesis.welcome"]
+	r.PreventDestroy = true
+	st.Resources["synthesis.welcome"] = &r
+	p.m.Syntheses = p.m.Syntheses[1:] // welcome removed from the manifest
+	_, err = p.plan(t, st, planner.Options{})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "synthesis.welcome (recorded in the state") {
+		t.Fatalf("removing a resource recorded prevent_destroy: %v", err)
+	}
+	r.PreventDestroy = false
+	if _, err := p.plan(t, st, planner.Options{}); err != nil {
+		t.Fatalf("removing a resource without prevent_destroy: %v", err)
+	}
+}
