@@ -6,7 +6,8 @@
 # (the pg state backend's tests start a server of their own; the package's
 # cluster is not used), chromium (the report page's tests drive it
 # headless over the DevTools protocol), and GNU time (the benchmark
-# harness's tests measure peak RSS with it). Idempotent.
+# harness's tests measure peak RSS with it), and git (provenance's git
+# HEAD reader is compared with it; approve asks it for the user). Idempotent.
 set -euo pipefail
 missing=()
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
@@ -17,6 +18,7 @@ ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ -x /usr/bin/time ] || missing+=(time)
 command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
+command -v git >/dev/null 2>&1 || missing+=(git)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
