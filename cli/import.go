@@ -26,10 +26,11 @@ synthesis's audio_config asks), copied to the synthesis's output path (a
 file already there with the same bytes is adopted in place) and recorded
 under the synthesis's request, with origin "imported": the next plan
 shows no change for it. A change of the declared request later replaces
-it like any other output. The file is kept in the output cache under
-that request, as apply keeps what the service made, and pushed to the
-manifest's remote (unless -cache says otherwise), so that 'voxform pull'
-on a fresh clone restores it and 'voxform use' can put it back later.
+it like any other output. The file is not kept in the output cache: an
+entry there is the service's answer to a request, which every project
+sharing the cache takes as such. So 'voxform pull' on a fresh clone does
+not restore it (the plan shows it as a repair, billed), and once
+replaced, 'voxform use' cannot put it back: keep the files.
 Import makes no listening check: for a synthesis with listen:, the next
 plan prices the check of the imported audio (free when the cache holds
 one). Only a synthesis whose one output is its audio can be imported
@@ -58,8 +59,6 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	match := fs.String("match", "", "with -dir, the file names to import: `PATTERN` such as {key}.wav")
 	force := fs.Bool("force", false, "adopt the file even if the address is recorded (its recorded output is replaced)")
 	jsonOut := fs.Bool("json", false, "print what was imported as JSON")
-	var c cacheFlag
-	c.register(env, fs)
 	var lockTimeout time.Duration
 	lockTimeoutFlag(fs, &lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
@@ -92,7 +91,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := workspace.ImportOptions{Force: *force, Cache: c.mode()}
+	opts := workspace.ImportOptions{Force: *force}
 	var done []workspace.Imported
 	if mp != nil {
 		done, err = sess.ImportDir(ctx, m, absFrom(env, *dir), mp, opts)

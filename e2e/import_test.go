@@ -16,8 +16,9 @@ const importPrompts = 50
 
 // TestImportAndUse is issue 30's adoption, end to end against the
 // emulator: a folder of 50 existing prompts imported gives a plan with no
-// changes and no call; a text changed and applied makes a new take, and
-// 'use' puts the imported take back byte for byte with no call, after
+// changes and no call, and never enters the output cache (another project
+// pays for the same prompts); texts changed and applied make new takes,
+// and 'use' puts an earlier one back byte for byte with no call, after
 // which the plan shows no change.
 func TestImportAndUse(t *testing.T) {
 	e := startEmulator(t, emulator.Options{})
@@ -70,19 +71,15 @@ syntheses:
 		t.Fatalf("origin of %s: %q, want imported", addr, o)
 	}
 
-	// A fresh clone (the state committed, the outputs not) pulls the
-	// imported prompts from the output cache, byte for byte, with no call.
-	clone := &project{t: t, dir: t.TempDir(), env: p.env}
-	for _, f := range []string{"voxform.yaml", "prompts.csv", "voxform.state.json"} {
-		clone.writeFile(f, p.readFile(f))
+	// The imported bytes are not the service's answer to the request: they
+	// never enter the output cache, so another project asking for the same
+	// prompt pays for it rather than restoring the imported file.
+	other := &project{t: t, dir: t.TempDir(), env: p.env}
+	for _, f := range []string{"voxform.yaml", "prompts.csv"} {
+		other.writeFile(f, p.readFile(f))
 	}
-	clone.mustRun("pull")
-	if got := mustRead(t, clone.path("build/p07.wav")); !bytes.Equal(got, legacy) {
-		t.Fatal("pull on a fresh clone did not restore the imported file")
-	}
-	clone.assertNoChanges()
-	if n := e.stats(t).calls() - calls; n != 0 {
-		t.Fatalf("pull made %d API calls, want none", n)
+	if _, sum := other.plan(); sum.Add != importPrompts || sum.Restore != 0 {
+		t.Fatalf("another project with the same requests: %+v, want %d billed creates and no restore", sum, importPrompts)
 	}
 
 	// A text change replaces the imported prompt, billed: a new take.
@@ -109,17 +106,27 @@ syntheses:
 	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
 		t.Fatalf("takes -json: %v\n%s", err, r)
 	}
-	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "imported" || !tk[0].Cached || tk[0].Current || !tk[1].Current {
-		t.Fatalf("takes of %s: %+v, want the imported take (cached) and the current one", addr, tk)
+	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "imported" || tk[0].Cached || tk[0].Current || !tk[1].Current {
+		t.Fatalf("takes of %s: %+v, want the imported take (not cached) and the current one", addr, tk)
+	}
+	if r := p.run("use", addr, "1"); r.code == 0 {
+		t.Fatalf("use put back an imported take the cache never held:\n%s", r)
 	}
 
+	// Another text: a third take. use puts the second (the service's)
+	// back, byte for byte, with no call.
+	second := mustRead(t, p.path("build/p07.wav"))
+	p.writeFile("prompts.csv", strings.Replace(csv.String(), texts[7], "All our lines are busy.", 1))
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
 	calls = e.stats(t).calls()
-	p.mustRun("use", addr, "1")
+	p.mustRun("use", addr, "2")
 	if n := e.stats(t).calls() - calls; n != 0 {
 		t.Fatalf("use made %d API calls, want none", n)
 	}
-	if got := mustRead(t, p.path("build/p07.wav")); !bytes.Equal(got, legacy) {
-		t.Fatal("use did not put the imported take back byte for byte")
+	if got := mustRead(t, p.path("build/p07.wav")); !bytes.Equal(got, second) {
+		t.Fatal("use did not put the second take back byte for byte")
 	}
 	if o := stateOrigin(t, p, addr); o != "take" {
 		t.Fatalf("origin of %s after use: %q, want take", addr, o)

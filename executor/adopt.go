@@ -70,11 +70,10 @@ func describeFormat(f contract.Format) string {
 }
 
 // Adopt puts ad's output in place and records it (see Adoption), with
-// opts.Dir, Recorder, Hashes, Events and Cache (nil: the output is not
-// kept in the output cache; else it is kept there under the desired
-// fingerprint, and pushed to its remote, as apply keeps what the service
-// made, so that 'voxform pull' on a fresh clone restores it). It calls
-// no service.
+// opts.Dir, Recorder, Hashes and Events. It calls no service, and keeps
+// nothing in the output cache: an entry there is the service's answer to
+// its fingerprint's request, which every project sharing the cache takes
+// as such, and an imported file or a take put back is not that answer.
 func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, error) {
 	d := ad.Desired
 	if err := Adoptable(d); err != nil {
@@ -93,10 +92,6 @@ func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, err
 		emit = func(Event) {}
 	}
 	w := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: emit}
-	if opts.Cache != nil {
-		w.kept = newKeeper(ctx, opts.Cache, opts.Dir, emit, &planner.Plan{})
-		defer w.kept.wait()
-	}
 	rel := d.Outputs[0].Path
 	a := &planner.Action{Type: planner.Create, Address: d.Address, Desired: d, Prior: ad.Prior}
 	if ad.Replace != "" {

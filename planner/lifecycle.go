@@ -44,7 +44,7 @@ func (p *Pinned) Reason() string {
 // keep_approved, its recorded approval holds and -replace does not name
 // it; it reports whether it did.
 func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) bool {
-	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() {
+	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() || !sameOutputs(d, prior) {
 		return false
 	}
 	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
@@ -115,4 +115,28 @@ func (c *computer) checkPreventDestroy() error {
 	sort.Strings(refused)
 	return fmt.Errorf("%w: the plan would delete %d resource%s that must not be: %s; to delete it, set lifecycle.prevent_destroy: false (declaring it again if it was removed) and apply first, or 'voxform state rm' it to forget it and keep its files",
 		ErrPreventDestroy, len(refused), map[bool]string{true: "", false: "s"}[len(refused) == 1], strings.Join(refused, "; "))
+}
+
+// sameOutputs reports whether d declares the outputs prior records, path
+// and format alike (delivered outputs aside): a pin keeps the approved
+// files, so it cannot stand for files declared elsewhere or in another
+// format, which the replace makes.
+func sameOutputs(d *Desired, prior *state.Resource) bool {
+	declared := map[string]string{}
+	for _, o := range d.Outputs {
+		if _, delivered := IsDelivery(o.Format); !delivered {
+			declared[o.Path] = o.Format
+		}
+	}
+	n := 0
+	for _, o := range prior.Outputs {
+		if o.Delivery != nil {
+			continue
+		}
+		if f, ok := declared[o.Path]; !ok || f != o.Format {
+			return false
+		}
+		n++
+	}
+	return n == len(declared)
 }

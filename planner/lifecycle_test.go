@@ -105,3 +105,22 @@ func TestPreventDestroy(t *testing.T) {
 		t.Fatalf("removing a resource without prevent_destroy: %v", err)
 	}
 }
+
+// TestPinKeepsOnlyTheDeclaredFiles: a pin keeps the approved files where
+// they are declared; a change of output path replaces the resource (the
+// pin cannot stand for a file declared elsewhere).
+func TestPinKeepsOnlyTheDeclaredFiles(t *testing.T) {
+	p := baseProject()
+	st := p.apply(t)
+	approve(st, `synthesis.menu["billing"]`, "Ana")
+	s := p.synthesis(`synthesis.menu["billing"]`)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.Output = "build/ivr/menu/billing-v2.wav"
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action(`synthesis.menu["billing"]`); a == nil || a.Type != planner.Replace || len(plan.Pinned) != 0 {
+		t.Fatalf("a moved output was pinned: %+v, pinned %+v", a, plan.Pinned)
+	}
+}

@@ -120,3 +120,18 @@ func TestRecorderKeepsApprovalAcrossRecordsAndRevokes(t *testing.T) {
 	rec.Close()
 	lk.Unlock()
 }
+
+// TestPackageDigestIsOfItsBooks: a resource whose outputs are all
+// delivered ones (a package) is approved for its books' bytes, so an
+// approval of it is lost when a book changes.
+func TestPackageDigestIsOfItsBooks(t *testing.T) {
+	d := &Delivery{Profile: "acx"}
+	a := []Output{{Path: "build/book.mp3", Format: "deliver:mp3", SHA256: "aa", Delivery: d}}
+	b := []Output{{Path: "build/book.mp3", Format: "deliver:mp3", SHA256: "bb", Delivery: d}}
+	if OutputsDigest(a) == OutputsDigest(b) {
+		t.Error("a package's approval holds whatever its books hold")
+	}
+	if OutputsDigest(a) == OutputsDigest(nil) {
+		t.Error("a package's digest is that of nothing")
+	}
+}

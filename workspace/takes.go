@@ -29,11 +29,6 @@ type ImportFile struct {
 type ImportOptions struct {
 	// Force adopts a file for an address the state records already.
 	Force bool
-	// Cache is the output cache mode the imported outputs are kept in
-	// (planner.CacheOn, the default: the local cache and the manifest's
-	// remote; CacheLocal; CacheOff: not kept, and use cannot put them
-	// back later).
-	Cache string
 }
 
 // Imported is what an import recorded for one file.
@@ -86,14 +81,6 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 			return nil, err
 		}
 	}
-	mode := opts.Cache
-	if mode == "" {
-		mode = planner.CacheOn
-	}
-	c, err := s.ws.openCache(ctx, Settings(m), mode)
-	if err != nil {
-		return nil, err
-	}
 	warn := func(e executor.Event) {
 		if e.Kind == executor.EventWarning && e.Err != nil {
 			s.notify("warning: " + e.Err.Error())
@@ -102,7 +89,7 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 	journal := state.NewTakesJournal(s.ws.Dir)
 	out := make([]Imported, 0, len(files))
 	for i, f := range files {
-		res, err := executor.Adopt(ctx, executor.Options{Dir: s.ws.Dir, Recorder: s.rec, Hashes: s.cache, Cache: c, Events: warn}, ads[i])
+		res, err := executor.Adopt(ctx, executor.Options{Dir: s.ws.Dir, Recorder: s.rec, Hashes: s.cache, Events: warn}, ads[i])
 		if err != nil {
 			return out, fmt.Errorf("import %s: %w", f.Address, err)
 		}
@@ -220,8 +207,10 @@ func journalTakes(dir string, next func(string, *state.Resource, *state.Resource
 		now = time.Now
 	}
 	return func(addr string, prior, res *state.Resource) {
-		if prior == nil || prior.Fingerprint != res.Fingerprint || state.OutputsDigest(prior.Outputs) != state.OutputsDigest(res.Outputs) {
-			if err := j.Append(state.TakeOf(addr, res, now())); err != nil && events != nil {
+		t := state.TakeOf(addr, res, now())
+		// A package is no take: its books are made again from its chapters.
+		if len(t.Outputs) > 0 && (prior == nil || prior.Fingerprint != res.Fingerprint || state.OutputsDigest(prior.Outputs) != state.OutputsDigest(res.Outputs)) {
+			if err := j.Append(t); err != nil && events != nil {
 				events(executor.Event{Kind: executor.EventWarning, Address: addr, Err: err})
 			}
 		}
