@@ -313,11 +313,11 @@ func (jw *jsonRewriter) encode(s string) {
 // redactText redacts s on its own, until nothing more is found.
 func redactText(p redact.Policy, s string) string {
 	for range maxRedactRounds {
-		spans := p.Find(s)
-		if len(spans) == 0 {
+		next := p.Redact(s)
+		if next == s {
 			return s
 		}
-		s = redact.Replace(s, spans)
+		s = next
 	}
 	// Still matching: nothing of it is written.
 	return redactedAll

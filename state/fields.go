@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Bounds of the recorded fields whose content voxform takes from outside
@@ -24,20 +23,7 @@ const (
 // than MaxLabel bytes, not UTF-8, or holding a character that is not
 // printable (a control character, an escape sequence, a bidirectional
 // override). Empty is fine.
-func CheckLabel(field, s string) error {
-	if len(s) > MaxLabel {
-		return fmt.Errorf("%s: %d bytes, more than the limit of %d", field, len(s), MaxLabel)
-	}
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s: not UTF-8", field)
-	}
-	for i, r := range s {
-		if !unicode.IsPrint(r) {
-			return fmt.Errorf("%s: character %U at byte %d is not printable", field, r, i)
-		}
-	}
-	return nil
-}
+func CheckLabel(field, s string) error { return CheckText(field, s, MaxLabel) }
 
 // CheckReported refuses a resource whose fields that voxform takes from
 // outside could not be honest: its model and detected language
