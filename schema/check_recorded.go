@@ -11,7 +11,7 @@ import (
 
 // checkRecorded checks a synthesis's recording (recorded:): no cue files
 // beside it (cue times come from the service's alignment; a recording
-// has none), and, unless probing is off, a recording that really lies in
+// has none), no listen.regenerate (a recording is not made again), and, unless probing is off, a recording that really lies in
 // the manifest directory (no link out of it), a regular file, whose
 // audio, probed by its content, becomes the declared format by a copy or
 // a lossless conversion, or by a lossy one that convert: true declares
@@ -29,6 +29,10 @@ func (c *checker) checkRecorded(s *manifest.Synthesis) {
 	if s.Cues != nil && c.once(onceKey{what: "recorded cues", pos: s.Pos, value: s.Name}) {
 		c.ds.Errorf(manifest.FieldPos(s.Fields, "cues", s.Pos), "synthesis %q sets both recorded and cues: a recording has no cue times (they come from the service's alignment)", s.Name).
 			WithHint("remove cues:, or remove recorded: to synthesize the text")
+	}
+	if s.Listen != nil && s.Listen.Regenerate > 0 && c.once(onceKey{what: "recorded regenerate", pos: s.Pos, value: s.Name}) {
+		c.ds.Errorf(manifest.FieldPos(s.Listen.Fields, "regenerate", s.Listen.Pos), "synthesis %q sets both recorded and listen.regenerate: a recording is not made again", s.Name).
+			WithHint("remove regenerate: (the check still tells a failing recording)")
 	}
 	if c.opts.NoProbe {
 		return

@@ -58,7 +58,7 @@ var pcm16k = audio.Format{SampleRate: 16000, Channels: 1, BitsPerSample: 16, Enc
 // conversion to the declared format is lossless (16-bit WAV to 24-bit
 // raw) is taken, a lossy one (another rate) is refused at its position
 // with both formats named unless convert: true declares it; recorded: is
-// refused with cues:, in defaults.synthesis, out of the manifest
+// refused with cues: or listen.regenerate, in defaults.synthesis, out of the manifest
 // directory, and through a link out of it.
 func TestRecorded(t *testing.T) {
 	dir := t.TempDir()
@@ -109,6 +109,8 @@ func TestRecorded(t *testing.T) {
 	}
 	refused("cues", strings.Replace(recordedManifest, "    recorded: {path", "    cues: {vtt: out/legal.vtt}\n    recorded: {path", 1),
 		"voxform.yaml:17:11", "recorded and cues")
+	refused("regenerate", strings.Replace(recordedManifest, "    recorded: {path", "    listen: {regenerate: 2}\n    recorded: {path", 1),
+		"voxform.yaml:17:26", "listen.regenerate")
 	refused("in defaults", strings.Replace(recordedManifest, "syntheses:", "defaults:\n  synthesis: {recorded: studio/a.wav}\nsyntheses:", 1),
 		"voxform.yaml:5:", "recorded")
 	refused("outside", strings.Replace(recordedManifest, "studio/legal.wav", "../legal.wav", 1), "voxform.yaml:17:22", "../legal.wav")
