@@ -70,7 +70,7 @@ func recordedSwitch(prior, request map[string]any) ([]string, bool) {
 	case isRec:
 		return []string{fmt.Sprintf("recorded: added (from recording %v, free)", cur["path"])}, true
 	}
-	return []string{"recorded: removed, synthesized (billed)"}, true
+	return []string{"recorded: removed, synthesized"}, true
 }
 
 // recordedReasons names what changed of a recording between two

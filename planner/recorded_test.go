@@ -53,7 +53,7 @@ func TestRecordedFingerprint(t *testing.T) {
 	s.Recorded = nil
 	a = actionOf(mustPlan(t, p, st), addr)
 	if a == nil || a.Type != planner.Replace || a.Cost.Characters != int64(len([]rune(s.Text))) ||
-		!slices.Equal(a.Reasons, []string{"recorded: removed, synthesized (billed)"}) {
+		!slices.Equal(a.Reasons, []string{"recorded: removed, synthesized"}) {
 		t.Fatalf("recorded: removed: want a billed replace saying so, got %+v", a)
 	}
 
