@@ -51,8 +51,9 @@ func TestRecordedOutputs(t *testing.T) {
 	if s := h.apply(); s.Done != 3 || s.Failed != 0 {
 		t.Fatalf("apply: %+v", s)
 	}
-	if n := h.counter("requests"); n != 0 {
-		t.Errorf("recorded syntheses made %v requests to the service, want 0", n)
+	requests, _ := h.stats()["requests"].(map[string]any)
+	if len(requests) != 0 || h.counter("syntheses") != 0 || h.counter("billed_characters") != 0 {
+		t.Errorf("recorded syntheses asked the service: requests %v, %v syntheses, %v characters billed", requests, h.counter("syntheses"), h.counter("billed_characters"))
 	}
 	read := func(p string) []byte {
 		b, err := os.ReadFile(filepath.Join(h.dir, p))
