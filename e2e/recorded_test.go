@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ syntheses:
 // TestRecordedReplacesTTS is issue 30's human recording, end to end
 // against the emulator: a recording given to an applied TTS prompt is a
 // free replace, applied with no call; the output is the recording byte
-// for byte and state show says recorded; the record survives state
+// for byte, state show says recorded and takes lists it, cached; the record survives state
 // migrate to pg and back, and a fresh clone's pull restores the output
 // from the remote cache with no call; removing recorded: is a replace
 // that says so, free from the cache when it holds the earlier take, billed
@@ -54,7 +55,7 @@ func TestRecordedReplacesTTS(t *testing.T) {
 	const addr = "synthesis.greeting"
 	changes, sum := p.plan()
 	if sum.Replace != 1 || sum.changes() != 1 || sum.Cost.Characters != 0 || len(changes) != 1 || changes[0].Address != addr ||
-		!slices.Contains(changes[0].Reasons, "recorded: added (from recording studio/greeting.wav, free)") {
+		!slices.Contains(changes[0].Reasons, "recorded: added (from recording studio/greeting.wav)") {
 		t.Fatalf("plan with a recording: %+v %+v, want one free replace of %s saying why", sum, changes, addr)
 	}
 	calls := e.stats(t).calls()
@@ -71,6 +72,20 @@ func TestRecordedReplacesTTS(t *testing.T) {
 		t.Fatalf("origin of %s: %q, want recorded", addr, o)
 	}
 	p.assertNoChanges()
+	var listed struct {
+		Takes []struct {
+			Origin  string `json:"origin"`
+			Cached  bool   `json:"cached"`
+			Current bool   `json:"current"`
+		} `json:"takes"`
+	}
+	r := p.mustRun("takes", "-json", addr)
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
+		t.Fatalf("takes -json: %v\n%s", err, r)
+	}
+	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "" || tk[1].Origin != "recorded" || !tk[1].Cached || !tk[1].Current {
+		t.Fatalf("takes of %s: %+v, want the service's and the recording, current and cached", addr, tk)
+	}
 
 	// To pg and back: the record, its origin with it.
 	original := p.readFile("voxform.state.json")

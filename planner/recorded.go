@@ -68,7 +68,7 @@ func recordedSwitch(prior, request map[string]any) ([]string, bool) {
 	case wasRec == isRec:
 		return nil, false
 	case isRec:
-		return []string{fmt.Sprintf("recorded: added (from recording %v, free)", cur["path"])}, true
+		return []string{fmt.Sprintf("recorded: added (from recording %v)", cur["path"])}, true
 	}
 	return []string{"recorded: removed, synthesized"}, true
 }
@@ -97,6 +97,6 @@ func recordedReasons(old, cur any) []string {
 // recordedCreate says where a recorded synthesis's new output comes from.
 func recordedCreate(a *Action) {
 	if a != nil && a.Type == Create && a.Desired.Recorded != nil {
-		a.Reasons = []string{fmt.Sprintf("from recording %s, free", a.Desired.Recorded.Path)}
+		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Recorded.Path)}
 	}
 }

@@ -27,7 +27,7 @@ func TestRecordedFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := actionOf(plan, addr)
-	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"recorded: added (from recording studio/billing.wav, free)"}) {
+	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"recorded: added (from recording studio/billing.wav)"}) {
 		t.Fatalf("recorded: added: want a free replace saying so, got %+v", a)
 	}
 	if a.Desired.Recorded == nil || a.Desired.Recorded.SHA256 == "" || a.Desired.Characters != 0 || a.Desired.Wire.Synthesis.Text != s.Text {
@@ -70,7 +70,7 @@ func TestRecordedCreate(t *testing.T) {
 	p.fs["studio/sales.wav"] = "take"
 	p.synthesis(`synthesis.menu["sales"]`).Recorded = &manifest.Recorded{Path: "studio/sales.wav"}
 	a := actionOf(mustPlan(t, p, nil), `synthesis.menu["sales"]`)
-	if a == nil || a.Type != planner.Create || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"from recording studio/sales.wav, free"}) {
+	if a == nil || a.Type != planner.Create || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"from recording studio/sales.wav"}) {
 		t.Fatalf("want a free create from the recording, got %+v", a)
 	}
 }
