@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/manifest"
@@ -56,6 +57,17 @@ type item struct {
 	// service: "imported", or "take" and the take's fingerprint (see
 	// state.Resource.Origin).
 	Origin string `json:"origin,omitempty"`
+	// Recording is, for a synthesis whose output is a human recording
+	// (recorded:), the recording's path as its request names it.
+	Recording string `json:"recording,omitempty"`
+	// Made: the row's resource is recorded with outputs (Origin says
+	// where they came from; none: the service).
+	Made bool `json:"made,omitempty"`
+	// Approval is the sign-off recorded for the resource (nil: none).
+	Approval *approvalView `json:"approval,omitempty"`
+	// Approvable: the resource is made, complete and left as it is, so
+	// 'voxform approve' may be asked for it; the page offers a tick box.
+	Approvable bool `json:"approvable,omitempty"`
 	// Duration is in seconds: the audio's, or the transcribed source's.
 	Duration float64  `json:"duration,omitempty"`
 	Size     int64    `json:"size,omitempty"`
@@ -108,6 +120,46 @@ type audioRef struct {
 	Roles map[int]string
 }
 
+// approvalView is an approval as a row shows it.
+type approvalView struct {
+	// State is ApprovalHolds, ApprovalLost or ApprovalEnds.
+	State string `json:"state"`
+	By    string `json:"by"`
+	// At is when, in UTC (RFC 3339).
+	At   string `json:"at"`
+	Note string `json:"note,omitempty"`
+}
+
+// States of a row's approval (approvalView.State).
+const (
+	// ApprovalHolds: the recorded outputs are the bytes approved.
+	ApprovalHolds = "approved"
+	// ApprovalLost: the outputs changed since they were approved.
+	ApprovalLost = "lost"
+	// ApprovalEnds: it holds now, and the saved plan replaces the outputs.
+	ApprovalEnds = "ends"
+)
+
+// approvalOf is the approval recorded for r, as a row shows it (nil when
+// there is none).
+func approvalOf(r *state.Resource) *approvalView {
+	a := r.Approval
+	if a == nil {
+		return nil
+	}
+	v := &approvalView{State: ApprovalLost, By: a.By, At: a.At.UTC().Format(time.RFC3339), Note: a.Note}
+	if a.Holds(r) {
+		v.State = ApprovalHolds
+	}
+	return v
+}
+
+// approvable reports whether 'voxform approve' may be asked for r as it
+// is recorded: complete, with outputs, its approval not holding already.
+func approvable(r *state.Resource) bool {
+	return r.Status == state.StatusComplete && len(r.Outputs) > 0 && !r.Approved()
+}
+
 func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
 
 // rows builds the page's rows from the input.
@@ -153,6 +205,7 @@ func stateRows(in Input, p *page) {
 		it.Status = r.Status
 		it.cur, it.rec = outputRef(r), r
 		it.Cost = billed(r).Short()
+		it.Approvable = approvable(r)
 		if prev != nil {
 			old := prev.Resources[addr]
 			switch {
@@ -197,6 +250,9 @@ func planRows(in Input, p *page) error {
 	p.Against = fmt.Sprintf("the state (serial %d)", plan.Serial)
 	p.Cost = plan.Cost
 	seen := map[string]bool{}
+	for _, pin := range plan.Pinned {
+		seen[pin.Address] = true
+	}
 	nm := namesOf(in.State)
 	for _, a := range plan.Actions {
 		seen[a.Address] = true
@@ -216,6 +272,18 @@ func planRows(in Input, p *page) error {
 		r := in.State.Resources[addr]
 		it := describe(addr, r, nm)
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
+		it.cur, it.rec = outputRef(r), r
+		it.Approvable = approvable(r)
+		p.Items = append(p.Items, it)
+	}
+	for _, pin := range plan.Pinned {
+		r := in.State.Resources[pin.Address]
+		if r == nil {
+			continue
+		}
+		it := describe(pin.Address, r, nm)
+		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
+		it.Reasons = []string{"pinned (approved): " + pin.Reason()}
 		it.cur, it.rec = outputRef(r), r
 		p.Items = append(p.Items, it)
 	}
@@ -257,6 +325,15 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 	if a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint != a.Desired.Fingerprint {
 		setPrevious(&it, a.Prior, nm, outputRef(a.Prior))
 	}
+	if a.Prior != nil && a.Desired != nil {
+		it.Approval = approvalOf(a.Prior)
+		if it.Approval != nil && it.Approval.State == ApprovalHolds && a.Type == planner.Replace {
+			it.Approval.State = ApprovalEnds
+		}
+		if a.Type == planner.Replace { // where the outputs it replaces came from
+			it.Origin = originOf(a.Prior)
+		}
+	}
 	return it, nil
 }
 
@@ -290,7 +367,9 @@ func describe(addr string, r *state.Resource, nm names) item {
 		it.Size += o.Size
 	}
 	it.Duration = r.DurationSeconds
-	it.Origin = originOf(r)
+	it.Origin, it.Recording = originOf(r), recordingOf(r)
+	it.Made = r.Status == state.StatusComplete && len(r.Outputs) > 0
+	it.Approval = approvalOf(r)
 	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
 		it.transcriptJ = transcriptRef(r)
 	}
@@ -444,6 +523,13 @@ func clipText(s string) string {
 		n++
 	}
 	return s
+}
+
+// recordingOf is the path of the human recording r's request names
+// (a synthesis with recorded:), "" for any other.
+func recordingOf(r *state.Resource) string {
+	rec, _ := r.RequestFields()["recorded"].(map[string]any)
+	return clipText(str(rec, "path"))
 }
 
 // originOf is the Origin of a row for the record r.
