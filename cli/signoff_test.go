@@ -111,3 +111,20 @@ func TestSignOffShown(t *testing.T) {
 		t.Errorf("show after a lost approval and an import:\n%s", stdout)
 	}
 }
+
+// TestApproveAddressWithStar: an address whose for_each key holds a *
+// names only itself (the report page's command for one ticked row
+// approves that row), while a pattern that is no address still matches.
+func TestApproveAddressWithStar(t *testing.T) {
+	addrs := []string{`synthesis.menu["a*"]`, `synthesis.menu["ab"]`, `synthesis.menu["b"]`}
+	for pattern, want := range map[string]string{
+		`synthesis.menu["a*"]`: `synthesis.menu["a*"]`,
+		`synthesis.menu["a*`:   `synthesis.menu["a*"] synthesis.menu["ab"]`,
+		`synthesis.menu[*]`:    strings.Join(addrs, " "),
+	} {
+		got, err := matchPatterns([]string{pattern}, addrs, "approve", "declared in the manifest")
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("%s names %q (%v), want %q", pattern, got, err, want)
+		}
+	}
+}
