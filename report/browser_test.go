@@ -197,7 +197,7 @@ func TestSignOffPageInBrowser(t *testing.T) {
 	}
 	for _, c := range []struct{ got, want string }{
 		{page.Held, "✓ approvedby Eve <script>alert(1)</script>at 2026-11-02T09:30:00Znote: " + hostileNote + "origin: made by the service"},
-		{page.Lost, "✗ approval lost: the outputs changed sinceby Ana <ana@example.com>at 2026-11-02T09:30:00Znote: TICKET-7origin: made by the service"},
+		{page.Lost, "✗ approval lost: the outputs changed since they were approvedby Ana <ana@example.com>at 2026-11-02T09:30:00Znote: TICKET-7origin: made by the service"},
 		{page.None, "not approvedorigin: made by the service"},
 		{page.Take, "not approvedorigin: a take put back (voxform use): take 999999999999"},
 		{page.Studio, "not approvedorigin: recorded · recording studio/seven.wav"},

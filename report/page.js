@@ -217,7 +217,7 @@
   function signoff(it) {
     var d = el("div", "signoff"), a = it.approval;
     if (a) {
-      var words = {approved: "✓ approved", lost: "✗ approval lost: the outputs changed since", ends: "✗ approval ends: this plan replaces the approved outputs"};
+      var words = {approved: "✓ approved", lost: "✗ approval lost: the outputs changed since they were approved", ends: "✗ approval ends: this plan replaces the approved outputs"};
       d.appendChild(el("span", "approval " + a.state, words[a.state] || a.state));
       d.appendChild(el("span", "by", "by " + a.by));
       d.appendChild(el("span", "at", "at " + a.at));
