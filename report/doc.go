@@ -58,6 +58,7 @@
 // path). A static page cannot write the state: a row whose resource is
 // made and not approved has a tick box, and the page writes the
 // 'voxform approve' command for the ticked rows, each address one shell
-// word (single-quoted, a single quote written '\''), to copy and run.
+// word (in single quotes, each single quote in it closing the quotes,
+// escaped, and opening them again), to copy and run.
 // Approvers' names and notes are people's text: data, as every text is.
 package report
