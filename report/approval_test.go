@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/report"
@@ -49,8 +51,8 @@ func signOffState(t *testing.T, dir string) *state.File {
 	add(`synthesis.menu["it's a b"]`, "press three", 2)
 	add(`synthesis.menu["plain"]`, "press four", 5)
 	studio := add("synthesis.studio", "press seven", 6)
-	studio.Origin = "recorded" // what apply records for a recorded: synthesis
-	studio.Request["recorded"] = map[string]any{"path": "studio/seven.wav", "sha256": strings.Repeat("7", 64)}
+	studio.Origin = "recorded"                                                                                                 // what apply records for a recorded: synthesis
+	studio.Request = map[string]any{"recorded": map[string]any{"path": "studio/seven.wav", "sha256": strings.Repeat("7", 64)}} // no text: a recording's request
 	imp := add("synthesis.imported", "press five", 3)
 	imp.Origin = state.OriginImported
 	take := add("synthesis.take", "press six", 4)
@@ -69,12 +71,16 @@ func TestReportSignOff(t *testing.T) {
 	dir := t.TempDir()
 	st := signOffState(t, dir)
 	out := filepath.Join(dir, "report")
-	if err := report.Build(context.Background(), report.Input{Dir: dir, Out: out, State: st}); err != nil {
+	m := &manifest.Manifest{Dir: dir, Version: 1, Syntheses: []*manifest.Synthesis{{Name: "studio", Address: "synthesis.studio", Text: "press seven"}}}
+	if err := report.Build(context.Background(), report.Input{Dir: dir, Out: out, State: st, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	items := map[string]map[string]any{}
 	for _, it := range pageData(t, out) {
 		items[it["address"].(string)] = it
+	}
+	if items["synthesis.studio"]["text"] != "press seven" {
+		t.Errorf("the recorded synthesis's text %v, want the declared text", items["synthesis.studio"]["text"])
 	}
 	approval := func(addr string) map[string]any { a, _ := items[addr]["approval"].(map[string]any); return a }
 	if a := approval(`synthesis.menu["held"]`); a == nil || a["state"] != "approved" || a["by"] != `Eve <script>alert(1)</script>` ||
@@ -135,7 +141,10 @@ func TestReportPlanSignOff(t *testing.T) {
 	held := st.Resources[`synthesis.menu["held"]`]
 	plan := &planner.Plan{
 		Actions: []*planner.Action{{Address: "synthesis.imported", Type: planner.Replace, Desired: ds[0], Prior: imp, Reasons: []string{"text"}},
-			{Address: "synthesis.new", Type: planner.Create, Desired: ds[0]}},
+			{Address: "synthesis.new", Type: planner.Create, Desired: ds[0]},
+			{Address: "synthesis.rec", Type: planner.Create, Desired: &planner.Desired{Address: "synthesis.rec", Kind: manifest.KindSynthesis,
+				Wire: planner.Wire{Synthesis: &contract.SynthesisRequest{Text: "press eight"}}, Fingerprint: strings.Repeat("8", 64),
+				Request: json.RawMessage(`{"recorded":{"path":"studio/eight.wav"}}`)}}},
 		Pinned: []planner.Pinned{{Address: `synthesis.menu["held"]`, Kind: "synthesis", Reasons: []string{"voice Kaveri -> Deepak"}, Approval: *held.Approval}},
 	}
 	out := filepath.Join(dir, "report")
@@ -159,6 +168,9 @@ func TestReportPlanSignOff(t *testing.T) {
 	if n != 1 || pin["action"] != "no-op" || pin["approvable"] == true || len(reasons) != 1 ||
 		!strings.HasPrefix(reasons[0].(string), "pinned (approved): approved by Eve") || !strings.Contains(reasons[0].(string), "voice Kaveri -> Deepak") {
 		t.Errorf("the pinned row (%d of it): %v", n, pin)
+	}
+	if rec := items["synthesis.rec"]; rec["text"] != "press eight" || rec["recording"] != "studio/eight.wav" {
+		t.Errorf("the recording to be copied: %v", rec)
 	}
 	if items[`synthesis.menu["it's a b"]`]["approvable"] != true || items["synthesis.new"]["approvable"] == true {
 		t.Errorf("approvable: left alone %v, to be made %v; want true and false", items[`synthesis.menu["it's a b"]`]["approvable"], items["synthesis.new"]["approvable"])

@@ -33,6 +33,34 @@ type page struct {
 	// listening judges the rows' listening checks and holds the table of
 	// limits they were judged at.
 	listening *listening
+	// manifest is Input.Manifest; texts its syntheses' texts by address,
+	// made on first use (see declaredText).
+	manifest *manifest.Manifest
+	texts    map[string]string
+}
+
+// declaredText is the text the manifest declares for the synthesis at
+// addr ("" without a manifest): a recorded synthesis's request is its
+// recording, not its text, which the row still shows.
+func (p *page) declaredText(addr string) string {
+	if p.manifest == nil {
+		return ""
+	}
+	if p.texts == nil {
+		p.texts = make(map[string]string, len(p.manifest.Syntheses))
+		for _, s := range p.manifest.Syntheses {
+			p.texts[s.Address] = s.Text
+		}
+	}
+	return clipText(p.texts[addr])
+}
+
+// fillText gives a row of a recorded synthesis, whose request holds no
+// text, the text declared for it.
+func (p *page) fillText(it *item) {
+	if it.Text == "" && it.Recording != "" {
+		it.Text = p.declaredText(it.Address)
+	}
 }
 
 // item is one row: a resource with what the page shows of it. The JSON
@@ -164,7 +192,7 @@ func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || 
 
 // rows builds the page's rows from the input.
 func rows(in Input) (*page, error) {
-	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}, listening: newListening(in.Manifest)}
+	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}, listening: newListening(in.Manifest), manifest: in.Manifest}
 	var err error
 	if in.Plan != nil {
 		err = planRows(in, p)
@@ -206,6 +234,7 @@ func stateRows(in Input, p *page) {
 		it.cur, it.rec = outputRef(r), r
 		it.Cost = billed(r).Short()
 		it.Approvable = approvable(r)
+		p.fillText(&it)
 		if prev != nil {
 			old := prev.Resources[addr]
 			switch {
@@ -274,6 +303,7 @@ func planRows(in Input, p *page) error {
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
 		it.cur, it.rec = outputRef(r), r
 		it.Approvable = approvable(r)
+		p.fillText(&it)
 		p.Items = append(p.Items, it)
 	}
 	for _, pin := range plan.Pinned {
@@ -285,6 +315,7 @@ func planRows(in Input, p *page) error {
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
 		it.Reasons = []string{"pinned (approved): " + pin.Reason()}
 		it.cur, it.rec = outputRef(r), r
+		p.fillText(&it)
 		p.Items = append(p.Items, it)
 	}
 	return nil
@@ -303,6 +334,9 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 			it.Outputs = append(it.Outputs, o.Path)
 		}
 		it.planned = d.Chunks
+		if it.Text == "" && d.Wire.Synthesis != nil { // a recording's request holds no text
+			it.Text = clipText(d.Wire.Synthesis.Text)
+		}
 	case a.Prior != nil:
 		it = describe(a.Address, a.Prior, nm)
 	default:
