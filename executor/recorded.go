@@ -31,7 +31,8 @@ const MaxRecordingBytes = cache.MaxEntryContent
 // format (contract.CheckRecording) through the atomic output writing; the
 // result is validated as the service's audio is, recorded with origin
 // recorded, kept in the output cache under its fingerprint and journalled
-// as a take. Its listening check is made as a restored take's is.
+// as a take. Its loudness is measured and its listening check made as
+// a synthesis's are (the check as a restored take's).
 type recordedOp struct {
 	files  *outputs
 	checks *restoreOp
@@ -41,7 +42,7 @@ func (op *recordedOp) apply(ctx context.Context, a *planner.Action, sl *slot) (r
 	sl.Release() // nothing is asked of the service
 	r := a.Desired.Recorded
 	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
-	o, err := op.make(a, r, format)
+	o, err := op.make(ctx, a, r, format)
 	if err != nil {
 		return result{}, fmt.Errorf("recorded %s: %w", r.Path, err)
 	}
@@ -57,9 +58,10 @@ func (op *recordedOp) apply(ctx context.Context, a *planner.Action, sl *slot) (r
 	return res, err
 }
 
-// make writes the output of a from the recording r in format and
-// commits it once it validates.
-func (op *recordedOp) make(a *planner.Action, r *planner.Recording, format contract.Format) (state.Output, error) {
+// make writes the output of a from the recording r in format, measuring
+// its loudness as it is written (as a synthesis's is), and commits it
+// once it validates.
+func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Recording, format contract.Format) (state.Output, error) {
 	f, err := op.files.root.OpenInput(filepath.FromSlash(r.Path))
 	if err != nil {
 		return state.Output{}, err
@@ -81,6 +83,7 @@ func (op *recordedOp) make(a *planner.Action, r *planner.Recording, format contr
 		return state.Output{}, err
 	}
 	defer out.Abort()
+	out.measure(ctx, format)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return state.Output{}, err
 	}

@@ -43,7 +43,7 @@ syntheses:
 // recording with no call to the service: copied byte for byte when it is
 // of the declared format, widened sample for sample (16-bit WAV to 24-bit
 // raw), converted with convert: true (16 kHz to 8 kHz mu-law); each is
-// recorded with origin recorded and validated. A recording changed
+// recorded with origin recorded, its loudness measured, and validated. A recording changed
 // between plan and apply is refused, nothing written.
 func TestRecordedOutputs(t *testing.T) {
 	wav := recording(t, "0.5")
@@ -88,6 +88,10 @@ func TestRecordedOutputs(t *testing.T) {
 		r := st.Resources[a]
 		if r == nil || r.Origin != state.OriginRecorded || r.BilledCharacters != 0 || len(r.Outputs) != 1 {
 			t.Errorf("%s: recorded %+v", a, r)
+			continue
+		}
+		if l := r.Outputs[0].Loudness; l == nil || l.Integrated == nil {
+			t.Errorf("%s: no loudness measured: %+v", a, l)
 		}
 	}
 
