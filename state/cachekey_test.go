@@ -54,3 +54,22 @@ func TestContentKeyDomain(t *testing.T) {
 		t.Error("the content key does not name the bytes and their kind")
 	}
 }
+
+// The fingerprints a state references (what 'voxform cache gc' keeps)
+// include where each record's bytes live: a take put back keeps its
+// take's entry, an imported file its content key's.
+func TestFingerprintsKeepTheCacheKeys(t *testing.T) {
+	fp, take := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	outs := []Output{{Path: "build/x.wav", SHA256: strings.Repeat("c", 64), Size: 10}}
+	f := &File{Resources: map[string]*Resource{
+		"synthesis.t": {Kind: "synthesis", Fingerprint: fp, Origin: OriginTake, Take: take, Outputs: outs},
+		"synthesis.i": {Kind: "synthesis", Fingerprint: fp, Origin: OriginImported, Outputs: outs},
+	}}
+	seen := map[string]bool{}
+	f.Fingerprints(func(fp string) { seen[fp] = true })
+	for _, want := range []string{fp, take, ContentKey("synthesis", outs)} {
+		if !seen[want] {
+			t.Errorf("the state does not reference %.12s", want)
+		}
+	}
+}
