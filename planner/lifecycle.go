@@ -89,32 +89,44 @@ func approvalLost(prior *state.Resource) []string {
 }
 
 // ErrPreventDestroy is wrapped by the error of a plan that would delete
-// a resource whose lifecycle says prevent_destroy.
+// or replace a resource whose lifecycle says prevent_destroy.
 var ErrPreventDestroy = errors.New("lifecycle prevent_destroy")
 
-// checkPreventDestroy refuses the plan when one of its deletes is of a
-// resource whose lifecycle says prevent_destroy: declared in the manifest
-// (with voxform destroy), or recorded in the state when it was applied
-// (a resource no longer declared). Every such resource is named.
+// checkPreventDestroy refuses the plan when it would destroy a resource
+// whose lifecycle says prevent_destroy: delete it, declared so in the
+// manifest (with voxform destroy) or recorded so in the state when it was
+// applied (a resource no longer declared), or replace a made one declared
+// so (a replace destroys the outputs, -replace or not; a pinned resource
+// is not replaced). Every such resource is named.
 func (c *computer) checkPreventDestroy() error {
-	var refused []string
+	var deleted, replaced []string
 	for _, a := range c.actions {
-		if a.Type != Delete {
-			continue
-		}
-		switch d := c.desired[a.Address]; {
+		d := c.desired[a.Address]
+		switch {
+		case a.Type == Replace && d != nil && d.Lifecycle.PreventDestroy && a.Prior != nil && a.Prior.Status == state.StatusComplete:
+			replaced = append(replaced, fmt.Sprintf("%s: %s", d.LifecyclePos, a.Address))
+		case a.Type != Delete:
 		case d != nil && d.Lifecycle.PreventDestroy:
-			refused = append(refused, fmt.Sprintf("%s: %s (declared)", d.LifecyclePos, a.Address))
+			deleted = append(deleted, fmt.Sprintf("%s: %s (declared)", d.LifecyclePos, a.Address))
 		case a.Prior != nil && a.Prior.PreventDestroy:
-			refused = append(refused, fmt.Sprintf("%s (recorded in the state when it was applied)", a.Address))
+			deleted = append(deleted, fmt.Sprintf("%s (recorded in the state when it was applied)", a.Address))
 		}
 	}
-	if len(refused) == 0 {
+	var why []string
+	if len(deleted) > 0 {
+		sort.Strings(deleted)
+		why = append(why, fmt.Sprintf("the plan would delete %s that must not be: %s; to delete it, set lifecycle.prevent_destroy: false (declaring it again if it was removed) and apply first, or 'voxform state rm' it to forget it and keep its files",
+			fmt.Sprintf("%d resource%s", len(deleted), plural(len(deleted))), strings.Join(deleted, "; ")))
+	}
+	if len(replaced) > 0 {
+		sort.Strings(replaced)
+		why = append(why, fmt.Sprintf("the plan would replace %s that must not be destroyed (a replace destroys the outputs made): %s; to replace it, set lifecycle.prevent_destroy: false, or keep it with lifecycle.keep_approved and an approval",
+			fmt.Sprintf("%d resource%s", len(replaced), plural(len(replaced))), strings.Join(replaced, "; ")))
+	}
+	if len(why) == 0 {
 		return nil
 	}
-	sort.Strings(refused)
-	return fmt.Errorf("%w: the plan would delete %d resource%s that must not be: %s; to delete it, set lifecycle.prevent_destroy: false (declaring it again if it was removed) and apply first, or 'voxform state rm' it to forget it and keep its files",
-		ErrPreventDestroy, len(refused), map[bool]string{true: "", false: "s"}[len(refused) == 1], strings.Join(refused, "; "))
+	return fmt.Errorf("%w: %s", ErrPreventDestroy, strings.Join(why, "; and "))
 }
 
 // sameOutputs reports whether d declares the outputs prior records, path

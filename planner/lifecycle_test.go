@@ -124,3 +124,35 @@ func TestPinKeepsOnlyTheDeclaredFiles(t *testing.T) {
 		t.Fatalf("a moved output was pinned: %+v, pinned %+v", a, plan.Pinned)
 	}
 }
+
+// TestPreventDestroyRefusesReplace: a replace destroys the object, so a
+// plan replacing a prevent_destroy resource is refused, whether its
+// request changed or -replace names it, with the lifecycle line; a pinned
+// one (keep_approved, approval holding) is not replaced and passes.
+func TestPreventDestroyRefusesReplace(t *testing.T) {
+	p := baseProject()
+	s := p.synthesis("synthesis.welcome")
+	s.Lifecycle.PreventDestroy = true
+	s.Fields = map[string]manifest.Pos{"lifecycle.prevent_destroy": {File: "voxform.yaml", Line: 7, Col: 20}}
+	st := p.apply(t)
+	_, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "voxform.yaml:7:20: synthesis.welcome") ||
+		!strings.Contains(err.Error(), "replace") {
+		t.Fatalf("-replace of a prevent_destroy resource: %v", err)
+	}
+	s.VoiceName = "Deepak"
+	_, err = p.plan(t, st, planner.Options{})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "voxform.yaml:7:20: synthesis.welcome") {
+		t.Fatalf("a changed request of a prevent_destroy resource: %v", err)
+	}
+	approve(st, "synthesis.welcome", "Ana")
+	s.Lifecycle.KeepApproved = true
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil || len(plan.Pinned) != 1 {
+		t.Fatalf("a pinned prevent_destroy resource: %v, pinned %+v", err, plan)
+	}
+	s.Lifecycle.PreventDestroy = false
+	if _, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}}); err != nil {
+		t.Fatalf("-replace without prevent_destroy: %v", err)
+	}
+}
