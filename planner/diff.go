@@ -59,8 +59,8 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
 		}
-		if c.pin(d, prior, reasons) {
-			return nil, nil
+		if pinned, repair := c.pin(d, prior, reasons); pinned {
+			return repair, nil
 		}
 		reasons = append(reasons, approvalLost(prior)...)
 		cost, err := c.billed(d)

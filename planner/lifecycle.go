@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,9 +23,13 @@ type Pinned struct {
 	// Approval is the approval that holds.
 	Approval state.Approval `json:"approval"`
 	// Drifted are the recorded outputs missing or modified on disk. A
-	// pinned resource is not repaired (a repair would be of the request
-	// declared now, not of the one approved): the plan says so.
+	// pinned resource is never repaired (a repair would be of the request
+	// declared now, not of the one approved); it is put back free when the
+	// cache holds the approved bytes (Restored), and the plan says which.
 	Drifted []string `json:"drifted,omitempty"`
+	// Restored: the plan restores the drifted outputs from the cache
+	// entry of the recorded fingerprint, which holds the approved bytes.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // Reason is the pinned resource's reason line: "approved by X at T;
@@ -34,18 +39,24 @@ func (p *Pinned) Reason() string {
 	if len(p.Reasons) > 0 {
 		r += "; " + strings.Join(p.Reasons, "; ")
 	}
-	if len(p.Drifted) > 0 {
-		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " (not repaired while pinned: -replace makes it anew)"
+	switch {
+	case len(p.Drifted) > 0 && p.Restored:
+		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " (put back from the cache: the approved bytes)"
+	case len(p.Drifted) > 0:
+		r += "; missing or modified: " + strings.Join(p.Drifted, ", ") + " (not repaired while pinned, and the cache does not hold the approved bytes: -replace makes it anew)"
 	}
 	return r
 }
 
 // pin keeps a replace of d from happening when its lifecycle says
 // keep_approved, its recorded approval holds and -replace does not name
-// it; it reports whether it did.
-func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) bool {
+// it; it reports whether it did. A pinned resource whose recorded outputs
+// drifted gets the repair of its recorded request (pinRepair), which
+// restore makes free when the cache holds the approved bytes, and
+// dropPinRepairs drops otherwise.
+func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (bool, *Action) {
 	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() || !sameOutputs(d, prior) {
-		return false
+		return false, nil
 	}
 	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
 	if !c.in.Options.NoRefresh {
@@ -62,7 +73,54 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) bool
 		c.pinned = map[string]*Pinned{}
 	}
 	c.pinned[d.Address] = p
-	return true
+	if len(p.Drifted) == 0 {
+		return true, nil
+	}
+	return true, c.pinRepair(d, prior, p)
+}
+
+// pinRepair is the repair of a pinned resource's recorded request: d as
+// it was approved, the fingerprint the state records (the declared
+// outputs are the recorded ones: see sameOutputs). It keeps the record,
+// so a restore of it takes only the recorded bytes (EntryMismatch).
+func (c *computer) pinRepair(d *Desired, prior *state.Resource, p *Pinned) *Action {
+	was := *d
+	was.Fingerprint = prior.Fingerprint
+	a := &Action{Address: d.Address, Type: Repair, Desired: &was, Prior: prior, Cost: Cost{Characters: d.Characters},
+		Reasons: []string{"pinned (" + p.Reason() + ")"}}
+	if c.pinRepairs == nil {
+		c.pinRepairs = map[*Action]bool{}
+	}
+	c.pinRepairs[a] = true
+	return a
+}
+
+// dropPinRepairs keeps, of the pinned resources' repairs, those restore
+// made free restores of the approved bytes; the others are dropped (a
+// pinned resource is never billed), and the plan says they drifted.
+func (c *computer) dropPinRepairs() {
+	if len(c.pinRepairs) == 0 {
+		return
+	}
+	dropped := map[string]bool{}
+	kept := c.actions[:0]
+	for _, a := range c.actions {
+		switch {
+		case !c.pinRepairs[a]:
+			kept = append(kept, a)
+		case a.Type == Restore:
+			p := c.pinned[a.Address]
+			p.Restored = true
+			a.Reasons = []string{"pinned (" + p.Reason() + ")"}
+			kept = append(kept, a)
+		default:
+			dropped[a.Address] = true
+		}
+	}
+	c.actions = kept
+	for _, a := range c.actions {
+		a.DependsOn = slices.DeleteFunc(a.DependsOn, func(dep string) bool { return dropped[dep] })
+	}
 }
 
 // sortedPinned is the pinned resources by address.

@@ -156,3 +156,63 @@ func TestPreventDestroyRefusesReplace(t *testing.T) {
 		t.Fatalf("-replace without prevent_destroy: %v", err)
 	}
 }
+
+// TestPinnedRestoresApprovedBytes: a pinned resource whose output is
+// missing is put back free from the cache entry of its recorded
+// fingerprint when that entry holds the recorded (approved) bytes: a
+// restore of the recorded request, not a synthesis of the new one. When
+// the cache does not hold them, it stays pinned and the plan says so.
+func TestPinnedRestoresApprovedBytes(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	st := p.apply(t)
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	delete(p.fs, rec.Outputs[0].Path) // a fresh clone: the outputs are not committed
+	for _, tc := range []struct {
+		name    string
+		files   map[string]planner.CachedFile
+		restore bool
+	}{
+		{name: "the approved bytes", restore: true, files: map[string]planner.CachedFile{"audio": {SHA256: rec.Outputs[0].SHA256, Size: rec.Outputs[0].Size}}},
+		{name: "other bytes", files: map[string]planner.CachedFile{"audio": {SHA256: strings.Repeat("0f", 32), Size: rec.Outputs[0].Size}}},
+		{name: "not cached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Options: planner.Options{Cache: planner.CacheOn}}
+			in.Cached = func([]string) (map[string]string, error) { return nil, nil }
+			in.CachedFiles = func(fps []string) (map[string]planner.CachedEntry, error) {
+				if tc.files == nil {
+					return nil, nil
+				}
+				return map[string]planner.CachedEntry{rec.Fingerprint: {From: "local", Files: tc.files, Kind: rec.Kind}}, nil
+			}
+			plan, err := planner.Compute(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := plan.Action(billing)
+			if len(plan.Pinned) != 1 || plan.Pinned[0].Address != billing {
+				t.Fatalf("pinned %+v", plan.Pinned)
+			}
+			reason := plan.Pinned[0].Reason()
+			if !tc.restore {
+				if a != nil || !strings.Contains(reason, "not repaired while pinned") {
+					t.Fatalf("not restorable: action %+v, reason %q", a, reason)
+				}
+				return
+			}
+			if a == nil || a.Type != planner.Restore || !a.Cost.IsZero() || a.Desired.Fingerprint != rec.Fingerprint || !a.KeepsRecord() {
+				t.Fatalf("want a free restore of the recorded fingerprint: %+v", a)
+			}
+			if !strings.Contains(reason, "put back from the cache") {
+				t.Errorf("pinned reason %q", reason)
+			}
+			if s := plan.Summary(); s.Restore != 1 || s.Replace != 0 || !plan.Cost.IsZero() {
+				t.Errorf("summary %+v, cost %+v", s, plan.Cost)
+			}
+		})
+	}
+}

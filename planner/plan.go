@@ -354,6 +354,7 @@ func Compute(in Input) (*Plan, error) {
 	if err := c.restore(); err != nil {
 		return nil, err
 	}
+	c.dropPinRepairs()
 	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}
@@ -413,6 +414,9 @@ type computer struct {
 	identities map[string]identity
 	// pinned are the resources keep_approved keeps, by address.
 	pinned map[string]*Pinned
+	// pinRepairs are the repairs of pinned resources' recorded requests
+	// (see pin): restored from the cache, or dropped.
+	pinRepairs map[*Action]bool
 }
 
 func (c *computer) plan() error {

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+)
+
+// pinManifest is approveManifest without bye, whose prevent_destroy
+// refuses its replace.
+var pinManifest = approveManifest[:strings.Index(approveManifest, "  bye:")]
+
+// TestPinnedOutputRestoredFromCache: a pinned resource (keep_approved,
+// approval holding, a new default voice) whose approved output is gone is
+// put back free from the output cache, byte for byte, with no call; its
+// approval still holds, and the next plan shows it pinned only.
+func TestPinnedOutputRestoredFromCache(t *testing.T) {
+	env, stdout, stderr, run := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(env.Dir, "build/a.wav")
+	approved, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(pinManifest, "voice: Shivani", "voice: Avinash", 1)), 0o644)
+	os.Remove(out)
+	calls := requests(statsOf(t, run))
+	if code := runCmd(env, "plan"); code != ExitOK || !strings.Contains(stdout.String(), "put back from the cache") {
+		t.Fatalf("plan: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code := runCmd(env, "apply", "-auto-approve", "-target", `synthesis.menu["a"]`); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s%s", code, stdout, stderr)
+	}
+	if got, err := os.ReadFile(out); err != nil || string(got) != string(approved) {
+		t.Fatalf("the approved bytes were not put back: %v", err)
+	}
+	if n := requests(statsOf(t, run)) - calls; n != 0 {
+		t.Errorf("putting back a pinned output made %d calls", n)
+	}
+	if r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]; !r.Approved() {
+		t.Errorf("the approval no longer holds: %+v", r.Approval)
+	}
+	if code := runCmd(env, "plan", "-target", `synthesis.menu["a"]`); code != ExitOK || !strings.Contains(stdout.String(), "pinned (approved)") ||
+		strings.Contains(stdout.String(), "missing") {
+		t.Fatalf("plan after the restore: exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// sha256File is the hex SHA-256 of the file at path.
+func sha256File(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
