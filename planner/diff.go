@@ -59,8 +59,8 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
 		}
-		if pinned, repair := c.pin(d, prior, reasons); pinned {
-			return repair, nil
+		if pinned, a, err := c.pin(d, prior, reasons); pinned {
+			return a, err
 		}
 		reasons = append(reasons, approvalLost(prior)...)
 		cost, err := c.billed(d)

@@ -50,13 +50,16 @@ func (p *Pinned) Reason() string {
 
 // pin keeps a replace of d from happening when its lifecycle says
 // keep_approved, its recorded approval holds and -replace does not name
-// it; it reports whether it did. A pinned resource whose recorded outputs
-// drifted gets the repair of its recorded request (pinRepair), which
-// restore makes free when the cache holds the approved bytes, and
-// dropPinRepairs drops otherwise.
-func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (bool, *Action) {
+// it; it reports whether it did. The pinned resource is then planned as
+// an unchanged one of the request approved (pinnedAs): its delivered
+// outputs are remastered or moved from the pinned audio, its listening
+// check made or kept (listenWork), and its drifted outputs get the
+// repair of the recorded request (pinRepair), which restore makes a free
+// restore of the approved bytes when the cache holds them, and
+// dropPinRepairs drops otherwise: a pinned resource is never billed.
+func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (bool, *Action, error) {
 	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() || !sameOutputs(d, prior) {
-		return false, nil
+		return false, nil, nil
 	}
 	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
 	if !c.in.Options.NoRefresh {
@@ -70,23 +73,37 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (boo
 		}
 	}
 	if c.pinned == nil {
-		c.pinned = map[string]*Pinned{}
+		c.pinned, c.pinnedAs = map[string]*Pinned{}, map[string]*Desired{}
 	}
 	c.pinned[d.Address] = p
-	if len(p.Drifted) == 0 {
-		return true, nil
+	was := pinnedAs(d, prior)
+	c.pinnedAs[d.Address] = was
+	a, err := c.checkOutputs(was, prior)
+	switch {
+	case err != nil || a == nil:
+		return true, nil, err
+	case a.Type == Repair || len(p.Drifted) > 0:
+		return true, c.pinRepair(was, prior, p), nil
 	}
-	return true, c.pinRepair(d, prior, p)
+	a.Reasons = append([]string{"pinned (" + p.Reason() + ")"}, a.Reasons...)
+	return true, a, nil // its deliveries: free
 }
 
-// pinRepair is the repair of a pinned resource's recorded request: d as
-// it was approved, the fingerprint the state records (the declared
-// outputs are the recorded ones: see sameOutputs). It keeps the record,
-// so a restore of it takes only the recorded bytes (EntryMismatch).
-func (c *computer) pinRepair(d *Desired, prior *state.Resource, p *Pinned) *Action {
+// pinnedAs is d as it was approved: the fingerprint the state records
+// for it (its declared outputs are the recorded ones: see sameOutputs).
+// An action on a pinned resource is of that request, so that what apply
+// records keeps the recorded fingerprint and the pin.
+func pinnedAs(d *Desired, prior *state.Resource) *Desired {
 	was := *d
 	was.Fingerprint = prior.Fingerprint
-	a := &Action{Address: d.Address, Type: Repair, Desired: &was, Prior: prior, Cost: Cost{Characters: d.Characters},
+	return &was
+}
+
+// pinRepair is the repair of a pinned resource's recorded request (was:
+// pinnedAs). It keeps the record, so a restore of it takes only the
+// recorded bytes (EntryMismatch).
+func (c *computer) pinRepair(was *Desired, prior *state.Resource, p *Pinned) *Action {
+	a := &Action{Address: was.Address, Type: Repair, Desired: was, Prior: prior, Cost: Cost{Characters: was.Characters},
 		Reasons: []string{"pinned (" + p.Reason() + ")"}}
 	if c.pinRepairs == nil {
 		c.pinRepairs = map[*Action]bool{}

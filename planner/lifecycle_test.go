@@ -216,3 +216,77 @@ func TestPinnedRestoresApprovedBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestPinnedRemastersDeliveries: a pinned resource's delivered outputs
+// are planned as an unchanged resource's: remastered free from the
+// pinned audio when a delivered file is missing or the encoder changed,
+// under the recorded fingerprint (so the record stays pinned).
+func TestPinnedRemastersDeliveries(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p, st := delivered(t)
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	for _, tc := range []struct {
+		name, enc, reason string
+		drop              func()
+	}{
+		{name: "a delivered file missing", enc: "enc-1", reason: "deliver telephony: output build/ivr/telephony/billing.wav missing",
+			drop: func() { delete(p.fs, "build/ivr/telephony/billing.wav") }},
+		{name: "another encoder", enc: "enc-2", reason: "deliver telephony: encoder changed", drop: func() {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := p.fs.clone()
+			defer func() { p.fs = fs }()
+			tc.drop()
+			plan, err := p.planWith(t, st, encoderOf(tc.enc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Pinned) != 1 {
+				t.Fatalf("pinned %+v", plan.Pinned)
+			}
+			a := plan.Action(billing)
+			if a == nil || a.Type != planner.Remaster || !a.Cost.IsZero() || a.Desired.Fingerprint != rec.Fingerprint ||
+				!strings.Contains(strings.Join(a.Reasons, "; "), tc.reason) {
+				t.Fatalf("want a free remaster of the pinned audio: %+v", a)
+			}
+		})
+	}
+}
+
+// TestPinnedListenCheck: a pinned resource's listening check is planned
+// as an unchanged resource's: one not recorded is made (a Check of the
+// approved request, under the recorded fingerprint); one recorded is
+// kept.
+func TestPinnedListenCheck(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	s := p.synthesis(billing)
+	s.Listen = listenSpec(0, "limits-1")
+	st := p.apply(t)
+	approve(st, billing, "Ana")
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := plan.Action(billing)
+	if len(plan.Pinned) != 1 || a == nil || a.Type != planner.Check || a.Desired.Fingerprint != rec.Fingerprint {
+		t.Fatalf("want a check of the pinned audio: %+v, pinned %+v", a, plan.Pinned)
+	}
+	if s := plan.Summary(); s.NoOp != len(p.desired(t))-1 || s.Check != 1 || s.Pinned != 1 {
+		t.Errorf("summary %+v: the pinned check is counted off the no-ops", s)
+	}
+	o := &rec.Outputs[0]
+	o.Listen = checkRecord(o.SHA256, "hi-IN", 2.1, "बिलिंग के लिए एक दबाएँ", true, "limits-1")
+	plan, err = p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action(billing); a != nil || len(plan.Pinned) != 1 {
+		t.Fatalf("a recorded check of the pinned audio: %+v", a)
+	}
+}

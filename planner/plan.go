@@ -414,6 +414,8 @@ type computer struct {
 	identities map[string]identity
 	// pinned are the resources keep_approved keeps, by address.
 	pinned map[string]*Pinned
+	// pinnedAs are the pinned resources as they were approved (see pin).
+	pinnedAs map[string]*Desired
 	// pinRepairs are the repairs of pinned resources' recorded requests
 	// (see pin): restored from the cache, or dropped.
 	pinRepairs map[*Action]bool
@@ -453,6 +455,9 @@ func (c *computer) plan() error {
 			return fmt.Errorf("plan %s: %w", addr, err)
 		}
 		if a == nil && c.pinned[addr] != nil {
+			if d.Listen != nil {
+				c.listenNoops = append(c.listenNoops, addr) // checked as unchanged: see pin
+			}
 			continue
 		}
 		if a == nil {
