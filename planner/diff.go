@@ -13,6 +13,13 @@ import (
 // no-op. deletes holds the state-only entries of this plan: a new address
 // whose fingerprint equals one of them takes it over (a rename) for free.
 func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
+	if d.Kind == manifest.KindPackage {
+		as, err := c.asChaptersAre(d)
+		if err != nil {
+			return nil, err
+		}
+		d, c.desired[d.Address] = as, as
+	}
 	a, err := c.planResource(d, deletes)
 	if err != nil || d.Kind != manifest.KindPackage {
 		return a, err

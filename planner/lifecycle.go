@@ -58,7 +58,7 @@ func (p *Pinned) Reason() string {
 // restore of the approved bytes when the cache holds them, and
 // dropPinRepairs drops otherwise: a pinned resource is never billed.
 func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (bool, *Action, error) {
-	if !d.Lifecycle.KeepApproved || c.replace[d.Address] || !prior.Approved() || !sameOutputs(d, prior) {
+	if !c.pins(d, prior) {
 		return false, nil, nil
 	}
 	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
@@ -87,6 +87,39 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (boo
 	}
 	a.Reasons = append([]string{"pinned (" + p.Reason() + ")"}, a.Reasons...)
 	return true, a, nil // its deliveries: free
+}
+
+// pins reports whether a replace of d, recorded as prior, is kept from
+// happening (see pin).
+func (c *computer) pins(d *Desired, prior *state.Resource) bool {
+	return d.Lifecycle.KeepApproved && !c.replace[d.Address] && prior.Approved() && sameOutputs(d, prior)
+}
+
+// asChaptersAre is package d fingerprinted from what its chapters are: a
+// pinned chapter (one whose request changed, kept by pin) by the
+// fingerprint the state records, whose output the package is made of,
+// rather than by the request declared now, which made nothing. d itself
+// when no chapter is pinned.
+func (c *computer) asChaptersAre(d *Desired) (*Desired, error) {
+	req := d.RequestFields()
+	chapters, _ := req["chapters"].([]any)
+	changed := false
+	for _, ch := range chapters {
+		m, _ := ch.(map[string]any)
+		addr, _ := m["synthesis"].(string)
+		cd, prior := c.desired[addr], c.st.Resources[addr]
+		if cd == nil || prior == nil || prior.Fingerprint == cd.Fingerprint || !c.pins(cd, prior) {
+			continue
+		}
+		m["fingerprint"], changed = prior.Fingerprint, true
+	}
+	if !changed {
+		return d, nil
+	}
+	as := *d
+	var err error
+	as.Request, as.Fingerprint, err = encodeRequest(nil, string(d.Kind), req)
+	return &as, err
 }
 
 // pinnedAs is d as it was approved: the fingerprint the state records

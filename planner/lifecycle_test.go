@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -288,5 +289,37 @@ func TestPinnedListenCheck(t *testing.T) {
 	}
 	if a := plan.Action(billing); a != nil || len(plan.Pinned) != 1 {
 		t.Fatalf("a recorded check of the pinned audio: %+v", a)
+	}
+}
+
+// TestPinnedChapterKeepsItsPackage: a package whose chapter is pinned is
+// fingerprinted from what the chapter is (its recorded request, whose
+// output it packages), so it is not remastered; a chapter replaced
+// (-replace) still remasters it.
+func TestPinnedChapterKeepsItsPackage(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	withDelivery(deliver.Builtin("telephony"))(p)
+	withBook(p)
+	st := p.apply(t)
+	recordDeliveries(p, st, "enc-1")
+	recordBook(t, p, st, "enc-1")
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	plan, err := p.planWith(t, st, encoderOf("enc-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pinned) != 1 || plan.HasChanges() {
+		t.Fatalf("a pinned chapter: actions %v, pinned %+v", addresses(plan), plan.Pinned)
+	}
+	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{billing}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action("package.book"); a == nil || a.Type != planner.Remaster {
+		t.Fatalf("a chapter replaced: actions %v", addresses(plan))
 	}
 }
