@@ -66,3 +66,31 @@ func sha256File(t *testing.T, path string) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// TestMoveKeepsApproval: a pure move (only the output path changed: the
+// bytes are renamed) keeps the approval, re-based on the moved paths; the
+// plan says so.
+func TestMoveKeepsApproval(t *testing.T) {
+	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	before := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(pinManifest, `output: "build/${each.key}.wav"`, `output: "build/menu/${each.key}.wav"`, 1)), 0o644)
+	if code := runCmd(env, "plan"); code != ExitOK || !strings.Contains(stdout.String(), "approval by Ana of") || !strings.Contains(stdout.String(), "kept") {
+		t.Fatalf("plan: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s%s", code, stdout, stderr)
+	}
+	r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
+	if r.Outputs[0].Path != "build/menu/a.wav" || !r.Approved() || r.Approval.By != "Ana" || !r.Approval.At.Equal(before.Approval.At) {
+		t.Fatalf("after the move: %+v, approval %+v", r.Outputs, r.Approval)
+	}
+	if b := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; b.Approval != nil {
+		t.Errorf("an unapproved resource moved gained an approval: %+v", b.Approval)
+	}
+}

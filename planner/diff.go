@@ -21,6 +21,9 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 		d, c.desired[d.Address] = as, as
 	}
 	a, err := c.planResource(d, deletes)
+	if a != nil && a.Type == Move && a.Prior != nil {
+		a.Reasons = append(a.Reasons, approvalKept(a.Prior)...)
+	}
 	if err != nil || d.Kind != manifest.KindPackage {
 		return a, err
 	}

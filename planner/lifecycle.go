@@ -196,6 +196,17 @@ func approvalLost(prior *state.Resource) []string {
 	return []string{fmt.Sprintf("approval by %s of %s will no longer hold", a.By, a.At.UTC().Format(time.RFC3339))}
 }
 
+// approvalKept is the reason a move of prior gives when prior's approval
+// holds: the same bytes at the new paths, so the approval is re-based on
+// them (state.Approval.Moved).
+func approvalKept(prior *state.Resource) []string {
+	if !prior.Approved() {
+		return nil
+	}
+	a := prior.Approval
+	return []string{fmt.Sprintf("approval by %s of %s kept (the same bytes, moved)", a.By, a.At.UTC().Format(time.RFC3339))}
+}
+
 // ErrPreventDestroy is wrapped by the error of a plan that would delete
 // or replace a resource whose lifecycle says prevent_destroy.
 var ErrPreventDestroy = errors.New("lifecycle prevent_destroy")
