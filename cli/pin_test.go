@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/emulator"
 )
@@ -92,5 +93,43 @@ func TestMoveKeepsApproval(t *testing.T) {
 	}
 	if b := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; b.Approval != nil {
 		t.Errorf("an unapproved resource moved gained an approval: %+v", b.Approval)
+	}
+}
+
+// TestImportAndUseSayApprovalLost: import -force and use over an
+// approved resource say when its approval no longer holds (import -json
+// carries it), and use says when an approved take put back makes it hold
+// again.
+func TestImportAndUseSayApprovalLost(t *testing.T) {
+	manifest := strings.Replace(pinManifest, "    lifecycle: { keep_approved: true }\n", "", 1)
+	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": manifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(manifest, "press", "push", 1)), 0o644)
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK { // take 2 of each
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", "synthesis.menu[*]"); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	at := readState(t, env.Dir).Resources[`synthesis.menu["a"]`].Approval.At.UTC().Format(time.RFC3339)
+	lost := "approval by Ana of " + at + " no longer holds"
+
+	if code := runCmd(env, "use", `synthesis.menu["a"]`, "1"); code != ExitOK || !strings.Contains(stderr.String(), `synthesis.menu["a"]: `+lost) {
+		t.Fatalf("use of an older take over an approved one: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code := runCmd(env, "use", `synthesis.menu["a"]`, "2"); code != ExitOK || !strings.Contains(stdout.String(), "approval by Ana of "+at+" holds again") {
+		t.Fatalf("use of the approved take: exit %d: %s%s", code, stdout, stderr)
+	}
+
+	old := filepath.Join(env.Dir, "old.wav")
+	b, _ := os.ReadFile(filepath.Join(env.Dir, "build/b.wav"))
+	os.WriteFile(old, b, 0o644)
+	if code := runCmd(env, "import", "-force", "-json", `synthesis.menu["a"]`, old); code != ExitOK || !strings.Contains(stdout.String(), `"approval":"`+lost+`"`) {
+		t.Fatalf("import -force -json over an approved resource: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code := runCmd(env, "import", "-force", `synthesis.menu["b"]`, old); code != ExitOK || strings.Contains(stderr.String(), lost) {
+		t.Fatalf("import -force of the approved bytes in place: exit %d: %s%s", code, stdout, stderr)
 	}
 }
