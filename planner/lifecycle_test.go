@@ -323,3 +323,35 @@ func TestPinnedChapterKeepsItsPackage(t *testing.T) {
 		t.Fatalf("a chapter replaced: actions %v", addresses(plan))
 	}
 }
+
+// TestRepackageMayReplaceTheBook: the remaster of a package that a
+// chapter's replace adds (-replace of a chapter) may replace the book
+// files the state records, as any action's ownership is decided; it was
+// refused at apply ("appeared after the plan") for want of it.
+func TestRepackageMayReplaceTheBook(t *testing.T) {
+	p := baseProject()
+	withBook(p)
+	st := p.apply(t)
+	recordBook(t, p, st, "enc-1")
+	plan, err := planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{`synthesis.menu["billing"]`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := plan.Action("package.book")
+	if book == nil || book.Type != planner.Remaster {
+		t.Fatalf("actions %v", addresses(plan))
+	}
+	if !book.MayReplace("build/book.mp3") || book.Refused != "" {
+		t.Errorf("the book's remaster may not replace build/book.mp3: overwrite %v, refused %q", book.Overwrite, book.Refused)
+	}
+	p.fs["build/book.mp3"] = "a file voxform did not make"
+	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{`synthesis.menu["billing"]`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if book := plan.Action("package.book"); book == nil || !strings.Contains(book.Refused, "build/book.mp3 changed since voxform wrote it") {
+		t.Errorf("a changed book file is not refused: %+v", book)
+	}
+}

@@ -360,6 +360,9 @@ func Compute(in Input) (*Plan, error) {
 	}
 	c.listenWork()
 	c.repackage()
+	if err := c.checkOwnership(); err != nil { // of the actions added since plan
+		return nil, err
+	}
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing,
 		Pinned: c.sortedPinned()}
 	actions, err := order(c.actions)
@@ -419,6 +422,8 @@ type computer struct {
 	// pinRepairs are the repairs of pinned resources' recorded requests
 	// (see pin): restored from the cache, or dropped.
 	pinRepairs map[*Action]bool
+	// ownDecided are the actions checkOwnership has decided.
+	ownDecided map[*Action]bool
 }
 
 func (c *computer) plan() error {
