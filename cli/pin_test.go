@@ -133,3 +133,38 @@ func TestImportAndUseSayApprovalLost(t *testing.T) {
 		t.Fatalf("import -force of the approved bytes in place: exit %d: %s%s", code, stdout, stderr)
 	}
 }
+
+const bookManifest = `version: 1
+voices:
+  hindi: { model: tts-v2.5, voice: Nalini, language: hi-IN }
+syntheses:
+  ch1: { voice: hindi, text: "अध्याय एक।", audio_config: { container: mp3, sample_rate: 24000, bitrate: 64k }, output: build/ch1.mp3 }
+  ch2: { voice: hindi, text: "अध्याय दो।", audio_config: { container: mp3, sample_rate: 24000, bitrate: 64k }, output: build/ch2.mp3 }
+packages:
+  book:
+    title: Book
+    author: Rampur Tales
+    language: hi-IN
+    chapters:
+      - { synthesis: synthesis.ch1, title: "One" }
+      - { synthesis: synthesis.ch2, title: "Two" }
+    mp3: build/book.mp3
+`
+
+// TestReplaceChapterRemastersBook: apply -replace of a chapter remasters
+// its package in the same apply, over the book file voxform made (it
+// failed with "build/book.mp3 appeared after the plan").
+func TestReplaceChapterRemastersBook(t *testing.T) {
+	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": bookManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s%s", code, stdout, stderr)
+	}
+	before := sha256File(t, filepath.Join(env.Dir, "build/book.mp3"))
+	if code := runCmd(env, "apply", "-auto-approve", "-replace", "synthesis.ch2"); code != ExitOK {
+		t.Fatalf("apply -replace synthesis.ch2: exit %d: %s%s", code, stdout, stderr)
+	}
+	r := readState(t, env.Dir).Resources["package.book"]
+	if after := sha256File(t, filepath.Join(env.Dir, "build/book.mp3")); r.Outputs[0].SHA256 != after {
+		t.Errorf("the book recorded %.12s, on disk %.12s (before %.12s)", r.Outputs[0].SHA256, after, before)
+	}
+}
