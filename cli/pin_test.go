@@ -168,3 +168,53 @@ func TestReplaceChapterRemastersBook(t *testing.T) {
 		t.Errorf("the book recorded %.12s, on disk %.12s (before %.12s)", r.Outputs[0].SHA256, after, before)
 	}
 }
+
+// TestPinnedDeliveryAndCheckRemade: a pinned resource's delivered file,
+// gone, is remastered free from the pinned audio, and its listening check
+// made, both under the recorded fingerprint: the resource stays pinned,
+// its approval holding.
+func TestPinnedDeliveryAndCheckRemade(t *testing.T) {
+	manifest := strings.Replace(pinManifest, `    output: "build/${each.key}.wav"`, "    output: \"build/${each.key}.wav\"\n    deliver: telephony", 1)
+	env, stdout, stderr, run := emuEnv(t, map[string]string{"voxform.yaml": manifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", "synthesis.menu[*]"); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	rec := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
+	delivered := ""
+	for _, o := range rec.Outputs {
+		if o.Delivery != nil {
+			delivered = o.Path
+		}
+	}
+	if delivered == "" {
+		t.Fatalf("no delivered output recorded: %+v", rec.Outputs)
+	}
+	changed := strings.Replace(manifest, "voice: Shivani", "voice: Avinash", 1)
+	changed = strings.Replace(changed, "    deliver: telephony", "    deliver: telephony\n    listen: true", 1)
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(changed), 0o644)
+	syntheses := statsOf(t, run).Syntheses
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK || !strings.Contains(stdout.String(), "pinned (approved)") {
+		t.Fatalf("apply (a check of the pinned audio): exit %d: %s%s", code, stdout, stderr)
+	}
+	r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
+	if r.Fingerprint != rec.Fingerprint || !r.Approved() || r.Outputs[0].Listen == nil {
+		t.Fatalf("after the check: fingerprint %.12s (was %.12s), approved %v, check %+v", r.Fingerprint, rec.Fingerprint, r.Approved(), r.Outputs[0].Listen)
+	}
+	os.Remove(filepath.Join(env.Dir, delivered))
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK || !strings.Contains(stdout.String(), "remaster") {
+		t.Fatalf("apply (the delivery made again): exit %d: %s%s", code, stdout, stderr)
+	}
+	if n := statsOf(t, run).Syntheses - syntheses; n != 0 {
+		t.Errorf("a pinned resource was synthesized %d times", n)
+	}
+	r = readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
+	if r.Fingerprint != rec.Fingerprint || !r.Approved() {
+		t.Fatalf("after the remaster: fingerprint %.12s (was %.12s), approved %v", r.Fingerprint, rec.Fingerprint, r.Approved())
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, delivered)); err != nil {
+		t.Errorf("the delivered file was not made again: %v", err)
+	}
+}

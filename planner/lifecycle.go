@@ -92,7 +92,24 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (boo
 // pins reports whether a replace of d, recorded as prior, is kept from
 // happening (see pin).
 func (c *computer) pins(d *Desired, prior *state.Resource) bool {
-	return d.Lifecycle.KeepApproved && !c.replace[d.Address] && prior.Approved() && sameOutputs(d, prior)
+	return !c.replace[d.Address] && pinnable(d, prior)
+}
+
+// pinnable reports whether keep_approved keeps prior, the record of d, as
+// it is: its approval holds and d declares its outputs (sameOutputs).
+func pinnable(d *Desired, prior *state.Resource) bool {
+	return d.Lifecycle.KeepApproved && prior != nil && prior.Approved() && sameOutputs(d, prior)
+}
+
+// PinnedAs is d as the state records it when keep_approved pins it (its
+// request changed, prior's approval holds, its outputs are the declared
+// ones): d with prior's fingerprint, what its outputs are judged as (a
+// listening check of the pinned audio). nil when d is not pinned.
+func PinnedAs(d *Desired, prior *state.Resource) *Desired {
+	if prior == nil || prior.Fingerprint == d.Fingerprint || !pinnable(d, prior) {
+		return nil
+	}
+	return pinnedAs(d, prior)
 }
 
 // asChaptersAre is package d fingerprinted from what its chapters are: a
