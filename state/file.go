@@ -610,11 +610,6 @@ func scanString(data []byte, i int) (int, bool) {
 	}
 }
 
-// structural marks the bytes scanValue looks at within an object or an
-// array (a table lookup passes the rest, most of a state file's bytes,
-// at a fraction of a switch's cost).
-var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
-
 // scanValue returns the end of the value starting at data[i].
 func scanValue(data []byte, i int) (int, bool) {
 	if i >= len(data) {
@@ -626,9 +621,6 @@ func scanValue(data []byte, i int) (int, bool) {
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(data); j++ {
-			if !structural[data[j]] {
-				continue
-			}
 			switch data[j] {
 			case '"':
 				e, ok := scanString(data, j)
