@@ -21,6 +21,7 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 		d, c.desired[d.Address] = as, as
 	}
 	a, err := c.planResource(d, deletes)
+	recordedCreate(a)
 	if a != nil && a.Type == Move && a.Prior != nil {
 		a.Reasons = append(a.Reasons, approvalKept(a.Prior)...)
 	}
