@@ -239,13 +239,20 @@ func declaredAddresses(m *manifest.Manifest) []string {
 
 // matchPatterns is the addresses among addrs that the patterns name (see
 // matchAddress), sorted and each once; a pattern naming none is an error.
+// A pattern that is one of addrs names only that address: a for_each
+// key may hold a *, and the report page's approve command names what
+// was ticked, nothing more.
 func matchPatterns(patterns, addrs []string, cmd, where string) ([]string, error) {
 	seen := map[string]bool{}
+	exact := make(map[string]bool, len(addrs))
+	for _, a := range addrs {
+		exact[a] = true
+	}
 	var out []string
 	for _, p := range patterns {
 		n := 0
 		for _, a := range addrs {
-			if matchAddress(p, a) {
+			if a == p || !exact[p] && matchAddress(p, a) {
 				n++
 				if !seen[a] {
 					seen[a] = true

@@ -115,11 +115,16 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 		// diagnostic comes first, as everywhere.
 		err = jsonError(env, f.jsonOut, withHint(err, "raise the budget in the manifest, or plan less at once with -target"))
 	}
-	if werr := writePlan(env, p, pr.manifest, f.output()); werr != nil {
+	out := f.output()
+	if st, serr := pr.session.State(); serr == nil {
+		out.approvals = planview.CountApprovals(p, st)
+	}
+	if werr := writePlan(env, p, pr.manifest, out); werr != nil {
 		return werr
 	}
 	appendStepSummary(env, "plan", func(w io.Writer) error {
-		return planview.Markdown(w, p, pr.manifest.Budget, planview.MarkdownOptions{MaxBytes: planview.JobSummaryBytes, Settings: markdownSettings(pr.manifest)})
+		return planview.Markdown(w, p, pr.manifest.Budget, planview.MarkdownOptions{MaxBytes: planview.JobSummaryBytes,
+			Settings: markdownSettings(pr.manifest), Approvals: out.approvals})
 	})
 	if err != nil {
 		return err
@@ -149,6 +154,9 @@ func doPlan(ctx context.Context, env *Env, f *planFlags) error {
 type planOutput struct {
 	json, markdown, noColor bool
 	markdownBytes           int
+	// approvals are the sign-off figures of the declared resources that
+	// the -markdown summary gives (nil: not known).
+	approvals *planview.Approvals
 }
 
 // output is the plan output the flags ask for.
@@ -183,7 +191,7 @@ func writePlan(env *Env, p *planner.Plan, m *manifest.Manifest, o planOutput) er
 	case o.json:
 		return planview.WriteJSON(env.Stdout, p, m.Budget)
 	case o.markdown:
-		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{MaxBytes: o.markdownBytes, Settings: markdownSettings(m)})
+		return planview.Markdown(env.Stdout, p, m.Budget, planview.MarkdownOptions{MaxBytes: o.markdownBytes, Settings: markdownSettings(m), Approvals: o.approvals})
 	}
 	return planview.Render(env.Stdout, p, planview.Options{Color: useColor(env, o.noColor)})
 }

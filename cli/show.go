@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/planner"
@@ -86,7 +87,7 @@ func renderState(w io.Writer, st *state.File) error {
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	table.Header("ADDRESS", "STATUS", "OUTPUTS", "BILLED")
+	table.Header("ADDRESS", "STATUS", "OUTPUTS", "BILLED", "APPROVAL", "ORIGIN")
 	for _, addr := range st.Addresses() {
 		r := st.Resources[addr]
 		var outs []string
@@ -98,7 +99,7 @@ func renderState(w io.Writer, st *state.File) error {
 			status += " (job " + r.JobID + ")"
 		}
 		// The state is anyone's text: nothing in it acts on the terminal.
-		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r)}
+		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), originCell(r)}
 		for i := range row {
 			row[i] = untrusted.Escape(row[i])
 		}
@@ -111,6 +112,31 @@ func renderState(w io.Writer, st *state.File) error {
 	}
 	_, err := fmt.Fprintf(w, "\n%d resource%s, state serial %d, lineage %s.\n", len(st.Resources), pluralS(len(st.Resources)), st.Serial, untrusted.Escape(st.Lineage))
 	return err
+}
+
+// approvalCell is a resource's sign-off in a word: "approved" (it
+// holds), "lost" (the outputs changed since), or nothing.
+func approvalCell(r *state.Resource) string {
+	switch {
+	case r.Approval == nil:
+		return ""
+	case r.Approved():
+		return "approved"
+	}
+	return "lost"
+}
+
+// originCell is where a resource's outputs came from when not the
+// service: "imported", "take" and the take's fingerprint (12 digits),
+// "recorded".
+func originCell(r *state.Resource) string {
+	switch {
+	case planview.RecordingPath(r) != "":
+		return "recorded"
+	case r.Origin == state.OriginTake && len(r.Take) >= 12:
+		return "take " + r.Take[:12]
+	}
+	return r.Origin
 }
 
 func billedCell(r *state.Resource) string {
@@ -151,6 +177,7 @@ func showPlan(ctx context.Context, env *Env, name string, o planOutput) error {
 	if err := s.Check(st, m); err != nil {
 		return withHint(fmt.Errorf("%s: %w", name, err), "run 'voxform plan -out "+name+"' again")
 	}
+	o.approvals = planview.CountApprovals(s.Plan, st)
 	if err := writePlan(env, s.Plan, m, o); err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
@@ -18,14 +20,17 @@ func init() {
 
 const stateUsage = `
 Usage: voxform state list [ADDR...]
-       voxform state show ADDR
+       voxform state show [-json] ADDR
        voxform state rm ADDR...
        voxform state pull
        voxform state migrate -to pg|local
 
 list     prints the recorded addresses (only those matching ADDR, which may
          name a whole block such as synthesis.menu).
-show     prints everything recorded about one address, as JSON.
+show     prints everything recorded about one address, as JSON (its
+         approval also says whether it holds: "holds"), then, on
+         stderr, its sign-off and where its outputs came from in words;
+         with -json, only the JSON.
 rm       forgets addresses: voxform no longer manages them. Their output
          files are left in place.
 pull     prints the whole state as the local file's JSON, wherever it is
@@ -75,10 +80,7 @@ func runState(ctx context.Context, env *Env, args []string) error {
 	case "list":
 		return stateList(ctx, env, ws, rest[1:])
 	case "show":
-		if len(rest) != 2 {
-			return usageErrorf("state show: expected one address")
-		}
-		return stateShow(ctx, env, ws, rest[1])
+		return stateShow(ctx, env, ws, rest[1:])
 	case "rm":
 		if len(rest) < 2 {
 			return usageErrorf("state rm: expected at least one address")
@@ -151,26 +153,95 @@ func matchAddresses(patterns []string, addr string) bool {
 	return false
 }
 
-func stateShow(ctx context.Context, env *Env, ws *workspace.Workspace, addr string) error {
+// stateShow is "state show [-json] ADDR".
+func stateShow(ctx context.Context, env *Env, ws *workspace.Workspace, args []string) error {
+	fs := newFlagSet(env, "state show", stateUsage)
+	jsonOnly := fs.Bool("json", false, "only the JSON: no sign-off and origin lines on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("state show: expected one address")
+	}
+	addr := fs.Arg(0)
 	st, err := ws.ReadState(ctx)
 	if err != nil {
 		return err
 	}
 	r, ok := st.Resources[addr]
 	if !ok {
-		return withHint(fmt.Errorf("state show: %s is not in the state", addr), "run 'voxform state list' for the recorded addresses")
+		return withHint(fmt.Errorf("state show: %s is not in the state", untrusted.Escape(addr)), "run 'voxform state list' for the recorded addresses")
 	}
-	out, err := state.MarshalSorted(map[string]any{addr: r})
+	out, err := shownJSON(addr, r)
 	if err != nil {
 		return err
 	}
 	if _, err = env.Stdout.Write(out); err != nil {
 		return err
 	}
-	if r.Approval != nil && !r.Approved() { // the JSON alone does not say the digest no longer matches
-		fmt.Fprintf(env.Stderr, "voxform: %s: %s\n", untrusted.Escape(addr), untrusted.Escape(state.ApprovalStatus(r)))
+	if !*jsonOnly {
+		for _, l := range signOffLines(r) {
+			fmt.Fprintf(env.Stderr, "voxform: %s: %s\n", untrusted.Escape(addr), untrusted.Escape(l))
+		}
 	}
 	return nil
+}
+
+// shownJSON is the record of r at addr as state show prints it: the
+// state's own JSON, its approval with "holds" added (whether the
+// recorded outputs are still the bytes approved, which the digest alone
+// does not say).
+func shownJSON(addr string, r *state.Resource) ([]byte, error) {
+	if r.Approval == nil {
+		return state.MarshalSorted(map[string]any{addr: r})
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	type shown struct {
+		state.Approval
+		Holds bool `json:"holds"`
+	}
+	if m["approval"], err = json.Marshal(shown{*r.Approval, r.Approved()}); err != nil {
+		return nil, err
+	}
+	return state.MarshalSorted(map[string]any{addr: m})
+}
+
+// signOffLines say in words where r stands: its approval (holding, with
+// its note; lost; none) and, for a made resource, where its outputs came
+// from.
+func signOffLines(r *state.Resource) []string {
+	status := state.ApprovalStatus(r)
+	if a := r.Approval; a != nil && a.Note != "" {
+		status += "; note: " + a.Note
+	}
+	lines := []string{status}
+	if r.Status == state.StatusComplete && len(r.Outputs) > 0 {
+		lines = append(lines, "origin: "+originWords(r))
+	}
+	return lines
+}
+
+// originWords says where r's outputs came from.
+func originWords(r *state.Resource) string {
+	if path := planview.RecordingPath(r); path != "" {
+		return "recorded: from the recording " + path
+	}
+	switch r.Origin {
+	case "":
+		return "made by the service"
+	case state.OriginImported:
+		return "imported by 'voxform import'"
+	case state.OriginTake:
+		return "take " + r.Take + " put back by 'voxform use'"
+	}
+	return r.Origin
 }
 
 func stateRemove(ctx context.Context, env *Env, ws *workspace.Workspace, patterns []string) (err error) {

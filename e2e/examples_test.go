@@ -35,6 +35,10 @@ func TestExamples(t *testing.T) {
 		live bool
 	}{
 		{name: "ivr-prompts", adds: 9, outputs: 18}, // each prompt and its telephony WAV
+		// The welcome from the studio's recording (recorded:), delivered as
+		// the others are.
+		{name: "ivr-prompts-recorded", adds: 9, outputs: 18, example: "ivr-prompts",
+			edit: [2]string{"    # recorded: studio/welcome.wav", "    recorded: studio/welcome.wav"}},
 		{name: "live-voices", adds: 3, outputs: 4, live: true},
 		{name: "hindi-narration", adds: 2, outputs: 2, walk: &editWalk{
 			rename: [][2]string{{"build/chapter1/opening.wav", "build/chapter1/intro.wav"}}, moves: 1,

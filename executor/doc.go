@@ -26,7 +26,11 @@
 // Adopt (adopt.go) puts a file in place as a synthesis's output without a
 // call ('voxform import', 'voxform use'), through the same output writing
 // and recording as apply; Options.Recorded tells the takes journal of
-// every output an apply records.
+// every output an apply records. A recorded synthesis (recorded.go) is
+// made from its recording with no call: read inside the manifest
+// directory, refused when changed since the plan, copied or converted
+// (contract.CheckRecording) through the same output writing, recorded
+// with origin recorded and kept in the output cache like the service's.
 //
 // A synthesis with listen: is checked take by take (listen.go, takes.go,
 // listen_chunks.go): its audio sent whole, or each chunk's own audio, is

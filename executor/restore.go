@@ -153,7 +153,7 @@ func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource
 		if err != nil {
 			return nil, err
 		}
-		return &state.Resource{Outputs: outs}, nil
+		return &state.Resource{Outputs: outs, Origin: recordedOrigin(a)}, nil
 	case manifest.KindEmbedding:
 		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Embedding.Output,
 			func(path string) error { _, err := readEmbedding(path); return err })

@@ -51,6 +51,7 @@ type operations struct {
 	transcription *transcriptionOp
 	render        *renderOp
 	restore       *restoreOp
+	recorded      *recordedOp
 	move          *moveOp
 	delete        *deleteOp
 	batch         *batchOp
@@ -101,6 +102,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	}
 	// Before the first orphan sweep: the check jobs its journal records
 	// are never orphans.
+	ops.recorded = &recordedOp{files: ws, checks: ops.restore}
 	synth.listen.batcher = checkBatcherOf(ctx, ops.batch)
 	return ops
 }
@@ -141,6 +143,9 @@ func (ops *operations) base(a *planner.Action) (operation, error) {
 	}
 	switch kindOf(a) {
 	case manifest.KindSynthesis:
+		if a.Desired.Recorded != nil {
+			return ops.recorded, nil
+		}
 		return ops.synthesis, nil
 	case manifest.KindEmbedding:
 		return ops.embedding, nil

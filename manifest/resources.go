@@ -131,7 +131,7 @@ func (x *expander) expandSyntheses() {
 		x.curBlock = b
 		fs := x.synthesisFields(b)
 		pos := fieldPositions(fs)
-		for _, sub := range []string{"audio_config", "cues", "listen", "lifecycle"} {
+		for _, sub := range []string{"audio_config", "cues", "listen", "lifecycle", "recorded"} {
 			subPositions(pos, sub, fs[sub])
 		}
 		if f := fs["listen"]; f != nil {
@@ -231,6 +231,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
 	s.Listen = x.blockListen(fs["listen"], sc)
 	s.Lifecycle = x.lifecycle(fs["lifecycle"], sc)
+	s.Recorded = x.recorded(fs["recorded"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]

@@ -356,6 +356,9 @@ type Synthesis struct {
 	// Lifecycle is the synthesis's lifecycle: block (or that of
 	// defaults.synthesis); the zero value when neither sets one.
 	Lifecycle Lifecycle
+	// Recorded, when set, is the human recording that is the output
+	// (recorded:), made with no service call.
+	Recorded *Recorded
 
 	// EmbeddingName and EmbeddingFile are the voice's (vc-v1) embedding
 	// source: an embeddings: entry or a file, relative to Dir.

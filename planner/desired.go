@@ -78,6 +78,9 @@ type Desired struct {
 	Embedding     *manifest.Embedding     `json:"-"`
 	Package       *manifest.Package       `json:"-"`
 	Transcription *manifest.Transcription `json:"-"`
+	// Recorded, for a synthesis whose output is a recording (recorded:),
+	// is the recording: no service call makes it (see recorded).
+	Recorded *Recording `json:"recorded,omitempty"`
 }
 
 // RequestFields is Request decoded (nil if it does not decode), for
@@ -149,7 +152,8 @@ func synthesisOutputs(s *manifest.Synthesis) []Output {
 }
 
 // InputFiles lists the local input files of m whose content hashes Build
-// needs: reference recordings, embedding files and transcription sources.
+// needs: reference recordings, embedding files, transcription sources and
+// the recordings of recorded syntheses.
 func InputFiles(m *manifest.Manifest) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -170,6 +174,11 @@ func InputFiles(m *manifest.Manifest) []string {
 	for _, t := range m.Transcriptions {
 		if !t.IsURL {
 			add(t.Input)
+		}
+	}
+	for _, s := range m.Syntheses {
+		if s.Recorded != nil {
+			add(s.Recorded.Path)
 		}
 	}
 	sort.Strings(out)
@@ -303,6 +312,10 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Lifecycle:  s.Lifecycle,
 	}
 	d.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
+	if s.Recorded != nil {
+		d.Wire.Synthesis = synthesisWire(s, text, b.profile) // the text, for checks and the report
+		return d, b.recorded(d, s)
+	}
 	if s.Cues != nil {
 		d.Written = s.Text
 	}

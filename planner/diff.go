@@ -14,6 +14,7 @@ import (
 // whose fingerprint equals one of them takes it over (a rename) for free.
 func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
 	a, err := c.planResource(d, deletes)
+	recordedCreate(a)
 	if err != nil || d.Kind != manifest.KindPackage {
 		return a, err
 	}

@@ -10,7 +10,11 @@
 // fingerprint, the SHA-256 of that request in canonical JSON (SPEC section 4).
 // A vc-v1 synthesis's request holds its embedding's fingerprint (or the
 // embedding file's hash), so a changed reference recording replaces the
-// embedding and every synthesis in that cloned voice.
+// embedding and every synthesis in that cloned voice. A recorded synthesis
+// (recorded:, recorded.go) is not the service's request: its request is
+// the recording's content, path and convert, the converter's identity and
+// the declared format, free; its text stays in Wire for checks and the
+// report, and a switch into or out of a recording is a replace that says so.
 //
 // Compute diffs Desired against the state. Actions come in dependency order
 // and each names the actions it depends on, so an executor can run them as a

@@ -8,7 +8,7 @@ import (
 
 // fieldRank orders reasons: what a reviewer cares about first.
 var fieldRank = map[string]int{
-	"model": 1, "voice": 2, "speaker_embedding": 3, "reference_audio": 3, "source": 3,
+	"recorded": 0, "model": 1, "voice": 2, "speaker_embedding": 3, "reference_audio": 3, "source": 3,
 	"api": 4, "language": 5, "language_code": 5, "speed": 6, "text": 7, "audio_config": 8,
 }
 
@@ -22,6 +22,9 @@ func changeReasons(prior map[string]any, d *Desired, embeddingName func(fp strin
 		return []string{"fingerprint changed"}
 	}
 	request := d.RequestFields()
+	if out, ok := recordedSwitch(prior, request); ok {
+		return out
+	}
 	keys := unionKeys(prior, request)
 	sort.Slice(keys, func(i, j int) bool {
 		ri, rj := rank(keys[i]), rank(keys[j])
@@ -60,6 +63,8 @@ func fieldReason(k string, old any, oldOK bool, cur any, curOK bool, d *Desired)
 	switch k {
 	case "text":
 		return []string{"text"}
+	case "recorded":
+		return recordedReasons(old, cur)
 	case "chunks":
 		return nil // said by the chunk count (ChunkWork.Reason)
 	case "chapters":

@@ -1,13 +1,17 @@
 package report_test
 
 import (
+	"context"
 	"math"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/voxform/voxform/internal/cdp"
+	"github.com/voxform/voxform/report"
 	"github.com/voxform/voxform/state"
 )
 
@@ -143,6 +147,98 @@ func TestListenPageInBrowser(t *testing.T) {
 	want := float64(p.bad)*p.chunkLen + math.Round(p.chunkLen*float64(p.badFrom)/float64(p.badWords)*10)/10 - 1
 	if math.Abs(seek.PlayFrom-want) > 1e-9 || math.Abs(seek.AfterPlay-want) > 0.01 {
 		t.Errorf("play from %.2f s (want %.2f) set currentTime to %.3f s", seek.PlayFrom, want, seek.AfterPlay)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestSignOffPageInBrowser opens a page of approvals: each row says its
+// sign-off and origin, the approver's hostile name and note show as text
+// and run nothing; ticking two rows (one whose address holds a space and
+// a single quote) writes the approve command, whose words a shell reads
+// back as exactly those addresses; unticking one drops it; "tick all
+// unapproved" ticks every made resource whose approval does not hold and
+// nothing else; the page says it cannot write the state.
+func TestSignOffPageInBrowser(t *testing.T) {
+	p := &listenProject{dir: t.TempDir()}
+	st := signOffState(t, p.dir)
+	if err := report.Build(context.Background(), report.Input{Dir: p.dir, Out: filepath.Join(p.dir, "report"), State: st}); err != nil {
+		t.Fatal(err)
+	}
+	b := openPage(t, p)
+	eval := func(expr string, out any) {
+		t.Helper()
+		if err := b.Eval(expr, out); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+	}
+	var page struct {
+		Ready, Pwned                   bool
+		Scripts, Bold, Boxes           int
+		Held, Lost, None, Take, Studio string
+		Static, Empty                  string
+	}
+	eval(`(() => {
+		const row = a => document.querySelector('#rows .res[data-address="' + a.replace(/"/g, '\\"') + '"]');
+		const so = a => (row(a).querySelector(".signoff") || {}).textContent || "";
+		return {Ready: document.body.dataset.ready === "1", Pwned: window.pwned !== undefined,
+			Scripts: document.querySelectorAll("script").length, Bold: document.querySelectorAll("#rows b").length,
+			Boxes: document.querySelectorAll("#rows input.tick").length,
+			Held: so('synthesis.menu["held"]'), Lost: so('synthesis.menu["lost"]'), None: so("synthesis.menu[\"it's a b\"]"),
+			Take: so("synthesis.take"), Studio: so("synthesis.studio"),
+			Static: document.getElementById("approve-static").textContent, Empty: document.getElementById("approve-cmd").value};
+	})()`, &page)
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if !page.Ready || page.Pwned || page.Scripts != 2 || page.Bold != 0 {
+		t.Errorf("ready %v, pwned %v, %d scripts, %d <b>: want the page's 2 scripts and nothing an approver wrote", page.Ready, page.Pwned, page.Scripts, page.Bold)
+	}
+	for _, c := range []struct{ got, want string }{
+		{page.Held, "✓ approvedby Eve <script>alert(1)</script>at 2026-11-02T09:30:00Znote: " + hostileNote + "origin: made by the service"},
+		{page.Lost, "✗ approval lost: the outputs changed since they were approvedby Ana <ana@example.com>at 2026-11-02T09:30:00Znote: TICKET-7origin: made by the service"},
+		{page.None, "not approvedorigin: made by the service"},
+		{page.Take, "not approvedorigin: a take put back (voxform use): take 999999999999"},
+		{page.Studio, "not approvedorigin: recorded · recording studio/seven.wav"},
+	} {
+		if c.got != c.want {
+			t.Errorf("sign-off reads %q, want %q", c.got, c.want)
+		}
+	}
+	if page.Boxes != 6 || page.Empty != "" || !strings.Contains(page.Static, "cannot write the state") {
+		t.Errorf("%d tick boxes (want the 6 made and not approved), command %q before any tick, page says %q", page.Boxes, page.Empty, page.Static)
+	}
+
+	var ticks struct{ Two, One, All, Count string }
+	eval(`(() => {
+		const tick = a => { const cb = document.querySelector('#rows .res[data-address="' + a.replace(/"/g, '\\"') + '"] input.tick'); cb.click(); };
+		const cmd = () => document.getElementById("approve-cmd").value;
+		tick("synthesis.menu[\"it's a b\"]"); tick("synthesis.take"); tick('synthesis.menu["lost"]');
+		tick('synthesis.menu["lost"]');
+		const two = cmd();
+		tick("synthesis.take");
+		const one = cmd();
+		document.getElementById("tick-unapproved").click();
+		return {Two: two, One: one, All: cmd(), Count: document.getElementById("ticked").textContent};
+	})()`, &ticks)
+	words := func(cmd string) []string {
+		t.Helper()
+		out, err := exec.Command("sh", "-c", "voxform() { printf '%s\\n' \"$@\"; }; "+cmd).Output()
+		if err != nil {
+			t.Fatalf("sh -c %q: %v", cmd, err)
+		}
+		return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	}
+	if want := []string{"approve", `synthesis.menu["it's a b"]`, "synthesis.take"}; !slices.Equal(words(ticks.Two), want) {
+		t.Errorf("two ticked: %q reads in a shell as %q, want %q", ticks.Two, words(ticks.Two), want)
+	}
+	if want := []string{"approve", `synthesis.menu["it's a b"]`}; !slices.Equal(words(ticks.One), want) {
+		t.Errorf("one unticked: %q reads as %q, want %q", ticks.One, words(ticks.One), want)
+	}
+	want := []string{"approve", "synthesis.imported", `synthesis.menu["it's a b"]`, `synthesis.menu["lost"]`, `synthesis.menu["plain"]`, "synthesis.studio", "synthesis.take"}
+	if got := words(ticks.All); !slices.Equal(got, want) || ticks.Count != "6 ticked" {
+		t.Errorf("all unapproved ticked (%s): %q reads as %q, want %q", ticks.Count, ticks.All, got, want)
 	}
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))

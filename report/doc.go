@@ -50,4 +50,15 @@
 // the service's: it is data rendered with textContent like every other
 // text, and its control and bidi characters are made visible
 // (untrusted.Escape).
+//
+// Sign-off (issue 30). Each row says its resource's approval (holding,
+// lost since, or, on a saved plan's page, ending with the plan's
+// replace) with who, when and the note, and where its outputs came from
+// (the service, an import, a take put back, a human recording and its
+// path). A static page cannot write the state: a row whose resource is
+// made and not approved has a tick box, and the page writes the
+// 'voxform approve' command for the ticked rows, each address one shell
+// word (in single quotes, each single quote in it closing the quotes,
+// escaped, and opening them again), to copy and run.
+// Approvers' names and notes are people's text: data, as every text is.
 package report

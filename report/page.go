@@ -39,13 +39,16 @@ type view struct {
 	CostVerb, CostLine         string
 	Clipping                   int
 	// Failing counts the rows with a failing listening check or seam.
-	Failing  int
-	Omitted  int
-	Max      string
-	Compared bool
-	CSS      template.CSS
-	JS       template.JS
-	Data     template.JS
+	Failing int
+	Omitted int
+	// Approved, Lost and Unapproved count the made rows by sign-off:
+	// approval holds, lost (or ends with the plan), none.
+	Approved, Lost, Unapproved int
+	Max                        string
+	Compared                   bool
+	CSS                        template.CSS
+	JS                         template.JS
+	Data                       template.JS
 }
 
 type count struct {
@@ -96,6 +99,7 @@ func writePage(in Input, p *page) error {
 		v.Counts = append(v.Counts, count{Action: k, Label: label, N: numfmt.Thousands(int64(p.Counts[k]))})
 	}
 	v.Clipping, v.Failing = flagged(p.Items)
+	v.Approved, v.Lost, v.Unapproved = signedOff(p.Items)
 	b, err := json.Marshal(data{Items: p.Items, Limits: p.listening.limits})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -118,6 +122,23 @@ func flagged(items []item) (clipping, failing int) {
 		}
 	}
 	return clipping, failing
+}
+
+// signedOff counts the rows of made resources whose approval holds,
+// those whose approval was lost (or ends with the plan) and those never
+// approved.
+func signedOff(items []item) (approved, lost, unapproved int) {
+	for _, it := range items {
+		switch {
+		case it.Approval != nil && it.Approval.State == ApprovalHolds:
+			approved++
+		case it.Approval != nil:
+			lost++
+		case it.Made:
+			unapproved++
+		}
+	}
+	return approved, lost, unapproved
 }
 
 // order sorts actions as plans group them, statuses after.

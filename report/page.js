@@ -6,6 +6,9 @@
   var limits = data.limits || [];
   var symbols = {create: "+", replace: "-/+", repair: "!", restore: "<", move: ">", resume: "~", "delete": "-", "no-op": ""};
   var state = {page: 0, shown: items};
+  // ticked holds the addresses a reviewer ticked to approve, across pages
+  // and filters.
+  var ticked = {};
   var $ = function (id) { return document.getElementById(id); };
 
   function el(tag, cls, text) {
@@ -169,22 +172,83 @@
     return ol;
   }
 
+  // quote makes an address one shell word: as it is when it holds only
+  // characters no shell treats specially, else in single quotes, each
+  // single quote written as '\''.
+  function quote(s) {
+    return /^[A-Za-z0-9_.\/:@+,-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+  }
+
+  // command writes the approve command for the ticked rows, in page order.
+  function command() {
+    var list = items.filter(function (it) { return ticked[it.address]; }).map(function (it) { return quote(it.address); });
+    $("approve-cmd").value = list.length ? "voxform approve " + list.join(" ") : "";
+    $("ticked").textContent = list.length ? list.length + " ticked" : "nothing ticked";
+    $("copy").disabled = !list.length;
+  }
+
+  function tickBox(it) {
+    var cb = el("input", "tick");
+    cb.type = "checkbox";
+    cb.checked = !!ticked[it.address];
+    cb.title = "tick to approve";
+    cb.setAttribute("aria-label", "approve " + it.address);
+    cb.addEventListener("change", function () {
+      if (cb.checked) { ticked[it.address] = true; } else { delete ticked[it.address]; }
+      command();
+    });
+    return cb;
+  }
+
+  // origin says where the row's outputs came from (for a replace: those
+  // it replaces).
+  function origin(it) {
+    var o = it.origin, w = "";
+    if (o === "imported") { w = "imported (voxform import)"; }
+    else if (o && o.indexOf("take ") === 0) { w = "a take put back (voxform use): " + o; }
+    else if (o) { w = o; }
+    else if (it.made) { w = "made by the service"; }
+    if (w && it.action === "replace" && o) { w = "replaces outputs " + w; }
+    if (it.recording) { w = (w ? w + " · " : "") + "recording " + it.recording; }
+    return w;
+  }
+
+  // signoff is the row's approval and origin.
+  function signoff(it) {
+    var d = el("div", "signoff"), a = it.approval;
+    if (a) {
+      var words = {approved: "✓ approved", lost: "✗ approval lost: the outputs changed since they were approved", ends: "✗ approval ends: this plan replaces the approved outputs"};
+      d.appendChild(el("span", "approval " + a.state, words[a.state] || a.state));
+      d.appendChild(el("span", "by", "by " + a.by));
+      d.appendChild(el("span", "at", "at " + a.at));
+      if (a.note) { d.appendChild(el("span", "apnote", "note: " + a.note)); }
+    } else if (it.made) {
+      d.appendChild(el("span", "approval none", "not approved"));
+    }
+    var o = origin(it);
+    if (o) { d.appendChild(el("span", "origin", "origin: " + o)); }
+    return d.childNodes.length ? d : null;
+  }
+
   function row(it) {
     var sec = el("section", "res act-" + (it.action || "none") + " kind-" + it.kind);
     sec.dataset.address = it.address;
     var h = el("header");
+    if (it.approvable) { h.appendChild(tickBox(it)); }
     if (it.action) { h.appendChild(el("span", "sym", symbols[it.action] || "")); }
     h.appendChild(el("code", "addr", it.address));
     h.appendChild(el("span", "action", it.action || it.status));
     if (it.reasons) { h.appendChild(el("span", "reasons", it.reasons.join(", "))); }
     sec.appendChild(h);
     var m = el("div", "meta");
-    [["model", it.model], ["voice", it.voice], ["language", it.language], ["origin", it.origin],
+    [["model", it.model], ["voice", it.voice], ["language", it.language],
      ["duration", it.duration ? seconds(it.duration) : ""], ["size", it.size ? bytes(it.size) : ""],
      ["cost", it.cost]].forEach(function (kv) {
       if (kv[1]) { m.appendChild(el("span", kv[0], kv[0] + " " + kv[1])); }
     });
     sec.appendChild(m);
+    var so = signoff(it);
+    if (so) { sec.appendChild(so); }
     var chunked = it.chunks && it.chunks.length;
     if (!chunked && (it.text || it.diff)) { sec.appendChild(text(it)); }
     if (it.audio || it.previous) {
@@ -247,6 +311,19 @@
   $("prev2").addEventListener("click", go(-1));
   $("next").addEventListener("click", go(1));
   $("next2").addEventListener("click", go(1));
+  $("tick-unapproved").addEventListener("click", function () {
+    state.shown.forEach(function (it) { if (it.approvable) { ticked[it.address] = true; } });
+    render();
+    command();
+  });
+  $("untick").addEventListener("click", function () { ticked = {}; render(); command(); });
+  $("copy").addEventListener("click", function () {
+    var t = $("approve-cmd");
+    var fallback = function () { t.focus(); t.select(); try { document.execCommand("copy"); } catch (e) { /* selected: copy by hand */ } };
+    if (navigator.clipboard && navigator.clipboard.writeText) { navigator.clipboard.writeText(t.value).catch(fallback); } else { fallback(); }
+  });
+  $("tick-unapproved").disabled = !items.some(function (it) { return it.approvable; });
   render();
+  command();
   document.body.dataset.ready = "1";
 })();

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/manifest"
@@ -32,6 +33,34 @@ type page struct {
 	// listening judges the rows' listening checks and holds the table of
 	// limits they were judged at.
 	listening *listening
+	// manifest is Input.Manifest; texts its syntheses' texts by address,
+	// made on first use (see declaredText).
+	manifest *manifest.Manifest
+	texts    map[string]string
+}
+
+// declaredText is the text the manifest declares for the synthesis at
+// addr ("" without a manifest): a recorded synthesis's request is its
+// recording, not its text, which the row still shows.
+func (p *page) declaredText(addr string) string {
+	if p.manifest == nil {
+		return ""
+	}
+	if p.texts == nil {
+		p.texts = make(map[string]string, len(p.manifest.Syntheses))
+		for _, s := range p.manifest.Syntheses {
+			p.texts[s.Address] = s.Text
+		}
+	}
+	return clipText(p.texts[addr])
+}
+
+// fillText gives a row of a recorded synthesis, whose request holds no
+// text, the text declared for it.
+func (p *page) fillText(it *item) {
+	if it.Text == "" && it.Recording != "" {
+		it.Text = p.declaredText(it.Address)
+	}
 }
 
 // item is one row: a resource with what the page shows of it. The JSON
@@ -56,6 +85,17 @@ type item struct {
 	// service: "imported", or "take" and the take's fingerprint (see
 	// state.Resource.Origin).
 	Origin string `json:"origin,omitempty"`
+	// Recording is, for a synthesis whose output is a human recording
+	// (recorded:), the recording's path as its request names it.
+	Recording string `json:"recording,omitempty"`
+	// Made: the row's resource is recorded with outputs (Origin says
+	// where they came from; none: the service).
+	Made bool `json:"made,omitempty"`
+	// Approval is the sign-off recorded for the resource (nil: none).
+	Approval *approvalView `json:"approval,omitempty"`
+	// Approvable: the resource is made, complete and left as it is, so
+	// 'voxform approve' may be asked for it; the page offers a tick box.
+	Approvable bool `json:"approvable,omitempty"`
 	// Duration is in seconds: the audio's, or the transcribed source's.
 	Duration float64  `json:"duration,omitempty"`
 	Size     int64    `json:"size,omitempty"`
@@ -108,11 +148,51 @@ type audioRef struct {
 	Roles map[int]string
 }
 
+// approvalView is an approval as a row shows it.
+type approvalView struct {
+	// State is ApprovalHolds, ApprovalLost or ApprovalEnds.
+	State string `json:"state"`
+	By    string `json:"by"`
+	// At is when, in UTC (RFC 3339).
+	At   string `json:"at"`
+	Note string `json:"note,omitempty"`
+}
+
+// States of a row's approval (approvalView.State).
+const (
+	// ApprovalHolds: the recorded outputs are the bytes approved.
+	ApprovalHolds = "approved"
+	// ApprovalLost: the outputs changed since they were approved.
+	ApprovalLost = "lost"
+	// ApprovalEnds: it holds now, and the saved plan replaces the outputs.
+	ApprovalEnds = "ends"
+)
+
+// approvalOf is the approval recorded for r, as a row shows it (nil when
+// there is none).
+func approvalOf(r *state.Resource) *approvalView {
+	a := r.Approval
+	if a == nil {
+		return nil
+	}
+	v := &approvalView{State: ApprovalLost, By: a.By, At: a.At.UTC().Format(time.RFC3339), Note: a.Note}
+	if a.Holds(r) {
+		v.State = ApprovalHolds
+	}
+	return v
+}
+
+// approvable reports whether 'voxform approve' may be asked for r as it
+// is recorded: complete, with outputs, its approval not holding already.
+func approvable(r *state.Resource) bool {
+	return r.Status == state.StatusComplete && len(r.Outputs) > 0 && !r.Approved()
+}
+
 func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
 
 // rows builds the page's rows from the input.
 func rows(in Input) (*page, error) {
-	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}, listening: newListening(in.Manifest)}
+	p := &page{Title: in.Title, Made: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Counts: map[string]int{}, listening: newListening(in.Manifest), manifest: in.Manifest}
 	var err error
 	if in.Plan != nil {
 		err = planRows(in, p)
@@ -153,6 +233,8 @@ func stateRows(in Input, p *page) {
 		it.Status = r.Status
 		it.cur, it.rec = outputRef(r), r
 		it.Cost = billed(r).Short()
+		it.Approvable = approvable(r)
+		p.fillText(&it)
 		if prev != nil {
 			old := prev.Resources[addr]
 			switch {
@@ -197,6 +279,9 @@ func planRows(in Input, p *page) error {
 	p.Against = fmt.Sprintf("the state (serial %d)", plan.Serial)
 	p.Cost = plan.Cost
 	seen := map[string]bool{}
+	for _, pin := range plan.Pinned {
+		seen[pin.Address] = true
+	}
 	nm := namesOf(in.State)
 	for _, a := range plan.Actions {
 		seen[a.Address] = true
@@ -217,6 +302,20 @@ func planRows(in Input, p *page) error {
 		it := describe(addr, r, nm)
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
 		it.cur, it.rec = outputRef(r), r
+		it.Approvable = approvable(r)
+		p.fillText(&it)
+		p.Items = append(p.Items, it)
+	}
+	for _, pin := range plan.Pinned {
+		r := in.State.Resources[pin.Address]
+		if r == nil {
+			continue
+		}
+		it := describe(pin.Address, r, nm)
+		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
+		it.Reasons = []string{"pinned (approved): " + pin.Reason()}
+		it.cur, it.rec = outputRef(r), r
+		p.fillText(&it)
 		p.Items = append(p.Items, it)
 	}
 	return nil
@@ -235,6 +334,9 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 			it.Outputs = append(it.Outputs, o.Path)
 		}
 		it.planned = d.Chunks
+		if it.Text == "" && d.Wire.Synthesis != nil { // a recording's request holds no text
+			it.Text = clipText(d.Wire.Synthesis.Text)
+		}
 	case a.Prior != nil:
 		it = describe(a.Address, a.Prior, nm)
 	default:
@@ -256,6 +358,15 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 	}
 	if a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint != a.Desired.Fingerprint {
 		setPrevious(&it, a.Prior, nm, outputRef(a.Prior))
+	}
+	if a.Prior != nil && a.Desired != nil {
+		it.Approval = approvalOf(a.Prior)
+		if it.Approval != nil && it.Approval.State == ApprovalHolds && a.Type == planner.Replace {
+			it.Approval.State = ApprovalEnds
+		}
+		if a.Type == planner.Replace { // where the outputs it replaces came from
+			it.Origin = originOf(a.Prior)
+		}
 	}
 	return it, nil
 }
@@ -290,7 +401,9 @@ func describe(addr string, r *state.Resource, nm names) item {
 		it.Size += o.Size
 	}
 	it.Duration = r.DurationSeconds
-	it.Origin = originOf(r)
+	it.Origin, it.Recording = originOf(r), recordingOf(r)
+	it.Made = r.Status == state.StatusComplete && len(r.Outputs) > 0
+	it.Approval = approvalOf(r)
 	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
 		it.transcriptJ = transcriptRef(r)
 	}
@@ -444,6 +557,13 @@ func clipText(s string) string {
 		n++
 	}
 	return s
+}
+
+// recordingOf is the path of the human recording r's request names
+// (a synthesis with recorded:), "" for any other.
+func recordingOf(r *state.Resource) string {
+	rec, _ := r.RequestFields()["recorded"].(map[string]any)
+	return clipText(str(rec, "path"))
 }
 
 // originOf is the Origin of a row for the record r.

@@ -173,6 +173,11 @@ func (c *checker) inputs() map[string]string {
 			in[t.Input] = "input of " + t.Address
 		}
 	}
+	for _, s := range c.m.Syntheses {
+		if s.Recorded != nil {
+			in[s.Recorded.Path] = "recording of " + s.Address
+		}
+	}
 	return in
 }
 

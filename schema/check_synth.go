@@ -52,6 +52,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.checkDeliverable(s, "deliver", f("deliver"))
 	}
 	c.listenOnce(s)
+	c.checkRecorded(s)
 	model := c.model(s.Model)
 	if v == nil || model == nil {
 		return // reported with the voice

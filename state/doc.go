@@ -51,7 +51,7 @@
 // of each output), appended in one unsynced write, read tolerant of a
 // torn or oversized line, and bounded (MaxTakesBytes: the oldest lines go
 // first). A resource records where its outputs came from in Origin
-// (imported, or an earlier take put back).
+// (imported, an earlier take put back, or a synthesis's recording).
 //
 // An address is read only in the one spelling Address gives (KIND.NAME or
 // KIND.NAME["KEY"], the key quoted as Go quotes a string): a state file,

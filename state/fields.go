@@ -173,7 +173,7 @@ func isHexHash(s string) bool {
 // constants or none, and a take's fingerprint only with OriginTake.
 func (r *Resource) checkOrigin() error {
 	switch r.Origin {
-	case "", OriginImported:
+	case "", OriginImported, OriginRecorded:
 		if r.Take != "" {
 			return fmt.Errorf("take: set on a resource whose origin is not %q", OriginTake)
 		}
@@ -182,7 +182,7 @@ func (r *Resource) checkOrigin() error {
 			return fmt.Errorf("take: %q is not a fingerprint", r.Take)
 		}
 	default:
-		return fmt.Errorf("origin: %q is not one of %q, %q", r.Origin, OriginImported, OriginTake)
+		return fmt.Errorf("origin: %q is not one of %q, %q, %q", r.Origin, OriginImported, OriginTake, OriginRecorded)
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ const (
 	OriginImported = "imported"
 	// OriginTake: an earlier take put back by 'voxform use'.
 	OriginTake = "take"
+	// OriginRecorded: a human recording (a synthesis's recorded:),
+	// copied or converted by apply with no service call.
+	OriginRecorded = "recorded"
 )
 
 // Resource statuses.
@@ -130,7 +133,8 @@ type Resource struct {
 	// Origin is where the outputs came from: "" made by the service (or
 	// restored from the output cache under the same fingerprint),
 	// OriginImported adopted by 'voxform import', OriginTake an earlier
-	// take put back by 'voxform use' (Take names it).
+	// take put back by 'voxform use' (Take names it), OriginRecorded a
+	// synthesis's recording (recorded:; its request names the file).
 	Origin string `json:"origin,omitempty"`
 	// Take is, with OriginTake, the fingerprint the outputs were made for
 	// (the take put back); the record's own Fingerprint is the request

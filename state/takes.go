@@ -92,7 +92,7 @@ func (t *Take) check() error {
 	if !isHexHash(t.Fingerprint) || !isHexHash(t.Digest) {
 		return errors.New("fingerprint and digest must be SHA-256s")
 	}
-	if t.Origin != "" && t.Origin != OriginImported && t.Origin != OriginTake {
+	if t.Origin != "" && t.Origin != OriginImported && t.Origin != OriginTake && t.Origin != OriginRecorded {
 		return fmt.Errorf("origin: %q is not one", t.Origin)
 	}
 	if len(t.Outputs) == 0 || len(t.Outputs) > MaxTakeOutputs {

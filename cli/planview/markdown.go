@@ -48,6 +48,9 @@ type MarkdownOptions struct {
 	// under the counts, so a pull request that changes where the key is
 	// sent or where outputs are kept shows it in its comment.
 	Settings []string
+	// Approvals are the declared resources' sign-off figures (nil: not
+	// known; the summary then says only what the plan ends).
+	Approvals *Approvals
 }
 
 // Markdown writes a compact GitHub-flavoured Markdown summary of the plan,
@@ -75,6 +78,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	if !p.HasChanges() && len(p.Pinned) == 0 {
 		fmt.Fprintf(&sb, "### voxform plan: no changes\n\n%d resource%s up to date.\n", p.NoOps, plural(p.NoOps))
 		failingLines(&sb, p, o)
+		approvalLines(&sb, p, o)
 		_, err := io.WriteString(w, sb.String())
 		return err
 	}
@@ -86,6 +90,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 	budgetLines(&sb, p, b)
 	failingLines(&sb, p, o)
 	settingLines(&sb, o.Settings)
+	approvalLines(&sb, p, o)
 	if n := refused(p); n > 0 {
 		fmt.Fprintf(&sb, "\n**Refused: %d** (a file voxform did not make is at an output path).\n", n)
 	}

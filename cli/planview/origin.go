@@ -6,31 +6,50 @@ import (
 )
 
 // withOrigin adds to the reason r of a, when a changes or removes
-// outputs that were not made by the service, where they came from: an
-// imported file, or an earlier take put back ('voxform use').
+// outputs that were not made by the service, where they came from
+// (originPhrase).
 func withOrigin(r string, a *planner.Action) string {
-	if a.Prior == nil || a.Type != planner.Replace && a.Type != planner.Repair && a.Type != planner.Delete {
-		return r
-	}
-	var from string
-	switch a.Prior.Origin {
-	case state.OriginImported:
-		from = "replaces an imported output"
-		if a.Type == planner.Delete {
-			from = "removes an imported output"
-		}
-	case state.OriginTake:
-		from = "replaces take " + short(a.Prior.Take) + " put back by use"
-		if a.Type == planner.Delete {
-			from = "removes take " + short(a.Prior.Take) + " put back by use"
-		}
-	default:
+	from := originPhrase(a)
+	if from == "" {
 		return r
 	}
 	if r != "" {
 		r += "; "
 	}
 	return r + from
+}
+
+// originPhrase says, when a changes or removes outputs that were not
+// made by the service, where they came from: an imported file, an
+// earlier take put back ('voxform use'), or a human recording
+// (recorded:); "" otherwise.
+func originPhrase(a *planner.Action) string {
+	if a.Prior == nil || a.Type != planner.Replace && a.Type != planner.Repair && a.Type != planner.Delete {
+		return ""
+	}
+	verb := "replaces"
+	if a.Type == planner.Delete {
+		verb = "removes"
+	}
+	if path := RecordingPath(a.Prior); path != "" {
+		return verb + " the recording " + path
+	}
+	switch a.Prior.Origin {
+	case state.OriginImported:
+		return verb + " an imported output"
+	case state.OriginTake:
+		return verb + " take " + short(a.Prior.Take) + " put back by use"
+	}
+	return ""
+}
+
+// RecordingPath is the path of the human recording whose copy r's
+// outputs are (a synthesis with recorded:, as its request names it), ""
+// for any other.
+func RecordingPath(r *state.Resource) string {
+	rec, _ := r.RequestFields()["recorded"].(map[string]any)
+	path, _ := rec["path"].(string)
+	return path
 }
 
 // short is the first 12 characters of a fingerprint.

@@ -1,0 +1,140 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/internal/pgtest"
+)
+
+// recordedManifest is a project of TTS prompts; recorded, when set, is
+// the greeting's recorded: line.
+func recordedManifest(recorded string) string {
+	return `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  menu:
+    for_each: [billing, support]
+    voice: n
+    text: "Press one for ${each.key}."
+    output: "build/${each.key}.wav"
+    audio_config: { container: wav, sample_rate: 16000 }
+  greeting:
+    voice: n
+    text: "Welcome to the help line."
+    output: build/greeting.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+` + recorded
+}
+
+// TestRecordedReplacesTTS is issue 30's human recording, end to end
+// against the emulator: a recording given to an applied TTS prompt is a
+// free replace, applied with no call; the output is the recording byte
+// for byte, state show says recorded and takes lists it, cached; the record survives state
+// migrate to pg and back, and a fresh clone's pull restores the output
+// from the remote cache with no call; removing recorded: is a replace
+// that says so, free from the cache when it holds the earlier take, billed
+// otherwise.
+func TestRecordedReplacesTTS(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	p := newProject(t, "", e)
+	remote := t.TempDir()
+	p.env = append(p.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+	p.writeFile("voxform.yaml", recordedManifest(""))
+	p.mustRun("apply", "-auto-approve")
+
+	wav := speechLikeWAV(t, 330)
+	p.writeFile("studio/greeting.wav", string(wav))
+	p.writeFile("voxform.yaml", recordedManifest("    recorded: studio/greeting.wav\n"))
+	const addr = "synthesis.greeting"
+	changes, sum := p.plan()
+	if sum.Replace != 1 || sum.changes() != 1 || sum.Cost.Characters != 0 || len(changes) != 1 || changes[0].Address != addr ||
+		!slices.Contains(changes[0].Reasons, "recorded: added (from recording studio/greeting.wav)") {
+		t.Fatalf("plan with a recording: %+v %+v, want one free replace of %s saying why", sum, changes, addr)
+	}
+	calls := e.stats(t).calls()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if n := e.stats(t).calls() - calls; n != 0 {
+		t.Fatalf("apply of a recorded prompt made %d API calls, want none", n)
+	}
+	if got := mustRead(t, p.path("build/greeting.wav")); !bytes.Equal(got, wav) {
+		t.Fatal("build/greeting.wav is not the recording byte for byte")
+	}
+	if o := stateOrigin(t, p, addr); o != "recorded" {
+		t.Fatalf("origin of %s: %q, want recorded", addr, o)
+	}
+	p.assertNoChanges()
+	var listed struct {
+		Takes []struct {
+			Origin  string `json:"origin"`
+			Cached  bool   `json:"cached"`
+			Current bool   `json:"current"`
+		} `json:"takes"`
+	}
+	r := p.mustRun("takes", "-json", addr)
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
+		t.Fatalf("takes -json: %v\n%s", err, r)
+	}
+	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "" || tk[1].Origin != "recorded" || !tk[1].Cached || !tk[1].Current {
+		t.Fatalf("takes of %s: %+v, want the service's and the recording, current and cached", addr, tk)
+	}
+
+	// To pg and back: the record, its origin with it.
+	original := p.readFile("voxform.state.json")
+	local := p.env
+	p.env = append(append([]string(nil), local...), "VOXFORM_PG="+pgtest.Database(t))
+	p.mustRun("state", "migrate", "-to", "pg")
+	p.env = append(p.env, "VOXFORM_BACKEND=pg")
+	if o := stateOrigin(t, p, addr); o != "recorded" {
+		t.Fatalf("origin of %s in pg: %q, want recorded", addr, o)
+	}
+	p.assertNoChanges()
+	p.mustRun("state", "migrate", "-to", "local")
+	p.env = local
+	if back := p.readFile("voxform.state.json"); back != original {
+		t.Fatalf("the state came back from pg changed:\n%s\nwant:\n%s", back, original)
+	}
+	p.assertNoChanges()
+
+	// A fresh clone (the manifest, the recording and the state; no
+	// outputs) pulls the recorded output back from the remote cache.
+	outputs := recordedOutputs(t, p)
+	c := cloneWithoutOutputs(t, p, e, outputs)
+	c.env = append(c.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+	calls = e.stats(t).calls()
+	c.mustRun("pull")
+	if n := e.stats(t).calls() - calls; n != 0 {
+		t.Fatalf("pull made %d API calls, want none", n)
+	}
+	if got := mustRead(t, c.path("build/greeting.wav")); !bytes.Equal(got, wav) {
+		t.Fatal("pull did not restore build/greeting.wav byte for byte")
+	}
+	c.assertNoChanges()
+
+	// Without recorded: the prompt is synthesized again: the take the
+	// first apply made is restored free from the output cache; with a new
+	// text, billed.
+	p.writeFile("voxform.yaml", recordedManifest(""))
+	changes, sum = p.plan()
+	if sum.Restore != 1 || sum.changes() != 1 || sum.Cost.Characters != 0 || !slices.Contains(changes[0].Reasons, "recorded: removed, synthesized") {
+		t.Fatalf("plan without the recording: %+v %+v, want the earlier take restored, saying why", sum, changes)
+	}
+	const text = "Welcome to the new help line."
+	p.writeFile("voxform.yaml", strings.Replace(recordedManifest(""), "Welcome to the help line.", text, 1))
+	changes, sum = p.plan()
+	if sum.Replace != 1 || sum.changes() != 1 || sum.Cost.Characters != int64(len(text)) ||
+		!slices.Contains(changes[0].Reasons, "recorded: removed, synthesized") {
+		t.Fatalf("plan without the recording, a new text: %+v %+v, want one billed replace saying why", sum, changes)
+	}
+	if r := p.mustRun("plan"); !strings.Contains(r.stdout, "recorded: removed, synthesized") {
+		t.Errorf("the plan does not say the recording is removed:\n%s", r)
+	}
+}

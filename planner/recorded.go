@@ -1,0 +1,102 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/manifest"
+)
+
+// Recording is what the executor needs of a recorded synthesis
+// (manifest.Recorded): the recording, its content hash when planned, and
+// whether a lossy conversion is declared. The output is the recording,
+// copied or converted to the declared format; the service is not called.
+type Recording struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Convert bool   `json:"convert,omitempty"`
+}
+
+// RecordedRole is the role of a recorded synthesis's recording among its
+// Sources.
+const RecordedRole = "recording"
+
+// recorded makes d, a synthesis of s, the synthesis of its recording: the
+// recording is hashed as other inputs are, the request is the recording
+// and the declared format (recordedRequest), and nothing is billed. The
+// text stays in d.Wire, for listening checks, the report and the diff.
+func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
+	r := s.Recorded
+	at := fieldPos(s.Fields, "recorded.path", fieldPos(s.Fields, "recorded", s.Pos))
+	sum, err := inputHash(b.hash, at, "recording", r.Path)
+	if err != nil {
+		return err
+	}
+	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert}
+	d.Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
+	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
+	format, _ := contract.Resolve(s.AudioConfig)
+	return b.encode(d, recordedRequest(d.Recorded, format))
+}
+
+// recordedRequest is the canonical request of a recorded synthesis: the
+// recording (its content, its path, whether a lossy conversion is
+// declared, and the converter's identity) and the declared format, as a
+// synthesis's audio_config is, so that what reads the format of recorded
+// audio from a request (contract.RecordedRawFormat) reads it alike. Not
+// the voice, model or text: a change of those changes nothing while the
+// recording is the output.
+func recordedRequest(r *Recording, format contract.Format) map[string]any {
+	return map[string]any{
+		"recorded": map[string]any{
+			"sha256":    r.SHA256,
+			"path":      r.Path,
+			"convert":   r.Convert,
+			"converter": contract.RecordingConverter,
+		},
+		"audio_config": format.Canonical(),
+	}
+}
+
+// recordedSwitch names a change into or out of a recording: ok is false
+// unless exactly one of the requests is a recording's. Nothing else of
+// the two requests is comparable then.
+func recordedSwitch(prior, request map[string]any) ([]string, bool) {
+	_, wasRec := prior["recorded"].(map[string]any)
+	cur, isRec := request["recorded"].(map[string]any)
+	switch {
+	case wasRec == isRec:
+		return nil, false
+	case isRec:
+		return []string{fmt.Sprintf("recorded: added (from recording %v)", cur["path"])}, true
+	}
+	return []string{"recorded: removed, synthesized"}, true
+}
+
+// recordedReasons names what changed of a recording between two
+// recorded requests: its path, its bytes, convert, the converter.
+func recordedReasons(old, cur any) []string {
+	om, _ := old.(map[string]any)
+	cm, _ := cur.(map[string]any)
+	var out []string
+	if !equalJSON(om["path"], cm["path"]) {
+		out = append(out, fmt.Sprintf("recording %v -> %v", om["path"], cm["path"]))
+	}
+	if !equalJSON(om["sha256"], cm["sha256"]) {
+		out = append(out, fmt.Sprintf("recording %v changed", cm["path"]))
+	}
+	if !equalJSON(om["convert"], cm["convert"]) {
+		out = append(out, fmt.Sprintf("recorded.convert %v -> %v", om["convert"], cm["convert"]))
+	}
+	if !equalJSON(om["converter"], cm["converter"]) {
+		out = append(out, fmt.Sprintf("converter %v -> %v", om["converter"], cm["converter"]))
+	}
+	return out
+}
+
+// recordedCreate says where a recorded synthesis's new output comes from.
+func recordedCreate(a *Action) {
+	if a != nil && a.Type == Create && a.Desired.Recorded != nil {
+		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Recorded.Path)}
+	}
+}
