@@ -40,7 +40,7 @@ func profileCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, profileUsage); fs.PrintDefaults() }
 	dir := fs.String("dir", "", "the manifest `directory` to run voxform in")
-	gen := fs.String("gen", "", "first generate a project in -dir: syntheses:N, recordings:N, long:TRANSPORT:SECONDS")
+	gen := fs.String("gen", "", "first generate a project in -dir: syntheses:N, raw8k:N (issue 26's L and T: raw 8 kHz, parallelism 16), recordings:N, long:TRANSPORT:SECONDS")
 	cpu := fs.String("cpu", "", "write a CPU profile to `FILE`")
 	heap := fs.String("heap", "", "write a heap profile (at the end, or at -heap-at) to `FILE`")
 	heapAt := fs.Duration("heap-at", 0, "write the heap profile this long after the command starts (what it holds then), rather than at its end")
@@ -138,10 +138,12 @@ func generate(dir, spec string) error {
 	case err != nil:
 	case len(parts) == 2 && parts[0] == "syntheses":
 		return writeSyntheses(dir, n, 4)
+	case len(parts) == 2 && parts[0] == "raw8k":
+		return writeSynthesesAs(dir, raw8k, 0, n, 16)
 	case len(parts) == 2 && parts[0] == "recordings":
 		return writeRecordings(dir, n)
 	case len(parts) == 3 && parts[0] == "long":
 		return writeLong(dir, parts[1], longText(float64(n)))
 	}
-	return fmt.Errorf("profile: -gen %q: want syntheses:N, recordings:N or long:TRANSPORT:SECONDS", spec)
+	return fmt.Errorf("profile: -gen %q: want syntheses:N, raw8k:N, recordings:N or long:TRANSPORT:SECONDS", spec)
 }

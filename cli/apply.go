@@ -292,8 +292,8 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	opts := executor.Options{
 		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
 	}
-	if t, err := findTool(); err == nil {
-		opts.Encoder, opts.Books = ffmpeg{t}, t // without it, the plan refused the profiles that need it
+	if t := encoderOnPath(); t != nil {
+		opts.Encoder, opts.Books = t, t // without it, the plan refused the profiles that need it
 	}
 	// The verdicts are the manifest's: without listen: none (a failure the
 	// state records of a check no longer declared does not count).

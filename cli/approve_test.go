@@ -125,10 +125,15 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	}
 
 	// Replaced despite keep_approved (-replace names it): the approval is
-	// kept, lost, and said so.
+	// kept, lost, and said so. a.wav, modified above, is pinned: its
+	// approved bytes are put back from the cache over the file voxform
+	// did not write (-overwrite), and its approval holds again.
 	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(approveManifest, "press", "push", 1)), 0o644)
-	if code := runCmd(env, "apply", "-auto-approve", "-replace", `synthesis.menu["b"]`); code != ExitOK {
+	if code := runCmd(env, "apply", "-auto-approve", "-overwrite", "-replace", `synthesis.menu["b"]`); code != ExitOK {
 		t.Fatalf("apply -replace: exit %d: %s", code, stderr)
+	}
+	if r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]; !r.Approved() || sha256File(t, filepath.Join(env.Dir, "build/a.wav")) != r.Outputs[0].SHA256 {
+		t.Errorf("a pinned output put back: not the approved bytes, or its approval does not hold: %+v", r.Approval)
 	}
 	if code := runCmd(env, "state", "show", `synthesis.menu["b"]`); code != ExitOK || !strings.Contains(stderr.String(), "approval lost: outputs changed since Ana <ana@example.com> approved them") {
 		t.Fatalf("state show of a lost approval: exit %d: %s", code, stderr)

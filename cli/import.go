@@ -90,6 +90,10 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	was, err := approvalsBefore(sess, nil)
+	if err != nil {
+		return err
+	}
 	opts := workspace.ImportOptions{Force: *force}
 	var done []workspace.Imported
 	if mp != nil {
@@ -100,15 +104,20 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if cerr := sess.Close(); err == nil {
 		err = cerr
 	}
-	if werr := writeImported(env, done, *jsonOut); err == nil {
+	changed, aerr := approvalChanges(ctx, ws, was)
+	if err == nil {
+		err = aerr
+	}
+	if werr := writeImported(env, done, changed, *jsonOut); err == nil {
 		err = werr
 	}
 	return err
 }
 
 // writeImported prints what was imported (and recorded, also when a
-// later file failed).
-func writeImported(env *Env, done []workspace.Imported, jsonOut bool) error {
+// later file failed), and what became of the approvals of the resources
+// it was imported over (approvalChanges, by address).
+func writeImported(env *Env, done []workspace.Imported, approvals map[string]string, jsonOut bool) error {
 	if jsonOut {
 		type row struct {
 			Address string `json:"address"`
@@ -117,10 +126,12 @@ func writeImported(env *Env, done []workspace.Imported, jsonOut bool) error {
 			SHA256  string `json:"sha256"`
 			Size    int64  `json:"size"`
 			InPlace bool   `json:"in_place"`
+			// Approval says what became of the resource's approval.
+			Approval string `json:"approval,omitempty"`
 		}
 		rows := make([]row, 0, len(done))
 		for _, d := range done {
-			rows = append(rows, row{d.Address, d.Path, d.Output.Path, d.Output.SHA256, d.Output.Size, d.InPlace})
+			rows = append(rows, row{d.Address, d.Path, d.Output.Path, d.Output.SHA256, d.Output.Size, d.InPlace, approvals[d.Address]})
 		}
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"imported": rows})
 	}
@@ -130,6 +141,7 @@ func writeImported(env *Env, done []workspace.Imported, jsonOut bool) error {
 			how = "in place"
 		}
 		fmt.Fprintf(env.Stdout, "Imported %s: %s %s (sha256 %.12s, %d bytes)\n", untrusted.Escape(d.Address), untrusted.Escape(d.Output.Path), how, d.Output.SHA256, d.Output.Size)
+		writeApprovalChange(env, d.Address, approvals[d.Address])
 	}
 	if len(done) > 0 {
 		fmt.Fprintf(env.Stdout, "Imported %d file%s; no service was called, nothing was billed.\n", len(done), pluralS(len(done)))

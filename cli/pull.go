@@ -70,8 +70,8 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	opts := executor.Options{Events: warn}
-	if t, err := findTool(); err == nil {
-		opts.Encoder, opts.Books = ffmpeg{t}, t // a delivered output the cache lacks is mastered again
+	if t := encoderOnPath(); t != nil {
+		opts.Encoder, opts.Books = t, t // a delivered output the cache lacks is mastered again
 	}
 	sum, left, err := sess.Pull(ctx, m, c.mode(), opts)
 	if err != nil {

@@ -167,10 +167,18 @@ func runUse(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	was, err := approvalsBefore(sess, []string{addr})
+	if err != nil {
+		return err
+	}
 	t, changed, err := sess.Use(ctx, m, addr, fs.Arg(1))
 	if cerr := sess.Close(); err == nil {
 		err = cerr
 	}
+	if err != nil {
+		return err
+	}
+	approvals, err := approvalChanges(ctx, ws, was)
 	if err != nil {
 		return err
 	}
@@ -179,5 +187,6 @@ func runUse(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "Put take %d of %s back (fingerprint %.12s, digest %.12s) from the output cache; no service was called, nothing was billed.\n", t.N, untrusted.Escape(addr), t.Fingerprint, t.Digest)
+	writeApprovalChange(env, addr, approvals[addr])
 	return nil
 }

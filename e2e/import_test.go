@@ -22,6 +22,7 @@ const importPrompts = 50
 // and 'use' puts an earlier one back byte for byte with no call, after
 // which the plan shows no change.
 func TestImportAndUse(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	texts := make([]string, importPrompts)

@@ -28,6 +28,7 @@ func recordingsManifest(dirs string) string {
 // field by validate, plan and apply: nothing is sent to the service and
 // the key appears in no output and no file.
 func TestRecordingLinkToEnvironRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", recordingsManifest(""))
@@ -63,6 +64,7 @@ func TestRecordingLinkToEnvironRefused(t *testing.T) {
 // sent; with, its recordings are transcribed. A link to a file outside
 // that directory stays refused.
 func TestRecordingsOutsideNamedExplicitly(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	shared := filepath.Join(t.TempDir(), "recordings")
@@ -116,6 +118,7 @@ func TestRecordingsOutsideNamedExplicitly(t *testing.T) {
 // recording's request is answered after both are swapped, and the second is
 // never sent.
 func TestRecordingSwappedDuringApplyRefused(t *testing.T) {
+	t.Parallel()
 	const secret = "outside-file-7c41e2"
 	private := filepath.Join(t.TempDir(), "private.wav")
 	if err := os.WriteFile(private, append(speechLikeWAV(t, 260), secret...), 0o644); err != nil {

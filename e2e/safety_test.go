@@ -82,6 +82,7 @@ func victim(t *testing.T, p *project) string {
 // refused before anything runs: destroy does not delete it, apply does not
 // move it into the tree.
 func TestStateNamingOutsidePathsIsRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	for _, bad := range []string{"../victim.txt", "ABS", "build/../../victim.txt", ".voxform/hashes.json"} {
 		t.Run(bad, func(t *testing.T) {
@@ -113,6 +114,7 @@ func TestStateNamingOutsidePathsIsRefused(t *testing.T) {
 // A saved plan naming a path outside the project is refused before
 // anything runs, whatever action names it.
 func TestSavedPlanNamingOutsidePathsIsRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	victim(t, p)
@@ -154,6 +156,7 @@ func TestSavedPlanNamingOutsidePathsIsRefused(t *testing.T) {
 // refused by plan and apply (nothing is written there) and by destroy
 // (nothing is deleted there).
 func TestOutputDirectoryLinkedOutsideIsRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	outside := filepath.Join(filepath.Dir(p.dir), "elsewhere")
@@ -193,6 +196,7 @@ func TestOutputDirectoryLinkedOutsideIsRefused(t *testing.T) {
 // A file voxform did not make at an output path is refused: the plan says
 // so, apply pays for nothing and leaves the file, and -overwrite replaces it.
 func TestFileVoxformDidNotMakeIsRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
@@ -221,6 +225,7 @@ func TestFileVoxformDidNotMakeIsRefused(t *testing.T) {
 // An output moved by hand is adopted only when the new path holds the
 // recorded content; a new file the user put at the old name stays.
 func TestAlreadyMovedOutputKeepsTheUsersFile(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/a.wav"))
@@ -248,6 +253,7 @@ func TestAlreadyMovedOutputKeepsTheUsersFile(t *testing.T) {
 // A resource renamed with a new text but the same output path keeps its
 // new output, and the next plan has nothing to do.
 func TestRenamedResourceKeepsItsOutput(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
@@ -265,6 +271,7 @@ func TestRenamedResourceKeepsItsOutput(t *testing.T) {
 // uploaded under distinct names, recorded, and each gets its own
 // transcript: the file records map back exactly.
 func TestUploadNamesAreUniquePerJob(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("rec/a/b.wav", string(speechLikeWAV(t, 300)))
@@ -308,6 +315,7 @@ transcriptions:
 // says anything else (edited records, file operations or costs), so a plan
 // file cannot delete or move a file, pay twice or slip past the budget.
 func TestSavedPlanIsPlannedAgain(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
@@ -354,6 +362,7 @@ func TestSavedPlanIsPlannedAgain(t *testing.T) {
 // plan -out never replaces the state, an output or a file that is not a
 // plan file.
 func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))
@@ -378,6 +387,7 @@ func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
 // (The state is made as such a kill leaves it: the resource unrecorded,
 // its output noted as written with the request's fingerprint.)
 func TestWrittenOutputIsRecordedWithoutPaying(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
 	p.writeFile("main.yaml", helloManifest("hello", "Hello there", "build/hello.wav"))

@@ -42,6 +42,7 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 		rec.SetRequestJSON(a.Desired.Request)
 	}
 	rec.UpdatedAt = op.now().UTC()
+	rec.Approval = a.Prior.Approval.Moved(a.Prior, &rec) // the same bytes: it still holds
 	var err error
 	if a.MovedFrom != "" && a.MovedFrom != a.Address {
 		err = op.files.recorder.Move(a.MovedFrom, a.Address, &rec)

@@ -13,8 +13,18 @@ import (
 // no-op. deletes holds the state-only entries of this plan: a new address
 // whose fingerprint equals one of them takes it over (a rename) for free.
 func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
+	if d.Kind == manifest.KindPackage {
+		as, err := c.asChaptersAre(d)
+		if err != nil {
+			return nil, err
+		}
+		d, c.desired[d.Address] = as, as
+	}
 	a, err := c.planResource(d, deletes)
 	recordedCreate(a)
+	if a != nil && a.Type == Move && a.Prior != nil {
+		a.Reasons = append(a.Reasons, approvalKept(a.Prior)...)
+	}
 	if err != nil || d.Kind != manifest.KindPackage {
 		return a, err
 	}
@@ -60,8 +70,8 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		if prior.Status == state.StatusPending && prior.JobID != "" {
 			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
 		}
-		if c.pin(d, prior, reasons) {
-			return nil, nil
+		if pinned, a, err := c.pin(d, prior, reasons); pinned {
+			return a, err
 		}
 		reasons = append(reasons, approvalLost(prior)...)
 		cost, err := c.billed(d)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -122,5 +123,235 @@ func TestPinKeepsOnlyTheDeclaredFiles(t *testing.T) {
 	}
 	if a := plan.Action(`synthesis.menu["billing"]`); a == nil || a.Type != planner.Replace || len(plan.Pinned) != 0 {
 		t.Fatalf("a moved output was pinned: %+v, pinned %+v", a, plan.Pinned)
+	}
+}
+
+// TestPreventDestroyRefusesReplace: a replace destroys the object, so a
+// plan replacing a prevent_destroy resource is refused, whether its
+// request changed or -replace names it, with the lifecycle line; a pinned
+// one (keep_approved, approval holding) is not replaced and passes.
+func TestPreventDestroyRefusesReplace(t *testing.T) {
+	p := baseProject()
+	s := p.synthesis("synthesis.welcome")
+	s.Lifecycle.PreventDestroy = true
+	s.Fields = map[string]manifest.Pos{"lifecycle.prevent_destroy": {File: "voxform.yaml", Line: 7, Col: 20}}
+	st := p.apply(t)
+	_, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "voxform.yaml:7:20: synthesis.welcome") ||
+		!strings.Contains(err.Error(), "replace") {
+		t.Fatalf("-replace of a prevent_destroy resource: %v", err)
+	}
+	s.VoiceName = "Deepak"
+	_, err = p.plan(t, st, planner.Options{})
+	if !errors.Is(err, planner.ErrPreventDestroy) || !strings.Contains(err.Error(), "voxform.yaml:7:20: synthesis.welcome") {
+		t.Fatalf("a changed request of a prevent_destroy resource: %v", err)
+	}
+	approve(st, "synthesis.welcome", "Ana")
+	s.Lifecycle.KeepApproved = true
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil || len(plan.Pinned) != 1 {
+		t.Fatalf("a pinned prevent_destroy resource: %v, pinned %+v", err, plan)
+	}
+	s.Lifecycle.PreventDestroy = false
+	if _, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}}); err != nil {
+		t.Fatalf("-replace without prevent_destroy: %v", err)
+	}
+}
+
+// TestPinnedRestoresApprovedBytes: a pinned resource whose output is
+// missing is put back free from the cache entry of its recorded
+// fingerprint when that entry holds the recorded (approved) bytes: a
+// restore of the recorded request, not a synthesis of the new one. When
+// the cache does not hold them, it stays pinned and the plan says so.
+func TestPinnedRestoresApprovedBytes(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	st := p.apply(t)
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	delete(p.fs, rec.Outputs[0].Path) // a fresh clone: the outputs are not committed
+	for _, tc := range []struct {
+		name    string
+		files   map[string]planner.CachedFile
+		restore bool
+	}{
+		{name: "the approved bytes", restore: true, files: map[string]planner.CachedFile{"audio": {SHA256: rec.Outputs[0].SHA256, Size: rec.Outputs[0].Size}}},
+		{name: "other bytes", files: map[string]planner.CachedFile{"audio": {SHA256: strings.Repeat("0f", 32), Size: rec.Outputs[0].Size}}},
+		{name: "not cached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Options: planner.Options{Cache: planner.CacheOn}}
+			in.Cached = func([]string) (map[string]string, error) { return nil, nil }
+			in.CachedFiles = func(fps []string) (map[string]planner.CachedEntry, error) {
+				if tc.files == nil {
+					return nil, nil
+				}
+				return map[string]planner.CachedEntry{rec.Fingerprint: {From: "local", Files: tc.files, Kind: rec.Kind}}, nil
+			}
+			plan, err := planner.Compute(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := plan.Action(billing)
+			if len(plan.Pinned) != 1 || plan.Pinned[0].Address != billing {
+				t.Fatalf("pinned %+v", plan.Pinned)
+			}
+			reason := plan.Pinned[0].Reason()
+			if !tc.restore {
+				if a != nil || !strings.Contains(reason, "not repaired while pinned") {
+					t.Fatalf("not restorable: action %+v, reason %q", a, reason)
+				}
+				return
+			}
+			if a == nil || a.Type != planner.Restore || !a.Cost.IsZero() || a.Desired.Fingerprint != rec.Fingerprint || !a.KeepsRecord() {
+				t.Fatalf("want a free restore of the recorded fingerprint: %+v", a)
+			}
+			if !strings.Contains(reason, "put back from the cache") {
+				t.Errorf("pinned reason %q", reason)
+			}
+			if s := plan.Summary(); s.Restore != 1 || s.Replace != 0 || !plan.Cost.IsZero() {
+				t.Errorf("summary %+v, cost %+v", s, plan.Cost)
+			}
+		})
+	}
+}
+
+// TestPinnedRemastersDeliveries: a pinned resource's delivered outputs
+// are planned as an unchanged resource's: remastered free from the
+// pinned audio when a delivered file is missing or the encoder changed,
+// under the recorded fingerprint (so the record stays pinned).
+func TestPinnedRemastersDeliveries(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p, st := delivered(t)
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	for _, tc := range []struct {
+		name, enc, reason string
+		drop              func()
+	}{
+		{name: "a delivered file missing", enc: "enc-1", reason: "deliver telephony: output build/ivr/telephony/billing.wav missing",
+			drop: func() { delete(p.fs, "build/ivr/telephony/billing.wav") }},
+		{name: "another encoder", enc: "enc-2", reason: "deliver telephony: encoder changed", drop: func() {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := p.fs.clone()
+			defer func() { p.fs = fs }()
+			tc.drop()
+			plan, err := p.planWith(t, st, encoderOf(tc.enc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Pinned) != 1 {
+				t.Fatalf("pinned %+v", plan.Pinned)
+			}
+			a := plan.Action(billing)
+			if a == nil || a.Type != planner.Remaster || !a.Cost.IsZero() || a.Desired.Fingerprint != rec.Fingerprint ||
+				!strings.Contains(strings.Join(a.Reasons, "; "), tc.reason) {
+				t.Fatalf("want a free remaster of the pinned audio: %+v", a)
+			}
+		})
+	}
+}
+
+// TestPinnedListenCheck: a pinned resource's listening check is planned
+// as an unchanged resource's: one not recorded is made (a Check of the
+// approved request, under the recorded fingerprint); one recorded is
+// kept.
+func TestPinnedListenCheck(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	s := p.synthesis(billing)
+	s.Listen = listenSpec(0, "limits-1")
+	st := p.apply(t)
+	approve(st, billing, "Ana")
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	rec := st.Resources[billing]
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := plan.Action(billing)
+	if len(plan.Pinned) != 1 || a == nil || a.Type != planner.Check || a.Desired.Fingerprint != rec.Fingerprint {
+		t.Fatalf("want a check of the pinned audio: %+v, pinned %+v", a, plan.Pinned)
+	}
+	if s := plan.Summary(); s.NoOp != len(p.desired(t))-1 || s.Check != 1 || s.Pinned != 1 {
+		t.Errorf("summary %+v: the pinned check is counted off the no-ops", s)
+	}
+	o := &rec.Outputs[0]
+	o.Listen = checkRecord(o.SHA256, "hi-IN", 2.1, "बिलिंग के लिए एक दबाएँ", true, "limits-1")
+	plan, err = p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action(billing); a != nil || len(plan.Pinned) != 1 {
+		t.Fatalf("a recorded check of the pinned audio: %+v", a)
+	}
+}
+
+// TestPinnedChapterKeepsItsPackage: a package whose chapter is pinned is
+// fingerprinted from what the chapter is (its recorded request, whose
+// output it packages), so it is not remastered; a chapter replaced
+// (-replace) still remasters it.
+func TestPinnedChapterKeepsItsPackage(t *testing.T) {
+	const billing = `synthesis.menu["billing"]`
+	p := baseProject()
+	withDelivery(deliver.Builtin("telephony"))(p)
+	withBook(p)
+	st := p.apply(t)
+	recordDeliveries(p, st, "enc-1")
+	recordBook(t, p, st, "enc-1")
+	approve(st, billing, "Ana")
+	s := p.synthesis(billing)
+	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	plan, err := p.planWith(t, st, encoderOf("enc-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pinned) != 1 || plan.HasChanges() {
+		t.Fatalf("a pinned chapter: actions %v, pinned %+v", addresses(plan), plan.Pinned)
+	}
+	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{billing}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action("package.book"); a == nil || a.Type != planner.Remaster {
+		t.Fatalf("a chapter replaced: actions %v", addresses(plan))
+	}
+}
+
+// TestRepackageMayReplaceTheBook: the remaster of a package that a
+// chapter's replace adds (-replace of a chapter) may replace the book
+// files the state records, as any action's ownership is decided; it was
+// refused at apply ("appeared after the plan") for want of it.
+func TestRepackageMayReplaceTheBook(t *testing.T) {
+	p := baseProject()
+	withBook(p)
+	st := p.apply(t)
+	recordBook(t, p, st, "enc-1")
+	plan, err := planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{`synthesis.menu["billing"]`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := plan.Action("package.book")
+	if book == nil || book.Type != planner.Remaster {
+		t.Fatalf("actions %v", addresses(plan))
+	}
+	if !book.MayReplace("build/book.mp3") || book.Refused != "" {
+		t.Errorf("the book's remaster may not replace build/book.mp3: overwrite %v, refused %q", book.Overwrite, book.Refused)
+	}
+	p.fs["build/book.mp3"] = "a file voxform did not make"
+	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
+		Options: planner.Options{Replace: []string{`synthesis.menu["billing"]`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if book := plan.Action("package.book"); book == nil || !strings.Contains(book.Refused, "build/book.mp3 changed since voxform wrote it") {
+		t.Errorf("a changed book file is not refused: %+v", book)
 	}
 }

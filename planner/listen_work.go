@@ -90,6 +90,9 @@ func (it *ListenItem) Recorded(code string) bool {
 func (c *computer) listenWork() {
 	for _, addr := range c.listenNoops {
 		d := c.desired[addr]
+		if was := c.pinnedAs[addr]; was != nil {
+			d = was // checked as approved, never recorded under the new request
+		}
 		a := &Action{Address: addr, Type: Check, Desired: d, Prior: c.st.Resources[addr]}
 		c.priceListen(a)
 		w := a.Listen
@@ -100,7 +103,9 @@ func (c *computer) listenWork() {
 			continue
 		}
 		a.Reasons = []string{w.CheckReason()}
-		c.noops--
+		if c.pinned[addr] == nil {
+			c.noops-- // a pinned resource is not a no-op
+		}
 		c.actions = append(c.actions, a)
 	}
 	for _, a := range c.actions {

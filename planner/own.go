@@ -20,7 +20,29 @@ import (
 // a file voxform did not make, one changed since voxform wrote it, and the
 // output of a resource this plan does not touch (a -target plan). With
 // Options.Overwrite such files are replaced, and the plan says which.
+// Every action is decided once: actions added later in the plan (a
+// package's remaster a chapter's work adds, a listening check) are
+// decided when Compute has added them.
 func (c *computer) checkOwnership() error {
+	if c.ownDecided == nil {
+		c.ownDecided = map[*Action]bool{}
+	}
+	var todo []*Action
+	for _, a := range c.actions {
+		if !c.ownDecided[a] {
+			todo = append(todo, a)
+			c.ownDecided[a] = true
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	return c.decideOwnership(todo)
+}
+
+// decideOwnership is checkOwnership of the actions todo, with the plan's
+// actions as they are.
+func (c *computer) decideOwnership(todo []*Action) error {
 	type record struct{ addr, sha string }
 	recorded := map[string][]record{}
 	for addr, r := range c.st.Resources {
@@ -32,7 +54,7 @@ func (c *computer) checkOwnership() error {
 	for _, a := range c.actions {
 		inPlan[a.Address] = a
 	}
-	for _, a := range c.actions {
+	for _, a := range todo {
 		var refused []string
 		for _, p := range a.writes() {
 			h, err := c.hash(p)

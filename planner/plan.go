@@ -354,11 +354,15 @@ func Compute(in Input) (*Plan, error) {
 	if err := c.restore(); err != nil {
 		return nil, err
 	}
+	c.dropPinRepairs()
 	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}
 	c.listenWork()
 	c.repackage()
+	if err := c.checkOwnership(); err != nil { // of the actions added since plan
+		return nil, err
+	}
 	p := &Plan{Options: in.Options, Lineage: st.Lineage, Serial: st.Serial, NoOps: c.noops, ListenFailing: c.listenFailing,
 		Pinned: c.sortedPinned()}
 	actions, err := order(c.actions)
@@ -413,6 +417,13 @@ type computer struct {
 	identities map[string]identity
 	// pinned are the resources keep_approved keeps, by address.
 	pinned map[string]*Pinned
+	// pinnedAs are the pinned resources as they were approved (see pin).
+	pinnedAs map[string]*Desired
+	// pinRepairs are the repairs of pinned resources' recorded requests
+	// (see pin): restored from the cache, or dropped.
+	pinRepairs map[*Action]bool
+	// ownDecided are the actions checkOwnership has decided.
+	ownDecided map[*Action]bool
 }
 
 func (c *computer) plan() error {
@@ -449,6 +460,9 @@ func (c *computer) plan() error {
 			return fmt.Errorf("plan %s: %w", addr, err)
 		}
 		if a == nil && c.pinned[addr] != nil {
+			if d.Listen != nil {
+				c.listenNoops = append(c.listenNoops, addr) // checked as unchanged: see pin
+			}
 			continue
 		}
 		if a == nil {

@@ -4,8 +4,16 @@
 # (MinIO). Extra arguments go to 'go test'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# MinIO for the remote cache tests, built once into .tools/bin (minutes of
+# compiling), builds while the Debian packages download and install: one
+# needs the processors, the other mostly the network and the disk, and
+# neither needs the other.
+./scripts/servers.sh &
+servers=$!
+trap 'pkill -P "$servers" 2>/dev/null; kill "$servers" 2>/dev/null || true' EXIT
 ./scripts/deps.sh
-./scripts/servers.sh   # MinIO for the remote cache tests, built once into .tools/bin
+wait "$servers"
+trap - EXIT
 go test -race -count=1 -timeout 20m "$@" ./...
 # The end-to-end suite once more, against the documented service (the run
 # above speaks to the live profile, the default).

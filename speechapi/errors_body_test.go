@@ -114,19 +114,26 @@ func TestNonJSONErrorBodies(t *testing.T) {
 // the text, and the key it echoes across the cut is redacted first.
 func TestJSONErrorMessageIsAnExcerpt(t *testing.T) {
 	const key = "sk-live-0123456789abcdef"
-	// The largest body the client reads, 64 KiB.
-	var body []byte
-	for n := 1; ; n++ {
+	// The largest body the client reads, 64 KiB: the message of the most
+	// repetitions whose JSON fits, found by bisection (the body grows with
+	// n) rather than by marshalling every n up to it.
+	marshal := func(n int) []byte {
 		m := strings.Repeat("x", 150) + key + strings.Repeat("bad\x1b[2K\x1b[1A\r\b\u202e\u009b", n)
 		b, err := json.Marshal(map[string]any{"success": false, "error": map[string]any{"type": "INVALID_REQUEST_ERROR", "message": m}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > 64<<10 {
-			break
-		}
-		body = b
+		return b
 	}
+	lo, hi := 1, 64<<10 // marshal(lo) fits in 64 KiB, marshal(hi) does not
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; len(marshal(mid)) <= 64<<10 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	body := marshal(lo)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)

@@ -3,6 +3,7 @@ package speechapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -128,7 +129,13 @@ func TestHugeRetryAfterFailsAtOnce(t *testing.T) {
 }
 
 // A WebSocket message larger than MaxFrameBytes ends the session with an
-// error instead of being read into memory whole.
+// error instead of being read into memory whole. The message comes as the
+// service's long messages do, in fragments: a first frame of 1 MiB, sent
+// whole, then a continuation frame whose header takes the message to
+// MaxFrameBytes+1. The client must refuse at that header (the message's
+// running length passing the limit), before any of the continuation's
+// payload, which the server never sends: it hangs up after the header, so
+// a client without the limit fails with an incomplete read instead.
 func TestRealtimeFrameLimit(t *testing.T) {
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -140,17 +147,10 @@ func TestRealtimeFrameLimit(t *testing.T) {
 		if _, _, err := conn.ReadMessage(); err != nil {
 			return
 		}
-		wr, err := conn.NextWriter(websocket.BinaryMessage)
-		if err != nil {
-			return
-		}
-		chunk := make([]byte, 1<<20)
-		for written := 0; written <= speechapi.MaxFrameBytes; written += len(chunk) {
-			if _, err := wr.Write(chunk); err != nil {
-				return // the client hung up: what the test wants
-			}
-		}
-		wr.Close()
+		const first = 1 << 20
+		raw := conn.UnderlyingConn()
+		_, _ = raw.Write(append(frameHeader(websocket.BinaryMessage, false, first), make([]byte, first)...))
+		_, _ = raw.Write(frameHeader(0, true, speechapi.MaxFrameBytes-first+1)) // opcode 0: continuation
 	}))
 	defer srv.Close()
 	c, err := speechapi.New(speechapi.Config{BaseURL: srv.URL, APIKey: testKey, Retries: -1})
@@ -163,4 +163,15 @@ func TestRealtimeFrameLimit(t *testing.T) {
 	if !errors.As(err, &le) || speechapi.IsTemporary(err) || !strings.Contains(err.Error(), "128 MiB") {
 		t.Fatalf("an oversized frame: %v, want a *LimitError naming the limit", err)
 	}
+}
+
+// frameHeader is the header of an unmasked (server to client) WebSocket
+// frame of opcode op carrying n bytes, with the 64-bit length form.
+func frameHeader(op int, fin bool, n int) []byte {
+	h := []byte{byte(op), 127, 0, 0, 0, 0, 0, 0, 0, 0}
+	if fin {
+		h[0] |= 0x80
+	}
+	binary.BigEndian.PutUint64(h[2:], uint64(n))
+	return h
 }

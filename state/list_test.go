@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // ListAddresses gives what Read gives, a journal folded in, and refuses
@@ -110,4 +113,101 @@ func FuzzSkim(f *testing.F) {
 			}
 		}
 	})
+}
+
+// state list of a large state does not read the file into memory: the
+// file is mapped, and what is allocated is the addresses and their map,
+// a small part of the file (issue 26's L5: reading 100 MB into a new
+// buffer took half a second of CPU, faulting in its pages).
+func TestListAddressesMapsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	f := New()
+	for i := range 5000 {
+		f.Resources[fmt.Sprintf(`synthesis.menu["p%05d"]`, i)] = sampleResource(strings.Repeat("a long prompt text ", 20))
+	}
+	data, err := MarshalSorted(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StateFileName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := NewLocal(dir)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := ListAddresses(context.Background(), b)
+	runtime.ReadMemStats(&after)
+	if err != nil || !slices.Equal(got, f.Addresses()) {
+		t.Fatalf("listed %d, %v; want %d", len(got), err, len(f.Resources))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))/2 {
+		t.Errorf("listing a state file of %d bytes allocated %d bytes", len(data), alloc)
+	}
+}
+
+// A mapped state file cut short under the skim (another program
+// truncating it in place) faults; the fault reads as a file not of the
+// skimmed shape, for Read to report, and the process goes on.
+func TestSkimMappedFileCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StateFileName)
+	f := New()
+	for i := range 200 {
+		f.Resources[fmt.Sprintf("synthesis.p%03d", i)] = sampleResource("t")
+	}
+	data, err := MarshalSorted(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	m, err := unix.Mmap(int(fh.Fd()), 0, len(data), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	if sk := skimMapped(m); sk == nil || len(sk.Resources) != 200 {
+		t.Fatalf("whole file: %v", sk)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if sk := skimMapped(m); sk != nil {
+		t.Errorf("file cut short: skimmed %d resources", len(sk.Resources))
+	}
+}
+
+// A state's entries are checked without sorting its addresses when they
+// pass (100,000 took tens of milliseconds of every read and list), and a
+// refusal still names the first offender in the file's order, whatever
+// the map's.
+func TestCheckEntriesSortsOnlyToRefuse(t *testing.T) {
+	f := New()
+	for i := range 1000 {
+		f.Resources[fmt.Sprintf(`synthesis.menu["p%05d"]`, i)] = sampleResource("t")
+	}
+	if n := testing.AllocsPerRun(5, func() {
+		if err := f.checkEntries(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("checking 1,000 good entries allocated %v times", n)
+	}
+	bad := func(p string) *Resource {
+		r := sampleResource("t")
+		r.Outputs = []Output{{Path: p, SHA256: "ff"}}
+		return r
+	}
+	f.Resources[`synthesis.menu["p00900"]`] = bad("../b")
+	f.Resources[`synthesis.menu["p00100"]`] = bad("../a")
+	for range 20 {
+		if err := f.checkEntries(); err == nil || !strings.Contains(err.Error(), `p00100`) {
+			t.Fatalf("two bad entries: %v", err)
+		}
+	}
 }

@@ -171,21 +171,6 @@ func emptyFile() *File {
 	return &File{Version: FormatVersion, VoxformVersion: VoxformVersion, Resources: map[string]*Resource{}}
 }
 
-// readStateBytes reads the state file at its real path (see
-// openStateFile), whole.
-func readStateBytes(real string) ([]byte, *unix.Stat_t, error) {
-	fh, st, err := openStateFile(real)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fh.Close()
-	data, err := readAtMost(fh, MaxStateSize, "a state file")
-	if err != nil {
-		return nil, nil, fmt.Errorf("read state: %w", err)
-	}
-	return data, st, nil
-}
-
 // openStateFile opens the state file at its real path: a regular file,
 // not a symbolic link (the links to it were resolved by RealStatePath),
 // of at most MaxStateSize bytes. A missing file is fs.ErrNotExist.

@@ -182,6 +182,9 @@ func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]
 // as r (nil: not recorded). Its items and what the state records of each
 // are the planner's (planner.ListenItems of a Check of r).
 func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[string]bool) {
+	if was := planner.PinnedAs(d, r); was != nil {
+		d = was // judged as approved, as the plan checks it
+	}
 	path := d.Outputs[0].Path
 	why := ""
 	switch {

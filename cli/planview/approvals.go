@@ -33,8 +33,12 @@ func CountApprovals(p *planner.Plan, st *state.File) *Approvals {
 		return nil
 	}
 	a := &Approvals{Declared: p.NoOps + len(p.Pinned)}
+	pinned := make(map[string]bool, len(p.Pinned))
+	for _, pin := range p.Pinned {
+		pinned[pin.Address] = true
+	}
 	for _, act := range p.Actions {
-		if act.Type != planner.Delete {
+		if act.Type != planner.Delete && !pinned[act.Address] { // a pinned one's work: counted pinned
 			a.Declared++
 		}
 	}
