@@ -60,6 +60,9 @@ func (l *Local) addresses(ctx context.Context) ([]string, error) {
 	return f.Addresses(), nil
 }
 
+// mapFile maps a file; a variable so that a test can refuse it.
+var mapFile = unix.Mmap
+
 // skimStateFile skims the state file at its real path (see
 // openStateFile and skimState): an empty state when there is none (exists
 // false), nil when it is not of the shape skimState reads.
@@ -72,7 +75,8 @@ func (l *Local) addresses(ctx context.Context) ([]string, error) {
 // one over it), so the mapping holds what a read would have; should
 // another program cut the file short meanwhile, touching the lost pages
 // faults, and the fault is taken as a file not of the shape (read whole
-// by the caller) instead of ending the process.
+// by the caller) instead of ending the process. A file system that cannot
+// map files (some FUSE and network mounts) is read whole likewise.
 func skimStateFile(real string) (f *File, exists bool, err error) {
 	fh, st, err := openStateFile(real)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -85,9 +89,9 @@ func skimStateFile(real string) (f *File, exists bool, err error) {
 	if st.Size == 0 {
 		return nil, true, nil
 	}
-	data, err := unix.Mmap(int(fh.Fd()), 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	data, err := mapFile(int(fh.Fd()), 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
-		return nil, true, fmt.Errorf("read state: map %s: %w", StateFileName, err)
+		return nil, true, nil // a file system that cannot map it: read whole
 	}
 	defer unix.Munmap(data)
 	return skimMapped(data), true, nil

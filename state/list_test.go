@@ -211,3 +211,26 @@ func TestCheckEntriesSortsOnlyToRefuse(t *testing.T) {
 		}
 	}
 }
+
+// A file system that cannot map the state file (some FUSE and network
+// mounts) lists it as a read would: the mapping is only a shortcut.
+func TestListAddressesWithoutMapping(t *testing.T) {
+	dir := t.TempDir()
+	f := New()
+	for i := range 3 {
+		f.Resources[fmt.Sprintf("synthesis.p%d", i)] = sampleResource("t")
+	}
+	data, err := MarshalSorted(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StateFileName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(m func(int, int64, int, int, int) ([]byte, error)) { mapFile = m }(mapFile)
+	mapFile = func(int, int64, int, int, int) ([]byte, error) { return nil, unix.ENODEV }
+	got, err := ListAddresses(context.Background(), NewLocal(dir))
+	if err != nil || len(got) != 3 {
+		t.Fatalf("ListAddresses without a mapping: %v, %v; want 3 addresses", got, err)
+	}
+}
