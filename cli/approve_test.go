@@ -128,7 +128,8 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	// kept, lost, and said so. a.wav, modified above, is pinned: its
 	// approved bytes are put back from the cache over the file voxform
 	// did not write (-overwrite), and its approval holds again.
-	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(approveManifest, "press", "push", 1)), 0o644)
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(approveManifest, `text: "press ${each.key}"`, `text: "press ${each.key}"
+    speed: 1.1`, 1)), 0o644)
 	if code := runCmd(env, "apply", "-auto-approve", "-overwrite", "-replace", `synthesis.menu["b"]`); code != ExitOK {
 		t.Fatalf("apply -replace: exit %d: %s", code, stderr)
 	}
@@ -141,7 +142,7 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	if code := runCmd(env, "verify", "-require-approved"); code != ExitError || !strings.Contains(stdout.String(), `synthesis.menu["b"]: approval lost`) {
 		t.Fatalf("verify -require-approved with a lost approval: exit %d: %s", code, stdout)
 	}
-	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitError || !strings.Contains(stderr.String(), "pinned: its outputs are of an older request (text)") {
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitError || !strings.Contains(stderr.String(), "pinned: its outputs are of an older request (speed") {
 		t.Fatalf("approve of a pinned resource: exit %d: %s", code, stderr)
 	}
 

@@ -96,9 +96,21 @@ func (c *computer) pins(d *Desired, prior *state.Resource) bool {
 }
 
 // pinnable reports whether keep_approved keeps prior, the record of d, as
-// it is: its approval holds and d declares its outputs (sameOutputs).
+// it is: its approval holds, d declares its outputs (sameOutputs) and the
+// words it sends are the ones approved (sameWords).
 func pinnable(d *Desired, prior *state.Resource) bool {
-	return d.Lifecycle.KeepApproved && prior != nil && prior.Approved() && sameOutputs(d, prior)
+	return d.Lifecycle.KeepApproved && prior != nil && prior.Approved() && sameOutputs(d, prior) && sameWords(d, prior)
+}
+
+// sameWords reports whether d sends the text prior was made of. A pin
+// keeps approved audio through a change of how it is made (a voice, a
+// model, a setting), never through a change of what it says: pinned, the
+// manifest would declare words no one hears, and every gate would pass.
+// A request without text (a recording's) has no words to compare.
+func sameWords(d *Desired, prior *state.Resource) bool {
+	old, oldOK := prior.RequestFields()["text"]
+	cur, curOK := d.RequestFields()["text"]
+	return !oldOK || !curOK || equalJSON(old, cur)
 }
 
 // PinnedAs is d as the state records it when keep_approved pins it (its

@@ -355,3 +355,32 @@ func TestRepackageMayReplaceTheBook(t *testing.T) {
 		t.Errorf("a changed book file is not refused: %+v", book)
 	}
 }
+
+// TestPinKeepsNoTextChange: keep_approved keeps approved audio through a
+// change of how it is made, never through a change of its own words (the
+// manifest would declare words no one hears): the prompt is replaced, and
+// the plan says its approval ends.
+func TestPinKeepsNoTextChange(t *testing.T) {
+	p := baseProject()
+	st := p.apply(t)
+	approve(st, `synthesis.menu["billing"]`, "Ana")
+	for _, s := range p.m.Syntheses {
+		if s.Name == "menu" {
+			s.Lifecycle.KeepApproved = true
+			if s.Key == "billing" {
+				s.Text = "Your calls are never recorded or shared."
+			}
+		}
+	}
+	plan, err := p.plan(t, st, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Pinned) != 0 {
+		t.Fatalf("a change of the prompt's own text is pinned: %+v", plan.Pinned)
+	}
+	a := plan.Action(`synthesis.menu["billing"]`)
+	if a == nil || a.Type != planner.Replace || !strings.Contains(strings.Join(a.Reasons, "; "), "approval by Ana of 2026-11-27T09:00:00Z will no longer hold") {
+		t.Fatalf("billing with new words: %+v", a)
+	}
+}
