@@ -3,6 +3,7 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,4 +218,48 @@ func TestPinnedDeliveryAndCheckRemade(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(env.Dir, delivered)); err != nil {
 		t.Errorf("the delivered file was not made again: %v", err)
 	}
+}
+
+// TestMoveOfAChangedFileRefused: a move keeps the record, and its
+// approval, of the bytes it renames; a file changed while apply waits for
+// its "yes" is not them, so the move is refused and nothing is recorded.
+func TestMoveOfAChangedFileRefused(t *testing.T) {
+	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(pinManifest, `output: "build/${each.key}.wav"`, `output: "build/menu/${each.key}.wav"`, 1)), 0o644)
+	env.Interactive = true
+	env.Stdin = &changeThenYes{path: filepath.Join(env.Dir, "build/a.wav")}
+	code := runCmd(env, "apply")
+	if code == ExitOK || !strings.Contains(stdout.String()+stderr.String(), "build/a.wav changed after the plan") {
+		t.Fatalf("apply of a move whose file changed: exit %d: %s%s", code, stdout, stderr)
+	}
+	if r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]; r.Outputs[0].Path != "build/a.wav" {
+		t.Errorf("a refused move was recorded: %+v", r.Outputs)
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, "build/menu/a.wav")); err == nil {
+		t.Error("the changed file was moved")
+	}
+}
+
+// changeThenYes answers apply's question "yes" after writing other bytes
+// to path, as someone editing the output while apply waits would.
+type changeThenYes struct {
+	path string
+	done bool
+}
+
+func (c *changeThenYes) Read(p []byte) (int, error) {
+	if c.done {
+		return 0, io.EOF
+	}
+	c.done = true
+	if err := os.WriteFile(c.path, []byte("RIFF not the approved audio"), 0o644); err != nil {
+		return 0, err
+	}
+	return copy(p, "yes\n"), nil
 }

@@ -63,6 +63,9 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 // voxform's and stays.
 func (op *moveOp) rename(a *planner.Action, m planner.Rename) error {
 	if !m.Adopt {
+		if err := op.stillRecorded(a, m.From); err != nil {
+			return fmt.Errorf("move %s to %s: %w", m.From, m.To, err)
+		}
 		expect, replace := a.Replaces(m.To)
 		if replace && expect != "" {
 			// Replace only what the plan found there.
@@ -133,4 +136,28 @@ func ignorableCancel(err error) bool {
 	return speechapi.IsCode(err, speechapi.CodeJobCancelled) ||
 		speechapi.IsCode(err, speechapi.CodeJobNotCancellable) ||
 		speechapi.IsCode(err, speechapi.CodeJobNotFound)
+}
+
+// stillRecorded checks that the output at p holds the bytes the state
+// records for it: a move keeps the record (and its approval) and only
+// renames the file, so a file changed since the plan is refused rather
+// than recorded as what it no longer is.
+func (op *moveOp) stillRecorded(a *planner.Action, p string) error {
+	for _, o := range a.Prior.Outputs {
+		if o.Path != p {
+			continue
+		}
+		sum, err := op.files.hashOf(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // moved already: the destination is checked as it is adopted
+		}
+		if err != nil {
+			return err
+		}
+		if sum != o.SHA256 {
+			return fmt.Errorf("%s changed after the plan (it is not the recorded output), and voxform moves only what it recorded", p)
+		}
+		return nil
+	}
+	return nil
 }
