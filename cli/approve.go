@@ -38,6 +38,13 @@ Only a resource that is made and in step with the manifest (a plan would
 leave it as it is) can be approved; anything else is refused, and nothing
 is recorded. -revoke withdraws the approvals of the resources named.
 
+-expect ADDRESS=SHA256 (repeatable) approves ADDRESS only if its outputs
+are still the ones reviewed: their digest (state.OutputsDigest, as the
+report page shows it) must be SHA256, else nothing is recorded. The report
+page's tick boxes write such a command, so that what is approved is what
+was heard, not what was made since. The addresses of -expect are approved
+as if named.
+
 -by defaults to the git user of the manifest directory ('git config
 user.name' and user.email: "Name <email>").
 
@@ -52,6 +59,9 @@ type approveOptions struct {
 	vars        varFlags
 	lockTimeout time.Duration
 	patterns    []string
+	// expect is each -expect ADDRESS=SHA256: the outputs digest an
+	// address must have to be approved.
+	expect map[string]string
 }
 
 func runApprove(ctx context.Context, env *Env, args []string) error {
@@ -61,12 +71,18 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.note, "note", "", "a note recorded with the approval: `TEXT` (a ticket, what was checked)")
 	fs.BoolVar(&o.revoke, "revoke", false, "withdraw the approvals of the resources named")
 	fs.BoolVar(&o.json, "json", false, "one JSON object per resource")
+	var expect []string
+	fs.Var(repeated{&expect}, "expect", "approve `ADDRESS=SHA256` only if its outputs digest is SHA256 (repeatable)")
 	o.vars.register(fs)
 	lockTimeoutFlag(fs, &o.lockTimeout)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.patterns = fs.Args(); len(o.patterns) == 0 {
+	o.patterns = fs.Args()
+	if err := o.parseExpect(expect); err != nil {
+		return err
+	}
+	if len(o.patterns) == 0 {
 		return usageErrorf("approve: expected at least one address")
 	}
 	if o.revoke && (o.by != "" || o.note != "") {
@@ -124,6 +140,26 @@ func doApprove(ctx context.Context, env *Env, o *approveOptions) (err error) {
 	return writeApprovals(env, approvals, o)
 }
 
+// parseExpect reads the -expect values into o.expect, each address also
+// named as a pattern (an exact address names only itself).
+func (o *approveOptions) parseExpect(values []string) error {
+	if len(values) > 0 && o.revoke {
+		return usageErrorf("approve: -expect does not go with -revoke")
+	}
+	for _, v := range values {
+		i := strings.LastIndexByte(v, '=')
+		if i < 0 || !state.IsHexHash(v[i+1:]) {
+			return usageErrorf("approve: -expect %q: want ADDRESS=SHA256 (64 lowercase hex digits)", untrusted.Escape(v))
+		}
+		if o.expect == nil {
+			o.expect = map[string]string{}
+		}
+		o.expect[v[:i]] = v[i+1:]
+		o.patterns = append(o.patterns, v[:i])
+	}
+	return nil
+}
+
 // approvalsFor is what approve records: the approval of each address the
 // patterns name (nil for each with -revoke), or an error naming every
 // address refused.
@@ -167,7 +203,12 @@ func approvalsFor(ctx context.Context, sess *workspace.Session, m *manifest.Mani
 			refused = append(refused, a+": "+why)
 			continue
 		}
-		out[a] = &state.Approval{Digest: state.OutputsDigest(st.Resources[a].Outputs), By: o.by, At: now, Note: o.note}
+		digest := state.OutputsDigest(st.Resources[a].Outputs)
+		if want, ok := o.expect[a]; ok && want != digest {
+			refused = append(refused, fmt.Sprintf("%s: its outputs are not the ones reviewed (outputs %.12s, reviewed %.12s)", a, digest, want))
+			continue
+		}
+		out[a] = &state.Approval{Digest: digest, By: o.by, At: now, Note: o.note}
 	}
 	if len(refused) > 0 {
 		return nil, withHint(fmt.Errorf("approve: %d of %d resource%s cannot be approved (nothing was recorded): %s",

@@ -153,3 +153,38 @@ func TestApproveAndRequireApproved(t *testing.T) {
 		t.Errorf("revoked approval still recorded: %+v", r.Approval)
 	}
 }
+
+// TestApproveExpect: -expect ADDRESS=SHA256 (what the report page writes)
+// approves only the outputs reviewed: once they are made again, the
+// command refuses and records nothing; with the current digest it
+// approves, the address named by -expect alone.
+func TestApproveExpect(t *testing.T) {
+	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": approveManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	reviewed := state.OutputsDigest(readState(t, env.Dir).Resources[`synthesis.menu["a"]`].Outputs)
+	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(approveManifest, "press", "push", 1)), 0o644)
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK { // made since the review
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(env.Dir, state.StateFileName))
+	if code := runCmd(env, "approve", "-by", "Ana", "-expect", `synthesis.menu["a"]=`+reviewed); code != ExitError ||
+		!strings.Contains(stderr.String(), "its outputs are not the ones reviewed") {
+		t.Fatalf("approve -expect of outputs made since: exit %d: %s%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(env.Dir, state.StateFileName)); string(after) != string(before) {
+		t.Error("a refused approve -expect changed the state")
+	}
+	if code := runCmd(env, "approve", "-expect", "synthesis.bye=xyz"); code == ExitOK || !strings.Contains(stderr.String(), "want ADDRESS=SHA256") {
+		t.Fatalf("approve -expect with no digest: exit %d: %s", code, stderr)
+	}
+	now := state.OutputsDigest(readState(t, env.Dir).Resources[`synthesis.menu["a"]`].Outputs)
+	if code := runCmd(env, "approve", "-by", "Ana", "-expect", `synthesis.menu["a"]=`+now); code != ExitOK {
+		t.Fatalf("approve -expect of the outputs as they are: exit %d: %s", code, stderr)
+	}
+	st := readState(t, env.Dir)
+	if !st.Resources[`synthesis.menu["a"]`].Approved() || st.Resources[`synthesis.menu["b"]`].Approval != nil {
+		t.Errorf("approve -expect: a %+v, b %+v; want a alone approved", st.Resources[`synthesis.menu["a"]`].Approval, st.Resources[`synthesis.menu["b"]`].Approval)
+	}
+}

@@ -228,7 +228,21 @@ func TestSignOffPageInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sh -c %q: %v", cmd, err)
 		}
-		return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		// Each ticked address comes as -expect ADDRESS=DIGEST, the digest
+		// that of the outputs shown: read back as the addresses.
+		w := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		addrs := w[:1]
+		for i := 1; i < len(w); i += 2 {
+			if w[i] != "-expect" || i+1 == len(w) {
+				t.Fatalf("%q: word %d is %q, want -expect ADDRESS=DIGEST", cmd, i, w[i])
+			}
+			j := strings.LastIndexByte(w[i+1], '=')
+			if j < 0 || st.Resources[w[i+1][:j]] == nil || w[i+1][j+1:] != state.OutputsDigest(st.Resources[w[i+1][:j]].Outputs) {
+				t.Fatalf("%q: %q is not an address and the digest of its outputs", cmd, w[i+1])
+			}
+			addrs = append(addrs, w[i+1][:j])
+		}
+		return addrs
 	}
 	if want := []string{"approve", `synthesis.menu["it's a b"]`, "synthesis.take"}; !slices.Equal(words(ticks.Two), want) {
 		t.Errorf("two ticked: %q reads in a shell as %q, want %q", ticks.Two, words(ticks.Two), want)

@@ -179,9 +179,11 @@
     return /^[A-Za-z0-9_.\/:@+,-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
   }
 
-  // command writes the approve command for the ticked rows, in page order.
+  // command writes the approve command for the ticked rows, in page order:
+  // each address bound to the digest of the outputs shown here (-expect),
+  // so that it approves what was heard, not what was made since.
   function command() {
-    var list = items.filter(function (it) { return ticked[it.address]; }).map(function (it) { return quote(it.address); });
+    var list = items.filter(function (it) { return ticked[it.address]; }).map(function (it) { return "-expect " + quote(it.address + "=" + it.digest); });
     $("approve-cmd").value = list.length ? "voxform approve " + list.join(" ") : "";
     $("ticked").textContent = list.length ? list.length + " ticked" : "nothing ticked";
     $("copy").disabled = !list.length;

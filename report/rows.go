@@ -95,7 +95,10 @@ type item struct {
 	Approval *approvalView `json:"approval,omitempty"`
 	// Approvable: the resource is made, complete and left as it is, so
 	// 'voxform approve' may be asked for it; the page offers a tick box.
-	Approvable bool `json:"approvable,omitempty"`
+	// Digest is then its outputs digest (state.OutputsDigest): the page's
+	// command approves it only if its outputs are still these (-expect).
+	Approvable bool   `json:"approvable,omitempty"`
+	Digest     string `json:"digest,omitempty"`
 	// Duration is in seconds: the audio's, or the transcribed source's.
 	Duration float64  `json:"duration,omitempty"`
 	Size     int64    `json:"size,omitempty"`
@@ -182,10 +185,13 @@ func approvalOf(r *state.Resource) *approvalView {
 	return v
 }
 
-// approvable reports whether 'voxform approve' may be asked for r as it
-// is recorded: complete, with outputs, its approval not holding already.
-func approvable(r *state.Resource) bool {
-	return r.Status == state.StatusComplete && len(r.Outputs) > 0 && !r.Approved()
+// offerApproval offers a tick box when 'voxform approve' may be asked for
+// r as it is recorded (complete, with outputs, its approval not holding
+// already), with the digest of the outputs the reviewer hears.
+func (it *item) offerApproval(r *state.Resource) {
+	if r.Status == state.StatusComplete && len(r.Outputs) > 0 && !r.Approved() {
+		it.Approvable, it.Digest = true, state.OutputsDigest(r.Outputs)
+	}
 }
 
 func (r audioRef) wanted() bool { return r.Path != "" || r.Fingerprint != "" || r.Missing != "" }
@@ -233,7 +239,7 @@ func stateRows(in Input, p *page) {
 		it.Status = r.Status
 		it.cur, it.rec = outputRef(r), r
 		it.Cost = billed(r).Short()
-		it.Approvable = approvable(r)
+		it.offerApproval(r)
 		p.fillText(&it)
 		if prev != nil {
 			old := prev.Resources[addr]
@@ -302,7 +308,7 @@ func planRows(in Input, p *page) error {
 		it := describe(addr, r, nm)
 		it.Action, it.Status, it.Cost = string(planner.NoOp), r.Status, "free"
 		it.cur, it.rec = outputRef(r), r
-		it.Approvable = approvable(r)
+		it.offerApproval(r)
 		p.fillText(&it)
 		p.Items = append(p.Items, it)
 	}

@@ -52,7 +52,7 @@ func (a *Approval) Check() error {
 	if a == nil {
 		return nil
 	}
-	if !isHexHash(a.Digest) {
+	if !IsHexHash(a.Digest) {
 		return fmt.Errorf("digest: %q is not a SHA-256", a.Digest)
 	}
 	if a.At.IsZero() {

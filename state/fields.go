@@ -144,7 +144,7 @@ func (d *Delivery) Check() error {
 		return fmt.Errorf("profile: %q is not a profile name", d.Profile)
 	}
 	for _, h := range []struct{ name, v string }{{"fingerprint", d.Fingerprint}, {"source_sha256", d.Source}} {
-		if !isHexHash(h.v) {
+		if !IsHexHash(h.v) {
 			return fmt.Errorf("%s: %q is not a SHA-256", h.name, h.v)
 		}
 	}
@@ -157,7 +157,9 @@ func (d *Delivery) Check() error {
 // MaxEncoderLen bounds a delivery's encoder identity.
 const MaxEncoderLen = 4096
 
-func isHexHash(s string) bool {
+// IsHexHash reports whether s is a SHA-256 as voxform writes one: 64
+// lowercase hexadecimal digits.
+func IsHexHash(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
@@ -178,7 +180,7 @@ func (r *Resource) checkOrigin() error {
 			return fmt.Errorf("take: set on a resource whose origin is not %q", OriginTake)
 		}
 	case OriginTake:
-		if !isHexHash(r.Take) {
+		if !IsHexHash(r.Take) {
 			return fmt.Errorf("take: %q is not a fingerprint", r.Take)
 		}
 	default:

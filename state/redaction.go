@@ -83,7 +83,7 @@ func (r *Redaction) Check() error {
 	if r.Version < 0 {
 		return fmt.Errorf("version: negative")
 	}
-	if r.Unredacted != nil && !isHexHash(r.Unredacted.SHA256) {
+	if r.Unredacted != nil && !IsHexHash(r.Unredacted.SHA256) {
 		return fmt.Errorf("unredacted.sha256: %.80q is not a SHA-256", r.Unredacted.SHA256)
 	}
 	return nil

@@ -89,7 +89,7 @@ func (t *Take) check() error {
 	if err := CheckAddress(t.Address); err != nil {
 		return fmt.Errorf("address: %w", err)
 	}
-	if !isHexHash(t.Fingerprint) || !isHexHash(t.Digest) {
+	if !IsHexHash(t.Fingerprint) || !IsHexHash(t.Digest) {
 		return errors.New("fingerprint and digest must be SHA-256s")
 	}
 	if t.Origin != "" && t.Origin != OriginImported && t.Origin != OriginTake && t.Origin != OriginRecorded {
@@ -99,7 +99,7 @@ func (t *Take) check() error {
 		return fmt.Errorf("outputs: %d, want 1 to %d", len(t.Outputs), MaxTakeOutputs)
 	}
 	for i, o := range t.Outputs {
-		if !isHexHash(o.SHA256) || o.Size < 0 || CheckLabel("format", o.Format) != nil {
+		if !IsHexHash(o.SHA256) || o.Size < 0 || CheckLabel("format", o.Format) != nil {
 			return fmt.Errorf("outputs[%d]: not an output", i)
 		}
 	}
