@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -137,4 +138,85 @@ func TestRecordedReplacesTTS(t *testing.T) {
 	if r := p.mustRun("plan"); !strings.Contains(r.stdout, "recorded: removed, synthesized") {
 		t.Errorf("the plan does not say the recording is removed:\n%s", r)
 	}
+}
+
+// TestRecordedListens: a recorded synthesis with listen: is checked once,
+// priced at the recording's duration (its text bills nothing, so an
+// estimate from its characters prices nothing), and the next apply has
+// nothing to do: the check is recorded with the audio it sent. The
+// recordings are takes the emulator made of the texts (so that it hears
+// them): one copied as it is, the other converted from 22,050 Hz to
+// 16,000 Hz, whose output has a frame more than the recording lasts.
+func TestRecordedListens(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	p := newProject(t, "", e)
+	const texts = `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  copied:
+    voice: n
+    text: "Welcome to the help line."
+    output: build/copied.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+    listen: true
+  converted:
+    voice: n
+    text: "Thank you for calling the help line."
+    output: build/converted.wav
+    audio_config: { container: wav, sample_rate: %d }
+    listen: true
+%s`
+	p.writeFile("voxform.yaml", fmt.Sprintf(texts, 22050, ""))
+	p.mustRun("apply", "-auto-approve")
+	p.writeFile("studio/copied.wav", p.readFile("build/copied.wav"))
+	p.writeFile("studio/converted.wav", p.readFile("build/converted.wav"))
+	p.mustRun("destroy", "-auto-approve")
+	manifest := strings.Replace(fmt.Sprintf(texts, 16000, ""), "    output: build/copied.wav\n",
+		"    output: build/copied.wav\n    recorded: studio/copied.wav\n", 1)
+	manifest = strings.Replace(manifest, "    output: build/converted.wav\n",
+		"    output: build/converted.wav\n    recorded: { path: studio/converted.wav, convert: true }\n", 1)
+	p.writeFile("voxform.yaml", manifest)
+
+	_, sum := p.plan()
+	if sum.Cost.Characters != 0 || sum.Cost.AudioSeconds < 2.4 {
+		t.Errorf("plan: cost %+v, want no characters and the recordings' seconds of checks", sum.Cost)
+	}
+	calls := e.stats(t).calls()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("first apply: %s", r)
+	}
+	if n := e.stats(t).calls() - calls; n != 1 {
+		t.Errorf("first apply made %d API calls, want the converted audio's check (the copied audio's is in the cache, from its TTS take)", n)
+	}
+	var st struct {
+		Resources map[string]struct {
+			Origin  string `json:"origin"`
+			Outputs []struct {
+				Listen *struct {
+					Seconds float64 `json:"seconds"`
+					Pass    bool    `json:"pass"`
+				} `json:"listen"`
+			} `json:"outputs"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(p.readFile("voxform.state.json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"synthesis.copied", "synthesis.converted"} {
+		r := st.Resources[addr]
+		if r.Origin != "recorded" || len(r.Outputs) != 1 || r.Outputs[0].Listen == nil || !r.Outputs[0].Listen.Pass ||
+			!(r.Outputs[0].Listen.Seconds > 0) {
+			t.Errorf("%s: %+v, want its recorded output's passing check", addr, r)
+		}
+	}
+	calls = e.stats(t).calls()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("second apply: %s", r)
+	}
+	if n := e.stats(t).calls() - calls; n != 0 {
+		t.Errorf("second apply made %d API calls, want none (each check made once)", n)
+	}
+	p.assertNoChanges()
 }

@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -170,5 +171,34 @@ func TestRecordedNeverRestoredFresh(t *testing.T) {
 	}
 	if a := plan(t, p, st, forged); a == nil || a.Type == planner.Restore {
 		t.Errorf("a missing recorded output, the cache holding other bytes: %+v, want no restore", a)
+	}
+}
+
+// TestRecordedListenPriced: the listening check of a recorded synthesis
+// is priced at its recording's duration (Input.Probe) and
+// RecordedCheckSlack, not at an estimate from the characters it bills
+// (none); a recording that cannot be probed is estimated from its text.
+func TestRecordedListenPriced(t *testing.T) {
+	const addr = `synthesis.menu["billing"]`
+	p := baseProject()
+	p.fs["studio/billing.wav"] = "take 1"
+	s := p.synthesis(addr)
+	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.Listen = listenSpec(0, "limits-1")
+	a := actionOf(mustPlan(t, p, nil), addr)
+	if want := 750 + planner.RecordedCheckSlack; a == nil || a.Listen == nil || a.Listen.Make != 1 || a.Listen.Estimated ||
+		a.Cost.Characters != 0 || a.Cost.AudioSeconds != want {
+		t.Fatalf("a recorded synthesis's check: %+v (%+v), want %g s of audio, not estimated", a, a.Listen, want)
+	}
+	st := &state.File{Version: 1, Lineage: "lineage-1", Resources: map[string]*state.Resource{}}
+	in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash,
+		Probe: func(string) (float64, error) { return 0, errors.New("not audio") }}
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := actionOf(plan, addr); a == nil || !a.Listen.Estimated ||
+		a.Cost.AudioSeconds != planner.EstimatedSeconds(int64(len([]rune(s.Text))), 0) {
+		t.Fatalf("a recording that cannot be probed: %+v, want its text's estimate", a)
 	}
 }
