@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -219,4 +220,76 @@ syntheses:
 		t.Errorf("second apply made %d API calls, want none (each check made once)", n)
 	}
 	p.assertNoChanges()
+}
+
+// TestRecordedNotTakenFromTheCache: whoever can write the remote cache
+// can put any audio under a recorded synthesis's fingerprint, which is
+// predictable (the recording's hash, its path, convert, the converter,
+// the format). A new project with the same manifest and recording makes
+// the output from the recording (free, exact), never from that entry.
+func TestRecordedNotTakenFromTheCache(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	remote := t.TempDir()
+	wav := speechLikeWAV(t, 330)
+	const manifest = `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  g:
+    voice: n
+    text: "Welcome to the help line."
+    output: build/g.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+    recorded: studio/g.wav
+  tts:
+    voice: n
+    text: "Thank you for calling."
+    output: build/tts.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+`
+	project := func() *project {
+		p := newProject(t, "", e)
+		p.env = append(p.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+		p.writeFile("studio/g.wav", string(wav))
+		p.writeFile("voxform.yaml", manifest)
+		return p
+	}
+	a := project()
+	a.mustRun("apply", "-auto-approve")
+	var st struct {
+		Resources map[string]struct {
+			Fingerprint string `json:"fingerprint"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(a.readFile("voxform.state.json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(addr string) string {
+		fp := st.Resources[addr].Fingerprint
+		return filepath.Join(remote, "v1", "entries", fp[:2], fp+".json")
+	}
+	forged := readEntry(t, entry("synthesis.g"))
+	forged.Files = readEntry(t, entry("synthesis.tts")).Files // the TTS take's blob, sha256 and size
+	writeEntry(t, entry("synthesis.g"), forged)
+
+	b := project()
+	changes, sum := b.plan()
+	for _, c := range changes {
+		if c.Address == "synthesis.g" && (c.Action != "create" || c.RestoreFrom != "") {
+			t.Errorf("plan of a new project: %s %+v, want a create from the recording", c.Address, c)
+		}
+	}
+	if sum.Restore != 1 || sum.Add != 1 {
+		t.Errorf("plan of a new project: %+v, want the TTS take restored and the recording made", sum)
+	}
+	if r := b.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if got := mustRead(t, b.path("build/g.wav")); !bytes.Equal(got, wav) {
+		t.Fatal("build/g.wav is not the recording byte for byte")
+	}
+	if o := stateOrigin(t, b, "synthesis.g"); o != "recorded" {
+		t.Fatalf("origin of synthesis.g: %q, want recorded", o)
+	}
 }
