@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,5 +138,158 @@ func TestRecordedReplacesTTS(t *testing.T) {
 	}
 	if r := p.mustRun("plan"); !strings.Contains(r.stdout, "recorded: removed, synthesized") {
 		t.Errorf("the plan does not say the recording is removed:\n%s", r)
+	}
+}
+
+// TestRecordedListens: a recorded synthesis with listen: is checked once,
+// priced at the recording's duration (its text bills nothing, so an
+// estimate from its characters prices nothing), and the next apply has
+// nothing to do: the check is recorded with the audio it sent. The
+// recordings are takes the emulator made of the texts (so that it hears
+// them): one copied as it is, the other converted from 22,050 Hz to
+// 16,000 Hz, whose output has a frame more than the recording lasts.
+func TestRecordedListens(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	p := newProject(t, "", e)
+	const texts = `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  copied:
+    voice: n
+    text: "Welcome to the help line."
+    output: build/copied.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+    listen: true
+  converted:
+    voice: n
+    text: "Thank you for calling the help line."
+    output: build/converted.wav
+    audio_config: { container: wav, sample_rate: %d }
+    listen: true
+%s`
+	p.writeFile("voxform.yaml", fmt.Sprintf(texts, 22050, ""))
+	p.mustRun("apply", "-auto-approve")
+	p.writeFile("studio/copied.wav", p.readFile("build/copied.wav"))
+	p.writeFile("studio/converted.wav", p.readFile("build/converted.wav"))
+	p.mustRun("destroy", "-auto-approve")
+	manifest := strings.Replace(fmt.Sprintf(texts, 16000, ""), "    output: build/copied.wav\n",
+		"    output: build/copied.wav\n    recorded: studio/copied.wav\n", 1)
+	manifest = strings.Replace(manifest, "    output: build/converted.wav\n",
+		"    output: build/converted.wav\n    recorded: { path: studio/converted.wav, convert: true }\n", 1)
+	p.writeFile("voxform.yaml", manifest)
+
+	_, sum := p.plan()
+	if sum.Cost.Characters != 0 || sum.Cost.AudioSeconds < 2.4 {
+		t.Errorf("plan: cost %+v, want no characters and the recordings' seconds of checks", sum.Cost)
+	}
+	calls := e.stats(t).calls()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("first apply: %s", r)
+	}
+	if n := e.stats(t).calls() - calls; n != 1 {
+		t.Errorf("first apply made %d API calls, want the converted audio's check (the copied audio's is in the cache, from its TTS take)", n)
+	}
+	var st struct {
+		Resources map[string]struct {
+			Origin  string `json:"origin"`
+			Outputs []struct {
+				Listen *struct {
+					Seconds float64 `json:"seconds"`
+					Pass    bool    `json:"pass"`
+				} `json:"listen"`
+			} `json:"outputs"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(p.readFile("voxform.state.json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"synthesis.copied", "synthesis.converted"} {
+		r := st.Resources[addr]
+		if r.Origin != "recorded" || len(r.Outputs) != 1 || r.Outputs[0].Listen == nil || !r.Outputs[0].Listen.Pass ||
+			!(r.Outputs[0].Listen.Seconds > 0) {
+			t.Errorf("%s: %+v, want its recorded output's passing check", addr, r)
+		}
+	}
+	calls = e.stats(t).calls()
+	if r := p.apply(); r.code != 0 {
+		t.Fatalf("second apply: %s", r)
+	}
+	if n := e.stats(t).calls() - calls; n != 0 {
+		t.Errorf("second apply made %d API calls, want none (each check made once)", n)
+	}
+	p.assertNoChanges()
+}
+
+// TestRecordedNotTakenFromTheCache: whoever can write the remote cache
+// can put any audio under a recorded synthesis's fingerprint, which is
+// predictable (the recording's hash, its path, convert, the converter,
+// the format). A new project with the same manifest and recording makes
+// the output from the recording (free, exact), never from that entry.
+func TestRecordedNotTakenFromTheCache(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	remote := t.TempDir()
+	wav := speechLikeWAV(t, 330)
+	const manifest = `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  g:
+    voice: n
+    text: "Welcome to the help line."
+    output: build/g.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+    recorded: studio/g.wav
+  tts:
+    voice: n
+    text: "Thank you for calling."
+    output: build/tts.wav
+    audio_config: { container: wav, sample_rate: 16000 }
+`
+	project := func() *project {
+		p := newProject(t, "", e)
+		p.env = append(p.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+		p.writeFile("studio/g.wav", string(wav))
+		p.writeFile("voxform.yaml", manifest)
+		return p
+	}
+	a := project()
+	a.mustRun("apply", "-auto-approve")
+	var st struct {
+		Resources map[string]struct {
+			Fingerprint string `json:"fingerprint"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(a.readFile("voxform.state.json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(addr string) string {
+		fp := st.Resources[addr].Fingerprint
+		return filepath.Join(remote, "v1", "entries", fp[:2], fp+".json")
+	}
+	forged := readEntry(t, entry("synthesis.g"))
+	forged.Files = readEntry(t, entry("synthesis.tts")).Files // the TTS take's blob, sha256 and size
+	writeEntry(t, entry("synthesis.g"), forged)
+
+	b := project()
+	changes, sum := b.plan()
+	for _, c := range changes {
+		if c.Address == "synthesis.g" && (c.Action != "create" || c.RestoreFrom != "") {
+			t.Errorf("plan of a new project: %s %+v, want a create from the recording", c.Address, c)
+		}
+	}
+	if sum.Restore != 1 || sum.Add != 1 {
+		t.Errorf("plan of a new project: %+v, want the TTS take restored and the recording made", sum)
+	}
+	if r := b.apply(); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if got := mustRead(t, b.path("build/g.wav")); !bytes.Equal(got, wav) {
+		t.Fatal("build/g.wav is not the recording byte for byte")
+	}
+	if o := stateOrigin(t, b, "synthesis.g"); o != "recorded" {
+		t.Fatalf("origin of synthesis.g: %q, want recorded", o)
 	}
 }

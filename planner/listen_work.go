@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/narration"
@@ -131,9 +132,9 @@ func (c *computer) listenWork() {
 
 // priceListen sets a.Listen and adds its checks to a.Cost: a check
 // recorded for the audio the action keeps is free; every other is made,
-// at the audio's recorded length or, for audio not made yet, at
-// EstimatedSeconds of its text (an upper bound: apply refuses a check
-// longer than that).
+// at the audio's recorded length or, for audio not made yet, at a
+// recording's duration or EstimatedSeconds of its text (listenSeconds:
+// an upper bound; apply refuses a check longer than that).
 func (c *computer) priceListen(a *Action) {
 	d := a.Desired
 	w := &ListenWork{Regenerate: d.Listen.Regenerate}
@@ -149,12 +150,8 @@ func (c *computer) priceListen(a *Action) {
 			continue
 		}
 		w.Make++
-		secs := EstimatedSeconds(it.Characters, d.Wire.Synthesis.Speed)
-		if r := it.Record; r != nil && it.SHA256 != "" && r.Seconds > 0 {
-			secs = r.Seconds
-		} else {
-			w.Estimated = true
-		}
+		secs, estimated := c.listenSeconds(d, &it)
+		w.Estimated = w.Estimated || estimated
 		w.AudioSeconds += secs
 		again = again.Add(Cost{Characters: it.Characters, AudioSeconds: secs})
 	}
@@ -167,6 +164,24 @@ func (c *computer) priceListen(a *Action) {
 		w.Worst = w.Worst.Add(again)
 	}
 	a.Listen = w
+}
+
+// listenSeconds is what the check of it is priced at: the length of the
+// audio the state records for it; for a recorded synthesis, its
+// recording's (recordedSeconds); else, estimated, EstimatedSeconds of
+// its text.
+func (c *computer) listenSeconds(d *Desired, it *ListenItem) (secs float64, estimated bool) {
+	if r := it.Record; r != nil && it.SHA256 != "" && r.Seconds > 0 {
+		return r.Seconds, false
+	}
+	chars := it.Characters
+	if d.Recorded != nil {
+		if secs, ok := c.recordedSeconds(d); ok {
+			return secs, false
+		}
+		chars = int64(utf8.RuneCountInString(it.Text)) // read by a person: bills nothing, but lasts
+	}
+	return EstimatedSeconds(chars, d.Wire.Synthesis.Speed), true
 }
 
 // failing says why the recorded check of it fails at the limits d

@@ -5,6 +5,7 @@ import (
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
 )
 
 // Recording is what the executor needs of a recorded synthesis
@@ -37,6 +38,29 @@ func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
 	format, _ := contract.Resolve(s.AudioConfig)
 	return b.encode(d, recordedRequest(d.Recorded, format))
+}
+
+// RecordedCheckSlack is what the listening check of a recorded synthesis
+// is priced at beyond its recording's duration, in seconds: the audio
+// sent may be a little longer, for the conversion to the output's rate
+// and the check's rendition at ListenRate each end on a whole frame
+// (audio.Resampler), less than 1/8,000 s at the lowest rate an output
+// has. 10 ms covers both.
+const RecordedCheckSlack = 0.01
+
+// recordedSeconds is the most audio the listening check of d, a recorded
+// synthesis, sends: its recording's duration, probed as a transcription
+// input's is (Input.Probe, by its header), and RecordedCheckSlack. ok is
+// false when the recording cannot be probed.
+func (c *computer) recordedSeconds(d *Desired) (secs float64, ok bool) {
+	if c.in.Probe == nil {
+		return 0, false
+	}
+	secs, err := c.in.Probe(d.Recorded.Path)
+	if err != nil || !(secs > 0) || secs > state.MaxRecordedSeconds {
+		return 0, false
+	}
+	return secs + RecordedCheckSlack, true
 }
 
 // recordedRequest is the canonical request of a recorded synthesis: the

@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -85,4 +86,119 @@ func mustPlan(t *testing.T, p *project, st *state.File) *planner.Plan {
 		t.Fatal(err)
 	}
 	return plan
+}
+
+// TestRecordedNeverRestoredFresh: a recorded synthesis's fingerprint is
+// predictable (the recording's hash, its path, convert, the converter,
+// the format), so whoever writes the cache can put any audio under it.
+// A create or a replace of one is made from the recording, free and
+// exact, even when the cache holds an entry under its fingerprint; only
+// a repair of what the state records may take the cache's bytes, and
+// only when they are the recorded ones.
+func TestRecordedNeverRestoredFresh(t *testing.T) {
+	const addr = `synthesis.menu["billing"]`
+	forged := planner.CachedFile{SHA256: strings.Repeat("0f", 32), Size: 10}
+	plan := func(t *testing.T, p *project, st *state.File, audio planner.CachedFile) *planner.Action {
+		t.Helper()
+		in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Options: planner.Options{Cache: planner.CacheOn}}
+		in.Cached = func(fps []string) (map[string]string, error) {
+			out := map[string]string{}
+			for _, fp := range fps {
+				out[fp] = "file:///remote"
+			}
+			return out, nil
+		}
+		in.CachedFiles = func(fps []string) (map[string]planner.CachedEntry, error) {
+			out := map[string]planner.CachedEntry{}
+			for _, fp := range fps {
+				out[fp] = planner.CachedEntry{From: "file:///remote", Kind: string(manifest.KindSynthesis), Files: map[string]planner.CachedFile{"audio": audio}}
+			}
+			return out, nil
+		}
+		pl, err := planner.Compute(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return actionOf(pl, addr)
+	}
+	recorded := func() *project {
+		p := baseProject()
+		p.fs["studio/billing.wav"] = "take 1"
+		p.synthesis(addr).Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+		return p
+	}
+	for _, tc := range []struct {
+		name  string
+		state func(t *testing.T) (*project, *state.File)
+		want  planner.ActionType
+	}{
+		{name: "a create", want: planner.Create, state: func(t *testing.T) (*project, *state.File) {
+			return recorded(), nil
+		}},
+		{name: "recorded: added", want: planner.Replace, state: func(t *testing.T) (*project, *state.File) {
+			p := baseProject()
+			st := p.apply(t)
+			p.fs["studio/billing.wav"] = "take 1"
+			p.synthesis(addr).Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+			return p, st
+		}},
+		{name: "a new take", want: planner.Replace, state: func(t *testing.T) (*project, *state.File) {
+			p := recorded()
+			st := p.apply(t)
+			p.fs["studio/billing.wav"] = "take 2"
+			return p, st
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, st := tc.state(t)
+			if st == nil {
+				st = &state.File{Version: 1, Lineage: "lineage-1", Resources: map[string]*state.Resource{}}
+			}
+			if a := plan(t, p, st, forged); a == nil || a.Type != tc.want || a.RestoreFrom != "" || !a.Cost.IsZero() {
+				t.Fatalf("with an entry under its fingerprint: %+v, want a free %s from the recording", a, tc.want)
+			}
+		})
+	}
+
+	// A missing output of an applied recording: a repair, restored only
+	// from an entry holding the recorded bytes.
+	p := recorded()
+	st := p.apply(t)
+	o := st.Resources[addr].Outputs[0]
+	delete(p.fs, o.Path)
+	if a := plan(t, p, st, planner.CachedFile{SHA256: o.SHA256, Size: o.Size}); a == nil || a.Type != planner.Restore || a.RestoreFrom != "file:///remote" {
+		t.Errorf("a missing recorded output, the cache holding its bytes: %+v, want a restore", a)
+	}
+	if a := plan(t, p, st, forged); a == nil || a.Type == planner.Restore {
+		t.Errorf("a missing recorded output, the cache holding other bytes: %+v, want no restore", a)
+	}
+}
+
+// TestRecordedListenPriced: the listening check of a recorded synthesis
+// is priced at its recording's duration (Input.Probe) and
+// RecordedCheckSlack, not at an estimate from the characters it bills
+// (none); a recording that cannot be probed is estimated from its text.
+func TestRecordedListenPriced(t *testing.T) {
+	const addr = `synthesis.menu["billing"]`
+	p := baseProject()
+	p.fs["studio/billing.wav"] = "take 1"
+	s := p.synthesis(addr)
+	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.Listen = listenSpec(0, "limits-1")
+	a := actionOf(mustPlan(t, p, nil), addr)
+	if want := 750 + planner.RecordedCheckSlack; a == nil || a.Listen == nil || a.Listen.Make != 1 || a.Listen.Estimated ||
+		a.Cost.Characters != 0 || a.Cost.AudioSeconds != want {
+		t.Fatalf("a recorded synthesis's check: %+v (%+v), want %g s of audio, not estimated", a, a.Listen, want)
+	}
+	st := &state.File{Version: 1, Lineage: "lineage-1", Resources: map[string]*state.Resource{}}
+	in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash,
+		Probe: func(string) (float64, error) { return 0, errors.New("not audio") }}
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := actionOf(plan, addr); a == nil || !a.Listen.Estimated ||
+		a.Cost.AudioSeconds != planner.EstimatedSeconds(int64(len([]rune(s.Text))), 0) {
+		t.Fatalf("a recording that cannot be probed: %+v, want its text's estimate", a)
+	}
 }

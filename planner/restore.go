@@ -10,7 +10,8 @@ import (
 
 // restore turns each action that would bill for outputs the cache holds
 // into a free Restore: a create, a replace, or a repair that is not
-// rendered from a recorded transcript. A replacement forced with -replace
+// rendered from a recorded transcript (of a recorded synthesis, a repair
+// only; see restorable). A replacement forced with -replace
 // is the work asked for again, never a restore. A resource whose request
 // depends on an output of this plan (a vc-v1 synthesis whose embedding is
 // made first) has no final fingerprint yet and is left as it is. A repair
@@ -211,9 +212,16 @@ func (a *Action) EntryMismatch(files map[string]CachedFile) string {
 }
 
 // restorable reports whether the outputs of a could come from the cache.
+// A recorded synthesis's only when a puts back what the state records
+// (KeepsRecord: the cached bytes must be the recorded ones): its
+// fingerprint is predictable (the recording's hash, path, convert, the
+// converter and the format), so an entry under it may hold any audio,
+// and making it from the recording is free and exact.
 func restorable(a *Action) bool {
 	switch {
 	case a.Desired == nil || a.Desired.Fingerprint == "" || a.Desired.Kind == manifest.KindVoice || a.Desired.Kind == manifest.KindPackage:
+		return false
+	case a.Desired.Recorded != nil && !a.KeepsRecord():
 		return false
 	case a.Type == Create, a.Type == Replace:
 	case a.Type == Repair && a.RenderFrom == "" && len(a.Moves) == 0:
