@@ -84,7 +84,8 @@ func ProbeReader(rs io.ReadSeeker) (Info, error) {
 		if n == 0 {
 			return Info{Container: c}, errors.New("unknown audio container: file is empty")
 		}
-		return Info{Container: c}, fmt.Errorf("unknown audio container: starts with %q", printable(head))
+		// Not its bytes: the file may be any file of the project (a key).
+		return Info{Container: c}, errors.New("unknown audio container: not a WAV, MP3, Ogg, FLAC, AAC (ADTS), AMR, M4A or WebM file")
 	}
 	return Info{Container: c}, fmt.Errorf("%w: duration of %s files", ErrUnsupported, c)
 }

@@ -156,7 +156,7 @@ func TestProbeErrors(t *testing.T) {
 		is   error
 	}{
 		{"empty", nil, "unknown audio container: file is empty", nil},
-		{"text", []byte("hello, world\n"), `unknown audio container: starts with "hello, world."`, nil},
+		{"text", []byte("hello, world\n"), "unknown audio container: not a WAV, MP3, Ogg, FLAC, AAC (ADTS), AMR, M4A or WebM file", nil},
 		{"truncated wav", []byte("RIFF\x24\x00\x00\x00WAVEfmt "), "not a WAV file: no fmt chunk before offset 12", audio.ErrNotWAV},
 		{"id3 only", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x05"), "hello"...), "not an MP3 file: no MPEG audio frame in the first 65536 bytes after the tags", nil},
 		{"ogg garbage", []byte("OggS\x00\x02garbage"), "not an Ogg file: first page is truncated", nil},

@@ -100,12 +100,20 @@ func validateWAV(rs io.ReadSeeker, size int64) error {
 	if h.dataBytes == UnknownSize {
 		return fmt.Errorf("%w: data size left unset (streaming header)", ErrInvalid)
 	}
-	if int64(h.riffSize)+8 != size {
-		return fmt.Errorf("%w: RIFF size %d does not match file size %d", ErrInvalid, h.riffSize, size)
-	}
 	end := h.offset + h.dataBytes + h.dataBytes&1
+	var short string
 	if end > size {
-		return fmt.Errorf("%w: data chunk of %d bytes runs past the end of the file (%d bytes)", ErrInvalid, h.dataBytes, size)
+		short = fmt.Sprintf("data chunk of %d bytes runs past the end of the file (%d bytes, %d of them after the header; truncated?)",
+			h.dataBytes, size, max(size-h.offset, 0))
+	}
+	if int64(h.riffSize)+8 != size {
+		if short != "" { // a cut file: both sizes are wrong; say both
+			short = "; " + short
+		}
+		return fmt.Errorf("%w: RIFF size %d does not match file size %d%s", ErrInvalid, h.riffSize, size, short)
+	}
+	if short != "" {
+		return fmt.Errorf("%w: %s", ErrInvalid, short)
 	}
 	if end < size {
 		// Chunks may follow the data; check that they fill the file.

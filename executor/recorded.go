@@ -12,17 +12,17 @@ import (
 	"path/filepath"
 
 	"github.com/voxform/voxform/audio"
-	"github.com/voxform/voxform/cache"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/numfmt"
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
 
 // MaxRecordingBytes is the largest recording a recorded synthesis reads:
-// cache.MaxEntryContent (4 GiB), the largest output the output cache
-// keeps, as for an imported file.
-const MaxRecordingBytes = cache.MaxEntryContent
+// manifest.MaxRecordingBytes (4 GiB), the bound validation and the plan
+// check too.
+const MaxRecordingBytes = manifest.MaxRecordingBytes
 
 // recordedOp makes a recorded synthesis's output from its recording
 // (planner.Recording), with no call to the service: the recording is
@@ -141,19 +141,46 @@ func copyRecording(out io.Writer, f io.Reader, sum string) error {
 // convertRecording writes the WAV recording in f as audio of format, by
 // conv: rates are resampled (audio.Resampler), channels mixed down to one
 // (audio.Mono) or one channel repeated, and samples re-encoded; a WAV
-// output is written with its header, others headerless.
+// output is written with its header, others headerless. A data chunk
+// that holds less than its header declares is an error (the output is
+// then not committed).
 func convertRecording(out io.WriteSeeker, f io.Reader, conv contract.Conversion, format contract.Format) error {
 	br := bufio.NewReaderSize(f, 64<<10)
 	from, n, err := audio.ReadWAVHeader(br)
 	if err != nil {
 		return err
 	}
-	var data io.Reader = br
+	data := &countingReader{r: br}
 	if n > 0 { // 0 and audio.UnknownSize: to the end
-		data = io.LimitReader(br, n)
+		data.r = io.LimitReader(br, n)
 	}
+	if err := convertSamples(out, data, from, conv, format); err != nil {
+		return err
+	}
+	if n > 0 && data.n < n { // a cut recording is not converted short
+		return fmt.Errorf("data chunk declares %d bytes, the recording holds %d: it is cut short", n, data.n)
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// convertSamples writes the samples of data, audio of format from, as
+// audio of format, by conv (see convertRecording).
+func convertSamples(out io.WriteSeeker, data io.Reader, from audio.Format, conv contract.Conversion, format contract.Format) error {
 	var src audio.SampleSource
-	if src, err = audio.NewSampleReader(data, from); err != nil {
+	src, err := audio.NewSampleReader(data, from)
+	if err != nil {
 		return err
 	}
 	if src, err = mixTo(src, conv.To.Channels); err != nil {

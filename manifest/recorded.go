@@ -1,6 +1,16 @@
 package manifest
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/voxform/voxform/cache"
+)
+
+// MaxRecordingBytes is the largest recording a recorded synthesis reads:
+// cache.MaxEntryContent (4 GiB), the largest output the output cache
+// keeps, as for an imported file. Validation, the plan and apply refuse
+// a larger one, naming the bound.
+const MaxRecordingBytes = cache.MaxEntryContent
 
 // Recorded is a synthesis's human recording (recorded:): the file is the
 // synthesis's output, copied byte for byte, or converted to the declared

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/voxform/voxform/internal/numfmt"
@@ -42,6 +43,9 @@ func (x *expander) inputRel(f *field, what, p string) (string, bool) {
 		reason := err.Error()
 		if errors.As(err, &oe) {
 			reason = oe.Reason
+		}
+		if strings.HasPrefix(rel, "/") { // CheckRel speaks of outputs
+			reason = "is an absolute path; voxform reads inputs only inside the manifest directory"
 		}
 		x.ds.Errorf(f.Pos(), "%s %q %s", what, p, reason).
 			WithHint("name a file inside the manifest directory, relative to it")

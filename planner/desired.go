@@ -194,7 +194,7 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 		return nil, err
 	}
 	out := make([]*Desired, 0, len(m.Embeddings)+len(m.Syntheses)+len(m.Transcriptions))
-	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash,
+	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash, dir: m.Dir,
 		configs: map[contract.AudioConfig]*contract.AudioConfig{}, blocks: map[string]string{}}
 	for _, e := range m.Embeddings {
 		d, err := b.embedding(e)
@@ -245,6 +245,7 @@ type builder struct {
 	embs    []*manifest.Embedding
 	embFP   map[string]string // embedding fingerprints by name
 	hash    HashFunc
+	dir     string                                         // the manifest directory, for what is stat'ed before it is hashed
 	scratch []byte                                         // the canonical JSON being hashed
 	configs map[contract.AudioConfig]*contract.AudioConfig // one wire audio_config per value
 	blocks  map[string]string                              // one block address per block

@@ -29,6 +29,9 @@ const RecordedRole = "recording"
 func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 	r := s.Recorded
 	at := fieldPos(s.Fields, "recorded.path", fieldPos(s.Fields, "recorded", s.Pos))
+	if err := recordingFits(b.dir, at, r.Path); err != nil {
+		return err // before hashing it
+	}
 	sum, err := inputHash(b.hash, at, "recording", r.Path)
 	if err != nil {
 		return err

@@ -31,6 +31,8 @@ type checker struct {
 	done   map[onceKey]bool
 	acDone map[acKey]acResult
 	models map[string]*contract.Model
+	// realOuts maps outputs by real path, for recordings (outputsByReal).
+	realOuts map[string]output
 }
 
 // check runs the checks and returns the checker, with what it found and
