@@ -33,7 +33,10 @@ func (p *project) usePG() {
 // creating another. Nothing is written beside the manifests but outputs.
 func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
 	t.Parallel()
-	e := startEmulator(t, emulator.Options{TimeScale: 4, NoEspeak: true})
+	// The batch job runs at the service's own pace (seconds), so that it
+	// is still pending when the first apply is killed, however loaded the
+	// machine: at four times that pace it could finish first.
+	e := startEmulator(t, emulator.Options{TimeScale: 1, NoEspeak: true})
 	p := newProject(t, "call-transcripts", e)
 	p.usePG()
 
