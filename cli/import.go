@@ -26,11 +26,10 @@ synthesis's audio_config asks), copied to the synthesis's output path (a
 file already there with the same bytes is adopted in place) and recorded
 under the synthesis's request, with origin "imported": the next plan
 shows no change for it. A change of the declared request later replaces
-it like any other output. The file is not kept in the output cache: an
-entry there is the service's answer to a request, which every project
-sharing the cache takes as such. So 'voxform pull' on a fresh clone does
-not restore it (the plan shows it as a repair, billed), and once
-replaced, 'voxform use' cannot put it back: keep the files.
+it like any other output. The file is kept in the local output cache
+under its content (never the request's fingerprint, whose entry is the
+service's answer): 'voxform push' sends it, a fresh clone's 'voxform
+pull' restores it, and once replaced, 'voxform use' can put it back.
 Import makes no listening check: for a synthesis with listen:, the next
 plan prices the check of the imported audio (free when the cache holds
 one). Only a synthesis whose one output is its audio can be imported

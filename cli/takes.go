@@ -38,7 +38,8 @@ Usage: voxform use [flags] ADDRESS TAKE
 Puts an earlier take of ADDRESS back, byte for byte, from the local
 output cache, without calling the service, and records it as the
 resource's output for its current request (the next plan shows no
-change), with origin "take" and the take's fingerprint. TAKE is a
+change), with origin "take" and the take's fingerprint (an imported
+take stays "imported"); 'voxform push' sends it on. TAKE is a
 take's number in 'voxform takes ADDRESS' or at least 4 hex digits of its
 fingerprint. Refused when the cache no longer holds the take, or its
 output is not of the format the synthesis declares now.

@@ -16,8 +16,9 @@ const importPrompts = 50
 
 // TestImportAndUse is issue 30's adoption, end to end against the
 // emulator: a folder of 50 existing prompts imported gives a plan with no
-// changes and no call, and never enters the output cache (another project
-// pays for the same prompts); texts changed and applied make new takes,
+// changes and no call, and is kept in the output cache under its content,
+// never under the request's fingerprint (another project sharing the
+// cache pays for the same prompts); texts changed and applied make new takes,
 // and 'use' puts an earlier one back byte for byte with no call, after
 // which the plan shows no change.
 func TestImportAndUse(t *testing.T) {
@@ -73,8 +74,9 @@ syntheses:
 	}
 
 	// The imported bytes are not the service's answer to the request: they
-	// never enter the output cache, so another project asking for the same
-	// prompt pays for it rather than restoring the imported file.
+	// are cached under their content, never the request's fingerprint, so
+	// another project sharing the cache and asking for the same prompt pays
+	// for it rather than restoring the imported file.
 	other := &project{t: t, dir: t.TempDir(), env: p.env}
 	for _, f := range []string{"voxform.yaml", "prompts.csv"} {
 		other.writeFile(f, p.readFile(f))
@@ -107,11 +109,8 @@ syntheses:
 	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
 		t.Fatalf("takes -json: %v\n%s", err, r)
 	}
-	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "imported" || tk[0].Cached || tk[0].Current || !tk[1].Current {
-		t.Fatalf("takes of %s: %+v, want the imported take (not cached) and the current one", addr, tk)
-	}
-	if r := p.run("use", addr, "1"); r.code == 0 {
-		t.Fatalf("use put back an imported take the cache never held:\n%s", r)
+	if tk := listed.Takes; len(tk) != 2 || tk[0].Origin != "imported" || !tk[0].Cached || tk[0].Current || !tk[1].Current {
+		t.Fatalf("takes of %s: %+v, want the imported take (cached, under its content) and the current one", addr, tk)
 	}
 
 	// Another text: a third take. use puts the second (the service's)
@@ -158,4 +157,115 @@ func stateOrigin(t *testing.T, p *project, addr string) string {
 		t.Fatalf("state show: %v\n%s", err, r)
 	}
 	return shown[addr].Origin
+}
+
+// TestImportAndUseSurvivePull is issue 30's "imports survive pull on a
+// fresh clone": imported files, an imported take put back, and a take
+// of the service's put back by 'use' are pushed and restored by a fresh
+// clone's pull, byte for byte, with no call, after which the plan shows
+// no change. The imported files reach the remote under their content,
+// never the request's fingerprint: a project asking for the same prompts
+// with an empty local cache pays for them.
+func TestImportAndUseSurvivePull(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Options{NoEspeak: true})
+	p := newProject(t, "", e)
+	remote := t.TempDir()
+	p.env = append(p.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+	const n = 3
+	texts := make([]string, n)
+	for i := range n {
+		texts[i] = fmt.Sprintf("Please hold for line %d.", i)
+		p.writeFile(fmt.Sprintf("legacy/menu_p%d.wav", i), string(speechLikeWAV(t, 250+20*i)))
+	}
+	prompts := func(texts []string) {
+		var csv strings.Builder
+		csv.WriteString("key,text\n")
+		for i, s := range texts {
+			fmt.Fprintf(&csv, "p%d,%s\n", i, s)
+		}
+		p.writeFile("prompts.csv", csv.String())
+	}
+	prompts(texts)
+	p.writeFile("voxform.yaml", `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Girish, language: en-IN }
+syntheses:
+  prompt:
+    for_each: prompts.csv
+    voice: n
+    text: "${each.value.text}"
+    output: "build/${each.key}.wav"
+    audio_config: { container: wav, sample_rate: 16000 }
+`)
+	calls := e.stats(t).calls()
+	p.mustRun("import", "-dir", "legacy", "-match", "menu_{key}.wav")
+
+	// p1: the service's first take, replaced, then put back by use.
+	texts[1] = "All our lines are busy."
+	prompts(texts)
+	p.mustRun("apply", "-auto-approve")
+	first := mustRead(t, p.path("build/p1.wav"))
+	texts[1] = "Thank you for waiting."
+	prompts(texts)
+	p.mustRun("apply", "-auto-approve")
+	p.mustRun("use", `synthesis.prompt["p1"]`, "2")
+	// p2: replaced by the service, then its imported take put back.
+	texts[2] = "Your call matters to us."
+	prompts(texts)
+	p.mustRun("apply", "-auto-approve")
+	p.mustRun("use", `synthesis.prompt["p2"]`, "1")
+	if o := stateOrigin(t, p, `synthesis.prompt["p2"]`); o != "imported" {
+		t.Fatalf("origin of p2 with its imported take put back: %q, want imported", o)
+	}
+	p.assertNoChanges()
+	billed := e.stats(t).calls() - calls
+	p.mustRun("push")
+
+	want := map[string][]byte{
+		"build/p0.wav": mustRead(t, p.path("legacy/menu_p0.wav")),
+		"build/p1.wav": first,
+		"build/p2.wav": mustRead(t, p.path("legacy/menu_p2.wav")),
+	}
+	for rel, b := range want {
+		if !bytes.Equal(mustRead(t, p.path(rel)), b) {
+			t.Fatalf("%s is not the file put back", rel)
+		}
+	}
+	outputs := make([]string, 0, len(want))
+	for rel := range want {
+		outputs = append(outputs, rel)
+	}
+	c := cloneWithoutOutputs(t, p, e, outputs)
+	c.env = append(c.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+	calls = e.stats(t).calls()
+	r := c.mustRun("pull")
+	if !strings.Contains(r.stdout, fmt.Sprintf("Restored %d resource(s)", n)) {
+		t.Fatalf("pull on a fresh clone:\n%s", r)
+	}
+	if got := e.stats(t).calls() - calls; got != 0 {
+		t.Fatalf("pull made %d API calls, want none", got)
+	}
+	for rel, b := range want {
+		if !bytes.Equal(mustRead(t, c.path(rel)), b) {
+			t.Fatalf("pull did not restore %s byte for byte", rel)
+		}
+	}
+	c.assertNoChanges()
+
+	// Another project, its local cache empty, the same remote: the
+	// imported prompt p0's request is the service's to answer, billed.
+	other := newProject(t, "", e)
+	other.env = append(other.env, "VOXFORM_CACHE_REMOTE=file://"+remote)
+	other.writeFile("voxform.yaml", p.readFile("voxform.yaml"))
+	other.writeFile("prompts.csv", p.readFile("prompts.csv"))
+	changes, sum := other.plan()
+	if sum.Add != 1 || sum.Restore != n-1 || sum.Cost.Characters != int64(len(texts[0])) {
+		t.Fatalf("another project's plan: %+v %+v, want the imported prompt's request billed and the service's %d restored (%d calls made here)", sum, changes, n-1, billed)
+	}
+	for _, ch := range changes {
+		if ch.Address == `synthesis.prompt["p0"]` && ch.Action != "create" {
+			t.Fatalf("another project's plan of the imported prompt: %+v, want a billed create", ch)
+		}
+	}
 }

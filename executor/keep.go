@@ -91,6 +91,10 @@ func (k *keeper) announce(plan *planner.Plan) {
 			a.Type == planner.Restore && a.RestoreFrom != "local" || !cache.ValidKey(a.Desired.Fingerprint) {
 			continue
 		}
+		if a.Type == planner.Restore {
+			fps = append(fps, a.CacheKey()) // pushed from where it was found
+			continue
+		}
 		fps = append(fps, a.Desired.Fingerprint)
 	}
 	go func() {
@@ -160,6 +164,7 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 	addr, fp := a.Address, a.Desired.Fingerprint
 	if a.Type == planner.Restore {
 		if a.RestoreFrom == "local" && k.cache.Remote != nil {
+			fp = a.CacheKey()
 			k.work.add(func() { k.push(addr, fp, nil) })
 		}
 		return

@@ -70,7 +70,7 @@ func (op *restoreOp) entry(ctx context.Context, a *planner.Action) (*cache.Entry
 	if k == nil {
 		return nil, errors.New("restore: the cache is off; plan again to see what the work costs")
 	}
-	fp := a.Desired.Fingerprint
+	fp := a.CacheKey() // where the recorded bytes live
 	var refused error
 	e, err := k.cache.FetchChecked(ctx, k.batch, fp, func(e *cache.Entry) error {
 		refused = checkEntry(a, e)
@@ -91,7 +91,7 @@ func (op *restoreOp) entry(ctx context.Context, a *planner.Action) (*cache.Entry
 // another kind, without the files the state records for the resource
 // (planner.Action.EntryMismatch), or with metadata a state could not hold.
 func checkEntry(a *planner.Action, e *cache.Entry) error {
-	fp := a.Desired.Fingerprint
+	fp := a.CacheKey()
 	if e.Kind != string(a.Desired.Kind) {
 		return fmt.Errorf("the cache entry of %s is a %s, not a %s: %w", fp[:12], e.Kind, a.Desired.Kind, cache.ErrCorrupt)
 	}

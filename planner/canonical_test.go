@@ -2,6 +2,8 @@ package planner
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 )
@@ -51,4 +53,22 @@ func FuzzCanonicalString(f *testing.F) {
 			t.Fatalf("got %q want %q", got, want)
 		}
 	})
+}
+
+// Every request's fingerprint is the SHA-256 of canonical JSON, an object
+// starting with {"kind": — so no fingerprint is the hash of anything
+// that starts otherwise, as state.ContentKey's "voxform imported 1"
+// domain does (an imported file's cache key is never a request's).
+func TestFingerprintPreimageIsJSON(t *testing.T) {
+	for _, req := range []map[string]any{{}, {"text": "voxform imported 1\x00"}, {"recorded": map[string]any{"sha256": "00"}}} {
+		var scratch []byte
+		_, fp, err := encodeRequest(&scratch, "synthesis", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(scratch)
+		if !bytes.HasPrefix(scratch, []byte(`{"kind":`)) || hex.EncodeToString(sum[:]) != fp || !json.Valid(scratch) {
+			t.Fatalf("fingerprint %s of %q: not the hash of a JSON object starting {\"kind\":", fp, scratch)
+		}
+	}
 }

@@ -51,7 +51,7 @@ func (c *computer) restoreFresh(acts []*Action) error {
 		return fmt.Errorf("look up the cache: %w", err)
 	}
 	for _, a := range acts {
-		if from, ok := where[a.Desired.Fingerprint]; ok {
+		if from, ok := where[a.CacheKey()]; ok {
 			a.Type, a.RestoreFrom, a.Cost = Restore, from, Cost{}
 		}
 	}
@@ -80,7 +80,7 @@ func (c *computer) restoreEntries(acts []*Action, mismatch func(*Action, map[str
 		return fmt.Errorf("look up the cache: %w", err)
 	}
 	for _, a := range acts {
-		e, ok := found[a.Desired.Fingerprint]
+		e, ok := found[a.CacheKey()]
 		if !ok {
 			continue
 		}
@@ -100,12 +100,13 @@ func (c *computer) restoreEntries(acts []*Action, mismatch func(*Action, map[str
 	return nil
 }
 
-// fingerprints returns the fingerprints of acts, each once.
+// fingerprints returns the cache keys of acts (Action.CacheKey), each
+// once.
 func fingerprints(acts []*Action) []string {
 	seen := make(map[string]bool, len(acts))
 	fps := make([]string, 0, len(acts))
 	for _, a := range acts {
-		if fp := a.Desired.Fingerprint; !seen[fp] {
+		if fp := a.CacheKey(); !seen[fp] {
 			seen[fp] = true
 			fps = append(fps, fp)
 		}
@@ -143,6 +144,21 @@ func EntryRole(kind manifest.Kind, format string) string {
 func (a *Action) KeepsRecord() bool {
 	return a.Prior != nil && a.Desired != nil && a.Prior.Fingerprint == a.Desired.Fingerprint &&
 		a.Prior.Status == state.StatusComplete
+}
+
+// CacheKey is where a restore of a looks its outputs up in the output
+// cache: for one that keeps its record, where the recorded bytes live
+// (state.Resource.CacheKey: a take's own fingerprint, an imported
+// file's content key); otherwise the desired fingerprint, whose entry is
+// the service's answer to the request. Planning and applying a restore
+// both ask.
+func (a *Action) CacheKey() string {
+	if a.KeepsRecord() {
+		if k := a.Prior.CacheKey(); k != "" {
+			return k
+		}
+	}
+	return a.Desired.Fingerprint
 }
 
 // RecordedFiles returns, for an action that keeps its record, the

@@ -92,3 +92,58 @@ func TestRestoreOnlyWhatTheStateRecords(t *testing.T) {
 		})
 	}
 }
+
+// A repair of a missing output looks the recorded bytes up where the
+// record keeps them (state.Resource.CacheKey): an imported file under its
+// content key, a take put back under the take's own fingerprint, never
+// the request's entry, which is the service's answer (here: holding the
+// very bytes, as a poisoned cache might). What it finds there is taken
+// only when it holds the recorded files.
+func TestRestoreLooksUpTheRecordsCacheKey(t *testing.T) {
+	const welcome = "synthesis.welcome"
+	take := strings.Repeat("7a", 32)
+	for _, tc := range []struct {
+		name, origin, take string
+		under              func(r *state.Resource) string // the key the entry is under
+		other              bool                           // the entry holds other bytes
+		restore            bool
+	}{
+		{name: "imported, under its content", origin: state.OriginImported, under: (*state.Resource).CacheKey, restore: true},
+		{name: "imported, under the request", origin: state.OriginImported, under: func(r *state.Resource) string { return r.Fingerprint }},
+		{name: "imported, other bytes under its content", origin: state.OriginImported, under: (*state.Resource).CacheKey, other: true},
+		{name: "a take, under its own fingerprint", origin: state.OriginTake, take: take, under: func(*state.Resource) string { return take }, restore: true},
+		{name: "a take, under the request", origin: state.OriginTake, take: take, under: func(r *state.Resource) string { return r.Fingerprint }},
+		{name: "the service's, under the request", under: func(r *state.Resource) string { return r.Fingerprint }, restore: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseProject()
+			st := p.apply(t)
+			r := st.Resources[welcome]
+			r.Origin, r.Take = tc.origin, tc.take
+			delete(p.fs, r.Outputs[0].Path)
+			files := map[string]planner.CachedFile{"audio": {SHA256: r.Outputs[0].SHA256, Size: r.Outputs[0].Size}}
+			if tc.other {
+				files["audio"] = planner.CachedFile{SHA256: strings.Repeat("0f", 32), Size: 10}
+			}
+			key := tc.under(r)
+			in := planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Options: planner.Options{Cache: planner.CacheOn}}
+			in.Cached = func([]string) (map[string]string, error) { return map[string]string{}, nil }
+			in.CachedFiles = func(fps []string) (map[string]planner.CachedEntry, error) {
+				return map[string]planner.CachedEntry{key: {From: "local", Files: files, Kind: r.Kind}}, nil
+			}
+			plan, err := planner.Compute(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := plan.Action(welcome)
+			switch {
+			case a == nil:
+				t.Fatal("no action")
+			case tc.restore && (a.Type != planner.Restore || !a.Cost.IsZero() || a.CacheKey() != key):
+				t.Errorf("%s %v (%+v), key %.12s; want a free restore from %.12s", a.Type, a.Reasons, a.Cost, a.CacheKey(), key)
+			case !tc.restore && (a.Type != planner.Repair || a.Cost.IsZero()):
+				t.Errorf("%s %v (%+v); want a billed repair", a.Type, a.Reasons, a.Cost)
+			}
+		})
+	}
+}

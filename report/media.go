@@ -159,8 +159,11 @@ func (m *media) find(ref audioRef) (string, func(*os.File) error, string) {
 		default:
 			e, err := m.in.Cache.Entry(ref.Fingerprint)
 			if err == nil && e != nil {
-				if f, ok := e.File(ref.Role); ok {
+				if f, ok := e.File(ref.Role); ok && (ref.SHA256 == "" || f.SHA256 == ref.SHA256) {
 					return f.SHA256, func(dst *os.File) error { return m.in.Cache.CopyBlob(f.SHA256, dst) }, ""
+				} else if ok {
+					why = join(why, "the local output cache holds other audio than was recorded")
+					break
 				}
 			}
 			why = join(why, "not in the local output cache")

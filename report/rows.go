@@ -433,7 +433,9 @@ func outputRef(r *state.Resource) audioRef {
 			return audioRef{Missing: "no output recorded"}
 		}
 		o := r.Outputs[0]
-		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.Fingerprint, Role: "audio", Raw: audioConfig(r.RequestFields()), Loudness: o.Loudness}
+		// In the cache where the record keeps its bytes (a take's own
+		// fingerprint, an imported file's content key).
+		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.CacheKey(), Role: "audio", Raw: audioConfig(r.RequestFields()), Loudness: o.Loudness}
 	case "embedding", "transcription":
 		if r.Redaction != nil {
 			return redactedRef(r)

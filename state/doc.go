@@ -51,7 +51,10 @@
 // of each output), appended in one unsynced write, read tolerant of a
 // torn or oversized line, and bounded (MaxTakesBytes: the oldest lines go
 // first). A resource records where its outputs came from in Origin
-// (imported, an earlier take put back, or a synthesis's recording).
+// (imported, an earlier take put back, or a synthesis's recording), and
+// CacheKey (cachekey.go) is the one rule for where the output cache holds
+// its bytes: its fingerprint, a take's own, or an imported file's content
+// key (ContentKey), a domain no request's fingerprint hashes.
 //
 // An address is read only in the one spelling Address gives (KIND.NAME or
 // KIND.NAME["KEY"], the key quoted as Go quotes a string): a state file,

@@ -6,7 +6,9 @@ package state
 // it did not change) and each one of an output an interrupted apply wrote
 // (Written), and each listening check's (its transcript is kept in the
 // cache under it, so a restored output brings its check) and each
-// delivered output's (kept under it, so a clone need not master again). This is what the output cache must keep for the project:
+// delivered output's (kept under it, so a clone need not master again),
+// and, where a record's bytes live elsewhere, its CacheKey (a take put
+// back, an imported file). This is what the output cache must keep for the project:
 // an entry it references and loses is paid for again. A fingerprint may
 // come more than once; empty ones are left out.
 func (f *File) Fingerprints(fn func(fp string)) {
@@ -17,6 +19,9 @@ func (f *File) Fingerprints(fn func(fp string)) {
 	}
 	for _, r := range f.Resources {
 		call(r.Fingerprint)
+		if k := r.CacheKey(); k != r.Fingerprint {
+			call(k) // where its bytes live: a take's, an imported file's
+		}
 		for _, o := range r.Outputs {
 			if o.Listen != nil {
 				call(o.Listen.Fingerprint)

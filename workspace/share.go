@@ -96,7 +96,9 @@ const pushLimit = 8
 // Push sends to the remote cache of m every recorded output the remote
 // lacks: each complete resource of the state whose outputs still hold
 // what was recorded is kept in the local cache (if it is not already),
-// then pushed. It needs a remote.
+// then pushed, under its state.Resource.CacheKey (an imported file under
+// its content key, never the request's fingerprint; a take put back
+// under the take's own). It needs a remote.
 func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport, error) {
 	var rep PushReport
 	if m.Cache.Remote == "" {
@@ -114,7 +116,7 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 	for _, addr := range sortedAddrs(st) {
 		r := st.Resources[addr]
 		if r.Status == state.StatusComplete && r.Fingerprint != "" && len(r.Outputs) > 0 {
-			addrs, fps = append(addrs, addr), append(fps, r.Fingerprint)
+			addrs, fps = append(addrs, addr), append(fps, r.CacheKey())
 		}
 	}
 	// What the local cache lacks is kept first, through one batch (its
@@ -125,15 +127,16 @@ func (w *Workspace) Push(ctx context.Context, m *manifest.Manifest) (PushReport,
 	fps = fps[:0]
 	for _, addr := range addrs {
 		r := st.Resources[addr]
-		if !local[r.Fingerprint] && held[r.Fingerprint] == nil {
-			e, paths := executor.Entry(manifest.Kind(r.Kind), r.Fingerprint, r, w.Dir)
+		key := r.CacheKey() // an imported file under its content, a take under its own request
+		if !local[key] && held[key] == nil {
+			e, paths := executor.Entry(manifest.Kind(r.Kind), key, r, w.Dir)
 			if err := batch.Store(e, paths); err != nil {
 				rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", addr, err))
 				continue
 			}
-			held[r.Fingerprint] = e
+			held[key] = e
 		}
-		fps = append(fps, r.Fingerprint)
+		fps = append(fps, key)
 	}
 	err = pushMissing(ctx, c, fps, held, &rep)
 	if cerr := batch.Close(); cerr != nil {

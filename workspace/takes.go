@@ -59,9 +59,10 @@ func (s *Session) desired(m *manifest.Manifest) (map[string]*planner.Desired, er
 // path free or holding it already), so that bad input changes nothing;
 // then each is copied to its output path as apply writes outputs (or
 // adopted in place), recorded under the desired fingerprint and request
-// with origin imported, kept in the output cache under that fingerprint
-// (and pushed to its remote, so that a fresh clone's pull restores it),
-// and added to the takes journal.
+// with origin imported, added to the takes journal, and kept in the
+// local output cache under its content key (state.ContentKey), never
+// under the request's fingerprint: 'voxform push' sends it on, so that a
+// fresh clone's pull restores it.
 func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []ImportFile, opts ImportOptions) ([]Imported, error) {
 	if err := s.open(); err != nil {
 		return nil, err
@@ -88,6 +89,11 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 	}
 	journal := state.NewTakesJournal(s.ws.Dir)
 	out := make([]Imported, 0, len(files))
+	keep, err := s.keepImported(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	defer keep.close()
 	for i, f := range files {
 		res, err := executor.Adopt(ctx, executor.Options{Dir: s.ws.Dir, Recorder: s.rec, Hashes: s.cache, Events: warn}, ads[i])
 		if err != nil {
@@ -96,9 +102,53 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 		if err := journal.Append(state.TakeOf(f.Address, res, time.Now())); err != nil {
 			s.notify(fmt.Sprintf("warning: %v", err))
 		}
+		keep.store(f.Address, string(ads[i].Desired.Kind), res)
 		out = append(out, Imported{ImportFile: f, Output: res.Outputs[0], InPlace: ads[i].Replace == res.Outputs[0].SHA256})
 	}
-	return out, nil
+	return out, keep.close()
+}
+
+// importKeeper keeps imported outputs in the local output cache, through
+// one batch (nil: the cache is off).
+type importKeeper struct {
+	s     *Session
+	batch *cache.Batch
+}
+
+// keepImported opens the local output cache of m for an import's
+// outputs.
+func (s *Session) keepImported(ctx context.Context, m *manifest.Manifest) (*importKeeper, error) {
+	c, err := s.ws.openCache(ctx, Settings(m), planner.CacheLocal)
+	if err != nil || c == nil {
+		return &importKeeper{s: s}, err
+	}
+	return &importKeeper{s: s, batch: c.Local.Batch()}, nil
+}
+
+// store keeps the outputs res records for addr under their content key.
+// A failure is a warning: the import is recorded, and push keeps it
+// later.
+func (k *importKeeper) store(addr, kind string, res *state.Resource) {
+	if k.batch == nil {
+		return
+	}
+	e, paths := executor.Entry(manifest.Kind(kind), state.ContentKey(kind, res.Outputs), res, k.s.ws.Dir)
+	if err := k.batch.Store(e, paths); err != nil {
+		k.s.notify(fmt.Sprintf("warning: keep %s in the output cache: %v", addr, err))
+	}
+}
+
+// close writes the entries stored (once; later calls do nothing).
+func (k *importKeeper) close() error {
+	if k.batch == nil {
+		return nil
+	}
+	b := k.batch
+	k.batch = nil
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("keep the imported files in the output cache: %w", err)
+	}
+	return nil
 }
 
 // adoption checks the import of f and returns its adoption.

@@ -112,7 +112,9 @@ func pickTake(addr string, rows []TakeRow, sel string) (TakeRow, error) {
 // output cache, with no call to the service, and records it as the
 // resource's output under its current desired fingerprint and request
 // (the next plan shows no change), with origin take and the take's
-// fingerprint. It returns the take put back (unchanged: it was the
+// fingerprint (an imported take stays imported: its bytes are kept under
+// their content key, see state.Resource.CacheKey). Nothing is written to
+// the cache: the take's entry is there already, and push sends it. It returns the take put back (unchanged: it was the
 // current output already). Refused when the cache no longer holds the
 // take, or the take's outputs are not those the resource declares.
 func (s *Session) Use(ctx context.Context, m *manifest.Manifest, addr, sel string) (TakeRow, bool, error) {
@@ -178,7 +180,13 @@ func (s *Session) takeAdoption(c *cache.Cache, d *planner.Desired, prior *state.
 		}
 		replace = at.SHA256
 	}
-	return executor.Adoption{Desired: d, Prior: prior, Replace: replace, Origin: state.OriginTake, Take: t.Fingerprint,
+	origin, take := state.OriginTake, t.Fingerprint
+	if t.Origin == state.OriginImported {
+		// An imported file is no request's answer: put back, it is imported
+		// still, its cache key its content (state.Resource.CacheKey).
+		origin, take = state.OriginImported, ""
+	}
+	return executor.Adoption{Desired: d, Prior: prior, Replace: replace, Origin: origin, Take: take,
 		Fill: func(dst *os.File) error {
 			err := c.Local.CopyBlob(o.SHA256, dst)
 			if errors.Is(err, fs.ErrNotExist) {
