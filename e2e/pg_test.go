@@ -33,9 +33,16 @@ func (p *project) usePG() {
 // creating another. Nothing is written beside the manifests but outputs.
 func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
 	t.Parallel()
-	e := startEmulator(t, emulator.Options{TimeScale: 4, NoEspeak: true})
+	// The batch job runs at the service's own pace (seconds), so that it
+	// is still pending when the first apply is killed, however loaded the
+	// machine: at four times that pace it could finish first.
+	e := startEmulator(t, emulator.Options{TimeScale: 1, NoEspeak: true})
 	p := newProject(t, "call-transcripts", e)
 	p.usePG()
+	// A lease the new apply surely starts within after the kill, however
+	// loaded the machine, so that it finds the lease still running.
+	const lease = 3 * time.Second
+	p.writeFile("backend.yaml", "backend:\n  lease: "+lease.String()+"\n")
 
 	first := p.start("apply", "-auto-approve")
 	if !first.waitFor(func() bool { return e.stats(t).BatchJobsStarted == 1 }) {
@@ -67,7 +74,7 @@ func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
 	if !strings.Contains(r.stderr, "is gone; waiting for its lease") {
 		t.Errorf("the new apply did not say what it waited for:\n%s", r)
 	}
-	if d := time.Since(killed); d > pgLease+30*time.Second {
+	if d := time.Since(killed); d > lease+30*time.Second {
 		t.Errorf("apply took %v after the kill", d)
 	}
 	s := e.stats(t)

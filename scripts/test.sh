@@ -14,10 +14,31 @@ trap 'pkill -P "$servers" 2>/dev/null; kill "$servers" 2>/dev/null || true' EXIT
 ./scripts/deps.sh
 wait "$servers"
 trap - EXIT
-go test -race -count=1 -timeout 20m "$@" ./...
-# The end-to-end suite once more, against the documented service (the run
-# above speaks to the live profile, the default).
-VOXFORM_E2E_PROFILE=documented go test -race -count=1 -timeout 20m "$@" ./e2e
+# The end-to-end suite once more, against the documented service (the
+# main pass speaks to the live profile, the default), runs beside the main
+# pass: it waits on its processes and servers much of its time, which the
+# main pass's packages fill. Its output goes to a file printed after the
+# main pass's, so that neither is interleaved with the other, and the
+# script fails if either pass does.
+documented=$(mktemp)
+VOXFORM_E2E_PROFILE=documented go test -race -count=1 -timeout 20m "$@" ./e2e >"$documented" 2>&1 &
+e2e=$!
+trap 'kill "$e2e" 2>/dev/null || true; rm -f "$documented"' EXIT
+status=0
+go test -race -count=1 -timeout 20m "$@" ./... || status=$?
+e2estatus=0
+wait "$e2e" || e2estatus=$?
+echo "--- the end-to-end suite against the documented service (run beside the above):"
+cat "$documented"
+if [ "$e2estatus" -ne 0 ]; then
+	echo "FAIL: the end-to-end suite against the documented service (exit status $e2estatus)"
+fi
+if [ "$status" -ne 0 ]; then
+	echo "FAIL: the main pass (exit status $status)"
+fi
+if [ "$status" -ne 0 ] || [ "$e2estatus" -ne 0 ]; then
+	exit $((status > e2estatus ? status : e2estatus))
+fi
 # The tests the race detector makes skip or shrink (pooled buffers it
 # drops at random, loudness at every rate, mastering minutes of audio),
 # once without it.

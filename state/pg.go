@@ -615,6 +615,11 @@ type pgLock struct {
 	conn *pgx.Conn
 	info LockInfo
 
+	// confirmed is when the last write of the lease (the lock's row,
+	// then each renewal) was sent: the server's lease runs at least a
+	// lease from it. Only the heartbeat reads and writes it.
+	confirmed time.Time
+
 	stop     chan struct{}
 	stopped  chan struct{}
 	lostOnce sync.Once
@@ -735,6 +740,9 @@ func (p *PG) Lock(ctx context.Context, op string) (Unlocker, error) {
 		return fail(p.redact(ctx, "lock state", err))
 	}
 	b, _ := json.Marshal(info)
+	// The row's lease runs from the server's clock when it reads the
+	// statement, so at least a lease from now.
+	sent := time.Now()
 	if _, err := tx.Exec(ctx, "INSERT INTO "+p.table("locks")+` (workspace, id, info, backend_pid, lease_until)
 		VALUES ($1, $2, $3, pg_backend_pid(), clock_timestamp() + $4 * interval '1 millisecond')
 		ON CONFLICT (workspace) DO UPDATE SET id = EXCLUDED.id, info = EXCLUDED.info,
@@ -746,7 +754,8 @@ func (p *PG) Lock(ctx context.Context, op string) (Unlocker, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return fail(p.redact(ctx, "lock state", err))
 	}
-	l := &pgLock{p: p, conn: conn, info: info, stop: make(chan struct{}), stopped: make(chan struct{}), lost: make(chan struct{})}
+	l := &pgLock{p: p, conn: conn, info: info, confirmed: sent,
+		stop: make(chan struct{}), stopped: make(chan struct{}), lost: make(chan struct{})}
 	go l.heartbeat()
 	return l, nil
 }
@@ -774,8 +783,9 @@ func (p *PG) holder(ctx context.Context, q interface {
 }
 
 // heartbeat renews the lease every third of it on the lock's connection;
-// a failure (the connection broke, or the row is no longer this
-// holder's) marks the lock lost.
+// a failure (the connection broke, the row is no longer this holder's,
+// or no answer before the lease as last confirmed nears its end) marks
+// the lock lost.
 func (l *pgLock) heartbeat() {
 	defer close(l.stopped)
 	lease := l.p.cfg.Lease
@@ -787,7 +797,8 @@ func (l *pgLock) heartbeat() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := bound(context.Background(), lease/3, "renewing the lock's lease")
+		sent := time.Now()
+		ctx, cancel := l.renewal(sent)
 		tag, err := l.conn.Exec(ctx, "UPDATE "+l.p.table("locks")+
 			" SET lease_until = clock_timestamp() + $3 * interval '1 millisecond' WHERE workspace = $1 AND id = $2",
 			l.p.cfg.Workspace, l.info.ID, lease.Milliseconds())
@@ -800,8 +811,28 @@ func (l *pgLock) heartbeat() {
 			l.markLost(fmt.Errorf("%w: its holder row is gone (force-unlock?)", errLockLost))
 			return
 		}
+		l.confirmed = sent
 	}
 }
+
+// renewal is the context of a renewal sent at sent. Its deadline is
+// where the lease as last confirmed ends, less renewMargin of it: another
+// process may take the lock only once the server's lease has run out
+// (and this lock's session is gone), so a renewal that has not answered
+// by then marks the lock lost before anyone else can hold it. A renewal
+// may thus take about two thirds of the lease, not one slow answer
+// losing a lock that nobody else could have taken yet.
+func (l *pgLock) renewal(sent time.Time) (context.Context, context.CancelFunc) {
+	lease := l.p.cfg.Lease
+	end := l.confirmed.Add(lease - lease/renewMargin)
+	return context.WithDeadlineCause(context.Background(), end,
+		&limitError{what: "renewing the lock's lease (the end of its lease as last renewed)", limit: end.Sub(sent).Round(time.Millisecond)})
+}
+
+// renewMargin is the part of the lease (1/renewMargin) left between a
+// renewal's deadline and the end of the lease it renews: time for the
+// holder to stop once the lock is marked lost.
+const renewMargin = 10
 
 // Unlock implements Unlocker: it deletes the holder row and ends the
 // lock's session (which frees the advisory lock). When the connection is

@@ -540,3 +540,87 @@ func sqlConn(t *testing.T, url string) *pgx.Conn {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
+
+// holdRow takes the lock's holder row FOR UPDATE in a transaction of its
+// own, so that a renewal waits for it, and returns the lease end the
+// server has recorded and the transaction (rolled back when the test ends).
+func holdRow(t *testing.T, url string) (time.Time, pgx.Tx) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := sqlConn(t, url).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	var until time.Time
+	if err := tx.QueryRow(ctx, "SELECT lease_until FROM voxform.locks FOR UPDATE").Scan(&until); err != nil {
+		t.Fatal(err)
+	}
+	return until, tx
+}
+
+// A renewal that answers late, but before the lease it renews has run
+// out, keeps the lock: nobody else could have taken it meanwhile. (A
+// loaded machine, or a busy server, makes one renewal slower than a third
+// of the lease now and then.)
+func TestPGSlowRenewalKeepsTheLock(t *testing.T) {
+	url := pgtest.Database(t)
+	const lease = 4 * time.Second
+	p := newPG(t, url, "", lease)
+	lk, err := p.Lock(context.Background(), "apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked := time.Now()
+	defer lk.Unlock()
+	held, tx := holdRow(t, url)
+	// The first renewal starts a third of the lease after the lock and
+	// waits for the row; it is let go more than a third of the lease
+	// later, well before the lease it renews ends.
+	time.Sleep(time.Until(locked.Add(2*lease/3 + 200*time.Millisecond)))
+	if err := tx.Rollback(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(locked.Add(lease + lease/3)))
+	if err := lk.(Watched).LostErr(); err != nil {
+		t.Fatalf("a renewal slower than a third of the lease lost the lock: %v", err)
+	}
+	var until time.Time
+	if err := sqlConn(t, url).QueryRow(context.Background(), "SELECT lease_until FROM voxform.locks").Scan(&until); err != nil {
+		t.Fatal(err)
+	}
+	if !until.After(held) {
+		t.Fatalf("the lease was not renewed after the wait: ends %v, was %v", until, held)
+	}
+}
+
+// A renewal that gets no answer marks the lock lost before the lease it
+// renews runs out on the server, that is, before anyone else could take
+// the lock.
+func TestPGUnansweredRenewalLosesTheLockInTime(t *testing.T) {
+	url := pgtest.Database(t)
+	const lease = 4 * time.Second
+	p := newPG(t, url, "", lease)
+	lk, err := p.Lock(context.Background(), "apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	until, tx := holdRow(t, url)
+	defer tx.Rollback(context.Background()) // before the unlock, which deletes the row
+	select {
+	case <-lk.(Watched).Lost():
+	case <-time.After(2 * lease):
+		t.Fatal("a renewal without an answer did not lose the lock")
+	}
+	var now time.Time
+	if err := tx.QueryRow(context.Background(), "SELECT clock_timestamp()").Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	if !now.Before(until) {
+		t.Fatalf("the lock was found lost at %v, after its lease ended at %v", now, until)
+	}
+	if err := lk.(Watched).LostErr(); !errors.Is(err, ErrLockLost) || !strings.Contains(err.Error(), "end of its lease") {
+		t.Fatalf("lost: %v", err)
+	}
+}
