@@ -15,7 +15,7 @@ import (
 // on PATH the apply still has it as its encoder, found on first use.
 func TestApplyRunsNoEncoderItDoesNotNeed(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg is not on PATH: apply has no encoder to find")
+		t.Fatal("ffmpeg is not on PATH (scripts/deps.sh installs it): this test needs an encoder apply could run needlessly")
 	}
 	found := findTool
 	calls := 0
