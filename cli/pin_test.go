@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -22,13 +23,7 @@ var pinManifest = approveManifest[:strings.Index(approveManifest, "  bye:")]
 // put back free from the output cache, byte for byte, with no call; its
 // approval still holds, and the next plan shows it pinned only.
 func TestPinnedOutputRestoredFromCache(t *testing.T) {
-	env, stdout, stderr, run := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
-	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
-		t.Fatalf("apply: exit %d: %s", code, stderr)
-	}
-	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
-		t.Fatalf("approve: exit %d: %s", code, stderr)
-	}
+	env, stdout, stderr, run := pinnedProject(t)
 	out := filepath.Join(env.Dir, "build/a.wav")
 	approved, err := os.ReadFile(out)
 	if err != nil {
@@ -73,13 +68,7 @@ func sha256File(t *testing.T, path string) string {
 // bytes are renamed) keeps the approval, re-based on the moved paths; the
 // plan says so.
 func TestMoveKeepsApproval(t *testing.T) {
-	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
-	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
-		t.Fatalf("apply: exit %d: %s", code, stderr)
-	}
-	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
-		t.Fatalf("approve: exit %d: %s", code, stderr)
-	}
+	env, stdout, stderr, _ := pinnedProject(t)
 	before := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
 	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(pinManifest, `output: "build/${each.key}.wav"`, `output: "build/menu/${each.key}.wav"`, 1)), 0o644)
 	if code := runCmd(env, "plan"); code != ExitOK || !strings.Contains(stdout.String(), "approval by Ana of") || !strings.Contains(stdout.String(), "kept") {
@@ -224,13 +213,7 @@ func TestPinnedDeliveryAndCheckRemade(t *testing.T) {
 // approval, of the bytes it renames; a file changed while apply waits for
 // its "yes" is not them, so the move is refused and nothing is recorded.
 func TestMoveOfAChangedFileRefused(t *testing.T) {
-	env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
-	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
-		t.Fatalf("apply: exit %d: %s", code, stderr)
-	}
-	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
-		t.Fatalf("approve: exit %d: %s", code, stderr)
-	}
+	env, stdout, stderr, _ := pinnedProject(t)
 	os.WriteFile(filepath.Join(env.Dir, "voxform.yaml"), []byte(strings.Replace(pinManifest, `output: "build/${each.key}.wav"`, `output: "build/menu/${each.key}.wav"`, 1)), 0o644)
 	env.Interactive = true
 	env.Stdin = &changeThenYes{path: filepath.Join(env.Dir, "build/a.wav")}
@@ -262,4 +245,18 @@ func (c *changeThenYes) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return copy(p, "yes\n"), nil
+}
+
+// pinnedProject is pinManifest applied against the emulator, with
+// synthesis.menu["a"] approved by Ana.
+func pinnedProject(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer, *emulator.Running) {
+	t.Helper()
+	env, stdout, stderr, run := emuEnv(t, map[string]string{"voxform.yaml": pinManifest}, emulator.Options{})
+	if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	if code := runCmd(env, "approve", "-by", "Ana", `synthesis.menu["a"]`); code != ExitOK {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	return env, stdout, stderr, run
 }
