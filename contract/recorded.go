@@ -22,27 +22,29 @@ type Conversion struct {
 	// Copy).
 	From, To audio.Format
 	// Lossy, when set, says why the conversion loses something (a rate,
-	// channel or G.711 change, a narrower width): it is made only when
-	// recorded: declares convert: true.
+	// channel or G.711 change, a narrower width, an encoding): it is made
+	// only when recorded: declares convert: true.
 	Lossy string
+	// Encode, when set, is the lossy codec container ("mp3", "ogg") the
+	// recording's samples are encoded to by the outside encoder (To is
+	// then not set): the planner's RecordingProfile says how.
+	Encode string
 }
 
 // RecordingConversion says how a recording whose probe is info becomes
 // audio of the declared format f, or why it cannot. A recording in f's
 // own form is copied (a WAV of f's rate, channels, width and linear PCM;
 // an MP3 or Ogg file for an mp3 or ogg output); otherwise the recording
-// must be WAV, and f headerless or WAV: the samples are converted. A
-// conversion is lossless when the rate and channels are kept and each
-// sample is kept exactly: the same encoding and width (a WAV's samples as
-// raw, mu-law or A-law audio), linear PCM to a wider or equal width, or
-// G.711 to linear PCM of 16 bits or more.
+// must be WAV: its samples are converted (f headerless or WAV) or encoded
+// (f mp3 or ogg, always lossy). A conversion is lossless when the rate
+// and channels are kept and each sample is kept exactly: the same
+// encoding and width (a WAV's samples as raw, mu-law or A-law audio),
+// linear PCM to a wider or equal width, or G.711 to linear PCM of 16
+// bits or more.
 func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
-	if f.Container == MP3 || f.Container == Ogg {
-		if string(info.Container) == f.Container {
-			return Conversion{Copy: true}, nil
-		}
-		return Conversion{}, fmt.Errorf("a %s recording cannot be made into %s audio: voxform converts recordings to wav, raw, mulaw and alaw only; record it as %s, or declare one of those",
-			info.Container, f.Container, f.Container)
+	encoded := f.Container == MP3 || f.Container == Ogg
+	if encoded && string(info.Container) == f.Container {
+		return Conversion{Copy: true}, nil
 	}
 	if info.Container != audio.ContainerWAV {
 		return Conversion{}, fmt.Errorf("a %s recording cannot be made into %s audio: a recording converted by voxform is a WAV file", info.Container, f.Container)
@@ -50,6 +52,9 @@ func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
 	from, err := wavFormat(info)
 	if err != nil {
 		return Conversion{}, err
+	}
+	if encoded {
+		return Conversion{From: from, Encode: f.Container, Lossy: fmt.Sprintf("an %s encoding", encodingName[f.Container])}, nil
 	}
 	to, err := f.Audio()
 	if err != nil {
@@ -60,6 +65,9 @@ func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
 	}
 	return Conversion{From: from, To: to, Lossy: lossOf(from, to)}, nil
 }
+
+// encodingName names the lossy encoding of each encoded container.
+var encodingName = map[string]string{MP3: "MP3", Ogg: "Ogg Opus"}
 
 // wavFormat is the sample format a WAV's probe says.
 func wavFormat(info audio.Info) (audio.Format, error) {

@@ -38,7 +38,9 @@ func TestRecordingConversion(t *testing.T) {
 		{"channels", wav(16000, 2, 16, "pcm"), contract.AudioConfig{SampleRate: 16000}, false, "channel change (2 to 1)"},
 		{"G.711 encode", wav(8000, 1, 16, "pcm"), contract.AudioConfig{Container: "alaw"}, false, "G.711 (alaw)"},
 		{"an MP3 for mp3", audio.Info{Container: audio.ContainerMP3, Codec: "mp3"}, contract.AudioConfig{Container: "mp3"}, true, ""},
-		{"a WAV for mp3", wav(16000, 1, 16, "pcm"), contract.AudioConfig{Container: "mp3"}, false, "-"},
+		{"a WAV for mp3", wav(16000, 1, 16, "pcm"), contract.AudioConfig{Container: "mp3"}, false, "MP3 encoding"},
+		{"a WAV for ogg", wav(48000, 2, 24, "pcm"), contract.AudioConfig{Container: "ogg"}, false, "Ogg Opus encoding"},
+		{"an Ogg for mp3", audio.Info{Container: audio.ContainerOgg, Codec: "opus"}, contract.AudioConfig{Container: "mp3"}, false, "-"},
 		{"an MP3 for wav", audio.Info{Container: audio.ContainerMP3, Codec: "mp3"}, contract.AudioConfig{}, false, "-"},
 	}
 	for _, tc := range tests {
@@ -55,6 +57,9 @@ func TestRecordingConversion(t *testing.T) {
 			continue
 		case c.Copy != tc.copy || (tc.lossy == "") != (c.Lossy == "") || !strings.Contains(c.Lossy, tc.lossy):
 			t.Errorf("%s: %+v, want copy %v, lossy %q", tc.name, c, tc.copy, tc.lossy)
+		}
+		if encoded := !tc.copy && (f.Container == "mp3" || f.Container == "ogg"); (c.Encode == f.Container) != encoded {
+			t.Errorf("%s: encode %q, want an encoding to %s: %v", tc.name, c.Encode, f.Container, encoded)
 		}
 		_, err = contract.CheckRecording(tc.info, f, false)
 		if (err != nil) != (tc.lossy != "") {

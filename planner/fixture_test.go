@@ -112,7 +112,7 @@ func (p *project) synthesis(addr string) *manifest.Synthesis {
 
 func (p *project) desired(t *testing.T) []*planner.Desired {
 	t.Helper()
-	d, err := planner.Build(p.m, p.fs.hash)
+	d, err := planner.Build(p.m, p.fs.hash, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,11 @@ package planner
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
 )
@@ -16,6 +19,10 @@ type Recording struct {
 	Path    string `json:"path"`
 	SHA256  string `json:"sha256"`
 	Convert bool   `json:"convert,omitempty"`
+	// Encoder, when set, is the identity of what encodes the recording
+	// to the declared mp3 or ogg output (EncoderFunc of RecordingProfile),
+	// as the plan found it: apply refuses to encode with another.
+	Encoder string `json:"encoder,omitempty"`
 }
 
 // RecordedRole is the role of a recorded synthesis's recording among its
@@ -36,11 +43,65 @@ func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 	if err != nil {
 		return err
 	}
-	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert}
+	format, _ := contract.Resolve(s.AudioConfig)
+	enc, err := b.recordingEncoder(at, r, format)
+	if err != nil {
+		return err
+	}
+	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encoder: enc}
 	d.Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
 	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
-	format, _ := contract.Resolve(s.AudioConfig)
 	return b.encode(d, recordedRequest(d.Recorded, format))
+}
+
+// recordingEncoder is the identity of the encoder that makes the mp3 or
+// ogg output of format from the recording r, found now as a delivery's
+// is (the builder's EncoderFunc of RecordingProfile); "" when nothing is
+// encoded: another output format, no convert: true (validation refuses
+// the encoding then), or a recording already of the output's container
+// (copied). No encoder on this machine fails the plan at pos.
+func (b *builder) recordingEncoder(pos manifest.Pos, r *manifest.Recorded, format contract.Format) (string, error) {
+	if !r.Convert || (format.Container != contract.MP3 && format.Container != contract.Ogg) || b.enc == nil {
+		return "", nil
+	}
+	if string(recordingContainer(b.dir, r.Path)) == format.Container {
+		return "", nil
+	}
+	id, err := b.enc(RecordingProfile(format))
+	if err != nil {
+		return "", fmt.Errorf("%s: recorded %s: encoding it to %s %w", pos, r.Path, format.Container, err)
+	}
+	return id, nil
+}
+
+// opusRates are the sample rates Opus encodes at.
+var opusRates = []int{8000, 12000, 16000, 24000, 48000}
+
+// RecordingProfile is the delivery profile a recording is encoded to
+// for an output of the declared format f, mp3 or ogg: an encoding and no
+// other rule, so that mastering (audio/master) converts the recording's
+// rate and channels and encodes it as it does a delivery, with no gain,
+// and the encoder's identity is the one a delivery records. MP3 is of
+// constant bit rate at the declared bitrate and rate; Ogg is Opus at the
+// lowest rate Opus takes at or above the declared one, of variable bit
+// rate at libopus's default in ffmpeg (64 kbit/s mono, 96 kbit/s stereo),
+// as the emulator's Ogg audio is.
+func RecordingProfile(f contract.Format) *deliver.Profile {
+	e := deliver.Encoding{SampleRate: f.SampleRate, Channels: f.NumChannels}
+	if f.Container == contract.MP3 {
+		kbps, _ := strconv.Atoi(strings.TrimSuffix(f.Bitrate, "k"))
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
+	} else {
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
+		e.SampleRate = opusRates[len(opusRates)-1]
+		for _, r := range opusRates {
+			if r >= f.SampleRate {
+				e.SampleRate = r
+				break
+			}
+		}
+	}
+	return &deliver.Profile{Name: "recording", Encoding: e}
 }
 
 // RecordedCheckSlack is what the listening check of a recorded synthesis
@@ -74,15 +135,16 @@ func (c *computer) recordedSeconds(d *Desired) (secs float64, ok bool) {
 // the voice, model or text: a change of those changes nothing while the
 // recording is the output.
 func recordedRequest(r *Recording, format contract.Format) map[string]any {
-	return map[string]any{
-		"recorded": map[string]any{
-			"sha256":    r.SHA256,
-			"path":      r.Path,
-			"convert":   r.Convert,
-			"converter": contract.RecordingConverter,
-		},
-		"audio_config": format.Canonical(),
+	rec := map[string]any{
+		"sha256":    r.SHA256,
+		"path":      r.Path,
+		"convert":   r.Convert,
+		"converter": contract.RecordingConverter,
 	}
+	if r.Encoder != "" {
+		rec["encoder"] = r.Encoder
+	}
+	return map[string]any{"recorded": rec, "audio_config": format.Canonical()}
 }
 
 // recordedSwitch names a change into or out of a recording: ok is false
@@ -118,6 +180,11 @@ func recordedReasons(old, cur any) []string {
 	if !equalJSON(om["converter"], cm["converter"]) {
 		out = append(out, fmt.Sprintf("converter %v -> %v", om["converter"], cm["converter"]))
 	}
+	if oe, ce := om["encoder"], cm["encoder"]; !equalJSON(oe, ce) {
+		was, _ := oe.(string)
+		now, _ := ce.(string)
+		out = append(out, fmt.Sprintf("encoder changed (%s -> %s)", encoderName(was), encoderName(now)))
+	}
 	return out
 }
 
@@ -126,4 +193,13 @@ func recordedCreate(a *Action) {
 	if a != nil && a.Type == Create && a.Desired.Recorded != nil {
 		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Recorded.Path)}
 	}
+}
+
+// encoderName names a recording's encoder identity in a plan's reasons
+// (shortID), "none" for none.
+func encoderName(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return shortID(id)
 }

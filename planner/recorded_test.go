@@ -59,7 +59,7 @@ func TestRecordedFingerprint(t *testing.T) {
 	}
 
 	s.Recorded = &manifest.Recorded{Path: "studio/missing.wav"}
-	if _, err := planner.Build(p.m, p.fs.hash); err == nil || !strings.Contains(err.Error(), "recording studio/missing.wav: no such file") {
+	if _, err := planner.Build(p.m, p.fs.hash, nil); err == nil || !strings.Contains(err.Error(), "recording studio/missing.wav: no such file") {
 		t.Errorf("a missing recording: %v", err)
 	}
 }
