@@ -69,23 +69,20 @@ func (b *builder) recordingEncoder(pos manifest.Pos, r *manifest.Recorded, forma
 	}
 	id, err := b.enc(RecordingProfile(format))
 	if err != nil {
-		return "", fmt.Errorf("%s: recorded %s: encoding it to %s %w", pos, r.Path, format.Container, err)
+		return "", fmt.Errorf("%s: recorded %s (convert: true, an %s output): %w", pos, r.Path, format.Container, err)
 	}
 	return id, nil
 }
-
-// opusRates are the sample rates Opus encodes at.
-var opusRates = []int{8000, 12000, 16000, 24000, 48000}
 
 // RecordingProfile is the delivery profile a recording is encoded to
 // for an output of the declared format f, mp3 or ogg: an encoding and no
 // other rule, so that mastering (audio/master) converts the recording's
 // rate and channels and encodes it as it does a delivery, with no gain,
 // and the encoder's identity is the one a delivery records. MP3 is of
-// constant bit rate at the declared bitrate and rate; Ogg is Opus at the
-// lowest rate Opus takes at or above the declared one, of variable bit
-// rate at libopus's default in ffmpeg (64 kbit/s mono, 96 kbit/s stereo),
-// as the emulator's Ogg audio is.
+// constant bit rate at the declared bitrate and rate; Ogg is Opus at
+// 48000 Hz (the rate an Opus stream is decoded at, whatever the declared
+// one), of variable bit rate at libopus's default in ffmpeg (64 kbit/s
+// mono, 96 kbit/s stereo), as the emulator's Ogg audio is.
 func RecordingProfile(f contract.Format) *deliver.Profile {
 	e := deliver.Encoding{SampleRate: f.SampleRate, Channels: f.NumChannels}
 	if f.Container == contract.MP3 {
@@ -93,13 +90,7 @@ func RecordingProfile(f contract.Format) *deliver.Profile {
 		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
 	} else {
 		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
-		e.SampleRate = opusRates[len(opusRates)-1]
-		for _, r := range opusRates {
-			if r >= f.SampleRate {
-				e.SampleRate = r
-				break
-			}
-		}
+		e.SampleRate = 48000
 	}
 	return &deliver.Profile{Name: "recording", Encoding: e}
 }

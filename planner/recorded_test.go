@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -74,6 +75,60 @@ func TestRecordedCreate(t *testing.T) {
 	if a == nil || a.Type != planner.Create || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"from recording studio/sales.wav"}) {
 		t.Fatalf("want a free create from the recording, got %+v", a)
 	}
+}
+
+// TestRecordedEncoder: a recording for an mp3 output with convert: true
+// is encoded, and the plan records the identity of the encoder of
+// RecordingProfile as it finds it: a new encoder is a free replace that
+// says so, no encoder fails the plan at the recording, and nothing is
+// asked of the encoder without convert: true or for a wav output.
+func TestRecordedEncoder(t *testing.T) {
+	const addr = `synthesis.menu["billing"]`
+	p := baseProject()
+	id, asked := "ffmpeg 1", 0
+	var refused error
+	p.enc = func(prof *deliver.Profile) (string, error) {
+		asked++
+		if prof.Encoding.Codec != deliver.CodecMP3 || prof.Encoding.Bitrate != 64000 || prof.Loudness != nil {
+			t.Errorf("asked for %+v, want an mp3 encoding at 64 kbit/s and no other rule", prof)
+		}
+		return id, refused
+	}
+	p.fs["studio/billing.wav"] = "take 1"
+	s := p.synthesis(addr)
+	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.AudioConfig = &manifest.AudioConfig{Container: "mp3", Bitrate: "64k", SampleRate: 16000}
+	if a := actionOf(mustPlan(t, p, nil), addr); a == nil || a.Desired.Recorded.Encoder != "" || asked != 0 {
+		t.Fatalf("without convert: true the encoder is asked %d times, recorded %+v", asked, a)
+	}
+	s.Recorded.Convert = true
+	st := p.apply(t)
+	if d := p.desired(t); asked == 0 || recordedOf(d, addr).Encoder != id {
+		t.Fatalf("encoder asked %d times, recorded %+v, want %q", asked, recordedOf(d, addr), id)
+	}
+	id = "ffmpeg 2"
+	a := actionOf(mustPlan(t, p, st), addr)
+	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || len(a.Reasons) != 1 || !strings.HasPrefix(a.Reasons[0], "encoder changed (") {
+		t.Fatalf("a new encoder: want a free replace saying so, got %+v", a)
+	}
+	refused = errors.New("needs ffmpeg to encode mp3: not installed")
+	if _, err := planner.Build(p.m, p.fs.hash, p.enc); err == nil || !strings.Contains(err.Error(), "recorded studio/billing.wav (convert: true, an mp3 output): needs ffmpeg") {
+		t.Errorf("no encoder: %v", err)
+	}
+	refused, asked = nil, 0
+	s.AudioConfig = &manifest.AudioConfig{Container: "wav", SampleRate: 16000}
+	if d := p.desired(t); asked != 0 || recordedOf(d, addr).Encoder != "" {
+		t.Errorf("a wav output: the encoder asked %d times", asked)
+	}
+}
+
+func recordedOf(ds []*planner.Desired, addr string) *planner.Recording {
+	for _, d := range ds {
+		if d.Address == addr {
+			return d.Recorded
+		}
+	}
+	return nil
 }
 
 func mustPlan(t *testing.T, p *project, st *state.File) *planner.Plan {
