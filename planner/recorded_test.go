@@ -66,14 +66,23 @@ func TestRecordedFingerprint(t *testing.T) {
 }
 
 // TestRecordedCreate: a new recorded synthesis is created free, from its
-// recording.
+// recording, by a plan that does not call the service.
 func TestRecordedCreate(t *testing.T) {
 	p := baseProject()
 	p.fs["studio/sales.wav"] = "take"
 	p.synthesis(`synthesis.menu["sales"]`).Recorded = &manifest.Recorded{Path: "studio/sales.wav"}
-	a := actionOf(mustPlan(t, p, nil), `synthesis.menu["sales"]`)
+	st := p.apply(t)
+	for _, o := range st.Resources[`synthesis.menu["sales"]`].Outputs {
+		delete(p.fs, o.Path)
+	}
+	delete(st.Resources, `synthesis.menu["sales"]`)
+	plan := mustPlan(t, p, st)
+	a := actionOf(plan, `synthesis.menu["sales"]`)
 	if a == nil || a.Type != planner.Create || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"from recording studio/sales.wav"}) {
 		t.Fatalf("want a free create from the recording, got %+v", a)
+	}
+	if len(plan.Actions) != 1 || plan.CallsService() {
+		t.Errorf("a plan of one recording (%d actions) calls the service: %v, want false (no key is asked for)", len(plan.Actions), plan.CallsService())
 	}
 }
 
