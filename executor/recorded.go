@@ -137,13 +137,7 @@ func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format c
 	if _, err := master.Master(ctx, src, nil, p, op.enc, tmp, encoded); err != nil {
 		return err
 	}
-	e, err := os.Open(encoded)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	_, err = io.Copy(out, e)
-	return err
+	return copyFile(out, encoded)
 }
 
 // sameRecording refuses a recording larger than MaxRecordingBytes or
