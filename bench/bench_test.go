@@ -111,7 +111,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	}
 	none := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
 	for b.Loop() {
-		d, err := planner.Build(m, none, nil)
+		d, err := planner.Build(m, none)
 		if err != nil || len(d) != 10_000 {
 			b.Fatalf("build: %d resources, %v", len(d), err)
 		}

@@ -46,7 +46,7 @@ func listenEnv(t *testing.T, listen string) (*Env, *bytes.Buffer, *bytes.Buffer,
 	if m == nil {
 		t.Fatal(ds)
 	}
-	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil }, nil)
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

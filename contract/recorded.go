@@ -2,8 +2,11 @@ package contract
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/deliver"
 )
 
 // RecordingConverter identifies voxform's conversion of a recording to a
@@ -27,7 +30,7 @@ type Conversion struct {
 	Lossy string
 	// Encode, when set, is the lossy codec container ("mp3", "ogg") the
 	// recording's samples are encoded to by the outside encoder (To is
-	// then not set): the planner's RecordingProfile says how.
+	// then not set): RecordingProfile says how.
 	Encode string
 }
 
@@ -68,6 +71,28 @@ func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
 
 // encodingName names the lossy encoding of each encoded container.
 var encodingName = map[string]string{MP3: "MP3", Ogg: "Ogg Opus"}
+
+// RecordingProfile is the delivery profile a recording is encoded to
+// for an output of the declared format f, mp3 or ogg: an encoding and no
+// other rule, so that mastering (audio/master) converts the recording's
+// rate and channels and encodes it as it does a delivery, with no gain,
+// and the encoder's identity is the one a delivery records (the
+// executor records it on the output). MP3 is of
+// constant bit rate at the declared bitrate and rate; Ogg is Opus at
+// 48000 Hz (the rate an Opus stream is decoded at, whatever the declared
+// one), of variable bit rate at libopus's default in ffmpeg (64 kbit/s
+// mono, 96 kbit/s stereo), as the emulator's Ogg audio is.
+func RecordingProfile(f Format) *deliver.Profile {
+	e := deliver.Encoding{SampleRate: f.SampleRate, Channels: f.NumChannels}
+	if f.Container == MP3 {
+		kbps, _ := strconv.Atoi(strings.TrimSuffix(f.Bitrate, "k"))
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
+	} else {
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
+		e.SampleRate = 48000
+	}
+	return &deliver.Profile{Name: "recorded " + f.Container, Encoding: e}
+}
 
 // wavFormat is the sample format a WAV's probe says.
 func wavFormat(info audio.Info) (audio.Format, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/deliver"
 )
 
 // TestRecordingConversion: which recordings become a declared format by
@@ -67,6 +68,34 @@ func TestRecordingConversion(t *testing.T) {
 		}
 		if _, err := contract.CheckRecording(tc.info, f, true); err != nil {
 			t.Errorf("%s: CheckRecording with convert: %v", tc.name, err)
+		}
+	}
+}
+
+// TestRecordingProfile: a recording is encoded to an mp3 output at its
+// declared bit rate, rate and channels, of constant bit rate; to an ogg
+// output as Opus at 48000 Hz whatever the declared rate, at libopus's
+// default bit rate for its channels; each profile has no rule but its
+// encoding and is one mastering takes.
+func TestRecordingProfile(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  contract.AudioConfig
+		want deliver.Encoding
+	}{
+		{contract.AudioConfig{Container: "mp3", SampleRate: 16000, Bitrate: "64k"},
+			deliver.Encoding{Container: "mp3", Codec: "mp3", SampleRate: 16000, Channels: 1, BitrateMode: "cbr", Bitrate: 64000}},
+		{contract.AudioConfig{Container: "ogg", SampleRate: 22050, NumChannels: 2},
+			deliver.Encoding{Container: "ogg", Codec: "opus", SampleRate: 48000, Channels: 2, BitrateMode: "vbr", Bitrate: 96000}},
+		{contract.AudioConfig{Container: "ogg", SampleRate: 8000},
+			deliver.Encoding{Container: "ogg", Codec: "opus", SampleRate: 48000, Channels: 1, BitrateMode: "vbr", Bitrate: 64000}},
+	} {
+		f, _ := contract.Resolve(&tc.cfg)
+		p := contract.RecordingProfile(f)
+		if p.Encoding != tc.want || p.Loudness != nil || p.Peak != nil || p.Head != nil || p.Tail != nil || p.MaxSeconds != 0 {
+			t.Errorf("%+v: %+v, want the encoding %+v alone", tc.cfg, p, tc.want)
+		}
+		if ps := deliver.Validate(p); len(ps) != 0 {
+			t.Errorf("%+v: mastering refuses the profile: %v", tc.cfg, ps)
 		}
 	}
 }

@@ -91,11 +91,12 @@ func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Re
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return state.Output{}, err
 	}
+	var encoder string
 	switch {
 	case conv.Copy:
 		err = copyRecording(out, f, r.SHA256)
 	case conv.Encode != "":
-		err = op.encode(ctx, r, format, out)
+		encoder, err = op.encode(ctx, r, format, out)
 	default:
 		err = convertRecording(out, f, conv, format)
 		if err == nil {
@@ -105,39 +106,36 @@ func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Re
 	if err != nil {
 		return state.Output{}, err
 	}
-	return out.Commit(audioValidator(format))
+	o, err := out.Commit(audioValidator(format))
+	o.Encoder = encoder
+	return o, err
 }
 
 // encode encodes the recording r to the mp3 or ogg audio of format into
-// out, mastered to planner.RecordingProfile (its rate and channels, no
-// gain) by the encoder the plan found: a copy of the recording that
-// holds the planned bytes is mastered in a private temporary directory,
-// and the encoded file is written to out (measured as it is written).
-func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format contract.Format, out io.Writer) error {
-	p := planner.RecordingProfile(format)
+// out, mastered to contract.RecordingProfile (its rate and channels, no
+// gain): a copy of the recording that holds the planned bytes is
+// mastered in a private temporary directory, and the encoded file is
+// written to out (measured as it is written). It returns the encoder's
+// identity, which the output records.
+func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format contract.Format, out io.Writer) (string, error) {
+	p := contract.RecordingProfile(format)
 	if op.enc == nil {
-		return fmt.Errorf("encoding it to %s needs an encoder (ffmpeg), and none was found", format.Container)
-	}
-	switch id := master.Identity(p, op.enc); {
-	case r.Encoder == "":
-		return fmt.Errorf("the plan planned no encoding to %s (the recording changed since?); plan again", format.Container)
-	case id != r.Encoder:
-		return fmt.Errorf("the encoder is not the one the plan found (%s, planned %s); plan again", id, r.Encoder)
+		return "", fmt.Errorf("encoding it to %s needs an encoder (ffmpeg), and none was found", format.Container)
 	}
 	tmp, err := os.MkdirTemp("", "voxform-recording-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.RemoveAll(tmp)
 	src, err := copyInput(op.files, r.Path, r.SHA256, filepath.Join(tmp, "recording.wav"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	encoded := filepath.Join(tmp, "encoded."+p.Extension())
 	if _, err := master.Master(ctx, src, nil, p, op.enc, tmp, encoded); err != nil {
-		return err
+		return "", scratchNamed(err, src, r.Path)
 	}
-	return copyFile(out, encoded)
+	return master.Identity(p, op.enc), copyFile(out, encoded)
 }
 
 // sameRecording refuses a recording larger than MaxRecordingBytes or

@@ -27,7 +27,7 @@ func TestSynthesisRequestAlwaysCarriesAudioConfig(t *testing.T) {
 		s.Name, s.Address = "s", "synthesis.s"
 		// The documents' rules: the documented profile.
 		doc := &manifest.Manifest{Service: manifest.Service{Profile: contract.ProfileDocumented}, Syntheses: []*manifest.Synthesis{s}}
-		ds, err := planner.Build(doc, nil, nil)
+		ds, err := planner.Build(doc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func benchProject(b *testing.B, n, size int) (string, *manifest.Manifest) {
 		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v,
 			fmt.Sprintf("प्रॉम्प्ट संख्या %d के लिए यह वाक्य बोला जाएगा", i), "build/menu/"+key+".wav"))
 	}
-	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil }, nil)
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
 	if err != nil {
 		b.Fatal(err)
 	}

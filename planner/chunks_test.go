@@ -34,7 +34,7 @@ func chapterProject(text string, max int) *manifest.Manifest {
 
 func buildOne(t *testing.T, m *manifest.Manifest) *planner.Desired {
 	t.Helper()
-	ds, err := planner.Build(m, fakeFS{}.hash, nil)
+	ds, err := planner.Build(m, fakeFS{}.hash)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,16 +187,14 @@ func InputFiles(m *manifest.Manifest) []string {
 
 // Build returns the desired resources of m, sorted by address. hash gives
 // the content of input files (see InputFiles); a missing input is an error
-// at the position that names it. enc identifies the encoder of what a
-// plan encodes beside deliveries (a recording for an mp3 or ogg output,
-// RecordingProfile), as Input.Encoder does for them; nil: identity "".
-func Build(m *manifest.Manifest, hash HashFunc, enc EncoderFunc) ([]*Desired, error) {
+// at the position that names it.
+func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 	profile, err := contract.ParseProfile(string(m.Service.Profile))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Desired, 0, len(m.Embeddings)+len(m.Syntheses)+len(m.Transcriptions))
-	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash, enc: enc, dir: m.Dir,
+	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash, dir: m.Dir,
 		configs: map[contract.AudioConfig]*contract.AudioConfig{}, blocks: map[string]string{}}
 	for _, e := range m.Embeddings {
 		d, err := b.embedding(e)

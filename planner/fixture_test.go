@@ -115,7 +115,7 @@ func (p *project) synthesis(addr string) *manifest.Synthesis {
 
 func (p *project) desired(t *testing.T) []*planner.Desired {
 	t.Helper()
-	d, err := planner.Build(p.m, p.fs.hash, p.enc)
+	d, err := planner.Build(p.m, p.fs.hash)
 	if err != nil {
 		t.Fatal(err)
 	}

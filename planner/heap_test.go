@@ -37,7 +37,7 @@ func TestDesiredHoldsOneShape(t *testing.T) {
 		s.AudioConfig = &manifest.AudioConfig{Container: "raw", Encoding: "linear_pcm", SampleRate: 8000, SampleWidth: 2}
 		m.Syntheses = append(m.Syntheses, s)
 	}
-	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil }, nil)
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func planHeap(t *testing.T, n int, spec *manifest.Listen) int64 {
 		s.Listen = spec
 		m.Syntheses = append(m.Syntheses, s)
 	}
-	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil }, nil)
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

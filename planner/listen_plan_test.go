@@ -65,7 +65,7 @@ func recordChecks(p *project, st *state.File) {
 	intro.Listen = checkRecord(intro.SHA256, "hi-IN", 2.4, "Hello, I started this company.", true, "limits-1")
 	p.synthesis("synthesis.founder_outro").Text = "Thank you all for listening."
 
-	ds, err := planner.Build(p.m, p.fs.hash, nil)
+	ds, err := planner.Build(p.m, p.fs.hash)
 	if err != nil {
 		panic(err)
 	}

@@ -355,6 +355,9 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	c.dropPinRepairs()
+	if err := c.checkEncodings(); err != nil {
+		return nil, err
+	}
 	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}

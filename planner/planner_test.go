@@ -226,7 +226,7 @@ func TestMissingInputIsPositioned(t *testing.T) {
 	p := baseProject()
 	delete(p.fs, "refs/founder.wav")
 	p.m.Embeddings[0].Fields = map[string]manifest.Pos{"reference_audio": {File: "voxform.yaml", Line: 12, Col: 22}}
-	_, err := planner.Build(p.m, p.fs.hash, nil)
+	_, err := planner.Build(p.m, p.fs.hash)
 	if err == nil || !strings.Contains(err.Error(), "voxform.yaml:12:22: reference audio refs/founder.wav: no such file") {
 		t.Errorf("err = %v", err)
 	}

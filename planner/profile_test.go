@@ -17,7 +17,7 @@ func TestProfileSpellingKeepsFingerprint(t *testing.T) {
 		s := &manifest.Synthesis{Name: "s", Address: "synthesis.s", Model: contract.CanonicalModel(model), VoiceName: "Asmita",
 			Language: "ta-IN", Text: "வணக்கம்", Output: "a.opus",
 			AudioConfig: &manifest.AudioConfig{Container: container, Encoding: encoding}}
-		ds, err := planner.Build(&manifest.Manifest{Service: manifest.Service{Profile: profile}, Syntheses: []*manifest.Synthesis{s}}, nil, nil)
+		ds, err := planner.Build(&manifest.Manifest{Service: manifest.Service{Profile: profile}, Syntheses: []*manifest.Synthesis{s}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

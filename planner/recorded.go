@@ -2,11 +2,9 @@ package planner
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/voxform/voxform/contract"
-	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
 )
@@ -19,10 +17,10 @@ type Recording struct {
 	Path    string `json:"path"`
 	SHA256  string `json:"sha256"`
 	Convert bool   `json:"convert,omitempty"`
-	// Encoder, when set, is the identity of what encodes the recording
-	// to the declared mp3 or ogg output (EncoderFunc of RecordingProfile),
-	// as the plan found it: apply refuses to encode with another.
-	Encoder string `json:"encoder,omitempty"`
+	// Encode, when set, is the container ("mp3", "ogg") the recording, a
+	// WAV file, is encoded to (contract.RecordingProfile) by the outside
+	// encoder: the plan makes sure this machine has it.
+	Encode string `json:"encode,omitempty"`
 }
 
 // RecordedRole is the role of a recorded synthesis's recording among its
@@ -44,55 +42,55 @@ func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 		return err
 	}
 	format, _ := contract.Resolve(s.AudioConfig)
-	enc, err := b.recordingEncoder(at, r, format)
-	if err != nil {
-		return err
-	}
-	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encoder: enc}
+	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encode: recordingEncode(b.dir, r, format)}
 	d.Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
 	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
 	return b.encode(d, recordedRequest(d.Recorded, format))
 }
 
-// recordingEncoder is the identity of the encoder that makes the mp3 or
-// ogg output of format from the recording r, found now as a delivery's
-// is (the builder's EncoderFunc of RecordingProfile); "" when nothing is
-// encoded: another output format, no convert: true (validation refuses
-// the encoding then), or a recording already of the output's container
-// (copied). No encoder on this machine fails the plan at pos.
-func (b *builder) recordingEncoder(pos manifest.Pos, r *manifest.Recorded, format contract.Format) (string, error) {
-	if !r.Convert || (format.Container != contract.MP3 && format.Container != contract.Ogg) || b.enc == nil {
-		return "", nil
+// recordingEncode is the container the recording r is encoded to for
+// an output of format: format's, when it is mp3 or ogg, convert: true is
+// declared (validation refuses the encoding otherwise) and the recording
+// is not already of that container (then it is copied); "" otherwise.
+func recordingEncode(dir string, r *manifest.Recorded, format contract.Format) string {
+	if !r.Convert || (format.Container != contract.MP3 && format.Container != contract.Ogg) ||
+		string(recordingContainer(dir, r.Path)) == format.Container {
+		return ""
 	}
-	if string(recordingContainer(b.dir, r.Path)) == format.Container {
-		return "", nil
-	}
-	id, err := b.enc(RecordingProfile(format))
-	if err != nil {
-		return "", fmt.Errorf("%s: recorded %s (convert: true, an %s output): %w", pos, r.Path, format.Container, err)
-	}
-	return id, nil
+	return format.Container
 }
 
-// RecordingProfile is the delivery profile a recording is encoded to
-// for an output of the declared format f, mp3 or ogg: an encoding and no
-// other rule, so that mastering (audio/master) converts the recording's
-// rate and channels and encodes it as it does a delivery, with no gain,
-// and the encoder's identity is the one a delivery records. MP3 is of
-// constant bit rate at the declared bitrate and rate; Ogg is Opus at
-// 48000 Hz (the rate an Opus stream is decoded at, whatever the declared
-// one), of variable bit rate at libopus's default in ffmpeg (64 kbit/s
-// mono, 96 kbit/s stereo), as the emulator's Ogg audio is.
-func RecordingProfile(f contract.Format) *deliver.Profile {
-	e := deliver.Encoding{SampleRate: f.SampleRate, Channels: f.NumChannels}
-	if f.Container == contract.MP3 {
-		kbps, _ := strconv.Atoi(strings.TrimSuffix(f.Bitrate, "k"))
-		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
-	} else {
-		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
-		e.SampleRate = 48000
+// checkEncodings refuses, before anything is done, a plan that encodes a
+// recording (Recording.Encode) on a machine without the encoder for it,
+// as checkDeliveries refuses a delivery's: every action that makes a
+// recorded output anew (a create, a replace, a repair not restored) is
+// asked for, and every problem is listed once with the resources that
+// need it. An unchanged recorded output needs no encoder.
+func (c *computer) checkEncodings() error {
+	users := map[string][]string{}
+	var whys []string
+	for _, a := range c.actions {
+		d := a.Desired
+		if d == nil || d.Recorded == nil || d.Recorded.Encode == "" || (a.Type != Create && a.Type != Replace && a.Type != Repair) {
+			continue
+		}
+		format, _ := contract.Resolve(d.Wire.Synthesis.AudioConfig)
+		if _, err := c.identity(contract.RecordingProfile(format)); err != nil {
+			why := fmt.Sprintf("recorded %s (an %s output): %v", d.Recorded.Path, format.Container, err)
+			if users[why] == nil {
+				whys = append(whys, why)
+			}
+			users[why] = append(users[why], a.Address)
+		}
 	}
-	return &deliver.Profile{Name: "recording", Encoding: e}
+	if len(whys) == 0 {
+		return nil
+	}
+	problems := make([]string, len(whys))
+	for i, why := range whys {
+		problems[i] = fmt.Sprintf("%s (needed by %s)", why, strings.Join(users[why], ", "))
+	}
+	return fmt.Errorf("plan: recordings cannot be encoded:\n  %s", strings.Join(problems, "\n  "))
 }
 
 // RecordedCheckSlack is what the listening check of a recorded synthesis
@@ -132,9 +130,6 @@ func recordedRequest(r *Recording, format contract.Format) map[string]any {
 		"convert":   r.Convert,
 		"converter": contract.RecordingConverter,
 	}
-	if r.Encoder != "" {
-		rec["encoder"] = r.Encoder
-	}
 	return map[string]any{"recorded": rec, "audio_config": format.Canonical()}
 }
 
@@ -171,11 +166,6 @@ func recordedReasons(old, cur any) []string {
 	if !equalJSON(om["converter"], cm["converter"]) {
 		out = append(out, fmt.Sprintf("converter %v -> %v", om["converter"], cm["converter"]))
 	}
-	if oe, ce := om["encoder"], cm["encoder"]; !equalJSON(oe, ce) {
-		was, _ := oe.(string)
-		now, _ := ce.(string)
-		out = append(out, fmt.Sprintf("encoder changed (%s -> %s)", encoderName(was), encoderName(now)))
-	}
 	return out
 }
 
@@ -184,13 +174,4 @@ func recordedCreate(a *Action) {
 	if a != nil && a.Type == Create && a.Desired.Recorded != nil {
 		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Recorded.Path)}
 	}
-}
-
-// encoderName names a recording's encoder identity in a plan's reasons
-// (shortID), "none" for none.
-func encoderName(id string) string {
-	if id == "" {
-		return "none"
-	}
-	return shortID(id)
 }

@@ -35,7 +35,7 @@ func TestRecordingTooLarge(t *testing.T) {
 		}
 		return p.fs.hash(path)
 	}
-	_, err := planner.Build(p.m, hash, nil)
+	_, err := planner.Build(p.m, hash)
 	if err == nil || !strings.Contains(err.Error(), "4,294,967,296 bytes") || !strings.Contains(err.Error(), "MaxRecordingBytes") ||
 		!strings.Contains(err.Error(), "studio/big.wav") {
 		t.Errorf("a recording over the bound: %v", err)

@@ -60,7 +60,7 @@ func TestRecordedFingerprint(t *testing.T) {
 	}
 
 	s.Recorded = &manifest.Recorded{Path: "studio/missing.wav"}
-	if _, err := planner.Build(p.m, p.fs.hash, nil); err == nil || !strings.Contains(err.Error(), "recording studio/missing.wav: no such file") {
+	if _, err := planner.Build(p.m, p.fs.hash); err == nil || !strings.Contains(err.Error(), "recording studio/missing.wav: no such file") {
 		t.Errorf("a missing recording: %v", err)
 	}
 }
@@ -87,57 +87,52 @@ func TestRecordedCreate(t *testing.T) {
 }
 
 // TestRecordedEncoder: a recording for an mp3 output with convert: true
-// is encoded, and the plan records the identity of the encoder of
-// RecordingProfile as it finds it: a new encoder is a free replace that
-// says so, no encoder fails the plan at the recording, and nothing is
-// asked of the encoder without convert: true or for a wav output.
+// is encoded: the plan that makes it asks for the encoder of
+// contract.RecordingProfile as it does a delivery's, and without one it
+// fails, naming the recording and the resources; an unchanged recorded
+// output needs no encoder, and nothing is asked without convert: true
+// or for a wav output. The fingerprint does not follow the encoder: a new
+// ffmpeg leaves the approved bytes alone.
 func TestRecordedEncoder(t *testing.T) {
 	const addr = `synthesis.menu["billing"]`
 	p := baseProject()
-	id, asked := "ffmpeg 1", 0
+	asked := 0
 	var refused error
 	p.enc = func(prof *deliver.Profile) (string, error) {
 		asked++
 		if prof.Encoding.Codec != deliver.CodecMP3 || prof.Encoding.Bitrate != 64000 || prof.Loudness != nil {
 			t.Errorf("asked for %+v, want an mp3 encoding at 64 kbit/s and no other rule", prof)
 		}
-		return id, refused
+		return "ffmpeg 1", refused
 	}
+	st := p.apply(t)
 	p.fs["studio/billing.wav"] = "take 1"
 	s := p.synthesis(addr)
 	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 	s.AudioConfig = &manifest.AudioConfig{Container: "mp3", Bitrate: "64k", SampleRate: 16000}
-	if a := actionOf(mustPlan(t, p, nil), addr); a == nil || a.Desired.Recorded.Encoder != "" || asked != 0 {
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
 		t.Fatalf("without convert: true the encoder is asked %d times, recorded %+v", asked, a)
 	}
 	s.Recorded.Convert = true
-	st := p.apply(t)
-	if d := p.desired(t); asked == 0 || recordedOf(d, addr).Encoder != id {
-		t.Fatalf("encoder asked %d times, recorded %+v, want %q", asked, recordedOf(d, addr), id)
-	}
-	id = "ffmpeg 2"
-	a := actionOf(mustPlan(t, p, st), addr)
-	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || len(a.Reasons) != 1 || !strings.HasPrefix(a.Reasons[0], "encoder changed (") {
-		t.Fatalf("a new encoder: want a free replace saying so, got %+v", a)
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Type != planner.Replace || a.Desired.Recorded.Encode != "mp3" || asked != 1 {
+		t.Fatalf("an encoded recording: the encoder asked %d times, action %+v", asked, a)
 	}
 	refused = errors.New("needs ffmpeg to encode mp3: not installed")
-	if _, err := planner.Build(p.m, p.fs.hash, p.enc); err == nil || !strings.Contains(err.Error(), "recorded studio/billing.wav (convert: true, an mp3 output): needs ffmpeg") {
-		t.Errorf("no encoder: %v", err)
+	_, err := p.plan(t, st, planner.Options{})
+	if err == nil || !strings.Contains(err.Error(), "recordings cannot be encoded:\n  recorded studio/billing.wav (an mp3 output): needs ffmpeg to encode mp3: not installed (needed by "+addr+")") {
+		t.Fatalf("no encoder: %v", err)
 	}
 	refused, asked = nil, 0
+	st = p.apply(t)
+	refused = errors.New("not installed")
+	if plan := mustPlan(t, p, st); actionOf(plan, addr) != nil || asked != 0 {
+		t.Errorf("an unchanged encoded recording without an encoder: asked %d times, %+v", asked, actionOf(plan, addr))
+	}
 	s.AudioConfig = &manifest.AudioConfig{Container: "wav", SampleRate: 16000}
-	if d := p.desired(t); asked != 0 || recordedOf(d, addr).Encoder != "" {
-		t.Errorf("a wav output: the encoder asked %d times", asked)
+	asked = 0
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
+		t.Errorf("a wav output: the encoder asked %d times, %+v", asked, a)
 	}
-}
-
-func recordedOf(ds []*planner.Desired, addr string) *planner.Recording {
-	for _, d := range ds {
-		if d.Address == addr {
-			return d.Recorded
-		}
-	}
-	return nil
 }
 
 func mustPlan(t *testing.T, p *project, st *state.File) *planner.Plan {

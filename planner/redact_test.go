@@ -51,7 +51,7 @@ func TestRedactionInFingerprint(t *testing.T) {
 		t.Error("channel roles are not in the fingerprint")
 	}
 	bad, _ := redactProject("passport")
-	if _, err := planner.Build(bad.m, bad.fs.hash, nil); err == nil || !strings.Contains(err.Error(), "passport") {
+	if _, err := planner.Build(bad.m, bad.fs.hash); err == nil || !strings.Contains(err.Error(), "passport") {
 		t.Errorf("an unknown kind: %v", err)
 	}
 }

@@ -132,7 +132,7 @@ func TestReportPlanSignOff(t *testing.T) {
 	m := &manifest.Manifest{Dir: dir, Version: 1, Voices: []*manifest.Voice{v}, Service: manifest.Service{Profile: "documented"},
 		Syntheses: []*manifest.Synthesis{{Name: "imported", Address: "synthesis.imported", Voice: "v", Model: v.Model, VoiceName: v.Voice,
 			Language: v.Language, Text: "press five again", Output: "build/synthesis.imported.wav", Transport: "rest"}}}
-	ds, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") }, nil)
+	ds, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") })
 	if err != nil {
 		t.Fatal(err)
 	}

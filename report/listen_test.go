@@ -63,7 +63,7 @@ func newListenProject(t *testing.T) *listenProject {
 	p.m = &manifest.Manifest{Dir: p.dir, Version: 1, Voices: []*manifest.Voice{v},
 		Syntheses: []*manifest.Synthesis{mk("chapter", chapterText(), "build/chapter.wav"), mk("prompt", prompt, "build/prompt.wav")},
 		Service:   manifest.Service{Profile: "documented", MaxTextChars: 200}}
-	ds, err := planner.Build(p.m, func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") }, nil)
+	ds, err := planner.Build(p.m, func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestReportPassingChecksStaySmall(t *testing.T) {
 // recorded chunks, their times and checks, with the plan's texts.
 func TestReportPlannedChunks(t *testing.T) {
 	p := newListenProject(t)
-	ds, err := planner.Build(withoutListen(p.m), func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") }, nil)
+	ds, err := planner.Build(withoutListen(p.m), func(string) (state.FileHash, error) { return state.FileHash{}, fmt.Errorf("no input files") })
 	if err != nil {
 		t.Fatal(err)
 	}

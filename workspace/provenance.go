@@ -297,5 +297,5 @@ func (w *Workspace) build(ctx context.Context, m *manifest.Manifest) ([]*planner
 		}
 		return hc.Hash(p)
 	}
-	return planner.Build(m, hash, w.Encoder)
+	return planner.Build(m, hash)
 }

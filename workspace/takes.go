@@ -42,7 +42,7 @@ type Imported struct {
 // desired builds the resources m declares, by address, hashing inputs
 // through the session's hash cache.
 func (s *Session) desired(m *manifest.Manifest) (map[string]*planner.Desired, error) {
-	ds, err := planner.Build(m, s.cache.Hash, s.ws.Encoder)
+	ds, err := planner.Build(m, s.cache.Hash)
 	if err != nil {
 		return nil, err
 	}
