@@ -126,7 +126,8 @@ func TestCancelLeavesNoFile(t *testing.T) {
 }
 
 // TestSilentSourceRefused: a silent source, or one whose sound lies deeper
-// than MaxGain under the target, is a clear error and no file.
+// than MaxGain under the target, is a clear error and no file, whatever
+// rule the profile has (telephony's is a peak ceiling alone).
 func TestSilentSourceRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -139,6 +140,7 @@ func TestSilentSourceRefused(t *testing.T) {
 	}{
 		{"silent", func(int64) float64 { return 0 }, deliver.Builtin("broadcast"), "the source is silent: its loudness is below the -70 LUFS gate"},
 		{"silent", func(int64) float64 { return 0 }, pcmProfile(0.5, 1), "the source is silent: it is digital silence"},
+		{"silent", func(int64) float64 { return 0 }, deliver.Builtin("telephony"), "the source is silent: no 10 ms window is above -50 dBFS"},
 		{"quiet", quiet, deliver.Builtin("broadcast"), "the source is silent: its loudness is below the -70 LUFS gate"},
 		{"quiet", quiet, pcmProfile(0.5, 1), "quieter than the loudness target; mastering adds at most 48 dB"},
 	}
@@ -329,6 +331,28 @@ func TestSourcesOfEveryDecodedContainer(t *testing.T) {
 		}
 		if m := res.Measured; m.Seconds < 20 || m.Channels != 1 || m.SampleRate != 8000 {
 			t.Errorf("%s: %.2f s, %d ch, %d Hz", name, m.Seconds, m.Channels, m.SampleRate)
+		}
+	}
+}
+
+// TestSilenceOfAnEncodingAlone: a profile of an encoding and no other
+// rule (a recording's, contract.RecordingProfile) takes a silent or very
+// quiet source as it is: there is no loudness to reach and no sound to
+// pad, and an IVR pause is silence.
+func TestSilenceOfAnEncodingAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := &deliver.Profile{Name: "encoding", Encoding: deliver.Encoding{Container: deliver.ContainerWAV, Codec: deliver.CodecPCM16, SampleRate: 8000, Channels: 1}}
+	for name, gen := range map[string]func(int64) float64{"silent": func(int64) float64 { return 0 }, "quiet": sine(16000, 440, 0.0002, 0, math.MaxInt64)} {
+		src := filepath.Join(dir, name+".wav")
+		writeWAV(t, src, 16000, 2*16000, gen)
+		out := filepath.Join(dir, name+"-out.wav")
+		res, err := master.Master(context.Background(), src, nil, p, nil, dir, out)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if math.Abs(res.Seconds-2) > 0.001 {
+			t.Errorf("%s: %.4f s mastered, want the source's 2 s", name, res.Seconds)
 		}
 	}
 }
