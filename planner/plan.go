@@ -145,6 +145,10 @@ type Options struct {
 	Replace []string `json:"replace,omitempty"`
 	// Destroy plans the deletion of everything recorded.
 	Destroy bool `json:"destroy,omitempty"`
+	// Restoring says the plan is made for its restores alone (pull):
+	// what it would make anew is left for apply, so an encoder that only
+	// making it needs (checkEncodings) is not asked for.
+	Restoring bool `json:"-"`
 	// NoRefresh trusts the state: outputs are not hashed (-refresh=false).
 	NoRefresh bool `json:"no_refresh,omitempty"`
 	// Overwrite lets actions replace files at their output paths that
