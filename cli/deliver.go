@@ -50,11 +50,11 @@ func encoderIdentity(p *deliver.Profile) (string, error) {
 	if err == nil {
 		err = t.Supports(p.Encoding.Codec)
 	}
-	if err == nil {
-		err = encode.CheckEncoding(p.Encoding)
-	}
 	if err != nil {
 		return "", fmt.Errorf("needs ffmpeg to encode %s: %w", p.Encoding.Codec, err)
+	}
+	if err := encode.CheckEncoding(p.Encoding); err != nil {
+		return "", err // it names the codec; ffmpeg is here
 	}
 	return master.Identity(p, ffmpeg{t}), nil
 }

@@ -99,7 +99,7 @@ func renderState(w io.Writer, st *state.File) error {
 			status += " (job " + r.JobID + ")"
 		}
 		// The state is anyone's text: nothing in it acts on the terminal.
-		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), originCell(r)}
+		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), r.OriginLabel()}
 		for i := range row {
 			row[i] = untrusted.Escape(row[i])
 		}
@@ -124,19 +124,6 @@ func approvalCell(r *state.Resource) string {
 		return "approved"
 	}
 	return "lost"
-}
-
-// originCell is where a resource's outputs came from when not the
-// service: "imported", "take" and the take's fingerprint (12 digits),
-// "recorded".
-func originCell(r *state.Resource) string {
-	switch {
-	case planview.RecordingPath(r) != "":
-		return "recorded"
-	case r.Origin == state.OriginTake && len(r.Take) >= 12:
-		return "take " + r.Take[:12]
-	}
-	return r.Origin
 }
 
 func billedCell(r *state.Resource) string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/internal/untrusted"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
@@ -230,7 +229,7 @@ func signOffLines(r *state.Resource) []string {
 
 // originWords says where r's outputs came from.
 func originWords(r *state.Resource) string {
-	if path := planview.RecordingPath(r); path != "" {
+	if path := r.RecordingPath(); path != "" {
 		return "recorded: from the recording " + path
 	}
 	switch r.Origin {

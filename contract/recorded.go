@@ -2,8 +2,11 @@ package contract
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/deliver"
 )
 
 // RecordingConverter identifies voxform's conversion of a recording to a
@@ -22,27 +25,29 @@ type Conversion struct {
 	// Copy).
 	From, To audio.Format
 	// Lossy, when set, says why the conversion loses something (a rate,
-	// channel or G.711 change, a narrower width): it is made only when
-	// recorded: declares convert: true.
+	// channel or G.711 change, a narrower width, an encoding): it is made
+	// only when recorded: declares convert: true.
 	Lossy string
+	// Encode, when set, is the lossy codec container ("mp3", "ogg") the
+	// recording's samples are encoded to by the outside encoder (To is
+	// then not set): RecordingProfile says how.
+	Encode string
 }
 
 // RecordingConversion says how a recording whose probe is info becomes
 // audio of the declared format f, or why it cannot. A recording in f's
 // own form is copied (a WAV of f's rate, channels, width and linear PCM;
 // an MP3 or Ogg file for an mp3 or ogg output); otherwise the recording
-// must be WAV, and f headerless or WAV: the samples are converted. A
-// conversion is lossless when the rate and channels are kept and each
-// sample is kept exactly: the same encoding and width (a WAV's samples as
-// raw, mu-law or A-law audio), linear PCM to a wider or equal width, or
-// G.711 to linear PCM of 16 bits or more.
+// must be WAV: its samples are converted (f headerless or WAV) or encoded
+// (f mp3 or ogg, always lossy). A conversion is lossless when the rate
+// and channels are kept and each sample is kept exactly: the same
+// encoding and width (a WAV's samples as raw, mu-law or A-law audio),
+// linear PCM to a wider or equal width, or G.711 to linear PCM of 16
+// bits or more.
 func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
-	if f.Container == MP3 || f.Container == Ogg {
-		if string(info.Container) == f.Container {
-			return Conversion{Copy: true}, nil
-		}
-		return Conversion{}, fmt.Errorf("a %s recording cannot be made into %s audio: voxform converts recordings to wav, raw, mulaw and alaw only; record it as %s, or declare one of those",
-			info.Container, f.Container, f.Container)
+	encoded := f.Container == MP3 || f.Container == Ogg
+	if encoded && string(info.Container) == f.Container {
+		return Conversion{Copy: true}, nil
 	}
 	if info.Container != audio.ContainerWAV {
 		return Conversion{}, fmt.Errorf("a %s recording cannot be made into %s audio: a recording converted by voxform is a WAV file", info.Container, f.Container)
@@ -50,6 +55,9 @@ func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
 	from, err := wavFormat(info)
 	if err != nil {
 		return Conversion{}, err
+	}
+	if encoded {
+		return Conversion{From: from, Encode: f.Container, Lossy: fmt.Sprintf("an %s encoding", encodingName[f.Container])}, nil
 	}
 	to, err := f.Audio()
 	if err != nil {
@@ -59,6 +67,31 @@ func RecordingConversion(info audio.Info, f Format) (Conversion, error) {
 		return Conversion{Copy: true}, nil
 	}
 	return Conversion{From: from, To: to, Lossy: lossOf(from, to)}, nil
+}
+
+// encodingName names the lossy encoding of each encoded container.
+var encodingName = map[string]string{MP3: "MP3", Ogg: "Ogg Opus"}
+
+// RecordingProfile is the delivery profile a recording is encoded to
+// for an output of the declared format f, mp3 or ogg: an encoding and no
+// other rule, so that mastering (audio/master) converts the recording's
+// rate and channels and encodes it as it does a delivery, with no gain,
+// and the encoder's identity is the one a delivery records (the
+// executor records it on the output). MP3 is of
+// constant bit rate at the declared bitrate and rate; Ogg is Opus at
+// 48000 Hz (the rate an Opus stream is decoded at, whatever the declared
+// one), of variable bit rate at libopus's default in ffmpeg (64 kbit/s
+// mono, 96 kbit/s stereo), as the emulator's Ogg audio is.
+func RecordingProfile(f Format) *deliver.Profile {
+	e := deliver.Encoding{SampleRate: f.SampleRate, Channels: f.NumChannels}
+	if f.Container == MP3 {
+		kbps, _ := strconv.Atoi(strings.TrimSuffix(f.Bitrate, "k"))
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
+	} else {
+		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
+		e.SampleRate = 48000
+	}
+	return &deliver.Profile{Name: "recorded " + f.Container, Encoding: e}
 }
 
 // wavFormat is the sample format a WAV's probe says.

@@ -69,3 +69,20 @@ func TestValidateRefusesConstantBitRateAAC(t *testing.T) {
 		t.Fatalf("%v", ps)
 	}
 }
+
+// TestValidateOpusAt48k: an Opus profile at another rate than 48000 Hz is
+// refused when it is declared: an Opus stream is decoded at 48000 Hz, so
+// mastering measured every such file at 48000 and failed it after the
+// work.
+func TestValidateOpusAt48k(t *testing.T) {
+	p := &Profile{Name: "web", Encoding: Encoding{Container: ContainerOgg, Codec: CodecOpus,
+		SampleRate: 24000, Channels: 1, BitrateMode: VBR, Bitrate: 64000}}
+	ps := Validate(p)
+	if len(ps) != 1 || ps[0].Field != "encoding.sample_rate" || !strings.Contains(ps[0].Message, "decoded, and so measured, at 48000 Hz") {
+		t.Fatalf("opus at 24000 Hz: %v, want one problem naming why", ps)
+	}
+	p.Encoding.SampleRate = 48000
+	if ps := Validate(p); len(ps) != 0 {
+		t.Fatalf("opus at 48000 Hz: %v", ps)
+	}
+}

@@ -31,7 +31,13 @@ var codecs = map[string]map[string][]int{
 	},
 	ContainerMP3: {CodecMP3: {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}},
 	ContainerMP4: {CodecAAC: {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}},
-	ContainerOgg: {CodecOpus: {8000, 12000, 16000, 24000, 48000}},
+	ContainerOgg: {CodecOpus: {48000}}, // see rateNote
+}
+
+// rateNote says why a codec takes only the rates it does, where that is
+// not the codec's own list.
+var rateNote = map[string]string{
+	CodecOpus: ": an Opus stream is decoded, and so measured, at 48000 Hz whatever rate it was encoded from",
 }
 
 // Validate returns every problem of p, in a fixed order; none for a
@@ -49,7 +55,7 @@ func Validate(p *Profile) []Problem {
 	case !ok:
 		add("encoding.codec", "%q is not a codec of the %s container (%s)", e.Codec, e.Container, codecList(e.Container))
 	case !slices.Contains(rates, e.SampleRate):
-		add("encoding.sample_rate", "%d Hz is not a rate %s takes (%v)", e.SampleRate, e.Codec, rates)
+		add("encoding.sample_rate", "%d Hz is not a rate %s takes (%v)%s", e.SampleRate, e.Codec, rates, rateNote[e.Codec])
 	}
 	if e.Channels != 1 && e.Channels != 2 {
 		add("encoding.channels", "%d: want 1 or 2", e.Channels)

@@ -232,7 +232,8 @@ func sourceFormat(a *planner.Action) *audio.Format {
 	return rawFormat(format)
 }
 
-func copyFile(dst *os.File, src string) error {
+// copyFile copies the file at src to dst.
+func copyFile(dst io.Writer, src string) error {
 	f, err := os.Open(src)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/master"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
@@ -36,6 +37,9 @@ const MaxRecordingBytes = manifest.MaxRecordingBytes
 type recordedOp struct {
 	files  *outputs
 	checks *restoreOp
+	// enc encodes a recording for an mp3 or ogg output (nil: no encoder
+	// on this machine; the plan then planned no such encoding).
+	enc master.Encoder
 }
 
 func (op *recordedOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
@@ -87,9 +91,13 @@ func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Re
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return state.Output{}, err
 	}
-	if conv.Copy {
+	var encoder string
+	switch {
+	case conv.Copy:
 		err = copyRecording(out, f, r.SHA256)
-	} else {
+	case conv.Encode != "":
+		encoder, err = op.encode(ctx, r, format, out)
+	default:
 		err = convertRecording(out, f, conv, format)
 		if err == nil {
 			err = sameRecording(f, r.SHA256) // what was converted is what was planned
@@ -98,7 +106,36 @@ func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Re
 	if err != nil {
 		return state.Output{}, err
 	}
-	return out.Commit(audioValidator(format))
+	o, err := out.Commit(audioValidator(format))
+	o.Encoder = encoder
+	return o, err
+}
+
+// encode encodes the recording r to the mp3 or ogg audio of format into
+// out, mastered to contract.RecordingProfile (its rate and channels, no
+// gain): a copy of the recording that holds the planned bytes is
+// mastered in a private temporary directory, and the encoded file is
+// written to out (measured as it is written). It returns the encoder's
+// identity, which the output records.
+func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format contract.Format, out io.Writer) (string, error) {
+	p := contract.RecordingProfile(format)
+	if op.enc == nil {
+		return "", fmt.Errorf("encoding it to %s needs an encoder (ffmpeg), and none was found", format.Container)
+	}
+	tmp, err := os.MkdirTemp("", "voxform-recording-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	src, err := copyInput(op.files, r.Path, r.SHA256, filepath.Join(tmp, "recording.wav"))
+	if err != nil {
+		return "", err
+	}
+	encoded := filepath.Join(tmp, "encoded."+p.Extension())
+	if _, err := master.Master(ctx, src, nil, p, op.enc, tmp, encoded); err != nil {
+		return "", scratchNamed(err, src, r.Path)
+	}
+	return master.Identity(p, op.enc), copyFile(out, encoded)
 }
 
 // sameRecording refuses a recording larger than MaxRecordingBytes or

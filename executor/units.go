@@ -102,7 +102,7 @@ func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *
 	}
 	// Before the first orphan sweep: the check jobs its journal records
 	// are never orphans.
-	ops.recorded = &recordedOp{files: ws, checks: ops.restore}
+	ops.recorded = &recordedOp{files: ws, checks: ops.restore, enc: opts.Encoder}
 	synth.listen.batcher = checkBatcherOf(ctx, ops.batch)
 	return ops
 }

@@ -245,6 +245,7 @@ type builder struct {
 	embs    []*manifest.Embedding
 	embFP   map[string]string // embedding fingerprints by name
 	hash    HashFunc
+	enc     EncoderFunc                                    // identifies the encoder of recordings encoded (recordingEncoder)
 	dir     string                                         // the manifest directory, for what is stat'ed before it is hashed
 	scratch []byte                                         // the canonical JSON being hashed
 	configs map[contract.AudioConfig]*contract.AudioConfig // one wire audio_config per value

@@ -65,6 +65,9 @@ func transcription(name, input string, formats ...string) *manifest.Transcriptio
 type project struct {
 	m  *manifest.Manifest
 	fs fakeFS
+	// enc identifies encoders (planner.Build's and Input.Encoder); nil:
+	// none asked.
+	enc planner.EncoderFunc
 }
 
 // baseProject: a narrator voice, a cloned voice, an IVR menu (for_each),
@@ -148,7 +151,7 @@ func (p *project) plan(t *testing.T, st *state.File, opts planner.Options) (*pla
 	t.Helper()
 	return planner.Compute(planner.Input{
 		Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe,
-		Options: opts, Budget: p.m.Budget,
+		Options: opts, Budget: p.m.Budget, Encoder: p.enc,
 	})
 }
 

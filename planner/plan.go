@@ -355,6 +355,9 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	c.dropPinRepairs()
+	if err := c.checkEncodings(); err != nil {
+		return nil, err
+	}
 	if err := c.chunkWork(); err != nil {
 		return nil, err
 	}
@@ -537,8 +540,8 @@ func (p *Plan) CallsService() bool {
 		if a.Listen != nil && a.Listen.Make > 0 { // a check may be paid, and its take regenerated
 			return true
 		}
-		if a.Desired != nil && a.Desired.Kind == manifest.KindPackage {
-			continue // packaging is local
+		if a.Desired != nil && (a.Desired.Kind == manifest.KindPackage || a.Desired.Recorded != nil) {
+			continue // packaging is local, and a recording is its own output
 		}
 		switch a.Type {
 		case Create, Replace, Resume:

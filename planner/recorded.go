@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
@@ -16,6 +17,10 @@ type Recording struct {
 	Path    string `json:"path"`
 	SHA256  string `json:"sha256"`
 	Convert bool   `json:"convert,omitempty"`
+	// Encode, when set, is the container ("mp3", "ogg") the recording, a
+	// WAV file, is encoded to (contract.RecordingProfile) by the outside
+	// encoder: the plan makes sure this machine has it.
+	Encode string `json:"encode,omitempty"`
 }
 
 // RecordedRole is the role of a recorded synthesis's recording among its
@@ -36,11 +41,56 @@ func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 	if err != nil {
 		return err
 	}
-	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert}
+	format, _ := contract.Resolve(s.AudioConfig)
+	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encode: recordingEncode(b.dir, r, format)}
 	d.Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
 	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
-	format, _ := contract.Resolve(s.AudioConfig)
 	return b.encode(d, recordedRequest(d.Recorded, format))
+}
+
+// recordingEncode is the container the recording r is encoded to for
+// an output of format: format's, when it is mp3 or ogg, convert: true is
+// declared (validation refuses the encoding otherwise) and the recording
+// is not already of that container (then it is copied); "" otherwise.
+func recordingEncode(dir string, r *manifest.Recorded, format contract.Format) string {
+	if !r.Convert || (format.Container != contract.MP3 && format.Container != contract.Ogg) ||
+		string(recordingContainer(dir, r.Path)) == format.Container {
+		return ""
+	}
+	return format.Container
+}
+
+// checkEncodings refuses, before anything is done, a plan that encodes a
+// recording (Recording.Encode) on a machine without the encoder for it,
+// as checkDeliveries refuses a delivery's: every action that makes a
+// recorded output anew (a create, a replace, a repair not restored) is
+// asked for, and every problem is listed once with the resources that
+// need it. An unchanged recorded output needs no encoder.
+func (c *computer) checkEncodings() error {
+	users := map[string][]string{}
+	var whys []string
+	for _, a := range c.actions {
+		d := a.Desired
+		if d == nil || d.Recorded == nil || d.Recorded.Encode == "" || (a.Type != Create && a.Type != Replace && a.Type != Repair) {
+			continue
+		}
+		format, _ := contract.Resolve(d.Wire.Synthesis.AudioConfig)
+		if _, err := c.identity(contract.RecordingProfile(format)); err != nil {
+			why := fmt.Sprintf("recorded %s (an %s output): %v", d.Recorded.Path, format.Container, err)
+			if users[why] == nil {
+				whys = append(whys, why)
+			}
+			users[why] = append(users[why], a.Address)
+		}
+	}
+	if len(whys) == 0 {
+		return nil
+	}
+	problems := make([]string, len(whys))
+	for i, why := range whys {
+		problems[i] = fmt.Sprintf("%s (needed by %s)", why, strings.Join(users[why], ", "))
+	}
+	return fmt.Errorf("plan: recordings cannot be encoded:\n  %s", strings.Join(problems, "\n  "))
 }
 
 // RecordedCheckSlack is what the listening check of a recorded synthesis
@@ -74,15 +124,13 @@ func (c *computer) recordedSeconds(d *Desired) (secs float64, ok bool) {
 // the voice, model or text: a change of those changes nothing while the
 // recording is the output.
 func recordedRequest(r *Recording, format contract.Format) map[string]any {
-	return map[string]any{
-		"recorded": map[string]any{
-			"sha256":    r.SHA256,
-			"path":      r.Path,
-			"convert":   r.Convert,
-			"converter": contract.RecordingConverter,
-		},
-		"audio_config": format.Canonical(),
+	rec := map[string]any{
+		"sha256":    r.SHA256,
+		"path":      r.Path,
+		"convert":   r.Convert,
+		"converter": contract.RecordingConverter,
 	}
+	return map[string]any{"recorded": rec, "audio_config": format.Canonical()}
 }
 
 // recordedSwitch names a change into or out of a recording: ok is false

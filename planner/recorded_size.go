@@ -2,8 +2,10 @@ package planner
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 
+	"github.com/voxform/voxform/audio"
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/owned"
@@ -25,4 +27,18 @@ func recordingFits(dir string, pos manifest.Pos, rel string) error {
 	}
 	return fmt.Errorf("%s: recording %s: %s bytes, larger than %s bytes, the limit for a recording (MaxRecordingBytes)",
 		pos, rel, numfmt.Thousands(st.Size()), numfmt.Thousands(manifest.MaxRecordingBytes))
+}
+
+// recordingContainer is the container the recording at rel in dir
+// starts with (audio.Sniff), read as an input (owned.OpenInput);
+// audio.ContainerUnknown when it cannot be read (the hash says why).
+func recordingContainer(dir, rel string) audio.Container {
+	f, err := owned.OpenInput(dir, filepath.FromSlash(rel))
+	if err != nil {
+		return audio.ContainerUnknown
+	}
+	defer f.Close()
+	head := make([]byte, audio.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	return audio.Sniff(head[:n])
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -65,14 +66,72 @@ func TestRecordedFingerprint(t *testing.T) {
 }
 
 // TestRecordedCreate: a new recorded synthesis is created free, from its
-// recording.
+// recording, by a plan that does not call the service.
 func TestRecordedCreate(t *testing.T) {
 	p := baseProject()
 	p.fs["studio/sales.wav"] = "take"
 	p.synthesis(`synthesis.menu["sales"]`).Recorded = &manifest.Recorded{Path: "studio/sales.wav"}
-	a := actionOf(mustPlan(t, p, nil), `synthesis.menu["sales"]`)
+	st := p.apply(t)
+	for _, o := range st.Resources[`synthesis.menu["sales"]`].Outputs {
+		delete(p.fs, o.Path)
+	}
+	delete(st.Resources, `synthesis.menu["sales"]`)
+	plan := mustPlan(t, p, st)
+	a := actionOf(plan, `synthesis.menu["sales"]`)
 	if a == nil || a.Type != planner.Create || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"from recording studio/sales.wav"}) {
 		t.Fatalf("want a free create from the recording, got %+v", a)
+	}
+	if len(plan.Actions) != 1 || plan.CallsService() {
+		t.Errorf("a plan of one recording (%d actions) calls the service: %v, want false (no key is asked for)", len(plan.Actions), plan.CallsService())
+	}
+}
+
+// TestRecordedEncoder: a recording for an mp3 output with convert: true
+// is encoded: the plan that makes it asks for the encoder of
+// contract.RecordingProfile as it does a delivery's, and without one it
+// fails, naming the recording and the resources; an unchanged recorded
+// output needs no encoder, and nothing is asked without convert: true
+// or for a wav output. The fingerprint does not follow the encoder: a new
+// ffmpeg leaves the approved bytes alone.
+func TestRecordedEncoder(t *testing.T) {
+	const addr = `synthesis.menu["billing"]`
+	p := baseProject()
+	asked := 0
+	var refused error
+	p.enc = func(prof *deliver.Profile) (string, error) {
+		asked++
+		if prof.Encoding.Codec != deliver.CodecMP3 || prof.Encoding.Bitrate != 64000 || prof.Loudness != nil {
+			t.Errorf("asked for %+v, want an mp3 encoding at 64 kbit/s and no other rule", prof)
+		}
+		return "ffmpeg 1", refused
+	}
+	st := p.apply(t)
+	p.fs["studio/billing.wav"] = "take 1"
+	s := p.synthesis(addr)
+	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.AudioConfig = &manifest.AudioConfig{Container: "mp3", Bitrate: "64k", SampleRate: 16000}
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
+		t.Fatalf("without convert: true the encoder is asked %d times, recorded %+v", asked, a)
+	}
+	s.Recorded.Convert = true
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Type != planner.Replace || a.Desired.Recorded.Encode != "mp3" || asked != 1 {
+		t.Fatalf("an encoded recording: the encoder asked %d times, action %+v", asked, a)
+	}
+	refused = errors.New("needs ffmpeg to encode mp3: not installed")
+	_, err := p.plan(t, st, planner.Options{})
+	if err == nil || !strings.Contains(err.Error(), "recordings cannot be encoded:\n  recorded studio/billing.wav (an mp3 output): needs ffmpeg to encode mp3: not installed (needed by "+addr+")") {
+		t.Fatalf("no encoder: %v", err)
+	}
+	refused, asked = nil, 0
+	st = p.apply(t)
+	refused = errors.New("not installed")
+	if plan := mustPlan(t, p, st); actionOf(plan, addr) != nil || asked != 0 {
+		t.Errorf("an unchanged encoded recording without an encoder: asked %d times, %+v", asked, actionOf(plan, addr))
+	}
+	s.AudioConfig = &manifest.AudioConfig{Container: "wav", SampleRate: 16000}
+	asked = 0
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
+		t.Errorf("a wav output: the encoder asked %d times, %+v", asked, a)
 	}
 }
 

@@ -371,7 +371,7 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 			it.Approval.State = ApprovalEnds
 		}
 		if a.Type == planner.Replace { // where the outputs it replaces came from
-			it.Origin = originOf(a.Prior)
+			it.Origin = a.Prior.OriginLabel()
 		}
 	}
 	return it, nil
@@ -407,7 +407,7 @@ func describe(addr string, r *state.Resource, nm names) item {
 		it.Size += o.Size
 	}
 	it.Duration = r.DurationSeconds
-	it.Origin, it.Recording = originOf(r), recordingOf(r)
+	it.Origin, it.Recording = r.OriginLabel(), clipText(r.RecordingPath())
 	it.Made = r.Status == state.StatusComplete && len(r.Outputs) > 0
 	it.Approval = approvalOf(r)
 	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
@@ -565,19 +565,4 @@ func clipText(s string) string {
 		n++
 	}
 	return s
-}
-
-// recordingOf is the path of the human recording r's request names
-// (a synthesis with recorded:), "" for any other.
-func recordingOf(r *state.Resource) string {
-	rec, _ := r.RequestFields()["recorded"].(map[string]any)
-	return clipText(str(rec, "path"))
-}
-
-// originOf is the Origin of a row for the record r.
-func originOf(r *state.Resource) string {
-	if r.Origin == state.OriginTake && len(r.Take) >= 12 {
-		return "take " + r.Take[:12]
-	}
-	return r.Origin
 }

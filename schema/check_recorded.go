@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/audio"
+	"github.com/voxform/voxform/audio/encode"
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/manifest"
@@ -66,8 +67,19 @@ func (c *checker) checkRecorded(s *manifest.Synthesis) {
 		}
 	}
 	format, _ := contract.Resolve(s.AudioConfig)
-	if _, err := contract.CheckRecording(info, format, r.Convert); err != nil {
+	conv, err := contract.CheckRecording(info, format, r.Convert)
+	if err != nil {
 		c.ds.Errorf(at, "recorded %s: %v", r.Path, err)
+		return
+	}
+	if conv.Encode == "" {
+		return
+	}
+	// What ffmpeg could not make exactly (an MP3 bit rate LAME would not
+	// keep at the rate) is said here, at the audio_config.
+	if err := encode.CheckEncoding(contract.RecordingProfile(format).Encoding); err != nil {
+		c.ds.Errorf(manifest.FieldPos(s.Fields, "audio_config.bitrate", manifest.FieldPos(s.Fields, "audio_config", at)), "recorded %s: %v", r.Path, err).
+			WithHint("declare a bitrate the sample rate takes, or another sample rate")
 	}
 }
 

@@ -123,3 +123,39 @@ func TestRecorded(t *testing.T) {
 	refused("a link out", strings.Replace(recordedManifest, "studio/legal.wav", "studio/link.wav", 1), "voxform.yaml:17:22", "studio/link.wav")
 	refused("an output", strings.Replace(recordedManifest, "output: out/legal.raw", "output: studio/a.wav", 1), "", "also an input")
 }
+
+// TestRecordedEncodingChecked: a WAV recording for an mp3 output is an
+// encoding, refused without convert: true (naming it); with it, an MP3
+// bit rate LAME would not keep at the declared rate is refused when the
+// manifest loads, at the bitrate, and a valid one loads.
+func TestRecordedEncodingChecked(t *testing.T) {
+	dir := t.TempDir()
+	writeRecording(t, filepath.Join(dir, "studio", "a.wav"), pcm16k, 1600)
+	doc := func(cfg, rec string) string {
+		return `version: 1
+voices:
+  narrator: {model: tts-v2.5, voice: Kaveri, language: en-IN}
+syntheses:
+  a:
+    voice: narrator
+    text: "press a"
+    output: out/a.mp3
+    audio_config: {container: mp3, ` + cfg + `}
+    recorded: ` + rec + "\n"
+	}
+	for _, tc := range []struct{ cfg, rec, at, want string }{
+		{"sample_rate: 16000", "studio/a.wav", "voxform.yaml:10:15", "an MP3 encoding"},
+		{"sample_rate: 8000, bitrate: 128k", "{path: studio/a.wav, convert: true}", "voxform.yaml:9:64", "128000 bit/s is not an MP3 bit rate at 8000 Hz"},
+		{"sample_rate: 8000, bitrate: 64k", "{path: studio/a.wav, convert: true}", "", ""},
+	} {
+		writeFile(t, dir, "voxform.yaml", doc(tc.cfg, tc.rec))
+		_, ds := manifest.Load(dir, manifest.LoadOptions{}, schema.Validator{})
+		s := fmtDiags(ds)
+		switch {
+		case tc.want == "" && ds.HasErrors():
+			t.Errorf("%s: %v", tc.cfg, s)
+		case tc.want != "" && (!strings.Contains(s, tc.at) || !strings.Contains(s, tc.want)):
+			t.Errorf("%s, %s: %v, want %q at %s", tc.cfg, tc.rec, s, tc.want, tc.at)
+		}
+	}
+}

@@ -79,6 +79,9 @@ func (r *Resource) checkDeliveries() error {
 		if err := o.Delivery.Check(); err != nil {
 			return fmt.Errorf("outputs[%d].delivery.%w", i, err)
 		}
+		if err := checkEncoder(o.Encoder); err != nil {
+			return fmt.Errorf("outputs[%d].%w", i, err)
+		}
 	}
 	return nil
 }
@@ -148,13 +151,20 @@ func (d *Delivery) Check() error {
 			return fmt.Errorf("%s: %q is not a SHA-256", h.name, h.v)
 		}
 	}
-	if len(d.Encoder) > MaxEncoderLen || strings.IndexFunc(d.Encoder, unicode.IsControl) >= 0 {
+	return checkEncoder(d.Encoder)
+}
+
+// checkEncoder refuses an encoder identity longer than MaxEncoderLen or
+// with control characters.
+func checkEncoder(id string) error {
+	if len(id) > MaxEncoderLen || strings.IndexFunc(id, unicode.IsControl) >= 0 {
 		return fmt.Errorf("encoder: not an encoder identity (at most %d bytes, no control characters)", MaxEncoderLen)
 	}
 	return nil
 }
 
-// MaxEncoderLen bounds a delivery's encoder identity.
+// MaxEncoderLen bounds an encoder identity (a delivery's, an encoded
+// output's).
 const MaxEncoderLen = 4096
 
 // IsHexHash reports whether s is a SHA-256 as voxform writes one: 64

@@ -268,6 +268,11 @@ type Output struct {
 	// Delivery, on a synthesis's delivered output (deliver:), says what
 	// it was mastered from and to; nil for every other output.
 	Delivery *Delivery `json:"delivery,omitempty"`
+	// Encoder is the identity of the outside encoder (ffmpeg's version,
+	// libraries and flags) that made an output voxform encoded itself: a
+	// recording encoded to an mp3 or ogg output. Empty for every other
+	// output (a delivery records its encoder in Delivery).
+	Encoder string `json:"encoder,omitempty"`
 }
 
 // Delivery is how a delivered output was made: the synthesis's audio

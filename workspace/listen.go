@@ -160,18 +160,7 @@ func (w *Workspace) listenDesired(ctx context.Context, m *manifest.Manifest) ([]
 		return nil, nil
 	}
 	sub := *part
-	hc := state.OpenHashCache(w.Dir)
-	hashes, err := hc.HashAll(ctx, planner.InputFiles(&sub))
-	if err != nil {
-		return nil, err
-	}
-	hash := func(p string) (state.FileHash, error) {
-		if h, ok := hashes[p]; ok {
-			return h, nil
-		}
-		return hc.Hash(p)
-	}
-	desired, err := planner.Build(&sub, hash)
+	desired, err := w.build(ctx, &sub)
 	if err != nil {
 		return nil, fmt.Errorf("verify listen: %w", err)
 	}

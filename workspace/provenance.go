@@ -122,18 +122,7 @@ func provenanceAddresses(st *state.File, asked []string) ([]string, error) {
 // provenanceDesired builds the desired resources of m by address, the
 // inputs hashed through the hash cache as a plan hashes them.
 func (w *Workspace) provenanceDesired(ctx context.Context, m *manifest.Manifest) (map[string]*planner.Desired, error) {
-	hc := state.OpenHashCache(w.Dir)
-	hashes, err := hc.HashAll(ctx, planner.InputFiles(m))
-	if err != nil {
-		return nil, err
-	}
-	hash := func(p string) (state.FileHash, error) {
-		if h, ok := hashes[p]; ok {
-			return h, nil
-		}
-		return hc.Hash(p)
-	}
-	ds, err := planner.Build(m, hash)
+	ds, err := w.build(ctx, m)
 	if err != nil {
 		return nil, fmt.Errorf("provenance: %w", err)
 	}
@@ -291,4 +280,22 @@ func checkSecrets(addr string, b []byte, secrets map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// build builds the desired resources of m as a plan does (planner.Build
+// with the workspace's Encoder), its inputs hashed through the hash
+// cache, all at once.
+func (w *Workspace) build(ctx context.Context, m *manifest.Manifest) ([]*planner.Desired, error) {
+	hc := state.OpenHashCache(w.Dir)
+	hashes, err := hc.HashAll(ctx, planner.InputFiles(m))
+	if err != nil {
+		return nil, err
+	}
+	hash := func(p string) (state.FileHash, error) {
+		if h, ok := hashes[p]; ok {
+			return h, nil
+		}
+		return hc.Hash(p)
+	}
+	return planner.Build(m, hash)
 }

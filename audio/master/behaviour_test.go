@@ -332,3 +332,25 @@ func TestSourcesOfEveryDecodedContainer(t *testing.T) {
 		}
 	}
 }
+
+// TestSilenceOfAnEncodingAlone: a profile of an encoding and no other
+// rule (a recording's, contract.RecordingProfile) takes a silent or very
+// quiet source as it is: there is no loudness to reach and no sound to
+// pad, and an IVR pause is silence.
+func TestSilenceOfAnEncodingAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := &deliver.Profile{Name: "encoding", Encoding: deliver.Encoding{Container: deliver.ContainerWAV, Codec: deliver.CodecPCM16, SampleRate: 8000, Channels: 1}}
+	for name, gen := range map[string]func(int64) float64{"silent": func(int64) float64 { return 0 }, "quiet": sine(16000, 440, 0.0002, 0, math.MaxInt64)} {
+		src := filepath.Join(dir, name+".wav")
+		writeWAV(t, src, 16000, 2*16000, gen)
+		out := filepath.Join(dir, name+"-out.wav")
+		res, err := master.Master(context.Background(), src, nil, p, nil, dir, out)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if math.Abs(res.Seconds-2) > 0.001 {
+			t.Errorf("%s: %.4f s mastered, want the source's 2 s", name, res.Seconds)
+		}
+	}
+}

@@ -215,9 +215,8 @@ func masterEncoded(ctx context.Context, m *mastering, enc Encoder, tmpDir, out s
 	if err != nil {
 		return err
 	}
-	e := m.p.Encoding
-	if err := enc.Encode(ctx, tmp.Name(), e, out); err != nil {
-		return fmt.Errorf("encode %s: %w", e.Codec, err)
+	if err := enc.Encode(ctx, tmp.Name(), m.p.Encoding, out); err != nil {
+		return err // it names the codec
 	}
 	return ctx.Err()
 }

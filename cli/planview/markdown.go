@@ -101,8 +101,7 @@ func Markdown(w io.Writer, p *planner.Plan, b *manifest.Budget, o MarkdownOption
 		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", a.Type.Symbol(), codeCell(cutAddress(a.Address)),
 			escapeCell(cut(reason(a), MaxReason)), textCell(a, o.MaxText), escapeCell(costCell(a))))
 	}
-	for i := range p.Pinned {
-		pin := &p.Pinned[i]
+	for _, pin := range unlisted(p) {
 		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", PinnedSymbol, codeCell(cutAddress(pin.Address)),
 			escapeCell(cut(PinnedAction+": "+pin.Reason(), MaxReason)), "", planner.Cost{}.Short()))
 	}

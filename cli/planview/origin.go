@@ -31,7 +31,7 @@ func originPhrase(a *planner.Action) string {
 	if a.Type == planner.Delete {
 		verb = "removes"
 	}
-	if path := RecordingPath(a.Prior); path != "" {
+	if path := a.Prior.RecordingPath(); path != "" {
 		return verb + " the recording " + path
 	}
 	switch a.Prior.Origin {
@@ -41,15 +41,6 @@ func originPhrase(a *planner.Action) string {
 		return verb + " take " + short(a.Prior.Take) + " put back by use"
 	}
 	return ""
-}
-
-// RecordingPath is the path of the human recording whose copy r's
-// outputs are (a synthesis with recorded:, as its request names it), ""
-// for any other.
-func RecordingPath(r *state.Resource) string {
-	rec, _ := r.RequestFields()["recorded"].(map[string]any)
-	path, _ := rec["path"].(string)
-	return path
 }
 
 // short is the first 12 characters of a fingerprint.

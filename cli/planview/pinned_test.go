@@ -79,3 +79,28 @@ func TestPinnedShown(t *testing.T) {
 		t.Errorf("a plan with only pinned resources hides them:\n%s", text.String())
 	}
 }
+
+// TestPinnedWithWorkListedOnce: a pinned resource whose output the plan
+// puts back is the row of its restore, not also a row of its own, in the
+// table and in the Markdown summary; the summary still counts it pinned.
+func TestPinnedWithWorkListedOnce(t *testing.T) {
+	p := pinnedPlan()
+	a := synthesis(`synthesis.menu["billing"]`, "press two")
+	a.Type, a.Reasons = planner.Restore, []string{"pinned (approved by @legal); missing or modified: billing.wav"}
+	p.Actions = append(p.Actions, a)
+	var text, md bytes.Buffer
+	if err := Render(&text, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, p, nil, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"table": text.String(), "markdown": md.String()} {
+		if n := strings.Count(out, `menu["billing"]`); n != 1 {
+			t.Errorf("%s lists the pinned and restored prompt %d times, want once:\n%s", name, n, out)
+		}
+	}
+	if !strings.Contains(text.String(), "1 pinned (approved).") {
+		t.Errorf("the summary no longer counts the pinned prompt:\n%s", text.String())
+	}
+}

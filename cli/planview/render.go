@@ -221,12 +221,29 @@ const (
 // pinnedRows are the table rows of the plan's pinned resources, after
 // its actions: the approval and why the fingerprint changed.
 func pinnedRows(p *planner.Plan) [][]string {
-	rows := make([][]string, 0, len(p.Pinned))
-	for i := range p.Pinned {
-		pin := &p.Pinned[i]
+	pins := unlisted(p)
+	rows := make([][]string, 0, len(pins))
+	for _, pin := range pins {
 		rows = append(rows, []string{PinnedSymbol, PinnedAction, untrusted.Escape(pin.Address), untrusted.Escape(pin.Reason()), planner.Cost{}.Short()})
 	}
 	return rows
+}
+
+// unlisted are the pinned resources of p that no action of p lists: a
+// pinned output put back or moved is a row of its own action, whose
+// reason says it is pinned, and is not listed twice.
+func unlisted(p *planner.Plan) []*planner.Pinned {
+	acted := make(map[string]bool, len(p.Actions))
+	for _, a := range p.Actions {
+		acted[a.Address] = true
+	}
+	pins := make([]*planner.Pinned, 0, len(p.Pinned))
+	for i := range p.Pinned {
+		if !acted[p.Pinned[i].Address] {
+			pins = append(pins, &p.Pinned[i])
+		}
+	}
+	return pins
 }
 
 func plural(n int) string {
