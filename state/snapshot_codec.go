@@ -288,23 +288,25 @@ func (d *blockDecoder) readString(r io.Reader, n int) (string, error) {
 // fail marks the block flawed: every read after it gives zero values.
 func (d *blockDecoder) fail() { d.bad, d.recs = true, nil }
 
-func (d *blockDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.recs)
+// skip passes the n bytes of the records a varint took (n <= 0: it was
+// not one, see binary.Uvarint).
+func (d *blockDecoder) skip(n int) {
 	if n <= 0 {
 		d.fail()
-		return 0
+		return
 	}
 	d.recs = d.recs[n:]
+}
+
+func (d *blockDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.recs)
+	d.skip(n)
 	return v
 }
 
 func (d *blockDecoder) varint() int64 {
 	v, n := binary.Varint(d.recs)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.recs = d.recs[n:]
+	d.skip(n)
 	return v
 }
 
