@@ -92,14 +92,7 @@ func (e *blockEncoder) time(t time.Time) error {
 func (e *blockEncoder) add(addr string, r *Resource, raw []byte) error {
 	e.n++
 	if !compact(r) {
-		e.uvarint(recordWhole)
-		e.str(addr)
-		b, err := r.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		e.raw(b)
-		return nil
+		return e.addWhole(addr, r)
 	}
 	var flags uint64
 	if r.PreventDestroy {
@@ -134,6 +127,18 @@ func (e *blockEncoder) add(addr string, r *Resource, raw []byte) error {
 		return err
 	}
 	return e.time(r.UpdatedAt)
+}
+
+// addWhole writes the record of r at addr kept whole, in its file form.
+func (e *blockEncoder) addWhole(addr string, r *Resource) error {
+	e.uvarint(recordWhole)
+	e.str(addr)
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	e.raw(b)
+	return nil
 }
 
 func (e *blockEncoder) output(o *Output) {
