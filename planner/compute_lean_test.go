@@ -65,3 +65,20 @@ func TestPlanUnchangedAllocates(t *testing.T) {
 		t.Errorf("planning %d unchanged resources allocated %d B a resource; want at most 500", n, per)
 	}
 }
+
+// A synthesis's fingerprint is computed without an allocation for each
+// object of its request (its keys are sorted in place).
+func TestFingerprintAllocations(t *testing.T) {
+	req := map[string]any{
+		"model": "tts-v2.5", "voice": "Kaveri", "language": "hi-IN", "speed": 1.0, "text": "नमस्ते",
+		"audio_config": map[string]any{"container": "wav", "sample_rate": 48000, "num_channels": 1, "sample_width": 2, "encoding": "linear_pcm"},
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := planner.Fingerprint("synthesis", req); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 4 { // 11 when each object's keys were a new slice and the buffer grew
+		t.Errorf("a fingerprint made %.0f allocations; want at most 4 (the buffer, the request's copy, the hash and its hex)", allocs)
+	}
+}
