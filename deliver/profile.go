@@ -95,6 +95,12 @@ type Profile struct {
 	Source string `json:"-"`
 }
 
+// EncodingOnly reports whether the profile has no rule but its encoding:
+// no loudness, peak, noise floor, pad, duration or size rule.
+func (p *Profile) EncodingOnly() bool {
+	return p.Loudness == nil && p.Peak == nil && p.NoiseFloor == nil && p.Head == nil && p.Tail == nil && p.MaxSeconds == 0 && p.MaxBytes == 0
+}
+
 // Canonical is the profile's rules as canonical JSON (fields in a fixed
 // order, no name, no source): what a delivered output's fingerprint
 // covers.

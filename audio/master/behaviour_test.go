@@ -126,7 +126,8 @@ func TestCancelLeavesNoFile(t *testing.T) {
 }
 
 // TestSilentSourceRefused: a silent source, or one whose sound lies deeper
-// than MaxGain under the target, is a clear error and no file.
+// than MaxGain under the target, is a clear error and no file, whatever
+// rule the profile has (telephony's is a peak ceiling alone).
 func TestSilentSourceRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -139,6 +140,7 @@ func TestSilentSourceRefused(t *testing.T) {
 	}{
 		{"silent", func(int64) float64 { return 0 }, deliver.Builtin("broadcast"), "the source is silent: its loudness is below the -70 LUFS gate"},
 		{"silent", func(int64) float64 { return 0 }, pcmProfile(0.5, 1), "the source is silent: it is digital silence"},
+		{"silent", func(int64) float64 { return 0 }, deliver.Builtin("telephony"), "the source is silent: no 10 ms window is above -50 dBFS"},
 		{"quiet", quiet, deliver.Builtin("broadcast"), "the source is silent: its loudness is below the -70 LUFS gate"},
 		{"quiet", quiet, pcmProfile(0.5, 1), "quieter than the loudness target; mastering adds at most 48 dB"},
 	}

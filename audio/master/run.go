@@ -191,9 +191,9 @@ func (m *mastering) place(a *analysis, ps *pass) error {
 		return fmt.Errorf("the source is %.1f dB quieter than the loudness target; mastering adds at most %g dB", ps.gainDB, MaxGain)
 	}
 	start, end, ok := a.sound(ps.gainDB)
-	if !ok && (m.p.Head != nil || m.p.Tail != nil) {
-		// Without a pad rule there is no sound to find: silence is
-		// delivered as it is (a profile of an encoding alone, say).
+	if !ok && !m.p.EncodingOnly() {
+		// A profile of an encoding alone (a recording's) takes silence
+		// as it is: an IVR pause is silence. Any rule refuses it.
 		return fmt.Errorf("the source is silent: no 10 ms window is above %g dBFS at a gain of %.1f dB", threshold, ps.gainDB)
 	}
 	// Without a head (tail) rule, the source's own silence stays.
