@@ -345,7 +345,7 @@ func Compute(in Input) (*Plan, error) {
 	if st == nil {
 		st = &state.File{Resources: map[string]*state.Resource{}}
 	}
-	c := &computer{in: in, st: st, desired: map[string]*Desired{}}
+	c := &computer{in: in, st: st, desired: make(map[string]*Desired, len(in.Desired))}
 	for _, d := range in.Desired {
 		c.desired[d.Address] = d
 	}
@@ -434,7 +434,7 @@ type computer struct {
 }
 
 func (c *computer) plan() error {
-	c.claimed = map[string]bool{}
+	c.claimed = make(map[string]bool, len(c.in.Desired)) // an output each, most often
 	c.written = map[string][]state.Written{}
 	for _, w := range c.st.Written {
 		c.written[w.Path] = append(c.written[w.Path], w)
