@@ -2,22 +2,13 @@ package planner_test
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
+	"github.com/voxform/voxform/internal/heaptest"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
-
-// allocated is what f allocates, in bytes.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // Planning resources that have not changed allocates little for each:
 // the working maps and lists of a plan are sized for its resources, not
@@ -45,13 +36,13 @@ func TestPlanUnchangedAllocates(t *testing.T) {
 	}
 	hashes := map[string]state.FileHash{}
 	var outputs []string
-	bytes := allocated(func() { outputs = planner.OutputFiles(st) })
+	bytes := heaptest.Allocated(func() { outputs = planner.OutputFiles(st) })
 	for _, p := range outputs {
 		hashes[p] = state.FileHash{Exists: true, SHA256: sum, Size: 10}
 	}
 	hash := func(p string) (state.FileHash, error) { return hashes[p], nil }
 	var p *planner.Plan
-	bytes += allocated(func() {
+	bytes += heaptest.Allocated(func() {
 		p, err = planner.Compute(planner.Input{Desired: desired, State: st, Hash: hash})
 	})
 	if err != nil {
