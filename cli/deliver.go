@@ -47,11 +47,11 @@ func encoderIdentity(p *deliver.Profile) (string, error) {
 		return master.Identity(p, nil), nil
 	}
 	t, err := findTool()
-	if err == nil {
-		err = t.Supports(p.Encoding.Codec)
-	}
 	if err != nil {
 		return "", fmt.Errorf("needs ffmpeg to encode %s: %w", p.Encoding.Codec, err)
+	}
+	if err := t.Supports(p.Encoding.Codec); err != nil {
+		return "", err // it names the codec, ffmpeg and the encoder missing
 	}
 	if err := encode.CheckEncoding(p.Encoding); err != nil {
 		return "", err // it names the codec; ffmpeg is here

@@ -229,12 +229,14 @@ func signOffLines(r *state.Resource) []string {
 
 // originWords says where r's outputs came from.
 func originWords(r *state.Resource) string {
-	if path := r.RecordingPath(); path != "" {
-		return "recorded: from the recording " + path
-	}
 	switch r.Origin {
-	case "":
-		return "made by the service"
+	case "", state.OriginRecorded:
+		if path := r.RecordingPath(); path != "" {
+			return "recorded: from the recording " + path
+		}
+		if r.Origin == "" {
+			return "made by the service"
+		}
 	case state.OriginImported:
 		return "imported by 'voxform import'"
 	case state.OriginTake:

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -122,13 +123,39 @@ func TestRecordedEncoded(t *testing.T) {
 		t.Error("the state does not record the new ffmpeg's version of the output made again")
 	}
 
+	// No ffmpeg at all: an encoded output lost and declared at a new path
+	// is restored from the cache with what was recorded of its bytes.
+	p.env = append(slices.Clone(withFFmpeg), "PATH="+t.TempDir())
+	ogg := p.readFile("build/welcome.ogg")
+	if err := os.Remove(p.path("build/welcome.ogg")); err != nil {
+		t.Fatal(err)
+	}
+	p.writeFile("voxform.yaml", strings.Replace(encodedManifest("{ path: studio/welcome.wav, convert: true }"), "build/welcome.ogg", "build/site.ogg", 1))
+	if _, sum := p.plan(); sum.Restore != 1 || sum.changes() != 1 {
+		t.Fatalf("a lost encoded output at a new path: %+v, want one restore", sum)
+	}
+	p.mustRun("apply", "-auto-approve")
+	if p.readFile("build/site.ogg") != ogg {
+		t.Error("build/site.ogg is not the encoded output restored")
+	}
+	var shown map[string]struct {
+		Outputs []struct {
+			Path, Encoder string
+		}
+	}
+	if err := json.Unmarshal([]byte(p.mustRun("state", "show", "synthesis.web").stdout), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if o := shown["synthesis.web"].Outputs; len(o) != 1 || o[0].Path != "build/site.ogg" || !strings.Contains(o[0].Encoder, "libopus") {
+		t.Errorf("the restored output's record: %+v, want its encoder kept", o)
+	}
+
 	// No ffmpeg at all: nothing to encode, nothing asked; an MP3
 	// recording for an mp3 output is copied; making an encoded one is
 	// refused at plan, naming the recording and the resource.
-	p.env = append(slices.Clone(withFFmpeg), "PATH="+t.TempDir())
 	p.assertNoChanges()
 	p.writeFile("studio/take.mp3", string(mp3))
-	p.writeFile("voxform.yaml", encodedManifest("{ path: studio/welcome.wav, convert: true }")+`  copied:
+	p.writeFile("voxform.yaml", strings.Replace(encodedManifest("{ path: studio/welcome.wav, convert: true }"), "build/welcome.ogg", "build/site.ogg", 1)+`  copied:
     voice: n
     text: "Welcome back."
     output: build/back.mp3
@@ -141,7 +168,7 @@ func TestRecordedEncoded(t *testing.T) {
 	}
 	r := p.run("plan", "-replace", "synthesis.web")
 	if r.code == 0 || !strings.Contains(r.stderr, "recordings cannot be encoded") ||
-		!strings.Contains(r.stderr, "recorded studio/welcome.wav (an ogg output): needs ffmpeg to encode opus") || !strings.Contains(r.stderr, "(needed by synthesis.web)") {
+		!strings.Contains(r.stderr, "recorded: (convert: true, an ogg output) needs ffmpeg to encode opus") || !strings.Contains(r.stderr, "(needed by synthesis.web)") {
 		t.Errorf("making an encoded recording without ffmpeg: want refused at plan, naming it:\n%s", r)
 	}
 }

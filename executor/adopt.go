@@ -36,13 +36,18 @@ type Adoption struct {
 
 // Adoptable refuses a resource whose outputs an adoption cannot make
 // whole: only a synthesis whose one declared output is its audio (its
-// cue files and delivered outputs are made from the audio by apply).
+// cue files and delivered outputs are made from the audio by apply), and
+// not a recorded one (its output is its recording's, or the request and
+// provenance would name a recording that did not make it).
 func Adoptable(d *planner.Desired) error {
 	if d.Kind != manifest.KindSynthesis {
 		return fmt.Errorf("%s is a %s: only a synthesis's audio can be adopted", d.Address, d.Kind)
 	}
 	if len(d.Outputs) != 1 {
 		return fmt.Errorf("%s declares cue files or delivered outputs besides its audio: only a synthesis whose one output is its audio can be adopted", d.Address)
+	}
+	if d.Recorded != nil {
+		return fmt.Errorf("%s is recorded (%s): its output is made from its recording, never adopted; change the recording instead", d.Address, d.Recorded.Path)
 	}
 	return nil
 }

@@ -340,5 +340,15 @@ func scratchNamed(err error, src, rel string) error {
 	if !strings.Contains(err.Error(), src) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), src, rel))
+	return &renamed{msg: strings.ReplaceAll(err.Error(), src, rel), err: err}
 }
+
+// renamed is err told in other words (scratchNamed): errors.Is and As
+// still see err, so an interruption is one.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (r *renamed) Error() string { return r.msg }
+func (r *renamed) Unwrap() error { return r.err }

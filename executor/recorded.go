@@ -122,6 +122,10 @@ func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format c
 	if op.enc == nil {
 		return "", fmt.Errorf("encoding it to %s needs an encoder (ffmpeg), and none was found", format.Container)
 	}
+	id := master.Identity(p, op.enc)
+	if err := state.CheckText("the encoder's identity", id, state.MaxEncoderLen); err != nil {
+		return "", err // the record would refuse it after the file is written
+	}
 	tmp, err := os.MkdirTemp("", "voxform-recording-*")
 	if err != nil {
 		return "", err
@@ -133,9 +137,9 @@ func (op *recordedOp) encode(ctx context.Context, r *planner.Recording, format c
 	}
 	encoded := filepath.Join(tmp, "encoded."+p.Extension())
 	if _, err := master.Master(ctx, src, nil, p, op.enc, tmp, encoded); err != nil {
-		return "", scratchNamed(err, src, r.Path)
+		return "", scratchNamed(scratchNamed(err, src, r.Path), tmp+string(filepath.Separator), "")
 	}
-	return master.Identity(p, op.enc), copyFile(out, encoded)
+	return id, copyFile(out, encoded)
 }
 
 // sameRecording refuses a recording larger than MaxRecordingBytes or

@@ -188,6 +188,18 @@ func recordedOutput(r *state.Resource, p string) (state.Output, bool) {
 	return state.Output{}, false
 }
 
+// sameContent is the output of r (not a delivered one) that holds the
+// content of o (SHA-256, size and format): what was measured and said of
+// those bytes holds at any path.
+func sameContent(r *state.Resource, o state.Output) (state.Output, bool) {
+	for _, p := range r.Outputs {
+		if p.Delivery == nil && p.SHA256 == o.SHA256 && p.Size == o.Size && p.Format == o.Format {
+			return p, true
+		}
+	}
+	return state.Output{}, false
+}
+
 // hashOf is the SHA-256 of the file at the manifest-relative path p: from
 // the hash cache when it knows the file unchanged, else read through a
 // checked directory handle (a symbolic link is refused). A missing file is

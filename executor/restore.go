@@ -204,6 +204,9 @@ func (w *outputs) keepRecord(a *planner.Action, made *state.Resource) (result, e
 			rec.Outputs[i] = p // with its recorded loudness
 			continue
 		}
+		if p, ok := sameContent(a.Prior, o); ok { // the same bytes at a new path
+			o.Loudness, o.Encoder = p.Loudness, p.Encoder
+		}
 		rec.Outputs[i], same = o, false
 	}
 	if same {

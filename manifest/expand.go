@@ -56,7 +56,8 @@ type expander struct {
 	badProfiles       map[string]bool
 	profileNames      []string
 	profileCandidates []string
-	// synthByAddr holds the syntheses expanded, by address; synthDropped
+	// synthByAddr holds the syntheses expanded, by address, once a
+	// chapter names one (see knownSynthesis); synthDropped
 	// the blocks with a refused instance (or refused whole), whose
 	// instances a chapter may name without a second error.
 	synthByAddr  map[string]*Synthesis
@@ -107,7 +108,6 @@ func Expand(raw *Raw, opts LoadOptions) (*Manifest, Diagnostics) {
 		covers:    map[string]bool{},
 
 		deliverErrs:  map[Pos]bool{},
-		synthByAddr:  map[string]*Synthesis{},
 		synthDropped: map[string]bool{},
 	}
 	for _, f := range raw.Files {

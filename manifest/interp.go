@@ -143,7 +143,7 @@ func (ip *interpolator) interpolateSpans(file string, n *yaml.Node, sc *scope, d
 func (ip *interpolator) interpolateParts(file string, n *yaml.Node, sc *scope, ds *Diagnostics, wantSpans bool) (any, []Span, bool) {
 	s := n.Value
 	src := newScalarPos(ip, file, n)
-	var b strings.Builder
+	var b pieces
 	var spans []Span
 	ok := true
 	lit := 0 // start of pending literal in s
@@ -225,6 +225,47 @@ func (ip *interpolator) interpolateParts(file string, n *yaml.Node, sc *scope, d
 		return nil, nil, false
 	}
 	return b.String(), spans, true
+}
+
+// pieces is a string written in parts, joined once at the end into a
+// string of its exact length: a strings.Builder grows (and copies) as a
+// path like "build/${each.value.group}/${each.key}.wav" is written, some
+// three allocations for each of 100,000 instances.
+type pieces struct {
+	first [8]string // the first parts (on the stack)
+	k     int       // how many of first are set
+	more  []string  // the parts past them
+	n     int
+}
+
+// WriteString appends s.
+func (p *pieces) WriteString(s string) {
+	if p.k < len(p.first) {
+		p.first[p.k] = s
+		p.k++
+	} else {
+		p.more = append(p.more, s)
+	}
+	p.n += len(s)
+}
+
+// Len is the length of the string written so far.
+func (p *pieces) Len() int { return p.n }
+
+// String is the parts joined.
+func (p *pieces) String() string {
+	if p.k == 1 {
+		return p.first[0]
+	}
+	var b strings.Builder
+	b.Grow(p.n)
+	for _, s := range p.first[:p.k] {
+		b.WriteString(s)
+	}
+	for _, s := range p.more {
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // spend counts n bytes of an evaluated value against MaxExpandedBytes. The

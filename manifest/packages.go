@@ -267,6 +267,12 @@ func (x *expander) chapter(file string, n *yaml.Node, sc *scope) (Chapter, bool)
 // if not, it says so at pos, unless the block it names was refused
 // (reported already).
 func (x *expander) knownSynthesis(addr string, pos Pos) bool {
+	if x.synthByAddr == nil { // made when a package first asks
+		x.synthByAddr = make(map[string]*Synthesis, len(x.m.Syntheses))
+		for _, s := range x.m.Syntheses {
+			x.synthByAddr[s.Address] = s
+		}
+	}
 	if x.synthByAddr[addr] != nil {
 		return true
 	}

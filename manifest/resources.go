@@ -183,7 +183,9 @@ func (x *expander) addSynthesis(name string, s *Synthesis) {
 		return
 	}
 	x.m.Syntheses = append(x.m.Syntheses, s)
-	x.synthByAddr[s.Address] = s
+	if x.synthByAddr != nil {
+		x.synthByAddr[s.Address] = s
+	}
 }
 
 // subPositions records in pos where each field of the map f is written,

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -37,11 +37,12 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 	case float64:
 		return appendFloat(b, x)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		var small [16]string // a request's keys, without an allocation
+		keys := small[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -165,6 +166,8 @@ func encodeRequest(scratch *[]byte, kind string, request map[string]any) (json.R
 	var buf []byte
 	if scratch != nil {
 		buf = (*scratch)[:0]
+	} else {
+		buf = make([]byte, 0, 512) // a synthesis's request, without growing
 	}
 	buf = append(buf, `{"kind":`...)
 	buf = appendString(buf, kind)

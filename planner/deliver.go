@@ -123,17 +123,22 @@ func (c *computer) checkDeliveries() error {
 		}
 	}
 	for why, addrs := range users {
-		more := ""
-		if len(addrs) > 1 {
-			more = fmt.Sprintf(" and %d more", len(addrs)-1)
-		}
-		problems = append(problems, fmt.Sprintf("deliver %s (needed by %s%s)", why, addrs[0], more))
+		problems = append(problems, fmt.Sprintf("deliver %s (%s)", why, neededBy(addrs)))
 	}
 	if len(problems) == 0 {
 		return nil
 	}
 	sort.Strings(problems)
 	return fmt.Errorf("plan: deliveries cannot be made:\n  %s", strings.Join(problems, "\n  "))
+}
+
+// neededBy names the resources that need what a plan lacks: the first
+// and how many more, so that a for_each of 100,000 makes one short line.
+func neededBy(addrs []string) string {
+	if len(addrs) > 1 {
+		return fmt.Sprintf("needed by %s and %d more", addrs[0], len(addrs)-1)
+	}
+	return "needed by " + addrs[0]
 }
 
 // spokenSeconds is how long d's audio is: as recorded when its request

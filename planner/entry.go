@@ -35,8 +35,8 @@ func (d *Desired) Entry() *state.Resource {
 // needs; callers hash them in parallel up front (other files, such as a
 // declared path an output was moved to by hand, are hashed on demand).
 func OutputFiles(st *state.File) []string {
-	seen := map[string]bool{}
-	var out []string
+	seen := make(map[string]bool, len(st.Resources)) // an output each, most often
+	out := make([]string, 0, len(st.Resources))
 	for _, r := range st.Resources {
 		for _, o := range r.Outputs {
 			if o.Path != "" && !seen[o.Path] {

@@ -122,6 +122,9 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 		}
 		rec := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
 			Outputs: []state.Output{{Path: w.Path, SHA256: w.SHA256, Size: w.Size}}}
+		if d.Recorded != nil {
+			rec.Origin = state.OriginRecorded // made from its recording, as the fingerprint says
+		}
 		rec.SetRequestJSON(d.Request)
 		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: rec,
 			Reasons: []string{"output written by an interrupted apply: recorded without paying again"}}, nil

@@ -145,6 +145,10 @@ type Options struct {
 	Replace []string `json:"replace,omitempty"`
 	// Destroy plans the deletion of everything recorded.
 	Destroy bool `json:"destroy,omitempty"`
+	// Restoring says the plan is made for its restores alone (pull):
+	// what it would make anew is left for apply, so an encoder that only
+	// making it needs (checkEncodings) is not asked for.
+	Restoring bool `json:"-"`
 	// NoRefresh trusts the state: outputs are not hashed (-refresh=false).
 	NoRefresh bool `json:"no_refresh,omitempty"`
 	// Overwrite lets actions replace files at their output paths that
@@ -341,7 +345,7 @@ func Compute(in Input) (*Plan, error) {
 	if st == nil {
 		st = &state.File{Resources: map[string]*state.Resource{}}
 	}
-	c := &computer{in: in, st: st, desired: map[string]*Desired{}}
+	c := &computer{in: in, st: st, desired: make(map[string]*Desired, len(in.Desired))}
 	for _, d := range in.Desired {
 		c.desired[d.Address] = d
 	}
@@ -430,7 +434,7 @@ type computer struct {
 }
 
 func (c *computer) plan() error {
-	c.claimed = map[string]bool{}
+	c.claimed = make(map[string]bool, len(c.in.Desired)) // an output each, most often
 	c.written = map[string][]state.Written{}
 	for _, w := range c.st.Written {
 		c.written[w.Path] = append(c.written[w.Path], w)

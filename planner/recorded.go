@@ -64,9 +64,12 @@ func recordingEncode(dir string, r *manifest.Recorded, format contract.Format) s
 // recording (Recording.Encode) on a machine without the encoder for it,
 // as checkDeliveries refuses a delivery's: every action that makes a
 // recorded output anew (a create, a replace, a repair not restored) is
-// asked for, and every problem is listed once with the resources that
-// need it. An unchanged recorded output needs no encoder.
+// asked for, and every problem is listed once with the first resource
+// that needs it and how many more (neededBy). An unchanged recorded output needs no encoder.
 func (c *computer) checkEncodings() error {
+	if c.in.Options.Restoring {
+		return nil
+	}
 	users := map[string][]string{}
 	var whys []string
 	for _, a := range c.actions {
@@ -76,7 +79,7 @@ func (c *computer) checkEncodings() error {
 		}
 		format, _ := contract.Resolve(d.Wire.Synthesis.AudioConfig)
 		if _, err := c.identity(contract.RecordingProfile(format)); err != nil {
-			why := fmt.Sprintf("recorded %s (an %s output): %v", d.Recorded.Path, format.Container, err)
+			why := fmt.Sprintf("recorded: (convert: true, an %s output) %v", format.Container, err)
 			if users[why] == nil {
 				whys = append(whys, why)
 			}
@@ -88,7 +91,7 @@ func (c *computer) checkEncodings() error {
 	}
 	problems := make([]string, len(whys))
 	for i, why := range whys {
-		problems[i] = fmt.Sprintf("%s (needed by %s)", why, strings.Join(users[why], ", "))
+		problems[i] = fmt.Sprintf("%s (%s)", why, neededBy(users[why]))
 	}
 	return fmt.Errorf("plan: recordings cannot be encoded:\n  %s", strings.Join(problems, "\n  "))
 }

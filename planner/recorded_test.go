@@ -91,7 +91,8 @@ func TestRecordedCreate(t *testing.T) {
 // contract.RecordingProfile as it does a delivery's, and without one it
 // fails, naming the recording and the resources; an unchanged recorded
 // output needs no encoder, and nothing is asked without convert: true
-// or for a wav output. The fingerprint does not follow the encoder: a new
+// or for a wav output; a plan for pull's restores leaves the encoding to
+// apply without asking. The fingerprint does not follow the encoder: a new
 // ffmpeg leaves the approved bytes alone.
 func TestRecordedEncoder(t *testing.T) {
 	const addr = `synthesis.menu["billing"]`
@@ -118,9 +119,16 @@ func TestRecordedEncoder(t *testing.T) {
 		t.Fatalf("an encoded recording: the encoder asked %d times, action %+v", asked, a)
 	}
 	refused = errors.New("needs ffmpeg to encode mp3: not installed")
+	p.fs["studio/support.wav"] = "take 1"
+	other := p.synthesis(`synthesis.menu["support"]`)
+	other.Recorded = &manifest.Recorded{Path: "studio/support.wav", Convert: true}
+	other.AudioConfig = s.AudioConfig
 	_, err := p.plan(t, st, planner.Options{})
-	if err == nil || !strings.Contains(err.Error(), "recordings cannot be encoded:\n  recorded studio/billing.wav (an mp3 output): needs ffmpeg to encode mp3: not installed (needed by "+addr+")") {
+	if err == nil || !strings.Contains(err.Error(), "recordings cannot be encoded:\n  recorded: (convert: true, an mp3 output) needs ffmpeg to encode mp3: not installed (needed by "+addr+" and 1 more)") {
 		t.Fatalf("no encoder: %v", err)
+	}
+	if plan, err := p.plan(t, st, planner.Options{Restoring: true}); err != nil || actionOf(plan, addr) == nil {
+		t.Fatalf("a plan for pull's restores refuses what it leaves for apply: %v", err)
 	}
 	refused, asked = nil, 0
 	st = p.apply(t)

@@ -24,7 +24,10 @@ func (c *computer) selectAddresses() error {
 			return fmt.Errorf("-replace %s: no resource of the manifest has this address", r)
 		}
 	}
-	recorded := c.st.Addresses()
+	recorded := make([]string, 0, len(c.st.Resources)) // unsorted: plan sorts what it deletes
+	for a := range c.st.Resources {
+		recorded = append(recorded, a)
+	}
 	if opts.Destroy {
 		for _, t := range opts.Targets {
 			if !matchesAny(t, recorded) {
@@ -50,6 +53,9 @@ func (c *computer) selectAddresses() error {
 		if n == 0 && !matchesAny(t, recorded) {
 			return fmt.Errorf("-target %s: no resource in the manifest or the state has this address", t)
 		}
+	}
+	if len(opts.Targets) == 0 {
+		c.selDesired = make([]string, 0, len(c.in.Desired))
 	}
 	for _, d := range c.in.Desired {
 		if len(opts.Targets) == 0 || sel[d.Address] {

@@ -39,7 +39,7 @@ type checker struct {
 // what it remembers.
 func check(m *manifest.Manifest, opts manifest.LoadOptions) *checker {
 	c := &checker{m: m, profile: profileOf(m), cat: CatalogFor(m), opts: opts, forcedAC: map[*manifest.AudioConfig]*manifest.AudioConfig{},
-		texts: map[textKey]bool{}, seed: maphash.MakeSeed(), done: map[onceKey]bool{}, acDone: map[acKey]acResult{},
+		texts: make(map[textKey]bool, len(m.Syntheses)), seed: maphash.MakeSeed(), done: map[onceKey]bool{}, acDone: map[acKey]acResult{},
 		models: map[string]*contract.Model{}}
 	c.checkService()
 	c.checkCache()

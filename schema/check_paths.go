@@ -23,7 +23,7 @@ type output struct {
 func (c *checker) checkPaths() {
 	outs := c.outputs()
 	inputs := c.inputs()
-	byPath := map[string]output{}
+	byPath := make(map[string]output, len(outs))
 	root, rootErr := owned.Open(c.m.Dir)
 	if rootErr == nil {
 		defer root.Close()
@@ -83,7 +83,8 @@ func (c *checker) checkPaths() {
 // outputs lists every output in address order; for_each instances are
 // positioned at their key (the data file row) where known.
 func (c *checker) outputs() []output {
-	var outs []output
+	outs := make([]output, 0, len(c.m.Embeddings)+len(c.m.Syntheses)+len(c.m.Transcriptions)) // at least
+
 	for _, e := range c.m.Embeddings {
 		if e.Output != "" {
 			outs = append(outs, output{e.Output, e.Address, manifest.FieldPos(e.Fields, "output", e.Pos)})

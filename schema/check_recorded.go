@@ -75,6 +75,11 @@ func (c *checker) checkRecorded(s *manifest.Synthesis) {
 	if conv.Encode == "" {
 		return
 	}
+	if info.Duration <= 0 {
+		c.ds.Errorf(at, "recorded %s: the recording holds no audio, and an empty %s file cannot be encoded", r.Path, format.Container).
+			WithHint("give the recording its audio, or declare a wav or raw output")
+		return
+	}
 	// What ffmpeg could not make exactly (an MP3 bit rate LAME would not
 	// keep at the rate) is said here, at the audio_config.
 	if err := encode.CheckEncoding(contract.RecordingProfile(format).Encoding); err != nil {

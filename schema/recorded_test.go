@@ -127,7 +127,8 @@ func TestRecorded(t *testing.T) {
 // TestRecordedEncodingChecked: a WAV recording for an mp3 output is an
 // encoding, refused without convert: true (naming it); with it, an MP3
 // bit rate LAME would not keep at the declared rate is refused when the
-// manifest loads, at the bitrate, and a valid one loads.
+// manifest loads, at the bitrate, as is an empty recording, and a valid
+// one loads.
 func TestRecordedEncodingChecked(t *testing.T) {
 	dir := t.TempDir()
 	writeRecording(t, filepath.Join(dir, "studio", "a.wav"), pcm16k, 1600)
@@ -143,7 +144,9 @@ syntheses:
     audio_config: {container: mp3, ` + cfg + `}
     recorded: ` + rec + "\n"
 	}
+	writeRecording(t, filepath.Join(dir, "studio", "empty.wav"), pcm16k, 0)
 	for _, tc := range []struct{ cfg, rec, at, want string }{
+		{"sample_rate: 16000", "{path: studio/empty.wav, convert: true}", "voxform.yaml:10:22", "holds no audio, and an empty mp3 file cannot be encoded"},
 		{"sample_rate: 16000", "studio/a.wav", "voxform.yaml:10:15", "an MP3 encoding"},
 		{"sample_rate: 8000, bitrate: 128k", "{path: studio/a.wav, convert: true}", "voxform.yaml:9:64", "128000 bit/s is not an MP3 bit rate at 8000 Hz"},
 		{"sample_rate: 8000, bitrate: 64k", "{path: studio/a.wav, convert: true}", "", ""},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/voxform/voxform/internal/heaptest"
 	"github.com/voxform/voxform/speechapi"
 )
 
@@ -234,7 +234,7 @@ func TestSSEChunksAreNotCopied(t *testing.T) {
 		}))
 		c := limitClient(t, srv.URL)
 		var out countingWriter
-		perRun[chunks] = allocatedBy(func() {
+		perRun[chunks] = heaptest.Allocated(func() {
 			if _, err := c.SynthesizeStream(context.Background(), rawReq, &out); err != nil {
 				t.Fatal(err)
 			}
@@ -280,14 +280,4 @@ func TestRealtimeMessageIsCapped(t *testing.T) {
 	clip := wavBytes(t, 2, 0.5, 16000, kindSpeech)
 	_, err := c.TranscribeRealtime(context.Background(), bytes.NewReader(clip), speechapi.RealtimeOptions{LanguageCode: "hi-IN", IdleTimeout: time.Second})
 	checkLimit(t, err, strings.TrimPrefix(srv.URL, "http://"), "1 MiB")
-}
-
-// allocatedBy returns the bytes the process allocated while f ran,
-// garbage included.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }

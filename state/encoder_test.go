@@ -16,6 +16,7 @@ func TestOutputEncoderCheckedOnRead(t *testing.T) {
 		{"master 1; ffmpeg 5.1.9 (libavcodec 59.37.100) -c:a libmp3lame", ""},
 		{strings.Repeat("x", MaxEncoderLen+1), "outputs[0].encoder: not an encoder identity (at most 4096 bytes"},
 		{"ffmpeg \x1b[2J", "outputs[0].encoder"},
+		{"ffmpeg 99 \u202etxt.exe", "outputs[0].encoder"},
 	} {
 		f := New()
 		r := sampleResource("a")

@@ -3,8 +3,6 @@ package state
 import (
 	"fmt"
 	"math"
-	"strings"
-	"unicode"
 )
 
 // Bounds of the recorded fields whose content voxform takes from outside
@@ -154,11 +152,12 @@ func (d *Delivery) Check() error {
 	return checkEncoder(d.Encoder)
 }
 
-// checkEncoder refuses an encoder identity longer than MaxEncoderLen or
-// with control characters.
+// checkEncoder refuses an encoder identity that is not text as CheckText
+// takes it: longer than MaxEncoderLen, not UTF-8, or holding a character
+// that is not printable (a control character, a bidirectional override).
 func checkEncoder(id string) error {
-	if len(id) > MaxEncoderLen || strings.IndexFunc(id, unicode.IsControl) >= 0 {
-		return fmt.Errorf("encoder: not an encoder identity (at most %d bytes, no control characters)", MaxEncoderLen)
+	if CheckText("encoder", id, MaxEncoderLen) != nil {
+		return fmt.Errorf("encoder: not an encoder identity (at most %d bytes, printable characters only)", MaxEncoderLen)
 	}
 	return nil
 }

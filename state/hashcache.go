@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -143,7 +143,11 @@ func decodeHashes(b []byte) (map[string]cacheEntry, error) {
 		rest = rest[n:]
 		return v, true
 	}
-	entries := map[string]cacheEntry{}
+	// An entry takes some 80 bytes (a path of 20, four times, an inode
+	// and its hash): sized for that, the map does not grow as 100,000
+	// entries are read (its growing was half the decode).
+	entries := make(map[string]cacheEntry, len(rest)/64)
+	var hexSum []byte
 	for len(rest) > 0 {
 		n, ok := uvarint()
 		if !ok || n > maxHashPath || n > uint64(len(rest)) {
@@ -160,7 +164,8 @@ func decodeHashes(b []byte) (map[string]cacheEntry, error) {
 		if e.Inode, ok = uvarint(); !ok || len(rest) < sha256.Size {
 			return nil, bad
 		}
-		e.SHA256 = hex.EncodeToString(rest[:sha256.Size])
+		hexSum = hex.AppendEncode(hexSum[:0], rest[:sha256.Size])
+		e.SHA256 = string(hexSum) // one allocation, where EncodeToString makes two
 		rest = rest[sha256.Size:]
 		entries[p] = e
 	}
@@ -191,31 +196,77 @@ func racy(e cacheEntry) bool {
 	return e.HashedNS-max(e.MtimeNS, e.CtimeNS) <= int64(racyWindow(e.MtimeNS))
 }
 
-func entryFor(fi os.FileInfo) cacheEntry {
-	e := cacheEntry{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.Inode = st.Ino
-		e.CtimeNS = st.Ctim.Sec*1e9 + st.Ctim.Nsec
+// entryOf is the entry of a file whose stat is st, not hashed yet.
+func entryOf(st *unix.Stat_t) cacheEntry {
+	return cacheEntry{Size: st.Size, MtimeNS: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Inode: st.Ino,
+		CtimeNS: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+}
+
+// statFunc stats a file by its path relative to the manifest directory,
+// following symbolic links as os.Stat does; a failure is an
+// *os.PathError naming the full path.
+type statFunc func(rel string, st *unix.Stat_t) error
+
+// statPath stats rel by its full path.
+func (c *HashCache) statPath(rel string, st *unix.Stat_t) error {
+	full := filepath.Join(c.dir, rel)
+	if err := ignoringEINTR(func() error { return unix.Stat(full, st) }); err != nil {
+		return &os.PathError{Op: "stat", Path: full, Err: err}
 	}
-	return e
+	return nil
+}
+
+// statIn is a statFunc relative to d, the manifest directory opened once
+// (a plan stats every output: the kernel then walks only the path below
+// it), or statPath when it cannot be opened. A path that is not local
+// (filepath.IsLocal) is stated by its full path; a local one is cleaned
+// first, as filepath.Join cleans it.
+func (c *HashCache) statIn(d *os.File) statFunc {
+	if d == nil {
+		return c.statPath
+	}
+	fd := int(d.Fd())
+	return func(rel string, st *unix.Stat_t) error {
+		if !filepath.IsLocal(rel) {
+			return c.statPath(rel, st)
+		}
+		clean := filepath.Clean(rel)
+		if err := ignoringEINTR(func() error { return unix.Fstatat(fd, clean, st, 0) }); err != nil {
+			return &os.PathError{Op: "stat", Path: filepath.Join(c.dir, rel), Err: err}
+		}
+		return nil
+	}
+}
+
+// ignoringEINTR calls f until it fails with another error than EINTR.
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // Hash returns the hash of rel (relative to the manifest directory), from
 // the cache when size, mtime, ctime and inode are unchanged, else by
 // streaming the file.
 func (c *HashCache) Hash(rel string) (FileHash, error) {
-	full := filepath.Join(c.dir, rel)
-	fi, err := os.Stat(full)
+	return c.hash(rel, c.statPath, new(unix.Stat_t))
+}
+
+// hash is Hash, stating rel with stat into st (a worker's own).
+func (c *HashCache) hash(rel string, stat statFunc, st *unix.Stat_t) (FileHash, error) {
+	err := stat(rel, st)
 	if errors.Is(err, os.ErrNotExist) {
 		return FileHash{}, nil
 	}
 	if err != nil {
 		return FileHash{}, fmt.Errorf("hash %s: %w", rel, err)
 	}
-	if !fi.Mode().IsRegular() {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return FileHash{}, fmt.Errorf("hash %s: not a regular file", rel)
 	}
-	want := entryFor(fi)
+	want := entryOf(st)
 	c.mu.Lock()
 	e, ok := c.entries[rel]
 	c.mu.Unlock()
@@ -223,7 +274,7 @@ func (c *HashCache) Hash(rel string) (FileHash, error) {
 		return FileHash{Exists: true, SHA256: e.SHA256, Size: e.Size}, nil
 	}
 	hashedAt := c.now().UnixNano()
-	sum, n, err := HashFile(full)
+	sum, n, err := HashFile(filepath.Join(c.dir, rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return FileHash{}, nil
 	}
@@ -243,11 +294,11 @@ func (c *HashCache) Hash(rel string) (FileHash, error) {
 // Put seeds the cache with a hash voxform just computed while writing rel, so
 // the next plan need not read it again.
 func (c *HashCache) Put(rel, sha256Hex string) {
-	fi, err := os.Stat(filepath.Join(c.dir, rel))
-	if err != nil {
+	var st unix.Stat_t
+	if c.statPath(rel, &st) != nil {
 		return
 	}
-	e := entryFor(fi)
+	e := entryOf(&st)
 	e.SHA256, e.HashedNS = sha256Hex, c.now().UnixNano()
 	c.mu.Lock()
 	c.entries[rel] = e
@@ -307,35 +358,53 @@ var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return 
 // HashAll hashes paths (relative to the cache's directory) in parallel and
 // returns the results by path.
 func (c *HashCache) HashAll(ctx context.Context, paths []string) (map[string]FileHash, error) {
-	out := make(map[string]FileHash, len(paths))
-	var mu sync.Mutex
-	err := c.hashEach(ctx, paths, func(p string, h FileHash) {
-		mu.Lock()
-		out[p] = h
-		mu.Unlock()
-	}, func(_ string, err error) error { return err })
+	got := make([]FileHash, len(paths))
+	err := c.hashEach(ctx, paths, func(i int, h FileHash) { got[i] = h }, func(_ string, err error) error { return err })
 	if err != nil {
 		return nil, err
 	}
-	return out, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]FileHash, len(paths))
+	for i, p := range paths {
+		out[p] = got[i]
+	}
+	return out, nil
 }
 
-// hashEach hashes paths in parallel, giving each result to got and each
-// error to failed, which says whether it stops the others; it stops
-// starting more when ctx is done (the caller checks ctx).
-func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(string, FileHash), failed func(string, error) error) error {
+// hashEach hashes paths in parallel, giving each result to got with its
+// index in paths and each error to failed, which says whether it stops
+// the others; it stops starting more when ctx is done (the caller checks
+// ctx). A few workers take the paths in turn, each stated relative to the
+// manifest directory, opened once.
+func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(int, FileHash), failed func(string, error) error) error {
+	d, err := os.Open(c.dir)
+	if err != nil {
+		d = nil // each is stated by its path, and fails as it would
+	} else {
+		defer d.Close()
+	}
+	stat := c.statIn(d)
+	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(2, runtime.GOMAXPROCS(0)*2))
-	for _, p := range paths {
-		if gctx.Err() != nil {
-			break
-		}
+	for range min(max(2, runtime.GOMAXPROCS(0)*2), len(paths)) {
 		g.Go(func() error {
-			h, err := c.Hash(p)
-			if err != nil {
-				return failed(p, err)
+			st := new(unix.Stat_t)
+			for gctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return nil
+				}
+				h, err := c.hash(paths[i], stat, st)
+				if err != nil {
+					if err := failed(paths[i], err); err != nil {
+						return err
+					}
+					continue
+				}
+				got(i, h)
 			}
-			got(p, h)
 			return nil
 		})
 	}
@@ -345,14 +414,14 @@ func (c *HashCache) hashEach(ctx context.Context, paths []string, got func(strin
 // Fresh says whether the entry of rel gives the file's content as it is
 // on disk now, so that Hash would not read the file.
 func (c *HashCache) Fresh(rel string) bool {
-	fi, err := os.Stat(filepath.Join(c.dir, rel))
-	if err != nil || !fi.Mode().IsRegular() {
+	var st unix.Stat_t
+	if c.statPath(rel, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return false
 	}
 	c.mu.Lock()
 	e, ok := c.entries[rel]
 	c.mu.Unlock()
-	return ok && trusted(e, entryFor(fi))
+	return ok && trusted(e, entryOf(&st))
 }
 
 // maxSettleWait bounds how long Settle waits for a racy window to pass:
@@ -384,7 +453,7 @@ func (c *HashCache) Settle(ctx context.Context) error {
 	}
 	// A file that cannot be hashed now (made a directory, unreadable) is
 	// left unsettled; the next plan reads it and says what is wrong.
-	if err := c.hashEach(ctx, pending, func(string, FileHash) {}, func(string, error) error { return nil }); err != nil {
+	if err := c.hashEach(ctx, pending, func(int, FileHash) {}, func(string, error) error { return nil }); err != nil {
 		return err
 	}
 	return ctx.Err()

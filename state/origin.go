@@ -15,10 +15,10 @@ func (r *Resource) RecordingPath() string {
 // that say it at length are the views' own.
 func (r *Resource) OriginLabel() string {
 	switch {
-	case r.RecordingPath() != "":
-		return OriginRecorded
 	case r.Origin == OriginTake && len(r.Take) >= 12:
 		return "take " + r.Take[:12]
+	case r.Origin == "" && r.RecordingPath() != "":
+		return OriginRecorded // recorded before its origin was
 	}
 	return r.Origin
 }

@@ -77,7 +77,7 @@ func (p *PG) snapshotName() string {
 // snapshotKey is the key of the snapshot file whose stat is st, of the
 // state of lineage at epoch.
 func (p *PG) snapshotKey(st *unix.Stat_t, lineage string, epoch int64) [32]byte {
-	b := fmt.Appendf(nil, "voxform pg snapshot 2\n%s\n%s\n%d\n", p.Describe(), lineage, epoch) // 2: resources in chunks
+	b := fmt.Appendf(nil, "voxform pg snapshot 3\n%s\n%s\n%d\n", p.Describe(), lineage, epoch) // 3: resources in blocks of strings and records
 	b = binary.BigEndian.AppendUint64(b, uint64(st.Dev))
 	b = binary.BigEndian.AppendUint64(b, st.Ino)
 	return sha256.Sum256(b)

@@ -1,8 +1,8 @@
 package state
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/gob"
 	"testing"
 	"time"
 )
@@ -42,9 +42,11 @@ func TestRequestJSONEncodesAsItsMap(t *testing.T) {
 		}
 		var s bytes.Buffer
 		sb := snapshotOf(f)
-		if err := sb.encodeResources(gob.NewEncoder(&s)); err != nil {
+		w := bufio.NewWriter(&s)
+		if err := sb.encodeResources(w); err != nil {
 			t.Fatal(err)
 		}
+		w.Flush()
 		return b.Bytes(), line, s.Bytes()
 	}
 	mf, ml, ms := encodings(byMap)

@@ -30,17 +30,11 @@ import (
 
 const snapshotName = "state.snapshot"
 
-// snapshotResource is one resource of a snapshot, its request as compact
-// JSON.
-type snapshotResource struct {
-	Addr    string
-	R       resourcePlain
-	Request []byte
-}
-
-// snapshotBody is the state a snapshot holds. Its N resources follow it in
-// the file in gob messages of at most snapshotChunk: read back, one
-// message of 100,000 took twice its size in copies before it was decoded.
+// snapshotBody is the state a snapshot holds, in gob. Its N resources
+// follow it in the file in blocks of at most snapshotChunk (see
+// snapshot_codec.go): read back, one gob message of 100,000 took twice its
+// size in copies before it was decoded, and gob made an allocation for
+// each string.
 type snapshotBody struct {
 	Version        int
 	Lineage        string
@@ -53,7 +47,7 @@ type snapshotBody struct {
 	resources      map[string]*Resource
 }
 
-// snapshotChunk is how many resources one gob message of a snapshot holds.
+// snapshotChunk is how many resources one block of a snapshot holds.
 const snapshotChunk = 1000
 
 // snapshotted is what a snapshot file holds: a value whose body's
@@ -70,7 +64,7 @@ func (l *Local) snapshotPath() string { return filepath.Join(l.Dir, CacheDirName
 // copy, is another inode with another ctime (which its owner cannot set),
 // so it misses and the JSON is decoded.
 func snapshotKey(sum [32]byte, st *unix.Stat_t) [32]byte {
-	b := append([]byte("voxform state snapshot 4\n"), sum[:]...) // 4: with Approval (an older voxform would drop it)
+	b := append([]byte("voxform state snapshot 5\n"), sum[:]...) // 5: resources in blocks of strings and records
 	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(st.Size),
 		uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec), uint64(st.Ctim.Sec), uint64(st.Ctim.Nsec)} {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -112,8 +106,8 @@ func snapshotOf(f *File) snapshotBody {
 }
 
 // encodeResources writes the resources of sb after it.
-func (sb *snapshotBody) encodeResources(enc *gob.Encoder) error {
-	chunk := make([]snapshotResource, 0, snapshotChunk)
+func (sb *snapshotBody) encodeResources(w *bufio.Writer) error {
+	var e blockEncoder
 	for a, r := range sb.resources {
 		raw := r.rawRequest // compact (see compactJSON)
 		if r.Request != nil {
@@ -121,36 +115,36 @@ func (sb *snapshotBody) encodeResources(enc *gob.Encoder) error {
 				raw = b
 			}
 		}
-		plain := resourcePlain(*r)
-		plain.Request = nil // kept as raw JSON
-		if chunk = append(chunk, snapshotResource{Addr: a, R: plain, Request: raw}); len(chunk) == snapshotChunk {
-			if err := enc.Encode(chunk); err != nil {
+		if err := e.add(a, r, raw); err != nil {
+			return err
+		}
+		if e.n == snapshotChunk {
+			if err := e.flush(w); err != nil {
 				return err
 			}
-			chunk = chunk[:0]
 		}
 	}
-	if len(chunk) == 0 {
+	if e.n == 0 {
 		return nil
 	}
-	return enc.Encode(chunk)
+	return e.flush(w)
 }
 
-// decodeResources reads the N resources that follow sb.
-func (sb *snapshotBody) decodeResources(dec *gob.Decoder) bool {
-	sb.resources = make(map[string]*Resource, min(sb.N, 1<<17)) // N is not trusted yet
+// decodeResources reads the N resources that follow sb from r, which
+// holds at most budget bytes more.
+func (sb *snapshotBody) decodeResources(r *bufio.Reader, budget int64) bool {
+	if sb.N < 0 || int64(sb.N) > budget { // a resource takes bytes
+		return false
+	}
+	sb.resources = make(map[string]*Resource, sb.N)
+	d := newBlockDecoder(sb.N, budget)
 	for len(sb.resources) < sb.N {
-		var chunk []snapshotResource // new each time: gob leaves a field it omits as it was
-		if dec.Decode(&chunk) != nil || len(chunk) == 0 || len(chunk) > sb.N-len(sb.resources) {
+		before := len(sb.resources)
+		if d.read(r) != nil || d.records(sb.resources) != nil || len(sb.resources) == before || len(sb.resources) > sb.N {
 			return false
 		}
-		for _, sr := range chunk {
-			r := Resource(sr.R)
-			r.rawRequest = sr.Request
-			sb.resources[sr.Addr] = &r
-		}
 	}
-	return sb.N >= 0
+	return true
 }
 
 // file is the state sb holds, not checked yet (see File.checkEntries).
@@ -174,14 +168,17 @@ func readSnapshot(fh *os.File, key [32]byte, v snapshotted) bool {
 	if _, err := io.ReadFull(fh, head[:]); err != nil || !bytes.Equal(head[:32], key[:]) {
 		return false
 	}
+	fi, err := fh.Stat()
+	if err != nil || fi.Size() > MaxCacheFileSize {
+		return false
+	}
 	h := sha256.New()
 	body := &io.LimitedReader{R: fh, N: MaxCacheFileSize + 1}
 	br := bufio.NewReaderSize(io.TeeReader(body, h), 256<<10)
-	dec := gob.NewDecoder(br)
-	if dec.Decode(v) != nil || !v.body().decodeResources(dec) {
+	if gob.NewDecoder(br).Decode(v) != nil || !v.body().decodeResources(br, fi.Size()-int64(len(head))) {
 		return false
 	}
-	_, err := io.Copy(io.Discard, br)
+	_, err = io.Copy(io.Discard, br)
 	return err == nil && body.N > 0 && bytes.Equal(h.Sum(nil), head[32:64]) // N == 0: over the limit
 }
 
@@ -214,7 +211,7 @@ func writeSnapshot(dir, name string, keyOf func(st *unix.Stat_t) [32]byte, v sna
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		if err := v.body().encodeResources(enc); err != nil {
+		if err := v.body().encodeResources(bw); err != nil {
 			return err
 		}
 		if err := bw.Flush(); err != nil {

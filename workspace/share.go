@@ -34,7 +34,7 @@ func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, o
 	if mode == planner.CacheOff {
 		return nil, nil, errors.New("pull: the cache is off")
 	}
-	p, err := s.Plan(ctx, m, planner.Options{Cache: mode})
+	p, err := s.Plan(ctx, m, planner.Options{Cache: mode, Restoring: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -225,34 +225,30 @@ func (s *Session) SaveHashes() error {
 }
 
 // Plan computes the plan of m against the locked state: it hashes the
-// inputs (and, unless opts.NoRefresh, the recorded outputs) in parallel
-// through the hash cache, diffs, prices and checks every path of the plan
-// as the file system resolves it now (apply checks again). On a budget
-// error the plan is returned with the error.
+// inputs (and, unless opts.NoRefresh, the recorded outputs, while the
+// desired resources are built) in parallel through the hash cache, diffs,
+// prices and checks every path of the plan as the file system resolves it
+// now (apply checks again). On a budget error the plan is returned with
+// the error.
 func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.Options) (*planner.Plan, error) {
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	paths := planner.InputFiles(m)
-	if !opts.NoRefresh {
-		paths = append(paths, planner.OutputFiles(s.st)...)
-	}
-	hashes, err := s.cache.HashAll(ctx, paths)
+	hashes, err := s.startHashes(ctx, m, opts)
 	if err != nil {
 		return nil, err
 	}
-	hash := func(p string) (state.FileHash, error) {
-		if h, ok := hashes[p]; ok {
-			return h, nil
-		}
-		return s.cache.Hash(p)
-	}
+	defer hashes.stop()
+	hash := hashes.hash
 	// Once built, the desired resources hold what the plan needs of the
 	// manifest's: only its settings are read after, so that the caller
 	// may let go of a large manifest's resources while the plan is made.
 	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget, Encoder: s.ws.Encoder}
 	settings := Settings(m)
 	if in.Desired, err = planner.Build(m, hash); err != nil {
+		return nil, err
+	}
+	if err := hashes.recorded(); err != nil {
 		return nil, err
 	}
 	if opts.Cache != planner.CacheOff {
@@ -272,6 +268,67 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 		err = s.ws.checkPaths(p)
 	}
 	return p, err
+}
+
+// planHashes are the hashes of the files a plan reads: its inputs', then
+// the recorded outputs', hashed in the background while the desired
+// resources are built (the plan after an apply of 100,000 stats every
+// output: on the second core while the first builds).
+type planHashes struct {
+	cache   *state.HashCache
+	inputs  map[string]state.FileHash
+	outputs map[string]state.FileHash // once recorded has returned
+	done    chan struct{}
+	found   map[string]state.FileHash // the background's
+	err     error
+	cancel  context.CancelFunc
+}
+
+// startHashes hashes m's inputs and starts hashing the recorded outputs,
+// unless opts.NoRefresh. The caller stops it.
+func (s *Session) startHashes(ctx context.Context, m *manifest.Manifest, opts planner.Options) (*planHashes, error) {
+	inputs, err := s.cache.HashAll(ctx, planner.InputFiles(m))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	h := &planHashes{cache: s.cache, inputs: inputs, done: make(chan struct{}), cancel: cancel}
+	if opts.NoRefresh {
+		close(h.done)
+		return h, nil
+	}
+	paths := planner.OutputFiles(s.st)
+	go func() {
+		defer close(h.done)
+		h.found, h.err = s.cache.HashAll(ctx, paths)
+	}()
+	return h, nil
+}
+
+// recorded waits for the recorded outputs' hashes, which hash gives from
+// then on.
+func (h *planHashes) recorded() error {
+	<-h.done
+	h.outputs = h.found
+	return h.err
+}
+
+// stop stops the hashing and waits for it to end.
+func (h *planHashes) stop() {
+	h.cancel()
+	<-h.done
+}
+
+// hash is the plan's planner.HashFunc: the hashes made up front, or the
+// file hashed now.
+func (h *planHashes) hash(p string) (state.FileHash, error) {
+	if fh, ok := h.inputs[p]; ok {
+		return fh, nil
+	}
+	if fh, ok := h.outputs[p]; ok {
+		return fh, nil
+	}
+	return h.cache.Hash(p)
 }
 
 // cachedFiles is the planner's view of the entries c holds (cache.Cache.

@@ -31,7 +31,7 @@ func originPhrase(a *planner.Action) string {
 	if a.Type == planner.Delete {
 		verb = "removes"
 	}
-	if path := a.Prior.RecordingPath(); path != "" {
+	if path := a.Prior.RecordingPath(); path != "" && (a.Prior.Origin == "" || a.Prior.Origin == state.OriginRecorded) {
 		return verb + " the recording " + path
 	}
 	switch a.Prior.Origin {

@@ -1,5 +1,5 @@
 // Package heaptest measures, for the memory tests of other packages, the
-// most heap in use while something runs.
+// most heap in use while something runs, and what it allocates.
 package heaptest
 
 import (
@@ -36,4 +36,14 @@ func Sample(period time.Duration) (stop func() uint64) {
 		wg.Wait()
 		return peak.Load()
 	}
+}
+
+// Allocated returns the bytes the process allocated while f ran, garbage
+// included (runtime.MemStats.TotalAlloc).
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -1,0 +1,75 @@
+package planner_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/voxform/voxform/internal/heaptest"
+	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/planner"
+	"github.com/voxform/voxform/state"
+)
+
+// Planning resources that have not changed allocates little for each:
+// the working maps and lists of a plan are sized for its resources, not
+// grown to 100,000 one by one (the plan after an apply of 100,000 makes
+// no action, and spent a quarter of its time growing them).
+func TestPlanUnchangedAllocates(t *testing.T) {
+	const n = 20000
+	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
+	for i := range n {
+		key := fmt.Sprintf("p%05d", i)
+		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
+	}
+	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := state.New()
+	sum := fmt.Sprintf("%064x", 1)
+	for _, d := range desired {
+		r := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
+			Outputs: []state.Output{{Path: d.Outputs[0].Path, SHA256: sum, Size: 10}}}
+		r.SetRequestJSON(d.Request)
+		st.Resources[d.Address] = r
+	}
+	hashes := map[string]state.FileHash{}
+	var outputs []string
+	bytes := heaptest.Allocated(func() { outputs = planner.OutputFiles(st) })
+	for _, p := range outputs {
+		hashes[p] = state.FileHash{Exists: true, SHA256: sum, Size: 10}
+	}
+	hash := func(p string) (state.FileHash, error) { return hashes[p], nil }
+	var p *planner.Plan
+	bytes += heaptest.Allocated(func() {
+		p, err = planner.Compute(planner.Input{Desired: desired, State: st, Hash: hash})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.HasChanges() || p.NoOps != n {
+		t.Fatalf("%d no-ops, %v", p.NoOps, p.Summary())
+	}
+	t.Logf("%d B a resource", bytes/n)
+	if per := bytes / n; per > 500 { // 723 when they grew; an Action each (280 B) is most of it
+		t.Errorf("planning %d unchanged resources allocated %d B a resource; want at most 500", n, per)
+	}
+}
+
+// A synthesis's fingerprint is computed without an allocation for each
+// object of its request (its keys are sorted in place).
+func TestFingerprintAllocations(t *testing.T) {
+	req := map[string]any{
+		"model": "tts-v2.5", "voice": "Kaveri", "language": "hi-IN", "speed": 1.0, "text": "नमस्ते",
+		"audio_config": map[string]any{"container": "wav", "sample_rate": 48000, "num_channels": 1, "sample_width": 2, "encoding": "linear_pcm"},
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := planner.Fingerprint("synthesis", req); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 4 { // 11 when each object's keys were a new slice and the buffer grew
+		t.Errorf("a fingerprint made %.0f allocations; want at most 4 (the buffer, the request's copy, the hash and its hex)", allocs)
+	}
+}
