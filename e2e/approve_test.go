@@ -38,6 +38,7 @@ syntheses:
 // times; verify -require-approved fails until the 10 new ones are
 // approved, then passes.
 func TestApprovePinsAndGates(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)

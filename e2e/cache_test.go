@@ -34,6 +34,7 @@ syntheses:
 // the local cache: the plan shows a free restore, the apply calls nothing,
 // and the file is the one first made, byte for byte.
 func TestRevertRestoresFromCache(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
 	p := newProject(t, "", e)
@@ -84,6 +85,7 @@ func withRemote(p *project, s *miniotest.Server, url string) {
 // an applied project with its state but no outputs pulls every output back,
 // byte for byte, with no call either.
 func TestRemoteCacheAcrossRepositories(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	s := miniotest.Start(t)
 	url := s.URL(s.Bucket(t), "team/speech")
@@ -222,6 +224,7 @@ func cloneWithoutOutputs(t *testing.T, p *project, e *emu, outputs []string) *pr
 // resource as complete and paid for by nobody here, and no temporary file
 // left in the project or in its local cache.
 func TestKill9DuringRestore(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)

@@ -58,6 +58,7 @@ func killChapterText(n int) string {
 // The joined output is valid, the cue files are recorded, verify finds
 // no drift and no temporary file is left.
 func TestKill9MidChapter(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	ffprobe(t)
 	k := &killer{}

@@ -15,6 +15,7 @@ import (
 // nine prompts as valid 8 kHz mu-law, and leave a state that a second
 // 'plan -emulate' finds up to date.
 func TestREADMEFirstCommand(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	ffprobe(t)
 	p := newProject(t, "ivr-prompts", nil)

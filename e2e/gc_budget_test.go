@@ -14,6 +14,7 @@ import (
 // (gc kept only each resource's own fingerprint: the edit was planned at
 // one or two chunks and billed the whole chapter, past budget:.)
 func TestGCThenEditStaysInBudget(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
 	p := newProject(t, "audiobook", e)

@@ -70,6 +70,22 @@ var profile = func() string {
 	return "live"
 }()
 
+// onceAcrossProfiles runs a test in the suite's first pass only (the
+// live profile, the default): for tests of what is voxform's own and the
+// same under either profile (the state backends, kill and resume where a
+// twin test covers the profile, the output cache, delivery and mastering,
+// listening checks, approvals, edits, the report page, path safety), whose
+// requests are the same but for the spellings the profile passes on, and
+// which the tests of the wire, the examples, faults and kills cover under
+// both. scripts/test.sh runs the suite again against the documented
+// profile.
+func onceAcrossProfiles(t *testing.T) {
+	t.Helper()
+	if profile != "live" {
+		t.Skipf("runs in the live-profile pass of the suite, the same under either profile (this pass: %s)", profile)
+	}
+}
+
 // startEmulator starts an emulator with opts, behaving as the suite's
 // profile's service; batch jobs run a thousand times faster than the real
 // service unless opts says otherwise.

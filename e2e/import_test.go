@@ -22,6 +22,7 @@ const importPrompts = 50
 // and 'use' puts an earlier one back byte for byte with no call, after
 // which the plan shows no change.
 func TestImportAndUse(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -167,6 +168,7 @@ func stateOrigin(t *testing.T, p *project, addr string) string {
 // never the request's fingerprint: a project asking for the same prompts
 // with an empty local cache pays for them.
 func TestImportAndUseSurvivePull(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{NoEspeak: true})
 	p := newProject(t, "", e)

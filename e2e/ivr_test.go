@@ -17,6 +17,7 @@ import (
 // repaired with one call each, to the very bytes it had; destroy removes
 // every output and forgets every resource.
 func TestIVREdits(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	ffprobe(t)
 	e := startEmulator(t, emulator.Options{Seed: 3, NoEspeak: true})

@@ -42,10 +42,15 @@ func TestKill9Converges(t *testing.T) { kill9Converges(t, false) }
 
 // TestKill9ConvergesPG is TestKill9Converges with the state in PostgreSQL
 // (each round's project in a database of its own): the same guarantees,
-// the lock of each killed apply free within its lease.
+// the lock of each killed apply free within its lease. It runs in the
+// live-profile pass only: the state backend is the same under either
+// profile, whose requests TestKill9Converges kills under both.
 //
 // conformance: BJ-056, BJ-071, BJ-074, BJ-085, BJ-087, OB-021, OB-031, VC-014
-func TestKill9ConvergesPG(t *testing.T) { kill9Converges(t, true) }
+func TestKill9ConvergesPG(t *testing.T) {
+	onceAcrossProfiles(t)
+	kill9Converges(t, true)
+}
 
 func kill9Converges(t *testing.T, pg bool) {
 	t.Parallel()

@@ -19,18 +19,6 @@ import (
 // emulator with speech faults at a fixed seed, on 200 prompts and a
 // 30-chunk chapter, with recognition noise on.
 
-// onceAcrossProfiles runs the listening tests in the suite's first pass
-// only (the live profile, the default): they apply 200 prompts and a
-// chapter twice over, and what they test is voxform's, the same for both
-// profiles, whose wire the other tests cover. scripts/test.sh runs the
-// suite again against the documented profile.
-func onceAcrossProfiles(t *testing.T) {
-	t.Helper()
-	if profile != "live" {
-		t.Skipf("the listening end-to-end tests run in the live-profile pass of the suite (this pass: %s)", profile)
-	}
-}
-
 // listenFaults are the emulator's speech faults and recognition noise of
 // these tests.
 func listenFaults() emulator.Options {

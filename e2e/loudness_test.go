@@ -62,6 +62,7 @@ func loudnessOf(t *testing.T, p *project, addr string) map[string]any {
 // an older state are measured from the files; the manifest's loudness:
 // block sets the limits and the flags override it.
 func TestVerifyLoudness(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 3})
 	p := newProject(t, "", e)
@@ -136,6 +137,7 @@ func TestVerifyLoudness(t *testing.T) {
 // TestPlanMarkdown: plan -markdown prints the Markdown summary on stdout
 // and nothing else, and show -markdown of the saved plan prints the same.
 func TestPlanMarkdown(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)

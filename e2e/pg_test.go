@@ -32,6 +32,7 @@ func (p *project) usePG() {
 // new apply gets the lock within the lease and resumes the job without
 // creating another. Nothing is written beside the manifests but outputs.
 func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	// The batch job runs at the service's own pace (seconds), so that it
 	// is still pending when the first apply is killed, however loaded the
@@ -91,6 +92,7 @@ func TestPGSecondApplyRefusedAndKilledJobResumed(t *testing.T) {
 // work recorded before stays recorded, nothing is paid twice, and the
 // next apply converges.
 func TestPGRestartMidApply(t *testing.T) {
+	onceAcrossProfiles(t)
 	e := startEmulator(t, emulator.Options{NoEspeak: true, Latency: 40 * time.Millisecond})
 	bp := newBigProject(t, e, 40, 0, 0)
 	bp.usePG()
@@ -127,6 +129,7 @@ func TestPGRestartMidApply(t *testing.T) {
 // comes back byte for byte, commands refuse the copy left behind, state
 // pull prints the state from pg, and no password is ever printed.
 func TestPGMigrateByCommand(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{NoEspeak: true})
 	p := newProject(t, "ivr-prompts", e)

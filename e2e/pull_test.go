@@ -22,6 +22,7 @@ import (
 // new project's state (a detected language holding an escape sequence)
 // is refused.
 func TestPullPutsBackWhatTheStateRecords(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
 	for _, example := range []string{"ivr-prompts", "call-transcripts"} {
@@ -142,6 +143,7 @@ func writeEntry(t *testing.T, path string, e *cache.Entry) {
 // sequence is refused when planned, named by its field, the work left for
 // apply (billed), and nothing is recorded.
 func TestRestoreRefusesForgedMetadata(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 7})
 	remote := t.TempDir()

@@ -28,6 +28,7 @@ func recordingsManifest(dirs string) string {
 // field by validate, plan and apply: nothing is sent to the service and
 // the key appears in no output and no file.
 func TestRecordingLinkToEnvironRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -64,6 +65,7 @@ func TestRecordingLinkToEnvironRefused(t *testing.T) {
 // sent; with, its recordings are transcribed. A link to a file outside
 // that directory stays refused.
 func TestRecordingsOutsideNamedExplicitly(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -118,6 +120,7 @@ func TestRecordingsOutsideNamedExplicitly(t *testing.T) {
 // recording's request is answered after both are swapped, and the second is
 // never sent.
 func TestRecordingSwappedDuringApplyRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	const secret = "outside-file-7c41e2"
 	private := filepath.Join(t.TempDir(), "private.wav")

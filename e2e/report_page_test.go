@@ -66,6 +66,7 @@ func writeSynthesisState(t testing.TB, dir string, n int, text func(int) string)
 // script tag, markup and quotes is shown as written, runs nothing and
 // breaks nothing.
 func TestReportEscapesTexts(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	b := startBrowser(t)
 	p := newProject(t, "", nil)
@@ -112,6 +113,7 @@ func TestReportEscapesTexts(t *testing.T) {
 // first 100 rows, and paging and the filters work through them (the load
 // time itself is benchmark target V1, see bench/).
 func TestReportPagesLargeProjects(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	b := startBrowser(t)
 	p := newProject(t, "", nil)

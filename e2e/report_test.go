@@ -20,6 +20,7 @@ import (
 // ffprobe finds in its file, and clicking a transcript segment seeks the
 // source's player to the segment's start.
 func TestReportExamplesInBrowser(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	chromium(t)
 	ffprobe(t)
@@ -172,6 +173,7 @@ func reportRows(b *browser) (rows int, first, info string) {
 // output on disk, after it the copy in the output cache. The "changed
 // only" filter keeps that one row.
 func TestReportOfChanges(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "cloned-voice", e)

@@ -82,6 +82,7 @@ func victim(t *testing.T, p *project) string {
 // refused before anything runs: destroy does not delete it, apply does not
 // move it into the tree.
 func TestStateNamingOutsidePathsIsRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	for _, bad := range []string{"../victim.txt", "ABS", "build/../../victim.txt", ".voxform/hashes.json"} {
@@ -114,6 +115,7 @@ func TestStateNamingOutsidePathsIsRefused(t *testing.T) {
 // A saved plan naming a path outside the project is refused before
 // anything runs, whatever action names it.
 func TestSavedPlanNamingOutsidePathsIsRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -156,6 +158,7 @@ func TestSavedPlanNamingOutsidePathsIsRefused(t *testing.T) {
 // refused by plan and apply (nothing is written there) and by destroy
 // (nothing is deleted there).
 func TestOutputDirectoryLinkedOutsideIsRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -196,6 +199,7 @@ func TestOutputDirectoryLinkedOutsideIsRefused(t *testing.T) {
 // A file voxform did not make at an output path is refused: the plan says
 // so, apply pays for nothing and leaves the file, and -overwrite replaces it.
 func TestFileVoxformDidNotMakeIsRefused(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -225,6 +229,7 @@ func TestFileVoxformDidNotMakeIsRefused(t *testing.T) {
 // An output moved by hand is adopted only when the new path holds the
 // recorded content; a new file the user put at the old name stays.
 func TestAlreadyMovedOutputKeepsTheUsersFile(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -253,6 +258,7 @@ func TestAlreadyMovedOutputKeepsTheUsersFile(t *testing.T) {
 // A resource renamed with a new text but the same output path keeps its
 // new output, and the next plan has nothing to do.
 func TestRenamedResourceKeepsItsOutput(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -315,6 +321,7 @@ transcriptions:
 // says anything else (edited records, file operations or costs), so a plan
 // file cannot delete or move a file, pay twice or slip past the budget.
 func TestSavedPlanIsPlannedAgain(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -362,6 +369,7 @@ func TestSavedPlanIsPlannedAgain(t *testing.T) {
 // plan -out never replaces the state, an output or a file that is not a
 // plan file.
 func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)
@@ -387,6 +395,7 @@ func TestPlanOutReplacesOnlyPlanFiles(t *testing.T) {
 // (The state is made as such a kill leaves it: the resource unrecorded,
 // its output noted as written with the request's fingerprint.)
 func TestWrittenOutputIsRecordedWithoutPaying(t *testing.T) {
+	onceAcrossProfiles(t)
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{})
 	p := newProject(t, "", e)

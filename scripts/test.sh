@@ -15,8 +15,10 @@ trap 'pkill -P "$servers" 2>/dev/null; kill "$servers" 2>/dev/null || true' EXIT
 wait "$servers"
 trap - EXIT
 # The end-to-end suite once more, against the documented service (the
-# main pass speaks to the live profile, the default), runs beside the main
-# pass: it waits on its processes and servers much of its time, which the
+# main pass speaks to the live profile, the default): the tests whose
+# requests the profile changes (a test of what is voxform's own, the same
+# under either profile, says so with onceAcrossProfiles and runs in the
+# main pass only). It runs beside the main pass: it waits on its processes and servers much of its time, which the
 # main pass's packages fill. Its output goes to a file printed after the
 # main pass's, so that neither is interleaved with the other, and the
 # script fails if either pass does.

@@ -22,17 +22,30 @@ import (
 var pieceSeconds = []float64{0.73, 1.31, 0.2, 2.05, 0.9}
 
 // genPieces makes n pieces with ffmpeg: sines of several pitches and
-// lengths at rate, encoded with the output arguments.
+// lengths at rate, encoded with the output arguments, all in one ffmpeg
+// run (starting ffmpeg costs more than encoding a second of audio).
 func genPieces(t *testing.T, n, rate int, ext string, out ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}
+	for i := range n {
+		args = append(args, "-f", "lavfi", "-i",
+			fmt.Sprintf("sine=frequency=%d:sample_rate=%d:duration=%g", 220+40*i, rate, pieceSeconds[i%len(pieceSeconds)]))
+	}
+	return encodePieces(t, dir, n, ext, args, out)
+}
+
+// encodePieces adds to args, ffmpeg's options and its n inputs, an
+// output in dir for each input, encoded with the output arguments, runs
+// ffmpeg and returns the outputs' paths.
+func encodePieces(t *testing.T, dir string, n int, ext string, args, out []string) []string {
 	t.Helper()
 	paths := make([]string, n)
 	for i := range paths {
-		dir := t.TempDir()
 		paths[i] = filepath.Join(dir, fmt.Sprintf("p%02d.%s", i, ext))
-		args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
-			fmt.Sprintf("sine=frequency=%d:sample_rate=%d:duration=%g", 220+40*i, rate, pieceSeconds[i%len(pieceSeconds)])}
-		run(t, "ffmpeg", append(append(args, out...), paths[i])...)
+		args = append(append(append(args, "-map", fmt.Sprintf("%d:a", i)), out...), paths[i])
 	}
+	run(t, "ffmpeg", args...)
 	return paths
 }
 
@@ -40,20 +53,18 @@ func genPieces(t *testing.T, n, rate int, ext string, out ...string) []string {
 func speechPieces(t *testing.T, rate int, ext string, out ...string) []string {
 	t.Helper()
 	sentences := []string{"नमस्ते, यह पहला वाक्य है।", "This is the second sentence of the chapter.", "और यह तीसरा, अंतिम वाक्य है।"}
-	var paths []string
+	dir := t.TempDir()
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}
 	for i, s := range sentences {
-		dir := t.TempDir()
-		wav := filepath.Join(dir, "s.wav")
+		wav := filepath.Join(dir, fmt.Sprintf("s%d.wav", i))
 		voice := "hi"
 		if i == 1 {
 			voice = "en"
 		}
 		run(t, "espeak-ng", "-v", voice, "-w", wav, s)
-		path := filepath.Join(dir, "s."+ext)
-		run(t, "ffmpeg", append(append([]string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", wav, "-ar", strconv.Itoa(rate)}, out...), path)...)
-		paths = append(paths, path)
+		args = append(args, "-i", wav)
 	}
-	return paths
+	return encodePieces(t, dir, len(sentences), ext, args, append([]string{"-ar", strconv.Itoa(rate)}, out...))
 }
 
 // join joins the files at paths with the joiner of c into a file (or,

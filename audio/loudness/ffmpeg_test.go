@@ -64,34 +64,88 @@ type r128 struct {
 // for headerless files (-f s16le -ar 8000 -ac 1).
 func ffmpegR128(t testing.TB, path string, in ...string) r128 {
 	t.Helper()
+	return ffmpegR128s(t, []r128Input{{path, in}})[0]
+}
+
+// r128Input is a file ffmpegR128s measures: its path, and the input
+// options of a headerless file.
+type r128Input struct {
+	path string
+	in   []string
+}
+
+// ffmpegR128s runs ffmpeg's ebur128 filter on each file, all in one
+// ffmpeg process: starting ffmpeg, which loads some 200 libraries, costs
+// more than measuring a few seconds of audio. Each file has a filter of
+// its own (ebur128@mN), whose metadata goes to a file of its own (mN.txt
+// in a directory of the test's) and whose summary is told apart by its
+// name.
+func ffmpegR128s(t testing.TB, files []r128Input) []r128 {
+	t.Helper()
 	requireTool(t, "ffmpeg")
-	args := append([]string{"-hide_banner", "-nostats", "-nostdin"}, in...)
-	args = append(args, "-i", path, "-af",
-		"ebur128=peak=true:metadata=1,ametadata=mode=print:key=lavfi.r128.I:file=-", "-f", "null", "-")
+	args := []string{"-hide_banner", "-nostats", "-nostdin"}
+	var graph, maps []string
+	for i, f := range files {
+		path, err := filepath.Abs(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(append(args, f.in...), "-i", path)
+		graph = append(graph, fmt.Sprintf("[%d:a]ebur128@m%d=peak=true:metadata=1,ametadata=mode=print:key=lavfi.r128.I:file=m%d.txt[o%d]", i, i, i, i))
+		maps = append(maps, "-map", fmt.Sprintf("[o%d]", i), "-f", "null", "-")
+	}
+	args = append(append(args, "-filter_complex", strings.Join(graph, ";")), maps...)
 	cmd := exec.Command("ffmpeg", args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Dir = t.TempDir()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("ffmpeg %v: %v\n%s", args, err, errb.String())
 	}
-	res := r128{integrated: math.NaN(), peak: math.NaN()}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "lavfi.r128.I="); ok {
-			res.integrated, _ = strconv.ParseFloat(v, 64)
-		}
+	res := make([]r128, len(files))
+	for i := range res {
+		res[i] = r128{integrated: ffmpegIntegrated(t, filepath.Join(cmd.Dir, fmt.Sprintf("m%d.txt", i))), peak: math.NaN()}
 	}
-	sc = bufio.NewScanner(&errb)
+	// A summary's first line names its filter; the last summary of each
+	// filter is of the whole file (ffmpeg may configure the graph twice).
+	cur := -1
+	sc := bufio.NewScanner(&errb)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Peak:"); ok {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			cur = -1
+			if _, err := fmt.Sscanf(line, "[ebur128@m%d ", &cur); err != nil || cur < 0 || cur >= len(res) {
+				cur = -1
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "Peak:"); ok && cur >= 0 {
 			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "dBFS"))
-			res.peak, _ = strconv.ParseFloat(v, 64) // "-inf" parses as -Inf
+			res[cur].peak, _ = strconv.ParseFloat(v, 64) // "-inf" parses as -Inf
 		}
 	}
-	if math.IsNaN(res.integrated) || math.IsNaN(res.peak) {
-		t.Fatalf("ffmpeg %v: no integrated loudness or true peak in its output:\n%s", args, errb.String())
+	for i, r := range res {
+		if math.IsNaN(r.integrated) || math.IsNaN(r.peak) {
+			t.Fatalf("ffmpeg %v: no integrated loudness or true peak of %s in its output:\n%s", args, files[i].path, errb.String())
+		}
 	}
 	return res
+}
+
+// ffmpegIntegrated is the last integrated loudness in an ametadata file
+// of ffmpegR128s (NaN when there is none).
+func ffmpegIntegrated(t testing.TB, path string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("ffmpeg's metadata: %v", err)
+	}
+	v := math.NaN()
+	for _, line := range strings.Split(string(b), "\n") {
+		if s, ok := strings.CutPrefix(line, "lavfi.r128.I="); ok {
+			v, _ = strconv.ParseFloat(s, 64)
+		}
+	}
+	return v
 }
 
 // signal is a test input: lavfi is an ffmpeg source for -f lavfi -i, or
@@ -192,52 +246,79 @@ func (a *accuracy) add(key string, dLU, dPeak float64) {
 
 // TestLoudnessMatchesFFmpeg measures every test signal at every rate in
 // every container voxform writes (that this package decodes) and compares
-// with ffmpeg's ebur128 filter on the same file.
+// with ffmpeg's ebur128 filter on the same file. Each signal's files are
+// written by one ffmpeg run and measured by another (see ffmpegR128s).
 func TestLoudnessMatchesFFmpeg(t *testing.T) {
 	acc := &accuracy{max: map[string][2]float64{}}
 	t.Cleanup(func() { logAccuracy(t, acc) })
 	for _, sig := range signals {
-		for _, rate := range sig.rates {
-			t.Run(fmt.Sprintf("%s/%d", sig.name, rate), func(t *testing.T) {
-				t.Parallel()
-				dir := t.TempDir()
-				in := []string{"-f", "lavfi", "-i", sig.lavfi}
-				if sig.lavfi == "" {
-					in = []string{"-i", speech(t, dir)}
+		t.Run(sig.name, func(t *testing.T) {
+			t.Parallel()
+			files := signalFiles(t, sig)
+			inputs := make([]r128Input, len(files))
+			for i, f := range files {
+				inputs[i] = r128Input{path: f.path}
+				if f.raw != nil {
+					inputs[i].in = rawInput(*f.raw)
 				}
-				// One ffmpeg run writes the signal in every container.
-				args := in
-				var paths []string
-				var cs []container
-				for _, c := range loudnessContainers {
-					if (c.rates == nil || slices.Contains(c.rates, rate)) && (!c.speechOnly || sig.lavfi == "") {
-						paths = append(paths, filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-")+"."+c.ext))
-						if !c.opus || slices.Contains(opusRates, rate) {
-							args = append(args, "-ar", strconv.Itoa(rate))
+			}
+			wants := ffmpegR128s(t, inputs)
+			for _, rate := range sig.rates {
+				t.Run(strconv.Itoa(rate), func(t *testing.T) {
+					for i, f := range files {
+						if f.rate != rate {
+							continue
 						}
-						args = append(append(args, c.args...), paths[len(paths)-1])
-						cs = append(cs, c)
+						got, err := loudness.MeasureLoudnessFile(context.Background(), f.path, f.raw)
+						if err != nil {
+							t.Fatalf("%s: %v", f.c.name, err)
+						}
+						dLU, dPeak := compareR128(t, f.c.name, got, wants[i])
+						acc.add(fmt.Sprintf("%-8s %5d", f.c.name, rate), dLU, dPeak)
 					}
-				}
-				run(t, "ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}, args...)...)
-				for i, c := range cs {
-					var raw *audio.Format
-					var in []string
-					if c.raw != nil {
-						f := c.raw(rate, sig.channels)
-						raw, in = &f, rawInput(f)
-					}
-					want := ffmpegR128(t, paths[i], in...)
-					got, err := loudness.MeasureLoudnessFile(context.Background(), paths[i], raw)
-					if err != nil {
-						t.Fatalf("%s: %v", c.name, err)
-					}
-					dLU, dPeak := compareR128(t, c.name, got, want)
-					acc.add(fmt.Sprintf("%-8s %5d", c.name, rate), dLU, dPeak)
-				}
-			})
+				})
+			}
+		})
+	}
+}
+
+// signalFile is a file of signalFiles: the signal at rate in container c.
+type signalFile struct {
+	path string
+	rate int
+	c    container
+	raw  *audio.Format // the format of a headerless file
+}
+
+// signalFiles writes sig at each of its rates in every container that
+// takes the rate, all in one ffmpeg run.
+func signalFiles(t *testing.T, sig signal) []signalFile {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"-f", "lavfi", "-i", sig.lavfi}
+	if sig.lavfi == "" {
+		args = []string{"-i", speech(t, dir)}
+	}
+	var files []signalFile
+	for _, rate := range sig.rates {
+		for _, c := range loudnessContainers {
+			if (c.rates != nil && !slices.Contains(c.rates, rate)) || (c.speechOnly && sig.lavfi != "") {
+				continue
+			}
+			f := signalFile{path: filepath.Join(dir, fmt.Sprintf("out-%d-%s.%s", rate, strings.ReplaceAll(c.name, " ", "-"), c.ext)), rate: rate, c: c}
+			if c.raw != nil {
+				raw := c.raw(rate, sig.channels)
+				f.raw = &raw
+			}
+			if !c.opus || slices.Contains(opusRates, rate) {
+				args = append(args, "-ar", strconv.Itoa(rate))
+			}
+			args = append(append(args, c.args...), f.path)
+			files = append(files, f)
 		}
 	}
+	run(t, "ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}, args...)...)
+	return files
 }
 
 // compareR128 fails the test when got is not within the tolerances of
@@ -291,24 +372,37 @@ func logAccuracy(t *testing.T, acc *accuracy) {
 // 8 channels (LFE 0, surround 1.41) against ffmpeg: each channel carries
 // a tone of its own, all of similar power, so that one wrong weight moves
 // the total by more than the tolerance (a 1.41 for a 1 among 8 channels
-// by about 0.2 LU).
+// by about 0.2 LU). The eight files are written by one ffmpeg run and
+// measured by another.
 func TestLoudnessChannelWeights(t *testing.T) {
-	for n := 1; n <= 8; n++ {
+	dir := t.TempDir()
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}
+	inputs := make([]r128Input, 8)
+	for i := range inputs {
+		n := i + 1
+		exprs := make([]string, n)
+		for c := range exprs {
+			exprs[c] = fmt.Sprintf("%g*sin(2*PI*%d*t)", 0.1*(1+0.15*float64(c)), 500+250*c)
+		}
+		args = append(args, "-f", "lavfi", "-i", "aevalsrc="+strings.Join(exprs, "|")+":s=48000:d=1")
+		f := audio.Format{SampleRate: 48000, Channels: n, BitsPerSample: 16}
+		inputs[i] = r128Input{path: filepath.Join(dir, fmt.Sprintf("tones%d.raw", n)), in: rawInput(f)}
+	}
+	for i, in := range inputs {
+		args = append(args, "-map", fmt.Sprintf("%d:a", i), "-f", "s16le", in.path)
+	}
+	run(t, "ffmpeg", args...)
+	wants := ffmpegR128s(t, inputs)
+	for i, in := range inputs {
+		n := i + 1
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			t.Parallel()
-			exprs := make([]string, n)
-			for c := range exprs {
-				exprs[c] = fmt.Sprintf("%g*sin(2*PI*%d*t)", 0.1*(1+0.15*float64(c)), 500+250*c)
-			}
-			path := ffmpegMake(t, t.TempDir(), "tones.raw",
-				"-f", "lavfi", "-i", "aevalsrc="+strings.Join(exprs, "|")+":s=48000:d=1", "-f", "s16le")
 			f := audio.Format{SampleRate: 48000, Channels: n, BitsPerSample: 16}
-			want := ffmpegR128(t, path, rawInput(f)...)
-			got, err := loudness.MeasureLoudnessFile(context.Background(), path, &f)
+			got, err := loudness.MeasureLoudnessFile(context.Background(), in.path, &f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareR128(t, fmt.Sprintf("%d channels", n), got, want)
+			compareR128(t, fmt.Sprintf("%d channels", n), got, wants[i])
 		})
 	}
 }
