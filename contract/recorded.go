@@ -89,7 +89,7 @@ func RecordingProfile(f Format) *deliver.Profile {
 		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerMP3, deliver.CodecMP3, deliver.CBR, kbps*1000
 	} else {
 		e.Container, e.Codec, e.BitrateMode, e.Bitrate = deliver.ContainerOgg, deliver.CodecOpus, deliver.VBR, 64000+32000*(f.NumChannels-1)
-		e.SampleRate = 48000
+		e.SampleRate = deliver.OpusRate
 	}
 	return &deliver.Profile{Name: "recorded " + f.Container, Encoding: e}
 }

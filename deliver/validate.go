@@ -31,8 +31,12 @@ var codecs = map[string]map[string][]int{
 	},
 	ContainerMP3: {CodecMP3: {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}},
 	ContainerMP4: {CodecAAC: {8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}},
-	ContainerOgg: {CodecOpus: {48000}}, // see rateNote
+	ContainerOgg: {CodecOpus: {OpusRate}}, // see rateNote
 }
+
+// OpusRate is the one rate an Opus profile takes: an Opus stream is
+// decoded, and so measured, at it whatever rate it was encoded from.
+const OpusRate = 48000
 
 // rateNote says why a codec takes only the rates it does, where that is
 // not the codec's own list.
