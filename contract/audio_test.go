@@ -119,7 +119,7 @@ func TestModelRequest(t *testing.T) {
 		{live, "tts-v2.5", "Asmita", "ta-IN", &fast, opus, contract.SynthesisRequest{Model: "timbre-v2.5", Voice: "Asmita", Language: "ta-IN", Speed: 1.1}},
 		{live, "vachana-voice-v3", "Pranav", "", nil, format, contract.SynthesisRequest{Model: "timbre-v2.0", Voice: "Pranav"}},
 	} {
-		got := tc.profile.SynthesisModel(tc.model).Request(tc.profile, "नमस्ते", tc.voice, tc.language, tc.speed, tc.format)
+		got := tc.profile.SynthesisModel(tc.model).Request(tc.profile, "नमस्ते", tc.voice, tc.language, tc.speed, tc.profile.Wire(tc.format))
 		tc.want.Text, tc.want.AudioConfig = "नमस्ते", tc.profile.Wire(tc.format)
 		if !reflect.DeepEqual(*got, tc.want) {
 			t.Errorf("%s %s: %+v, want %+v", tc.profile, tc.model, *got, tc.want)

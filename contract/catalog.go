@@ -372,9 +372,10 @@ const extensionBase = "tts-v2.5"
 // model's name on p's wire, the voice and language for the models that
 // take them, the model's default language when none is given, the speed
 // for the models that take one (1.0 unless given), nothing a cloned voice
-// (vc-v1) does not take; the audio format as p spells it.
-func (m *Model) Request(p Profile, text, voice, language string, speed *float64, format Format) *SynthesisRequest {
-	w := &SynthesisRequest{Text: text, Model: p.WireModel(m.Name), AudioConfig: p.Wire(format)}
+// (vc-v1) does not take; audio, the audio format as p spells it
+// (p.Wire), which the request shares.
+func (m *Model) Request(p Profile, text, voice, language string, speed *float64, audio *AudioConfig) *SynthesisRequest {
+	w := &SynthesisRequest{Text: text, Model: p.WireModel(m.Name), AudioConfig: audio}
 	if !m.NeedsEmbedding {
 		w.Voice = voice
 		if m.Language {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/voxform/voxform/state"
 )
 
 // Canonical encodes v as compact JSON with object keys sorted at every level
@@ -161,8 +163,9 @@ func appendString(b []byte, s string) []byte {
 // exactly as long as it is, and the fingerprint of kind with it: the
 // SHA-256 (hex) of the canonical JSON of {"kind": kind, "request":
 // request}, whose keys sort in that order. scratch, when not nil, is a
-// buffer reused between calls.
-func encodeRequest(scratch *[]byte, kind string, request map[string]any) (json.RawMessage, string, error) {
+// buffer reused between calls. When prior (may be nil) records this very
+// request, its bytes and fingerprint are returned rather than copies.
+func encodeRequest(scratch *[]byte, kind string, request map[string]any, prior *state.Resource) (json.RawMessage, string, error) {
 	var buf []byte
 	if scratch != nil {
 		buf = (*scratch)[:0]
@@ -182,5 +185,13 @@ func encodeRequest(scratch *[]byte, kind string, request map[string]any) (json.R
 		*scratch = buf
 	}
 	sum := sha256.Sum256(buf)
-	return bytes.Clone(buf[start : len(buf)-1]), hex.EncodeToString(sum[:]), nil
+	var fp [2 * sha256.Size]byte
+	hex.Encode(fp[:], sum[:])
+	req := buf[start : len(buf)-1]
+	if prior != nil && prior.Fingerprint == string(fp[:]) {
+		if raw := prior.RequestJSON(); bytes.Equal(raw, req) {
+			return raw, prior.Fingerprint, nil
+		}
+	}
+	return bytes.Clone(req), string(fp[:]), nil
 }

@@ -62,7 +62,7 @@ func FuzzCanonicalString(f *testing.F) {
 func TestFingerprintPreimageIsJSON(t *testing.T) {
 	for _, req := range []map[string]any{{}, {"text": "voxform imported 1\x00"}, {"recorded": map[string]any{"sha256": "00"}}} {
 		var scratch []byte
-		_, fp, err := encodeRequest(&scratch, "synthesis", req)
+		_, fp, err := encodeRequest(&scratch, "synthesis", req, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

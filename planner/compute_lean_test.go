@@ -1,8 +1,11 @@
 package planner_test
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/voxform/voxform/internal/heaptest"
 	"github.com/voxform/voxform/manifest"
@@ -71,5 +74,55 @@ func TestFingerprintAllocations(t *testing.T) {
 	})
 	if allocs > 4 { // 11 when each object's keys were a new slice and the buffer grew
 		t.Errorf("a fingerprint made %.0f allocations; want at most 4 (the buffer, the request's copy, the hash and its hex)", allocs)
+	}
+}
+
+// A plan built against a state that records the same requests holds the
+// state's bytes of each request and its fingerprint, not copies, and
+// builds each synthesis without a map of its own (the plan after an apply
+// of 100,000 held every request twice). A recorded request that differs
+// from the built one under the same fingerprint (a state edited by hand)
+// is not taken.
+func TestBuildAgainstStateShares(t *testing.T) {
+	const n = 5000
+	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
+	for i := range n {
+		key := fmt.Sprintf("p%05d", i)
+		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
+	}
+	hash := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
+	var alone []*planner.Desired
+	var err error
+	aloneBytes := heaptest.Allocated(func() { alone, err = planner.Build(m, hash) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := state.New()
+	for _, d := range alone {
+		r := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: strings.Clone(d.Fingerprint)}
+		r.SetRequestJSON(bytes.Clone(d.Request))
+		st.Resources[d.Address] = r
+	}
+	forged := st.Resources[alone[0].Address]
+	forged.SetRequestJSON(bytes.Replace(forged.RequestJSON(), []byte("prompt"), []byte("forged"), 1))
+	var against []*planner.Desired
+	againstBytes := heaptest.Allocated(func() { against, err = planner.BuildAgainst(m, hash, st) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range against {
+		r := st.Resources[d.Address]
+		if d.Fingerprint != alone[i].Fingerprint || !bytes.Equal(d.Request, alone[i].Request) {
+			t.Fatalf("%s: built against the state, fingerprint %s and request %s; alone %s and %s", d.Address, d.Fingerprint, d.Request, alone[i].Fingerprint, alone[i].Request)
+		}
+		shared := unsafe.SliceData(d.Request) == unsafe.SliceData(r.RequestJSON())
+		if shared == (r == forged) {
+			t.Fatalf("%s: request shared with the state's: %v", d.Address, shared)
+		}
+	}
+	t.Logf("%d B a synthesis alone, %d B against the state", aloneBytes/n, againstBytes/n)
+	if per := againstBytes / n; per > 720 { // 1,104 when each request was a new map and a copy
+		t.Errorf("building %d syntheses against their state allocated %d B each; want at most 720", n, per)
 	}
 }

@@ -3,7 +3,9 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
@@ -189,13 +191,24 @@ func InputFiles(m *manifest.Manifest) []string {
 // the content of input files (see InputFiles); a missing input is an error
 // at the position that names it.
 func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
+	return BuildAgainst(m, hash, nil)
+}
+
+// BuildAgainst is Build for a plan against st (nil: none): a resource whose
+// canonical request is the one st records holds st's bytes of it and its
+// fingerprint, not a copy (the plan of an unchanged project holds the
+// requests once).
+func BuildAgainst(m *manifest.Manifest, hash HashFunc, st *state.File) ([]*Desired, error) {
 	profile, err := contract.ParseProfile(string(m.Service.Profile))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Desired, 0, len(m.Embeddings)+len(m.Syntheses)+len(m.Transcriptions))
 	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash, dir: m.Dir,
-		configs: map[contract.AudioConfig]*contract.AudioConfig{}, blocks: map[string]string{}}
+		configs: map[wireFormat]*contract.AudioConfig{}, canonical: map[contract.Format]map[string]any{}, blocks: map[blockName]string{}}
+	if st != nil {
+		b.prior = st.Resources
+	}
 	for _, e := range m.Embeddings {
 		d, err := b.embedding(e)
 		if err != nil {
@@ -233,41 +246,67 @@ func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
 			out = append(out, d)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
+	if !slices.IsSortedFunc(out, byAddress) { // a for_each's rows come sorted
+		slices.SortFunc(out, byAddress)
+	}
 	return out, nil
 }
 
 // builder builds the desired resources of one manifest (see Build),
 // sharing what many of them hold alike.
 type builder struct {
-	profile contract.Profile
-	maxText int
-	embs    []*manifest.Embedding
-	embFP   map[string]string // embedding fingerprints by name
-	hash    HashFunc
-	enc     EncoderFunc                                    // identifies the encoder of recordings encoded (recordingEncoder)
-	dir     string                                         // the manifest directory, for what is stat'ed before it is hashed
-	scratch []byte                                         // the canonical JSON being hashed
-	configs map[contract.AudioConfig]*contract.AudioConfig // one wire audio_config per value
-	blocks  map[string]string                              // one block address per block
+	profile   contract.Profile
+	maxText   int
+	embs      []*manifest.Embedding
+	embFP     map[string]string // embedding fingerprints by name
+	hash      HashFunc
+	enc       EncoderFunc                          // identifies the encoder of recordings encoded (recordingEncoder)
+	dir       string                               // the manifest directory, for what is stat'ed before it is hashed
+	scratch   []byte                               // the canonical JSON being hashed
+	request   map[string]any                       // the canonical request being hashed
+	configs   map[wireFormat]*contract.AudioConfig // one wire audio_config per format and profile (read-only)
+	canonical map[contract.Format]map[string]any   // one canonical audio_config per format (read-only)
+	blocks    map[blockName]string                 // one block address per block
+	prior     map[string]*state.Resource           // the state planned against, by address
 }
 
 // block is the address of the block named kind.name, shared by its
 // resources.
 func (b *builder) block(kind, name string) string {
-	key := kind + "." + name
-	if s, ok := b.blocks[key]; ok {
+	if s, ok := b.blocks[blockName{kind, name}]; ok {
 		return s
 	}
-	b.blocks[key] = key
+	key := kind + "." + name
+	b.blocks[blockName{kind, name}] = key
 	return key
 }
+
+// blockName is a block's kind and name.
+type blockName struct{ kind, name string }
 
 // encode sets d.Request and d.Fingerprint from req, the canonical request.
 func (b *builder) encode(d *Desired, req map[string]any) error {
 	var err error
-	d.Request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req)
+	d.Request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req, b.prior[d.Address])
 	return err
+}
+
+// synthesisRequest is synthesisRequest in the builder's map, with the
+// canonical audio_config shared by every request of its format. The map is
+// the builder's until the next call.
+func (b *builder) synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) map[string]any {
+	if b.request == nil {
+		b.request = make(map[string]any, 8)
+	}
+	clear(b.request)
+	format, _ := contract.Resolve(w.AudioConfig)
+	audio, ok := b.canonical[format]
+	if !ok {
+		audio = format.Canonical()
+		b.canonical[format] = audio
+	}
+	return requestInto(b.request, w, embedding, audio)
 }
 
 func inputHash(hash HashFunc, pos manifest.Pos, what, path string) (string, error) {
@@ -315,7 +354,7 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	}
 	d.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	if s.Recorded != nil {
-		d.Wire.Synthesis = synthesisWire(s, text, b.profile) // the text, for checks and the report
+		d.Wire.Synthesis = b.synthesisWire(s, text, b.profile) // the text, for checks and the report
 		return d, b.recorded(d, s)
 	}
 	if s.Cues != nil {
@@ -328,19 +367,12 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	// What is sent depends on the profile; the fingerprint does not: it
 	// covers the request as the documents spell it, so that switching
 	// profile replaces nothing.
-	d.Wire.Synthesis = synthesisWire(s, text, b.profile)
+	d.Wire.Synthesis = b.synthesisWire(s, text, b.profile)
 	canonical := d.Wire.Synthesis
 	if b.profile != contract.ProfileDocumented {
-		canonical = synthesisWire(s, text, contract.ProfileDocumented)
+		canonical = b.synthesisWire(s, text, contract.ProfileDocumented)
 	}
-	if cfg := d.Wire.Synthesis.AudioConfig; cfg != nil {
-		if c, ok := b.configs[*cfg]; ok {
-			d.Wire.Synthesis.AudioConfig = c
-		} else {
-			b.configs[*cfg] = cfg
-		}
-	}
-	req := synthesisRequest(canonical, emb)
+	req := b.synthesisRequest(canonical, emb)
 	model := b.profile.SynthesisModel(s.Model)
 	maxText := b.maxText
 	if maxText <= 0 {
@@ -436,6 +468,6 @@ func fieldPos(fields map[string]manifest.Pos, name string, def manifest.Pos) man
 // Fingerprint is the SHA-256 (hex) of the canonical JSON of a kind and its
 // canonical request.
 func Fingerprint(kind string, request map[string]any) (string, error) {
-	_, fp, err := encodeRequest(nil, kind, request)
+	_, fp, err := encodeRequest(nil, kind, request, nil)
 	return fp, err
 }

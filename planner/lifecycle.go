@@ -147,7 +147,7 @@ func (c *computer) asChaptersAre(d *Desired) (*Desired, error) {
 	}
 	as := *d
 	var err error
-	as.Request, as.Fingerprint, err = encodeRequest(nil, string(d.Kind), req)
+	as.Request, as.Fingerprint, err = encodeRequest(nil, string(d.Kind), req, nil)
 	return &as, err
 }
 

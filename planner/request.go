@@ -15,9 +15,22 @@ func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(t
 // synthesisWire is the synthesis request the executor sends in profile p
 // for text (s.Text with its lexicon applied): the manifest's effective
 // values as the model's rules in p have them sent (contract.Model.Request).
-func synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) *contract.SynthesisRequest {
+func (b *builder) synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) *contract.SynthesisRequest {
 	format, _ := contract.Resolve(s.AudioConfig)
-	return p.SynthesisModel(s.Model).Request(p, text, s.VoiceName, s.Language, s.Speed, format)
+	key := wireFormat{p, format}
+	audio, ok := b.configs[key]
+	if !ok {
+		audio = p.Wire(format)
+		b.configs[key] = audio
+	}
+	return p.SynthesisModel(s.Model).Request(p, text, s.VoiceName, s.Language, s.Speed, audio)
+}
+
+// wireFormat is a format as a profile sends it: the builder's requests
+// share one wire audio_config for each (read-only).
+type wireFormat struct {
+	profile contract.Profile
+	format  contract.Format
 }
 
 // synthesisRequest is the canonical form of a synthesis request, which
@@ -26,11 +39,13 @@ func synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) *cont
 // embedding identified by content.
 func synthesisRequest(w *contract.SynthesisRequest, embedding map[string]any) map[string]any {
 	format, _ := contract.Resolve(w.AudioConfig)
-	req := map[string]any{
-		"model":        w.Model,
-		"text":         w.Text,
-		"audio_config": format.Canonical(),
-	}
+	return requestInto(make(map[string]any, 8), w, embedding, format.Canonical())
+}
+
+// requestInto fills req (empty) as synthesisRequest does, with audio the
+// canonical form of w's audio_config.
+func requestInto(req map[string]any, w *contract.SynthesisRequest, embedding, audio map[string]any) map[string]any {
+	req["model"], req["text"], req["audio_config"] = w.Model, w.Text, audio
 	model := contract.ProfileDocumented.SynthesisModel(w.Model)
 	if !model.NeedsEmbedding {
 		req["voice"] = w.Voice

@@ -158,6 +158,16 @@ func (r *Resource) RequestFields() map[string]any {
 	return m
 }
 
+// RequestJSON is the recorded request as compact canonical JSON, as
+// SetRequestJSON or the file gave it; nil when Request is set instead (or
+// there is none). It is shared: nothing modifies it.
+func (r *Resource) RequestJSON() json.RawMessage {
+	if r.Request != nil {
+		return nil
+	}
+	return r.rawRequest
+}
+
 // SetRequestJSON records raw, the canonical JSON of the request (compact,
 // as planner.Desired.Request holds it), as the request, in place of
 // Request. raw is shared, not copied: neither the caller nor the state

@@ -245,7 +245,7 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 	// may let go of a large manifest's resources while the plan is made.
 	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget, Encoder: s.ws.Encoder}
 	settings := Settings(m)
-	if in.Desired, err = planner.Build(m, hash); err != nil {
+	if in.Desired, err = planner.BuildAgainst(m, hash, s.st); err != nil {
 		return nil, err
 	}
 	if err := hashes.recorded(); err != nil {
