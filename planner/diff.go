@@ -232,7 +232,18 @@ func describe(st outputState, path string) string {
 // checkOutputs plans a resource whose fingerprint is unchanged: repair
 // damaged or missing outputs, move renamed ones, remove dropped formats.
 func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, error) {
-	a := &Action{Address: d.Address, Desired: d, Prior: prior}
+	a := Action{Address: d.Address, Desired: d, Prior: prior} // on the stack: most resources are unchanged
+	changed, err := c.outputsChanged(&a, d, prior)
+	if !changed {
+		return nil, err
+	}
+	kept := a
+	return &kept, err
+}
+
+// outputsChanged fills a, the action of d, from its outputs as recorded
+// in prior and as found now, reporting whether it does anything.
+func (c *computer) outputsChanged(a *Action, d *Desired, prior *state.Resource) (bool, error) {
 	var damaged []string
 	var dropped []state.Output
 	jsonOK := ""
@@ -242,7 +253,7 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		_, delivered := IsDelivery(o.Format)
 		if !ok && delivered {
 			if _, err := c.deliveryStatus(a, d, prior, o, p, false, missing); err != nil {
-				return nil, err
+				return false, err
 			}
 			remaster = true
 			continue
@@ -258,7 +269,7 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		}
 		st, err := c.outputStatus(p.Path, p)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		at := p.Path
 		if p.Path != o.Path {
@@ -268,7 +279,7 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 			// path now is not voxform's and stays where it is.
 			if !c.in.Options.NoRefresh {
 				if st2, err := c.outputStatus(o.Path, p); err != nil {
-					return nil, err
+					return false, err
 				} else if st2 == intact {
 					st, note, adopt = intact, " (already moved)", true
 				}
@@ -284,7 +295,7 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		if delivered {
 			again, err := c.deliveryStatus(a, d, prior, o, p, true, st)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
 			if again && st != intact && p.Path != o.Path {
 				dropped = append(dropped, p) // made again at the new path
@@ -338,14 +349,14 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		if d.Kind == manifest.KindTranscription && jsonOK != "" {
 			a.RenderFrom = jsonOK
 			a.Reasons = append(a.Reasons, "rendered from the recorded transcript")
-			return a, nil
+			return true, nil
 		}
 		cost, err := c.billed(d)
 		a.Cost = cost
-		return a, err
+		return true, err
 	case len(a.Moves) > 0:
 		a.Type = Move
-		return a, nil
+		return true, nil
 	case formatGone:
 		// The outputs are made again without the dropped one: the work
 		// is billed (unless the cache holds it: see restore), and priced
@@ -353,14 +364,14 @@ func (c *computer) checkOutputs(d *Desired, prior *state.Resource) (*Action, err
 		a.Type = Repair
 		cost, err := c.billed(d)
 		a.Cost = cost
-		return a, err
+		return true, err
 	case remaster || deliveryGone:
 		// Only delivered outputs change: made again from the recorded
 		// audio, or removed. Free.
 		a.Type = Remaster
-		return a, nil
+		return true, nil
 	}
-	return nil, nil
+	return false, nil
 }
 
 func containsFormat(outs []Output, format string) bool {
