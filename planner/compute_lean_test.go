@@ -108,7 +108,7 @@ func TestBuildAgainstStateShares(t *testing.T) {
 	forged := st.Resources[alone[0].Address]
 	forged.SetRequestJSON(bytes.Replace(forged.RequestJSON(), []byte("prompt"), []byte("forged"), 1))
 	var against []*planner.Desired
-	againstBytes := heaptest.Allocated(func() { against, err = planner.BuildAgainst(m, hash, st) })
+	againstBytes := heaptest.Allocated(func() { against, err = planner.BuildWith(m, hash, planner.BuildOptions{State: st}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,5 +125,34 @@ func TestBuildAgainstStateShares(t *testing.T) {
 	t.Logf("%d B a synthesis alone, %d B against the state", aloneBytes/n, againstBytes/n)
 	if per := againstBytes / n; per > 720 { // 1,104 when each request was a new map and a copy
 		t.Errorf("building %d syntheses against their state allocated %d B each; want at most 720", n, per)
+	}
+}
+
+// A plan's Build lets go of each synthesis of the manifest once built, so
+// that 100,000 of them are not held beside the resources built from them;
+// Build alone leaves the manifest as it was.
+func TestBuildReleasesSyntheses(t *testing.T) {
+	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
+	for i := range 3 {
+		key := fmt.Sprintf("p%d", i)
+		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, "prompt "+key, "build/"+key+".wav"))
+	}
+	hash := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
+	kept, err := planner.Build(m, hash)
+	if err != nil || len(kept) != 3 || m.Syntheses[2] == nil {
+		t.Fatalf("Build: %v, %d built, manifest %v", err, len(kept), m.Syntheses)
+	}
+	released, err := planner.BuildWith(m, hash, planner.BuildOptions{Release: true})
+	if err != nil || len(released) != 3 {
+		t.Fatalf("BuildWith: %v, %d built", err, len(released))
+	}
+	for i, s := range m.Syntheses {
+		if s != nil {
+			t.Errorf("synthesis %d still held after a releasing build", i)
+		}
+		if released[i].Fingerprint != kept[i].Fingerprint {
+			t.Errorf("%s: %s released, %s kept", released[i].Address, released[i].Fingerprint, kept[i].Fingerprint)
+		}
 	}
 }

@@ -191,14 +191,27 @@ func InputFiles(m *manifest.Manifest) []string {
 // the content of input files (see InputFiles); a missing input is an error
 // at the position that names it.
 func Build(m *manifest.Manifest, hash HashFunc) ([]*Desired, error) {
-	return BuildAgainst(m, hash, nil)
+	return BuildWith(m, hash, BuildOptions{})
 }
 
-// BuildAgainst is Build for a plan against st (nil: none): a resource whose
-// canonical request is the one st records holds st's bytes of it and its
-// fingerprint, not a copy (the plan of an unchanged project holds the
-// requests once).
-func BuildAgainst(m *manifest.Manifest, hash HashFunc, st *state.File) ([]*Desired, error) {
+// BuildOptions are what a plan's Build knows beyond the manifest.
+type BuildOptions struct {
+	// State is the state the plan compares against (nil: none): a
+	// resource whose canonical request is the one State records holds
+	// State's bytes of it and its fingerprint, not a copy (the plan of an
+	// unchanged project holds the requests once).
+	State *state.File
+	// Release lets go of each synthesis of the manifest once its desired
+	// resource is built (its slot in m.Syntheses is set to nil), for a
+	// caller that reads only the manifest's settings afterwards: a
+	// manifest of 100,000 syntheses is not held beside the resources
+	// built from it.
+	Release bool
+}
+
+// BuildWith is Build with o.
+func BuildWith(m *manifest.Manifest, hash HashFunc, o BuildOptions) ([]*Desired, error) {
+	st := o.State
 	profile, err := contract.ParseProfile(string(m.Service.Profile))
 	if err != nil {
 		return nil, err
@@ -217,12 +230,15 @@ func BuildAgainst(m *manifest.Manifest, hash HashFunc, st *state.File) ([]*Desir
 		b.embFP[e.Name] = d.Fingerprint
 		out = append(out, d)
 	}
-	for _, s := range m.Syntheses {
+	for i, s := range m.Syntheses {
 		d, err := b.synthesis(s)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
+		if o.Release {
+			m.Syntheses[i] = nil
+		}
 	}
 	for _, t := range m.Transcriptions {
 		d, err := b.transcription(t)

@@ -229,7 +229,8 @@ func (s *Session) SaveHashes() error {
 // desired resources are built) in parallel through the hash cache, diffs,
 // prices and checks every path of the plan as the file system resolves it
 // now (apply checks again). On a budget error the plan is returned with
-// the error.
+// the error. It consumes m's syntheses (m.Syntheses holds nils after it):
+// callers read only m's settings afterwards.
 func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.Options) (*planner.Plan, error) {
 	if err := s.open(); err != nil {
 		return nil, err
@@ -241,11 +242,11 @@ func (s *Session) Plan(ctx context.Context, m *manifest.Manifest, opts planner.O
 	defer hashes.stop()
 	hash := hashes.hash
 	// Once built, the desired resources hold what the plan needs of the
-	// manifest's: only its settings are read after, so that the caller
-	// may let go of a large manifest's resources while the plan is made.
+	// manifest's: only its settings are read after. Build lets go of each
+	// synthesis as it is built (m keeps its settings).
 	in := planner.Input{State: s.st, Hash: hash, Probe: probe(m), Options: opts, Budget: m.Budget, Encoder: s.ws.Encoder}
 	settings := Settings(m)
-	if in.Desired, err = planner.BuildAgainst(m, hash, s.st); err != nil {
+	if in.Desired, err = planner.BuildWith(m, hash, planner.BuildOptions{State: s.st, Release: true}); err != nil {
 		return nil, err
 	}
 	if err := hashes.recorded(); err != nil {
