@@ -121,8 +121,8 @@ func TestModelRequest(t *testing.T) {
 	} {
 		got := tc.profile.SynthesisModel(tc.model).Request(tc.profile, "नमस्ते", tc.voice, tc.language, tc.speed, tc.profile.Wire(tc.format))
 		tc.want.Text, tc.want.AudioConfig = "नमस्ते", tc.profile.Wire(tc.format)
-		if !reflect.DeepEqual(*got, tc.want) {
-			t.Errorf("%s %s: %+v, want %+v", tc.profile, tc.model, *got, tc.want)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %s: %+v, want %+v", tc.profile, tc.model, got, tc.want)
 		}
 	}
 	if w := live.Wire(opus); w.Container != "raw" || w.Encoding != "oggopus" {

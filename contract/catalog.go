@@ -374,8 +374,8 @@ const extensionBase = "tts-v2.5"
 // for the models that take one (1.0 unless given), nothing a cloned voice
 // (vc-v1) does not take; audio, the audio format as p spells it
 // (p.Wire), which the request shares.
-func (m *Model) Request(p Profile, text, voice, language string, speed *float64, audio *AudioConfig) *SynthesisRequest {
-	w := &SynthesisRequest{Text: text, Model: p.WireModel(m.Name), AudioConfig: audio}
+func (m *Model) Request(p Profile, text, voice, language string, speed *float64, audio *AudioConfig) SynthesisRequest {
+	w := SynthesisRequest{Text: text, Model: p.WireModel(m.Name), AudioConfig: audio}
 	if !m.NeedsEmbedding {
 		w.Voice = voice
 		if m.Language {

@@ -123,8 +123,8 @@ func TestBuildAgainstStateShares(t *testing.T) {
 		}
 	}
 	t.Logf("%d B a synthesis alone, %d B against the state", aloneBytes/n, againstBytes/n)
-	if per := againstBytes / n; per > 720 { // 1,104 when each request was a new map and a copy
-		t.Errorf("building %d syntheses against their state allocated %d B each; want at most 720", n, per)
+	if per := againstBytes / n; per > 640 { // 1,104 when each request was a new map and a copy
+		t.Errorf("building %d syntheses against their state allocated %d B each; want at most 640", n, per)
 	}
 }
 

@@ -370,7 +370,8 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	}
 	d.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	if s.Recorded != nil {
-		d.Wire.Synthesis = b.synthesisWire(s, text, b.profile) // the text, for checks and the report
+		w := b.synthesisWire(s, text, b.profile) // the text, for checks and the report
+		d.Wire.Synthesis = &w
 		return d, b.recorded(d, s)
 	}
 	if s.Cues != nil {
@@ -383,10 +384,12 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	// What is sent depends on the profile; the fingerprint does not: it
 	// covers the request as the documents spell it, so that switching
 	// profile replaces nothing.
-	d.Wire.Synthesis = b.synthesisWire(s, text, b.profile)
-	canonical := d.Wire.Synthesis
+	wire := b.synthesisWire(s, text, b.profile)
+	d.Wire.Synthesis = &wire
+	canonical := &wire
 	if b.profile != contract.ProfileDocumented {
-		canonical = b.synthesisWire(s, text, contract.ProfileDocumented)
+		documented := b.synthesisWire(s, text, contract.ProfileDocumented)
+		canonical = &documented
 	}
 	req := b.synthesisRequest(canonical, emb)
 	model := b.profile.SynthesisModel(s.Model)

@@ -15,7 +15,7 @@ func BilledCharacters(text string) int64 { return int64(utf8.RuneCountInString(t
 // synthesisWire is the synthesis request the executor sends in profile p
 // for text (s.Text with its lexicon applied): the manifest's effective
 // values as the model's rules in p have them sent (contract.Model.Request).
-func (b *builder) synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) *contract.SynthesisRequest {
+func (b *builder) synthesisWire(s *manifest.Synthesis, text string, p contract.Profile) contract.SynthesisRequest {
 	format, _ := contract.Resolve(s.AudioConfig)
 	key := wireFormat{p, format}
 	audio, ok := b.configs[key]
