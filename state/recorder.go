@@ -17,8 +17,9 @@ type Recorder struct {
 	store store
 	now   func() time.Time
 
-	mu      sync.Mutex // guards state, wrote, changed, closed
+	mu      sync.Mutex // guards state, shared, wrote, changed, closed
 	state   *File
+	shared  bool // a Snapshot shares state's resources and lists: copied before a change
 	wrote   bool // a record reached the store
 	changed bool // a record was applied
 	closed  bool
@@ -130,6 +131,9 @@ func (r *Recorder) write(rec *record, apply func()) (func() error, error) {
 	r.mu.Unlock()
 	return r.store.write(rec, lineage, serial, func() {
 		r.mu.Lock()
+		if r.shared { // the snapshot keeps the state it was given
+			r.state, r.shared = r.state.Clone(), false
+		}
 		apply()
 		r.changed = true
 		r.mu.Unlock()
@@ -144,11 +148,17 @@ func (r *Recorder) Get(addr string) (*Resource, bool) {
 	return res, ok
 }
 
-// Snapshot returns a copy of the current state.
+// Snapshot returns a copy of the current state, which later records do
+// not change. It shares the state's resources until the next record
+// (copied then, not now: a plan's session records nothing, and the state
+// of 100,000 is not copied for it). Neither the caller nor the recorder
+// changes what is shared.
 func (r *Recorder) Snapshot() *File {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.state.Clone()
+	r.shared = true
+	c := *r.state
+	return &c
 }
 
 // Read calls fn with the recorded state, which it must not change nor

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/voxform/voxform/internal/heaptest"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) }
@@ -215,5 +217,48 @@ func TestOpenRequiresLock(t *testing.T) {
 	b := NewLocal(t.TempDir())
 	if _, err := b.Open(context.Background(), &FileLock{path: b.LockPath()}, nil); err == nil {
 		t.Error("Open without a held lock succeeded")
+	}
+}
+
+// A snapshot is the state as it was: records after it change the
+// recorder's state, not the snapshot's. It is taken without copying the
+// resources (a plan's session of 100,000 records nothing): they are copied
+// at the next record instead.
+func TestSnapshotKeptFromLaterRecords(t *testing.T) {
+	dir := t.TempDir()
+	_, lk, rec := openLocked(t, dir)
+	defer lk.Unlock()
+	entry := func(i int) *Resource {
+		r := sampleResource(fmt.Sprint(i))
+		r.Outputs[0].Path = fmt.Sprintf("build/%d.wav", i)
+		return r
+	}
+	for i := range 2000 {
+		if err := rec.Record(fmt.Sprintf("synthesis.s%d", i), entry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var snap *File
+	if b := heaptest.Allocated(func() { snap = rec.Snapshot() }); b > 4096 {
+		t.Errorf("a snapshot of 2,000 resources allocated %d B; want the resources shared, not copied", b)
+	}
+	if err := rec.Record("synthesis.new", entry(9999)); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Remove("synthesis.s0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := snap.Resources["synthesis.new"]; ok || len(snap.Resources) != 2000 || snap.Resources["synthesis.s0"] == nil {
+		t.Errorf("the snapshot changed with later records: %d resources", len(snap.Resources))
+	}
+	if _, ok := rec.Get("synthesis.new"); !ok {
+		t.Error("the recorder lost its record")
+	}
+	if _, ok := rec.Get("synthesis.s0"); ok {
+		t.Error("the recorder kept a removed resource")
+	}
+	again := rec.Snapshot()
+	if len(again.Resources) != 2000 || again.Resources["synthesis.new"] == nil {
+		t.Errorf("a second snapshot has %d resources", len(again.Resources))
 	}
 }
