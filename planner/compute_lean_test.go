@@ -20,12 +20,7 @@ import (
 // action is made only for a resource that changes.
 func TestPlanUnchangedAllocates(t *testing.T) {
 	const n = 20000
-	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
-	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
-	for i := range n {
-		key := fmt.Sprintf("p%05d", i)
-		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
-	}
+	m := promptLibrary(n)
 	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })
 	if err != nil {
 		t.Fatal(err)
@@ -86,12 +81,7 @@ func TestFingerprintAllocations(t *testing.T) {
 // is not taken.
 func TestBuildAgainstStateShares(t *testing.T) {
 	const n = 5000
-	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
-	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
-	for i := range n {
-		key := fmt.Sprintf("p%05d", i)
-		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
-	}
+	m := promptLibrary(n)
 	hash := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
 	var alone []*planner.Desired
 	var err error
@@ -132,12 +122,7 @@ func TestBuildAgainstStateShares(t *testing.T) {
 // that 100,000 of them are not held beside the resources built from them;
 // Build alone leaves the manifest as it was.
 func TestBuildReleasesSyntheses(t *testing.T) {
-	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
-	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
-	for i := range 3 {
-		key := fmt.Sprintf("p%d", i)
-		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, "prompt "+key, "build/"+key+".wav"))
-	}
+	m := promptLibrary(3)
 	hash := func(string) (state.FileHash, error) { return state.FileHash{}, nil }
 	kept, err := planner.Build(m, hash)
 	if err != nil || len(kept) != 3 || m.Syntheses[2] == nil {
@@ -155,4 +140,16 @@ func TestBuildReleasesSyntheses(t *testing.T) {
 			t.Errorf("%s: %s released, %s kept", released[i].Address, released[i].Fingerprint, kept[i].Fingerprint)
 		}
 	}
+}
+
+// promptLibrary is a manifest of n syntheses of one block, menu["p00000"]
+// and on, each its own prompt and output.
+func promptLibrary(n int) *manifest.Manifest {
+	v := &manifest.Voice{Name: "narrator", Address: "voice.narrator", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN"}
+	m := &manifest.Manifest{Dir: "/project", Voices: []*manifest.Voice{v}}
+	for i := range n {
+		key := fmt.Sprintf("p%05d", i)
+		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
+	}
+	return m
 }
