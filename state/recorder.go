@@ -10,7 +10,8 @@ import (
 // Recorder is the single way the state changes. Every method writes one
 // record (a journal line of the file backend, one transaction of the
 // PostgreSQL backend) and returns only once it is durable; the cost of a
-// record does not grow with the number of resources. It is safe for
+// record does not grow with the number of resources (but for the first
+// after a Snapshot, which copies the map of resources it shared). It is safe for
 // concurrent use by apply's workers. Close ends the recording (the file
 // backend folds its journal into the state file).
 type Recorder struct {
@@ -162,8 +163,8 @@ func (r *Recorder) Snapshot() *File {
 }
 
 // Read calls fn with the recorded state, which it must not change nor
-// keep: for a reader once every worker has returned, without the copy
-// Snapshot makes.
+// keep: for a reader once every worker has returned, without the copy a
+// Snapshot costs the next record.
 func (r *Recorder) Read(fn func(*File)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

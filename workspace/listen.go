@@ -262,7 +262,8 @@ func judge(c *ListenCheck) {
 // restores: 'verify -listen -make' makes checks, never a synthesis, so
 // each is carried out without its regeneration (its worst case is its
 // cost). The budget is held against what the checks cost, not against
-// the rest of the plan, which is left for apply.
+// the rest of the plan, which is left for apply. It consumes m's
+// syntheses, as Plan does.
 func (s *Session) ListenChecks(ctx context.Context, m *manifest.Manifest, opts planner.Options) (*planner.Plan, error) {
 	p, err := s.Plan(ctx, m, opts)
 	if err != nil && !(p != nil && errors.Is(err, planner.ErrBudget)) {

@@ -29,7 +29,8 @@ func (s *Session) Cache() *cache.Cache { return s.outputs }
 // every recorded output, the state left as it was. A cached entry whose
 // files are not the ones the state records is never written: the plan
 // keeps it a billed repair. It returns the summary of the restores and
-// the plan of what is left for apply (billed work among it).
+// the plan of what is left for apply (billed work among it). It consumes
+// m's syntheses, as Plan does.
 func (s *Session) Pull(ctx context.Context, m *manifest.Manifest, mode string, opts executor.Options) (*executor.Summary, *planner.Plan, error) {
 	if mode == planner.CacheOff {
 		return nil, nil, errors.New("pull: the cache is off")

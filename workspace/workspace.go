@@ -409,6 +409,7 @@ func (w *Workspace) checkPaths(p *planner.Plan) error {
 // computes the plan again with its options: the saved plan is refused
 // unless the fresh one does exactly the same (planner.CompareSaved). The
 // budget is checked again on the way. It returns the fresh plan, to run.
+// It consumes m's syntheses, as Plan does.
 func (s *Session) Replan(ctx context.Context, name string, saved *planner.SavedPlan, m *manifest.Manifest) (*planner.Plan, error) {
 	if err := s.open(); err != nil {
 		return nil, err
