@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,12 +122,43 @@ func encodeHashes(w io.Writer, entries map[string]cacheEntry) error {
 }
 
 // decodeHashes reads what encodeHashes wrote; anything else is an error.
+// It reads the entries three times: to count them (the map is sized
+// exactly: a map's tables come in powers of two, and a guess a third too
+// large doubled them), to gather every path into one string and every
+// hash, in hex, into another, then to fill the map with entries that
+// slice those two (100,000 entries are not 200,000 allocations).
 func decodeHashes(b []byte) (map[string]cacheEntry, error) {
-	bad := errors.New("not a hash cache of this version")
 	rest, ok := bytes.CutPrefix(b, []byte(hashesMagic))
 	if !ok {
-		return nil, bad
+		return nil, errNotHashes
 	}
+	n, pathBytes := 0, 0
+	if err := eachHash(rest, func(p, _ []byte, _ cacheEntry) { n, pathBytes = n+1, pathBytes+len(p) }); err != nil {
+		return nil, err
+	}
+	var paths, sums strings.Builder
+	paths.Grow(pathBytes)
+	sums.Grow(n * 2 * sha256.Size)
+	var hexSum [2 * sha256.Size]byte
+	eachHash(rest, func(p, sum []byte, _ cacheEntry) {
+		paths.Write(p)
+		hex.Encode(hexSum[:], sum)
+		sums.Write(hexSum[:])
+	})
+	allPaths, allSums := paths.String(), sums.String()
+	entries := make(map[string]cacheEntry, n)
+	eachHash(rest, func(p, _ []byte, e cacheEntry) {
+		e.SHA256, allSums = allSums[:2*sha256.Size], allSums[2*sha256.Size:]
+		entries[allPaths[:len(p)]], allPaths = e, allPaths[len(p):]
+	})
+	return entries, nil
+}
+
+var errNotHashes = errors.New("not a hash cache of this version")
+
+// eachHash calls fn with the path, the hash and the rest of each entry of
+// rest (a hash cache after its magic), in order, stopping at a flaw.
+func eachHash(rest []byte, fn func(path, sum []byte, e cacheEntry)) error {
 	uvarint := func() (uint64, bool) {
 		v, n := binary.Uvarint(rest)
 		if n <= 0 {
@@ -135,41 +167,28 @@ func decodeHashes(b []byte) (map[string]cacheEntry, error) {
 		rest = rest[n:]
 		return v, true
 	}
-	varint := func() (int64, bool) {
-		v, n := binary.Varint(rest)
-		if n <= 0 {
-			return 0, false
-		}
-		rest = rest[n:]
-		return v, true
-	}
-	// An entry takes some 80 bytes (a path of 20, four times, an inode
-	// and its hash): sized for that, the map does not grow as 100,000
-	// entries are read (its growing was half the decode).
-	entries := make(map[string]cacheEntry, len(rest)/64)
-	var hexSum []byte
 	for len(rest) > 0 {
 		n, ok := uvarint()
 		if !ok || n > maxHashPath || n > uint64(len(rest)) {
-			return nil, bad
+			return errNotHashes
 		}
-		p := string(rest[:n])
+		p := rest[:n]
 		rest = rest[n:]
 		var e cacheEntry
 		for _, v := range []*int64{&e.Size, &e.MtimeNS, &e.CtimeNS, &e.HashedNS} {
-			if *v, ok = varint(); !ok {
-				return nil, bad
+			x, m := binary.Varint(rest)
+			if m <= 0 {
+				return errNotHashes
 			}
+			*v, rest = x, rest[m:]
 		}
 		if e.Inode, ok = uvarint(); !ok || len(rest) < sha256.Size {
-			return nil, bad
+			return errNotHashes
 		}
-		hexSum = hex.AppendEncode(hexSum[:0], rest[:sha256.Size])
-		e.SHA256 = string(hexSum) // one allocation, where EncodeToString makes two
+		fn(p, rest[:sha256.Size], e)
 		rest = rest[sha256.Size:]
-		entries[p] = e
 	}
-	return entries, nil
+	return nil
 }
 
 // racyWindow is how long after a file's last change a hash of it is not

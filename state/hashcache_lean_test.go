@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxform/voxform/internal/heaptest"
 )
 
 // trustedOutputs writes n small files below dir and a hash cache that
@@ -68,25 +70,32 @@ func TestHashAllTrustedInFewAllocations(t *testing.T) {
 }
 
 // A hash cache of many entries is read without its map growing on the
-// way (that was half of reading one of 100,000).
+// way (that was half of reading one of 100,000), in a map sized for its
+// entries (a guess a third too large doubled its tables), and without an
+// allocation for each path and hash.
 func TestDecodeHashesSized(t *testing.T) {
-	const n = 5000
-	entries := map[string]cacheEntry{}
+	const n = 100000
+	entries := make(map[string]cacheEntry, n)
 	for i := range n {
 		entries[fmt.Sprintf("build/g%02d/p%05d.raw", i%100, i)] = cacheEntry{Size: 17040, MtimeNS: 1764314568790402816 + int64(i),
-			CtimeNS: 1764314568790402816 + int64(i), Inode: uint64(4000000 + i), SHA256: strings.Repeat("ab", 32), HashedNS: 1764314570790402816}
+			CtimeNS: 1764314568790402816 + int64(i), Inode: uint64(4000000 + i), SHA256: fmt.Sprintf("%064x", i), HashedNS: 1764314570790402816}
 	}
 	var b bytes.Buffer
 	if err := encodeHashes(&b, entries); err != nil {
 		t.Fatal(err)
 	}
-	allocs := testing.AllocsPerRun(2, func() {
-		got, err := decodeHashes(b.Bytes())
-		if err != nil || len(got) != n {
-			t.Fatalf("%d entries, %v", len(got), err)
-		}
-	})
-	if allocs > 2*n+n/10 { // a path and a hash each
-		t.Errorf("reading %d entries made %.0f allocations; want at most %d", n, allocs, 2*n+n/10)
+	var got map[string]cacheEntry
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { got, err = decodeHashes(b.Bytes()) })
+	if err != nil || !maps.Equal(got, entries) {
+		t.Fatalf("%d entries read back, %v", len(got), err)
+	}
+	bytes := heaptest.Allocated(func() { got, err = decodeHashes(b.Bytes()) })
+	t.Logf("%.0f allocations, %d B an entry", allocs, bytes/n)
+	if allocs > 1000 { // 200,000: a path and a hash each
+		t.Errorf("reading %d entries made %.0f allocations; want at most 1,000", n, allocs)
+	}
+	if per := bytes / n; per > 220 { // 280 with the map's tables doubled and an allocation each
+		t.Errorf("reading %d entries allocated %d B an entry; want at most 220", n, per)
 	}
 }
