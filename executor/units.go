@@ -72,7 +72,7 @@ type operations struct {
 // remote cache run under ctx.
 func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *owned.Root, stops stopper, report reporter) *operations {
 	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
-		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan), onRecord: opts.Recorded}
+		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan), onRecord: opts.Recorded, loudness: opts.MeasureLoudness}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
 		listen: &listener{client: opts.Client, emit: report.emit}}
