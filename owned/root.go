@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,11 @@ type Root struct {
 // fileID names a file by its device and inode.
 type fileID struct{ dev, ino uint64 }
 
+// dirGather is the SyncGroup.Gather of a directory's syncs: outputs
+// renamed into one directory a little apart (an apply starts the outputs
+// of a directory together) share a sync of it.
+const dirGather = 2 * time.Millisecond
+
 // syncGroup returns the SyncGroup of the directory st describes: every
 // handle of one directory shares it, so that the outputs renamed into a
 // directory while a sync of it runs are made durable by one more sync of
@@ -60,7 +66,7 @@ func (r *Root) syncGroup(st fs.FileInfo) *SyncGroup {
 	}
 	g := r.syncs[id]
 	if g == nil {
-		g = new(SyncGroup)
+		g = &SyncGroup{Gather: dirGather}
 		r.syncs[id] = g
 	}
 	return g

@@ -1,6 +1,9 @@
 package owned
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // SyncGroup shares one sync among the changes made before it started
 // (group commit): a caller counts its change with Made once the change is
@@ -15,6 +18,15 @@ import "sync"
 // later sync that succeeds does not bring them back. A change counted
 // after it gets a sync of its own.
 type SyncGroup struct {
+	// Gather, when set, is how long the waiter that is to run a sync
+	// waits first while changes come from several writers at once (the
+	// sync before covered more than one), so that the changes made
+	// meanwhile share that sync: such a change waits that much longer,
+	// and changes that complete a little apart cost one sync rather than
+	// one each. A lone writer (each sync covering its one change) never
+	// waits.
+	Gather time.Duration
+
 	mu   sync.Mutex // guards made
 	made uint64
 
@@ -22,6 +34,7 @@ type SyncGroup struct {
 	synced uint64     // every change up to here is durable...
 	failed uint64     // ...except those up to here (the last failed sync's)
 	err    error      // the failed sync's error
+	last   uint64     // the changes the last sync covered
 }
 
 // Made counts a change that is made and returns its number for Wait.
@@ -44,9 +57,13 @@ func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 	if g.synced >= n {
 		return nil
 	}
+	if g.Gather > 0 && g.last > 1 {
+		time.Sleep(g.Gather)
+	}
 	g.mu.Lock()
 	target := g.made
 	g.mu.Unlock()
+	g.last = target - max(g.synced, g.failed)
 	if err := sync(); err != nil {
 		g.failed, g.err = target, err
 		return err

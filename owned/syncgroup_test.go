@@ -134,3 +134,49 @@ func TestDirHandlesShareSyncs(t *testing.T) {
 		}
 	}
 }
+
+// With Gather, changes from several writers that complete a little apart
+// share one sync: the waiter that is to sync waits for them first. A lone
+// writer, each sync covering only its own change, does not wait.
+func TestSyncGroupGathers(t *testing.T) {
+	const gather = 200 * time.Millisecond
+	g := SyncGroup{Gather: gather}
+	syncs := 0
+	count := func() error { syncs++; return nil }
+	// Two changes covered by one sync: several writers are at work.
+	g.Made()
+	if err := g.Wait(g.Made(), count); err != nil || syncs != 1 {
+		t.Fatalf("first sync: %v, %d syncs", err, syncs)
+	}
+	// A change made 20 ms after the one whose Wait syncs shares its sync.
+	a := g.Made()
+	later := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		later <- g.Wait(g.Made(), count)
+	}()
+	if err := g.Wait(a, count); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-later; err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 2 {
+		t.Fatalf("%d syncs for two changes made 20 ms apart with Gather %v, want them to share one", syncs-1, gather)
+	}
+	// That sync covered both, so the next one gathers too; it covers one
+	// change, and the one after it does not wait.
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= gather {
+		t.Errorf("a lone writer's sync waited %v", d)
+	}
+	if syncs != 4 {
+		t.Errorf("%d syncs in all, want 4", syncs)
+	}
+}
