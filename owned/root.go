@@ -496,17 +496,30 @@ type Dir struct {
 	// shared is set on a use of a handle Root keeps (OutputDir): the
 	// handle stays open when the use is closed.
 	shared bool
+	// done ends the use's count among the directory's writers (see
+	// SyncGroup.Start; nil: not counted).
+	done func()
 }
 
 // use is a Dir on d's handle, with changes of its own, whose Close
-// leaves the handle open.
+// leaves the handle open. It counts among the directory's writers until
+// it is closed, so that a sync of the directory waits for the other
+// outputs being written into it (SyncGroup.Gather).
 func (d *Dir) use() *Dir {
-	return &Dir{f: d.f, fd: d.fd, rel: d.rel, real: d.real, group: d.group, shared: true}
+	u := &Dir{f: d.f, fd: d.fd, rel: d.rel, real: d.real, group: d.group, shared: true}
+	if d.group != nil {
+		u.done = d.group.Start()
+	}
+	return u
 }
 
-// Close releases the handle (a use of a kept handle: nothing).
+// Close releases the handle (a use of a kept handle: nothing but its
+// count among the directory's writers).
 func (d *Dir) Close() error {
 	if d.shared {
+		if d.done != nil {
+			d.done()
+		}
 		return nil
 	}
 	return d.f.Close()

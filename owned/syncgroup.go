@@ -20,15 +20,16 @@ import (
 type SyncGroup struct {
 	// Gather, when set, is how long the waiter that is to run a sync
 	// waits first while changes come from several writers at once (the
-	// sync before covered more than one), so that the changes made
-	// meanwhile share that sync: such a change waits that much longer,
-	// and changes that complete a little apart cost one sync rather than
-	// one each. A lone writer (each sync covering its one change) never
-	// waits.
+	// sync before covered more than one, or another writer is at work:
+	// see Start), so that the changes made meanwhile share that sync:
+	// such a change waits that much longer, and changes that complete a
+	// little apart cost one sync rather than one each. A lone writer
+	// never waits.
 	Gather time.Duration
 
-	mu   sync.Mutex // guards made
-	made uint64
+	mu      sync.Mutex // guards made and writers
+	made    uint64
+	writers int // see Start
 
 	syncMu sync.Mutex // one sync at a time; guards the fields below
 	synced uint64     // every change up to here is durable...
@@ -45,6 +46,23 @@ func (g *SyncGroup) Made() uint64 {
 	return g.made
 }
 
+// Start counts a writer that is to make a change soon (an output being
+// written into a directory), until its done is called: while a waiter
+// is not the only writer counted, it gathers (see Gather).
+func (g *SyncGroup) Start() (done func()) {
+	g.mu.Lock()
+	g.writers++
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.writers--
+			g.mu.Unlock()
+		})
+	}
+}
+
 // Wait returns once change n is durable: after a sync that started after
 // it was counted, run here by sync or by another waiter. It returns the
 // error of the sync that covered n, if that sync failed.
@@ -57,7 +75,10 @@ func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 	if g.synced >= n {
 		return nil
 	}
-	if g.Gather > 0 && g.last > 1 {
+	g.mu.Lock()
+	others := g.writers > 1
+	g.mu.Unlock()
+	if g.Gather > 0 && (g.last > 1 || others) {
 		time.Sleep(g.Gather)
 	}
 	g.mu.Lock()

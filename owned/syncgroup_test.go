@@ -180,3 +180,44 @@ func TestSyncGroupGathers(t *testing.T) {
 		t.Errorf("%d syncs in all, want 4", syncs)
 	}
 }
+
+// A sync gathers while another writer counted by Start is at work (an
+// output being written into the same directory), even when the sync
+// before covered one change; a writer alone does not wait.
+func TestSyncGroupGathersForWritersAtWork(t *testing.T) {
+	const gather = 200 * time.Millisecond
+	g := SyncGroup{Gather: gather}
+	syncs := 0
+	count := func() error { syncs++; return nil }
+	done := g.Start()
+	start := time.Now()
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= gather {
+		t.Errorf("a lone writer's sync waited %v", d)
+	}
+	done()
+	first, second := g.Start(), g.Start()
+	a := g.Made()
+	later := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		later <- g.Wait(g.Made(), count)
+	}()
+	if err := g.Wait(a, count); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-later; err != nil {
+		t.Fatal(err)
+	}
+	first()
+	second()
+	second() // a second call does nothing
+	if syncs != 2 {
+		t.Errorf("%d syncs for the changes of two writers made 20 ms apart, want them to share one", syncs-1)
+	}
+	if g.writers != 0 {
+		t.Errorf("%d writers counted once all are done", g.writers)
+	}
+}
