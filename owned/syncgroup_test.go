@@ -135,6 +135,24 @@ func TestDirHandlesShareSyncs(t *testing.T) {
 	}
 }
 
+// twoApart makes a change and waits for it while another writer makes
+// one 20 ms later and waits for it.
+func twoApart(t *testing.T, g *SyncGroup, sync func() error) {
+	t.Helper()
+	a := g.Made()
+	later := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		later <- g.Wait(g.Made(), sync)
+	}()
+	if err := g.Wait(a, sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-later; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // With Gather, changes from several writers that complete a little apart
 // share one sync: the waiter that is to sync waits for them first. A lone
 // writer, each sync covering only its own change, does not wait.
@@ -149,18 +167,7 @@ func TestSyncGroupGathers(t *testing.T) {
 		t.Fatalf("first sync: %v, %d syncs", err, syncs)
 	}
 	// A change made 20 ms after the one whose Wait syncs shares its sync.
-	a := g.Made()
-	later := make(chan error, 1)
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		later <- g.Wait(g.Made(), count)
-	}()
-	if err := g.Wait(a, count); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-later; err != nil {
-		t.Fatal(err)
-	}
+	twoApart(t, &g, count)
 	if syncs != 2 {
 		t.Fatalf("%d syncs for two changes made 20 ms apart with Gather %v, want them to share one", syncs-1, gather)
 	}
@@ -199,18 +206,7 @@ func TestSyncGroupGathersForWritersAtWork(t *testing.T) {
 	}
 	done()
 	first, second := g.Start(), g.Start()
-	a := g.Made()
-	later := make(chan error, 1)
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		later <- g.Wait(g.Made(), count)
-	}()
-	if err := g.Wait(a, count); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-later; err != nil {
-		t.Fatal(err)
-	}
+	twoApart(t, &g, count)
 	first()
 	second()
 	second() // a second call does nothing
