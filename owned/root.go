@@ -340,6 +340,7 @@ func (r *Root) OutputDir(rel string) (*Dir, error) {
 	dir := path.Dir(rel)
 	if d := r.keptDir(dir); d != nil {
 		if err := r.checkResolved(rel, path.Join(d.rel, path.Base(rel))); err != nil {
+			d.Close()
 			return nil, err
 		}
 		return d, nil
