@@ -291,6 +291,9 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Terminal, useColor(env, f.plan.noColor))
 	opts := executor.Options{
 		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
+		// Loudness is measured as outputs are written only where the
+		// manifest declares the limits verify -loudness holds them to.
+		MeasureLoudness: m.Loudness != nil,
 	}
 	if t := encoderOnPath(); t != nil {
 		opts.Encoder, opts.Books = t, t // without it, the plan refused the profiles that need it

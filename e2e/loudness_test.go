@@ -55,7 +55,8 @@ func loudnessOf(t *testing.T, p *project, addr string) map[string]any {
 	return st.Resources[addr].Outputs[0].Loudness
 }
 
-// TestVerifyLoudness: apply records each output's loudness; verify
+// TestVerifyLoudness: apply records each output's loudness (the manifest
+// declares loudness:); verify
 // -loudness passes a project of even prompts, then flags a prompt made
 // 9 dB louder (and its true peak) and one made 12 dB quieter, naming each
 // with its figure and the median, and not the others; figures missing from
@@ -66,7 +67,7 @@ func TestVerifyLoudness(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Options{Seed: 3})
 	p := newProject(t, "", e)
-	p.writeFile("voxform.yaml", fivePrompts)
+	p.writeFile("voxform.yaml", fivePrompts+"loudness: { max_deviation: 3 }\n")
 	if r := p.apply(); r.code != 0 {
 		t.Fatalf("%s", r)
 	}

@@ -252,7 +252,7 @@ func (op *synthesisOp) joinChunks(ctx context.Context, a *planner.Action, store 
 		return nil, nil, err
 	}
 	defer out.Abort()
-	out.measure(ctx, format)
+	op.files.measure(ctx, out, format)
 	records, starts, err := joinFrom(a, store, format, out, ck)
 	if err != nil {
 		return nil, nil, err

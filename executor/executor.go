@@ -76,6 +76,13 @@ type Options struct {
 	// Books writes packages' M4B and MP3 files (audio/encode's ffmpeg);
 	// nil: none (the plan refuses packages that need it).
 	Books Bookmaker
+	// MeasureLoudness measures the loudness of every audio output a
+	// synthesis writes, from its bytes as they are written, and records
+	// it with the output (state.Output.Loudness). cli sets it when the
+	// manifest declares loudness: (the limits verify -loudness checks):
+	// measuring is a fifth of an apply's CPU, and without it verify
+	// -loudness and report -loudness measure the files when they run.
+	MeasureLoudness bool
 	// Recorded, when set, is told of every complete resource an
 	// operation recorded with its outputs (res), and of what the state
 	// recorded before (prior, nil when nothing): the takes journal. It is

@@ -17,6 +17,11 @@ type unit struct {
 	// members are the addresses a group works on; a unit without them
 	// works on the resource its id names.
 	members []string
+	// dir is the directory of the unit's first output ("": none). Units
+	// ready together start directory by directory, so that outputs
+	// renamed into one directory at about the same time share its syncs
+	// (owned.Dir.Sync) rather than each syncing it alone.
+	dir string
 }
 
 // outcome is what became of a unit.
@@ -133,7 +138,8 @@ type graph struct {
 
 // newGraph indexes units, refusing an id scheduled twice and a
 // dependency cycle; a dependency outside units is satisfied. The units
-// ready at once are in the order of their ids.
+// ready at once are in the order of their output directories, then of
+// their ids.
 func newGraph(units []unit, send func(outcome)) (*graph, error) {
 	index := make(map[string]int32, len(units))
 	for i := range units {
@@ -162,7 +168,13 @@ func newGraph(units []unit, send func(outcome)) (*graph, error) {
 			g.ready = append(g.ready, int32(i))
 		}
 	}
-	sort.Slice(g.ready, func(a, b int) bool { return units[g.ready[a]].id < units[g.ready[b]].id })
+	sort.Slice(g.ready, func(a, b int) bool {
+		ua, ub := &units[g.ready[a]], &units[g.ready[b]]
+		if ua.dir != ub.dir {
+			return ua.dir < ub.dir
+		}
+		return ua.id < ub.id
+	})
 	return g, nil
 }
 

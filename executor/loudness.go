@@ -24,8 +24,13 @@ type loudness struct {
 	w   *audioloudness.LoudnessWriter
 }
 
-// measure starts measuring o, a synthesis output in format cfg.
-func (o *outputFile) measure(ctx context.Context, cfg contract.Format) {
+// measure starts measuring o, a synthesis output in format cfg, when the
+// apply measures loudness (Options.MeasureLoudness); otherwise o records
+// none.
+func (w *outputs) measure(ctx context.Context, o *outputFile, cfg contract.Format) {
+	if !w.loudness {
+		return
+	}
 	l := &loudness{ctx: ctx}
 	if !cfg.Headered() {
 		f, err := cfg.Audio()

@@ -47,7 +47,12 @@ func loudnessManifest(cacheDir string) string {
 	return m
 }
 
-// TestSynthesisRecordsLoudness: every audio output a synthesis writes has
+// measuringLoudness is an apply that measures loudness, as cli's is when
+// the manifest declares loudness:.
+func measuringLoudness(o *executor.Options) { o.MeasureLoudness = true }
+
+// TestSynthesisRecordsLoudness: where the apply measures loudness, every
+// audio output a synthesis writes has
 // its integrated loudness and true peak in the state, the figures the
 // finished file measures (to the 0.01 the state keeps), whichever
 // transport wrote it; the cache entry carries them, and an output
@@ -60,7 +65,7 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withCache := func(o *executor.Options) { o.Cache = &cache.Cache{Local: local} }
+	withCache := func(o *executor.Options) { o.Cache, o.MeasureLoudness = &cache.Cache{Local: local}, true }
 	if s := h.applyWith(withCache); s.Done != len(loudnessCases) || s.Failed != 0 {
 		t.Fatalf("apply: %+v", s)
 	}
@@ -128,7 +133,7 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 // its loudness in the state too, the figures the joined file measures.
 func TestChunkedSynthesisRecordsLoudness(t *testing.T) {
 	h := newHarness(t, emulator.Options{}, map[string]string{"main.yaml": chapterManifest, "chapter.txt": hindiChapter(12)})
-	if s := h.apply(); s.Done != 1 || s.Failed != 0 {
+	if s := h.applyWith(measuringLoudness); s.Done != 1 || s.Failed != 0 {
 		t.Fatalf("apply: %+v %v", s, s.Failures)
 	}
 	r := h.state().Resources["synthesis.chapter"]
@@ -145,5 +150,24 @@ func TestChunkedSynthesisRecordsLoudness(t *testing.T) {
 	}
 	if diff := cmp.Diff(state.LoudnessOf(want), o.Loudness); diff != "" {
 		t.Errorf("recorded loudness differs from the joined file's (-file +state):\n%s", diff)
+	}
+}
+
+// TestLoudnessNotMeasuredUnlessAsked: an apply that does not measure
+// loudness (the manifest declares no loudness:) records no figures for
+// any container or transport, and the outputs are otherwise the same.
+func TestLoudnessNotMeasuredUnlessAsked(t *testing.T) {
+	h := newHarness(t, emulator.Options{Profile: string(contract.ProfileDocumented)}, map[string]string{"main.yaml": loudnessManifest(t.TempDir())})
+	if s := h.apply(); s.Done != len(loudnessCases) || s.Failed != 0 {
+		t.Fatalf("apply: %+v", s)
+	}
+	for i, c := range loudnessCases {
+		o := h.state().Resources[fmt.Sprintf("synthesis.s%d", i)].Outputs[0]
+		if o.Loudness != nil {
+			t.Errorf("%s: loudness %+v recorded by an apply that does not measure it", c.name, o.Loudness)
+		}
+		if o.SHA256 == "" || o.Size == 0 {
+			t.Errorf("%s: output %+v", c.name, o)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func (op *recordedOp) make(ctx context.Context, a *planner.Action, r *planner.Re
 		return state.Output{}, err
 	}
 	defer out.Abort()
-	out.measure(ctx, format)
+	op.files.measure(ctx, out, format)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return state.Output{}, err
 	}

@@ -48,7 +48,7 @@ syntheses:
 func TestRecordedOutputs(t *testing.T) {
 	wav := recording(t, "0.5")
 	h := newHarness(t, emulator.Options{}, map[string]string{"voxform.yaml": "version: 1\n" + recordedSyntheses, "studio/x.wav": wav})
-	if s := h.apply(); s.Done != 3 || s.Failed != 0 {
+	if s := h.applyWith(measuringLoudness); s.Done != 3 || s.Failed != 0 {
 		t.Fatalf("apply: %+v", s)
 	}
 	requests, _ := h.stats()["requests"].(map[string]any)

@@ -31,6 +31,8 @@ type outputs struct {
 	kept *keeper
 	// onRecord is Options.Recorded (nil: none).
 	onRecord func(addr string, prior, res *state.Resource)
+	// loudness is Options.MeasureLoudness (see measure).
+	loudness bool
 }
 
 // abs returns the absolute path of a manifest-relative path (for reading

@@ -176,7 +176,7 @@ func (t *wholeTakes) synthesize(ctx context.Context) error {
 	if err != nil {
 		return t.lost(ctx, nil, err)
 	}
-	out.measure(ctx, t.format)
+	t.op.files.measure(ctx, out, t.format)
 	if err := t.op.send(ctx, t.a.Desired.Transport, t.req, out); err != nil {
 		return t.lost(ctx, out, err)
 	}

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"time"
 
@@ -72,7 +73,7 @@ type operations struct {
 // remote cache run under ctx.
 func newOperations(ctx context.Context, opts Options, plan *planner.Plan, root *owned.Root, stops stopper, report reporter) *operations {
 	ws := &outputs{dir: opts.Dir, root: root, recorder: opts.Recorder, cache: opts.Hashes, emit: report.emit,
-		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan), onRecord: opts.Recorded}
+		kept: newKeeper(ctx, opts.Cache, opts.Dir, report.emit, plan), onRecord: opts.Recorded, loudness: opts.MeasureLoudness}
 	sweep := newOrphans(opts.Client, opts.Recorder, opts.Now)
 	synth := &synthesisOp{client: opts.Client, sessions: opts.Limiter, files: ws, parallelism: opts.Parallelism, stops: stops,
 		listen: &listener{client: opts.Client, emit: report.emit}}
@@ -199,7 +200,7 @@ func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 			return nil, err
 		}
 		unitOf[a.Address] = a.Address
-		units = append(units, unit{id: a.Address, run: x.single(a, op)})
+		units = append(units, unit{id: a.Address, run: x.single(a, op), dir: outputDir(a)})
 	}
 	sort.Strings(groupIDs)
 	for _, id := range groupIDs {
@@ -290,4 +291,13 @@ func (x *run) refuse(a *planner.Action) func(context.Context, *slot) error {
 		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Refused))
 		return &unitError{n: 1}
 	}
+}
+
+// outputDir is the directory of a's first output ("" when it writes none):
+// see unit.dir.
+func outputDir(a *planner.Action) string {
+	if a.Desired == nil || len(a.Desired.Outputs) == 0 {
+		return ""
+	}
+	return path.Dir(a.Desired.Outputs[0].Path)
 }

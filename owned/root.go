@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,11 @@ type Root struct {
 // fileID names a file by its device and inode.
 type fileID struct{ dev, ino uint64 }
 
+// dirGather is the SyncGroup.Gather of a directory's syncs: outputs
+// renamed into one directory a little apart (an apply starts the outputs
+// of a directory together) share a sync of it.
+const dirGather = 2 * time.Millisecond
+
 // syncGroup returns the SyncGroup of the directory st describes: every
 // handle of one directory shares it, so that the outputs renamed into a
 // directory while a sync of it runs are made durable by one more sync of
@@ -60,7 +66,7 @@ func (r *Root) syncGroup(st fs.FileInfo) *SyncGroup {
 	}
 	g := r.syncs[id]
 	if g == nil {
-		g = new(SyncGroup)
+		g = &SyncGroup{Gather: dirGather}
 		r.syncs[id] = g
 	}
 	return g
@@ -334,6 +340,7 @@ func (r *Root) OutputDir(rel string) (*Dir, error) {
 	dir := path.Dir(rel)
 	if d := r.keptDir(dir); d != nil {
 		if err := r.checkResolved(rel, path.Join(d.rel, path.Base(rel))); err != nil {
+			d.Close()
 			return nil, err
 		}
 		return d, nil
@@ -490,17 +497,30 @@ type Dir struct {
 	// shared is set on a use of a handle Root keeps (OutputDir): the
 	// handle stays open when the use is closed.
 	shared bool
+	// done ends the use's count among the directory's writers (see
+	// SyncGroup.Start; nil: not counted).
+	done func()
 }
 
 // use is a Dir on d's handle, with changes of its own, whose Close
-// leaves the handle open.
+// leaves the handle open. It counts among the directory's writers until
+// it is closed, so that a sync of the directory waits for the other
+// outputs being written into it (SyncGroup.Gather).
 func (d *Dir) use() *Dir {
-	return &Dir{f: d.f, fd: d.fd, rel: d.rel, real: d.real, group: d.group, shared: true}
+	u := &Dir{f: d.f, fd: d.fd, rel: d.rel, real: d.real, group: d.group, shared: true}
+	if d.group != nil {
+		u.done = d.group.Start()
+	}
+	return u
 }
 
-// Close releases the handle (a use of a kept handle: nothing).
+// Close releases the handle (a use of a kept handle: nothing but its
+// count among the directory's writers).
 func (d *Dir) Close() error {
 	if d.shared {
+		if d.done != nil {
+			d.done()
+		}
 		return nil
 	}
 	return d.f.Close()

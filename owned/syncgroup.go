@@ -1,6 +1,9 @@
 package owned
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // SyncGroup shares one sync among the changes made before it started
 // (group commit): a caller counts its change with Made once the change is
@@ -15,13 +18,24 @@ import "sync"
 // later sync that succeeds does not bring them back. A change counted
 // after it gets a sync of its own.
 type SyncGroup struct {
-	mu   sync.Mutex // guards made
-	made uint64
+	// Gather, when set, is how long the waiter that is to run a sync
+	// waits first while changes come from several writers at once (the
+	// sync before covered more than one, or another writer is at work:
+	// see Start), so that the changes made meanwhile share that sync:
+	// such a change waits that much longer, and changes that complete a
+	// little apart cost one sync rather than one each. A lone writer
+	// never waits.
+	Gather time.Duration
+
+	mu      sync.Mutex // guards made and writers
+	made    uint64
+	writers int // see Start
 
 	syncMu sync.Mutex // one sync at a time; guards the fields below
 	synced uint64     // every change up to here is durable...
 	failed uint64     // ...except those up to here (the last failed sync's)
 	err    error      // the failed sync's error
+	last   uint64     // the changes the last sync covered
 }
 
 // Made counts a change that is made and returns its number for Wait.
@@ -30,6 +44,23 @@ func (g *SyncGroup) Made() uint64 {
 	defer g.mu.Unlock()
 	g.made++
 	return g.made
+}
+
+// Start counts a writer that is to make a change soon (an output being
+// written into a directory), until its done is called: while a waiter
+// is not the only writer counted, it gathers (see Gather).
+func (g *SyncGroup) Start() (done func()) {
+	g.mu.Lock()
+	g.writers++
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.writers--
+			g.mu.Unlock()
+		})
+	}
 }
 
 // Wait returns once change n is durable: after a sync that started after
@@ -45,8 +76,15 @@ func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 		return nil
 	}
 	g.mu.Lock()
+	others := g.writers > 1
+	g.mu.Unlock()
+	if g.Gather > 0 && (g.last > 1 || others) {
+		time.Sleep(g.Gather)
+	}
+	g.mu.Lock()
 	target := g.made
 	g.mu.Unlock()
+	g.last = target - max(g.synced, g.failed)
 	if err := sync(); err != nil {
 		g.failed, g.err = target, err
 		return err

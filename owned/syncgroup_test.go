@@ -134,3 +134,86 @@ func TestDirHandlesShareSyncs(t *testing.T) {
 		}
 	}
 }
+
+// twoApart makes a change and waits for it while another writer makes
+// one 20 ms later and waits for it.
+func twoApart(t *testing.T, g *SyncGroup, sync func() error) {
+	t.Helper()
+	a := g.Made()
+	later := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		later <- g.Wait(g.Made(), sync)
+	}()
+	if err := g.Wait(a, sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-later; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With Gather, changes from several writers that complete a little apart
+// share one sync: the waiter that is to sync waits for them first. A lone
+// writer, each sync covering only its own change, does not wait.
+func TestSyncGroupGathers(t *testing.T) {
+	const gather = 200 * time.Millisecond
+	g := SyncGroup{Gather: gather}
+	syncs := 0
+	count := func() error { syncs++; return nil }
+	// Two changes covered by one sync: several writers are at work.
+	g.Made()
+	if err := g.Wait(g.Made(), count); err != nil || syncs != 1 {
+		t.Fatalf("first sync: %v, %d syncs", err, syncs)
+	}
+	// A change made 20 ms after the one whose Wait syncs shares its sync.
+	twoApart(t, &g, count)
+	if syncs != 2 {
+		t.Fatalf("%d syncs for two changes made 20 ms apart with Gather %v, want them to share one", syncs-1, gather)
+	}
+	// That sync covered both, so the next one gathers too; it covers one
+	// change, and the one after it does not wait.
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= gather {
+		t.Errorf("a lone writer's sync waited %v", d)
+	}
+	if syncs != 4 {
+		t.Errorf("%d syncs in all, want 4", syncs)
+	}
+}
+
+// A sync gathers while another writer counted by Start is at work (an
+// output being written into the same directory), even when the sync
+// before covered one change; a writer alone does not wait.
+func TestSyncGroupGathersForWritersAtWork(t *testing.T) {
+	const gather = 200 * time.Millisecond
+	g := SyncGroup{Gather: gather}
+	syncs := 0
+	count := func() error { syncs++; return nil }
+	done := g.Start()
+	start := time.Now()
+	if err := g.Wait(g.Made(), count); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= gather {
+		t.Errorf("a lone writer's sync waited %v", d)
+	}
+	done()
+	first, second := g.Start(), g.Start()
+	twoApart(t, &g, count)
+	first()
+	second()
+	second() // a second call does nothing
+	if syncs != 2 {
+		t.Errorf("%d syncs for the changes of two writers made 20 ms apart, want them to share one", syncs-1)
+	}
+	if g.writers != 0 {
+		t.Errorf("%d writers counted once all are done", g.writers)
+	}
+}

@@ -136,8 +136,16 @@ func (m *media) clip(ctx context.Context, ref audioRef) *clip {
 			c.TruePeak = &v
 		}
 	}
+	if ref.Role == "audio" && ref.Path != "" && ref.Loudness == nil && !m.in.Loudness {
+		c.Note = join(c.Note, notMeasured)
+	}
 	return &c
 }
+
+// notMeasured is the note of a synthesis output whose loudness the state
+// does not record: apply measures it only where the manifest declares
+// loudness:.
+const notMeasured = "loudness not measured (apply measures it where the manifest declares loudness:; report -loudness measures it now)"
 
 // find says where the content of ref is: its SHA-256 and a function that
 // copies it into a file; nil and why not when it is nowhere.

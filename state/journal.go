@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -232,6 +233,12 @@ func checkBegin(path string, rec *record, f *File, stateExists bool) (stale bool
 	return false, nil
 }
 
+// journalGather is the SyncGroup.Gather of the journal's fsyncs: while
+// the workers of an apply record results a little apart, each fsync
+// covers those recorded within this time, not only those that queued
+// behind the last fsync.
+const journalGather = 3 * time.Millisecond
+
 // journalWriter appends records durably. Appends from many goroutines are
 // written in order and share fsyncs (group commit): a caller returns only
 // once a sync that covers its own line has completed.
@@ -267,7 +274,9 @@ func createJournal(path, lineage string, baseSerial int64) (*journalWriter, erro
 		os.Remove(path)
 		return nil, fmt.Errorf("create journal: %w", err)
 	}
-	return &journalWriter{path: path, f: fh}, nil
+	j := &journalWriter{path: path, f: fh}
+	j.syncs.Gather = journalGather
+	return j, nil
 }
 
 // write appends line and applies fn under the write lock, so that the

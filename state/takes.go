@@ -107,10 +107,14 @@ func (t *Take) check() error {
 }
 
 // TakesJournal appends takes to the journal of a manifest directory. It
-// is safe for concurrent use (apply's workers).
+// is safe for concurrent use (apply's workers). The journal is opened at
+// the first Append and kept open until Close, so that an apply of many
+// outputs opens and checks it once.
 type TakesJournal struct {
 	mu  sync.Mutex
 	dir string
+	// d and f are .voxform/ and the journal in it, once opened.
+	d, f *os.File
 }
 
 // NewTakesJournal returns the takes journal of the manifest directory
@@ -119,9 +123,10 @@ func NewTakesJournal(dir string) *TakesJournal { return &TakesJournal{dir: dir} 
 
 // Append adds t as one line, in one write, to .voxform/takes.jsonl: a
 // regular file in a real .voxform/ directory, never reached through a
-// symbolic link. The line is not synced: the journal is an index of the
-// output cache, and a reader skips a torn last line. Once the journal
-// is larger than MaxTakesBytes, its oldest lines are dropped first.
+// symbolic link (checked when it is opened, at the first Append). The
+// line is not synced: the journal is an index of the output cache, and a
+// reader skips a torn last line. Once the journal is larger than
+// MaxTakesBytes, its oldest lines are dropped first.
 func (j *TakesJournal) Append(t Take) error {
 	if err := t.check(); err != nil {
 		return fmt.Errorf("take of %s: %w", t.Address, err)
@@ -133,32 +138,60 @@ func (j *TakesJournal) Append(t Take) error {
 	line = append(line, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	d, err := openCacheDir(j.dir, true)
-	if err != nil {
-		return fmt.Errorf("takes journal: %w", err)
+	if err := j.open(); err != nil {
+		return err
 	}
-	defer d.Close()
-	shown := filepath.Join(d.Name(), TakesFileName)
-	f, err := openOwn(int(d.Fd()), TakesFileName, shown, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, 0o644)
-	if err != nil {
-		return fmt.Errorf("takes journal: %w", err)
-	}
-	st, err := f.Stat()
+	shown := filepath.Join(j.d.Name(), TakesFileName)
+	st, err := j.f.Stat()
 	if err == nil && st.Size()+int64(len(line)) > MaxTakesBytes {
-		f.Close()
-		if err := trimTakes(d, shown); err != nil {
+		j.f.Close()
+		j.f = nil
+		if err := trimTakes(j.d, shown); err != nil {
 			return err
 		}
-		f, err = openOwn(int(d.Fd()), TakesFileName, shown, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, 0o644)
+		if err := j.open(); err != nil {
+			return err
+		}
+	}
+	if _, err := j.f.Write(line); err != nil {
+		return fmt.Errorf("takes journal: write %s: %w", shown, err)
+	}
+	return nil
+}
+
+// open opens .voxform/ (made if missing) and the journal in it, unless
+// they are open.
+func (j *TakesJournal) open() error {
+	if j.d == nil {
+		d, err := openCacheDir(j.dir, true)
 		if err != nil {
 			return fmt.Errorf("takes journal: %w", err)
 		}
+		j.d = d
 	}
-	defer f.Close()
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("takes journal: write %s: %w", shown, err)
+	if j.f == nil {
+		f, err := openOwn(int(j.d.Fd()), TakesFileName, filepath.Join(j.d.Name(), TakesFileName), unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, 0o644)
+		if err != nil {
+			return fmt.Errorf("takes journal: %w", err)
+		}
+		j.f = f
 	}
-	return f.Close()
+	return nil
+}
+
+// Close closes the journal; a later Append opens it again.
+func (j *TakesJournal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var err error
+	if j.f != nil {
+		err = j.f.Close()
+	}
+	if j.d != nil {
+		j.d.Close()
+	}
+	j.d, j.f = nil, nil
+	return err
 }
 
 // trimTakes rewrites the journal in the directory d with its newest

@@ -141,3 +141,39 @@ func TestOutputsDigestLeavesDeliveredOut(t *testing.T) {
 		t.Fatal("the digest is not of the sorted outputs' bytes")
 	}
 }
+
+// The journal is opened and checked once, at the first Append, and kept
+// open until Close: later appends of an apply write to the file opened
+// then (renamed away meanwhile here, to tell), not to a file opened
+// again; after Close the next Append opens the journal anew.
+func TestTakesJournalOpensOnce(t *testing.T) {
+	dir := t.TempDir()
+	j := NewTakesJournal(dir)
+	if err := j.Append(sampleTake("synthesis.a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, CacheDirName, TakesFileName)
+	moved := filepath.Join(dir, CacheDirName, "moved.jsonl")
+	if err := os.Rename(p, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(sampleTake("synthesis.b", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("the second Append opened the journal again")
+	}
+	if b, _ := os.ReadFile(moved); bytes.Count(b, []byte("\n")) != 2 {
+		t.Fatalf("the open journal holds %q, want both lines", b)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(sampleTake("synthesis.c", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := ReadTakes(dir, ""); err != nil || len(got) != 1 || got[0].Address != "synthesis.c" {
+		t.Fatalf("after Close: %v, %v; want the one take appended since", got, err)
+	}
+	j.Close()
+}

@@ -62,7 +62,8 @@ type LoudnessCheck struct {
 	TruePeakDBTP   *float64 `json:"true_peak_dbtp,omitempty"`
 	Silent         bool     `json:"silent,omitempty"`
 	// Measured is set when the figures were measured now: the state has
-	// none (it was written before voxform measured loudness) or the file
+	// none (apply measures only where the manifest declares loudness:,
+	// and states written before voxform measured have none) or the file
 	// changed since.
 	Measured bool `json:"measured,omitempty"`
 	// MedianLUFS is the median the output was compared with.

@@ -88,6 +88,7 @@ func (s *Session) Import(ctx context.Context, m *manifest.Manifest, files []Impo
 		}
 	}
 	journal := state.NewTakesJournal(s.ws.Dir)
+	defer journal.Close()
 	out := make([]Imported, 0, len(files))
 	keep, err := s.keepImported(ctx, m)
 	if err != nil {
@@ -250,8 +251,9 @@ func (s *Session) notify(msg string) {
 // an apply records to the takes journal of dir (then calls next, if
 // set): a resource recorded with outputs other than its prior record's,
 // or for another request. A journal that cannot be written is a warning
-// through events (nil: none); the work is done and recorded.
-func journalTakes(dir string, next func(string, *state.Resource, *state.Resource), events func(executor.Event), now func() time.Time) func(string, *state.Resource, *state.Resource) {
+// through events (nil: none); the work is done and recorded. The journal
+// is returned too, for the caller to close once the apply is over.
+func journalTakes(dir string, next func(string, *state.Resource, *state.Resource), events func(executor.Event), now func() time.Time) (func(string, *state.Resource, *state.Resource), *state.TakesJournal) {
 	j := state.NewTakesJournal(dir)
 	if now == nil {
 		now = time.Now
@@ -267,5 +269,5 @@ func journalTakes(dir string, next func(string, *state.Resource, *state.Resource
 		if next != nil {
 			next(addr, prior, res)
 		}
-	}
+	}, j
 }

@@ -437,7 +437,9 @@ func (s *Session) Apply(ctx context.Context, p *planner.Plan, opts executor.Opti
 		return nil, err
 	}
 	opts.Dir, opts.Recorder, opts.Hashes, opts.Cache = s.ws.Dir, s.rec, s.cache, s.outputs
-	opts.Recorded = journalTakes(s.ws.Dir, opts.Recorded, opts.Events, opts.Now)
+	var takes *state.TakesJournal
+	opts.Recorded, takes = journalTakes(s.ws.Dir, opts.Recorded, opts.Events, opts.Now)
+	defer takes.Close()
 	// The state as read (the plan's) is not read again: its resources
 	// that apply replaces are let go of as they are.
 	s.st = nil

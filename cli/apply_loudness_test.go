@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/voxform/voxform/emulator"
+)
+
+const twoLoudnessPrompts = `version: 1
+voices:
+  n: { model: tts-v2.5, voice: Kaveri, language: hi-IN }
+syntheses:
+  a: { voice: n, text: "नमस्ते, आपका स्वागत है।", output: build/a.wav }
+  b: { voice: n, text: "कृपया प्रतीक्षा करें।", output: build/b.raw, audio_config: { container: raw, sample_rate: 8000 } }
+`
+
+// TestApplyMeasuresLoudnessWhereDeclared: apply records the loudness of
+// its outputs only when the manifest declares loudness: (the limits
+// verify -loudness holds them to); without it the state has no figures
+// and verify -loudness measures the files, saying so.
+func TestApplyMeasuresLoudnessWhereDeclared(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		recorded    bool
+	}{
+		{"no loudness block", "", false},
+		{"loudness block", "loudness: { max_deviation: 3 }\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts + c.extra}, emulator.Options{})
+			if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
+				t.Fatalf("apply: exit %d: %s", code, stderr)
+			}
+			st := readState(t, env.Dir)
+			for _, addr := range []string{"synthesis.a", "synthesis.b"} {
+				l := st.Resources[addr].Outputs[0].Loudness
+				if got := l != nil && l.Integrated != nil && l.TruePeak != nil; got != c.recorded {
+					t.Errorf("%s: loudness %+v recorded, want figures: %v", addr, l, c.recorded)
+				}
+			}
+			stdout.Reset()
+			if code := runCmd(env, "verify", "-loudness"); code != ExitOK {
+				t.Fatalf("verify -loudness: exit %d: %s %s", code, stdout, stderr)
+			}
+			if measured := strings.Contains(stdout.String(), "2 measured now"); measured == c.recorded {
+				t.Errorf("verify -loudness, figures recorded %v:\n%s", c.recorded, stdout)
+			}
+		})
+	}
+}
