@@ -20,22 +20,24 @@ import (
 type SyncGroup struct {
 	// Gather, when set, is how long the waiter that is to run a sync
 	// waits first while changes come from several writers at once (the
-	// sync before covered more than one, or another writer is at work:
-	// see Start), so that the changes made meanwhile share that sync:
-	// such a change waits that much longer, and changes that complete a
-	// little apart cost one sync rather than one each. A lone writer
-	// never waits.
+	// sync before covered the changes of more than one waiter, or
+	// another writer is at work: see Start), so that the changes made
+	// meanwhile share that sync: such a change waits that much longer,
+	// and changes that complete a little apart cost one sync rather than
+	// one each. A lone writer never waits, however many changes it makes
+	// for each it waits for.
 	Gather time.Duration
 
 	mu      sync.Mutex // guards made and writers
 	made    uint64
 	writers int // see Start
 
-	syncMu sync.Mutex // one sync at a time; guards the fields below
-	synced uint64     // every change up to here is durable...
-	failed uint64     // ...except those up to here (the last failed sync's)
-	err    error      // the failed sync's error
-	last   uint64     // the changes the last sync covered
+	syncMu  sync.Mutex // one sync at a time; guards the fields below
+	synced  uint64     // every change up to here is durable...
+	failed  uint64     // ...except those up to here (the last failed sync's)
+	err     error      // the failed sync's error
+	from    uint64     // the last sync covered the changes after this, up to synced
+	waiters int        // the waits the last sync has answered so far
 }
 
 // Made counts a change that is made and returns its number for Wait.
@@ -73,22 +75,26 @@ func (g *SyncGroup) Wait(n uint64, sync func() error) error {
 		return g.err
 	}
 	if g.synced >= n {
+		if n > g.from {
+			g.waiters++ // another writer's change the last sync covered
+		}
 		return nil
 	}
 	g.mu.Lock()
 	others := g.writers > 1
 	g.mu.Unlock()
-	if g.Gather > 0 && (g.last > 1 || others) {
+	if g.Gather > 0 && (g.waiters > 1 || others) {
 		time.Sleep(g.Gather)
 	}
 	g.mu.Lock()
 	target := g.made
 	g.mu.Unlock()
-	g.last = target - max(g.synced, g.failed)
+	from := max(g.synced, g.failed)
 	if err := sync(); err != nil {
 		g.failed, g.err = target, err
+		g.from, g.waiters = target, 1
 		return err
 	}
-	g.synced = target
+	g.from, g.synced, g.waiters = from, target, 1
 	return nil
 }

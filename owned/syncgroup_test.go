@@ -155,15 +155,27 @@ func twoApart(t *testing.T, g *SyncGroup, sync func() error) {
 
 // With Gather, changes from several writers that complete a little apart
 // share one sync: the waiter that is to sync waits for them first. A lone
-// writer, each sync covering only its own change, does not wait.
+// writer, each sync answering only its own wait, does not wait.
 func TestSyncGroupGathers(t *testing.T) {
 	const gather = 200 * time.Millisecond
 	g := SyncGroup{Gather: gather}
 	syncs := 0
 	count := func() error { syncs++; return nil }
-	// Two changes covered by one sync: several writers are at work.
-	g.Made()
-	if err := g.Wait(g.Made(), count); err != nil || syncs != 1 {
+	// Two writers' changes covered by one sync: the second waits while
+	// the first's sync runs, and finds its change covered.
+	a, b := g.Made(), g.Made()
+	running, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() { first <- g.Wait(a, func() error { close(running); <-release; return count() }) }()
+	<-running
+	second := make(chan error, 1)
+	go func() { second <- g.Wait(b, count) }()
+	time.Sleep(20 * time.Millisecond) // the second waits for the sync
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil || syncs != 1 {
 		t.Fatalf("first sync: %v, %d syncs", err, syncs)
 	}
 	// A change made 20 ms after the one whose Wait syncs shares its sync.
@@ -215,5 +227,28 @@ func TestSyncGroupGathersForWritersAtWork(t *testing.T) {
 	}
 	if g.writers != 0 {
 		t.Errorf("%d writers counted once all are done", g.writers)
+	}
+}
+
+// A lone writer that makes a change it does not wait for before each it
+// does (the state journal's note of a file written, then its record)
+// never waits to gather: each sync answers one wait, however many
+// changes it covers.
+func TestSyncGroupLoneWriterOfTwoChanges(t *testing.T) {
+	const gather = 200 * time.Millisecond
+	g := SyncGroup{Gather: gather}
+	syncs := 0
+	for i := range 3 {
+		start := time.Now()
+		g.Made() // not waited for
+		if err := g.Wait(g.Made(), func() error { syncs++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= gather {
+			t.Errorf("change %d of a lone writer waited %v", i+1, d)
+		}
+	}
+	if syncs != 3 {
+		t.Errorf("%d syncs for 3 waits, want 3", syncs)
 	}
 }
