@@ -297,6 +297,7 @@ func (o *outputFile) CheckWith(validate check) error {
 		return errors.New("output already finished")
 	}
 	if err := o.wait(); err != nil {
+		o.Abort()
 		return err
 	}
 	if err := validate(o.f, o.size); err != nil {

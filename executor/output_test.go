@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxform/voxform/owned"
+	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
 )
 
@@ -201,5 +204,46 @@ func TestOutputDirectoryRemovedMidApplyIsRecreated(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "build", "b.raw")); err != nil || string(b) != "second" {
 		t.Errorf("build/b.raw after its directory was removed: %q, %v", b, err)
+	}
+}
+
+// An output whose temporary file cannot be made (a name the final path
+// takes but its temporary name is too long for; a full disk or too many
+// open files do the same) ends its use of the kept directory: a lone
+// writer's syncs of that directory afterwards do not wait to gather other
+// writers (every one of them waited the directory's 2 ms when the failed
+// output stayed counted). The quickest of 20 syncs is compared, which a
+// loaded machine slows only if it slows every one.
+func TestFailedOutputLeavesNoWriter(t *testing.T) {
+	dir := t.TempDir()
+	root, err := owned.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	w := &outputs{dir: dir, root: root}
+	quickest := func() time.Duration {
+		best := time.Hour
+		for range 20 {
+			d, err := root.OutputDir("build/x.wav")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if err := d.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(start))
+			d.Close()
+		}
+		return best
+	}
+	quickest() // the directory made and kept
+	a := &planner.Action{Type: planner.Create, Address: "synthesis.long"}
+	if _, err := w.output(a, "build/"+strings.Repeat("a", 226)+".wav"); err == nil {
+		t.Fatal("the temporary file of a 226-character name was made")
+	}
+	if d := quickest(); d >= 2*time.Millisecond {
+		t.Errorf("a lone writer's quickest directory sync took %v after an output failed to make its temporary file: it waits for a writer still counted", d)
 	}
 }

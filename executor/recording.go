@@ -52,6 +52,7 @@ func (w *outputs) ownedOutput(a *planner.Action, rel, want string) (*outputFile,
 		return nil, err
 	}
 	if err := o.wait(); err != nil {
+		o.Abort() // its directory's use ends: it writes nothing there
 		return nil, err
 	}
 	return o, nil
