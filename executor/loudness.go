@@ -43,6 +43,34 @@ func (w *outputs) measure(ctx context.Context, o *outputFile, cfg contract.Forma
 	o.loud = l
 }
 
+// measuring is validate that also measures the complete file it checks,
+// in format cfg, into *into, when the apply measures loudness (otherwise
+// validate): for an output whose bytes are not written through the
+// meter (a restore from a cache entry kept without figures, by an apply
+// that measured none). A file the meter cannot decode records nothing.
+func (w *outputs) measuring(ctx context.Context, cfg contract.Format, validate func(string) error, into **state.Loudness) func(string) error {
+	if !w.loudness {
+		return validate
+	}
+	var raw *audio.Format
+	if !cfg.Headered() {
+		f, err := cfg.Audio()
+		if err != nil {
+			return validate
+		}
+		raw = &f
+	}
+	return func(path string) error {
+		if err := validate(path); err != nil {
+			return err
+		}
+		if l, err := audioloudness.MeasureLoudnessFile(ctx, path, raw); err == nil {
+			*into = state.LoudnessOf(l)
+		}
+		return nil
+	}
+}
+
 // wrote passes p, written at pos of a file of size bytes, to the meter.
 func (l *loudness) wrote(p []byte, pos, size int64) {
 	if l == nil || l.w == nil {

@@ -57,7 +57,8 @@ func measuringLoudness(o *executor.Options) { o.MeasureLoudness = true }
 // finished file measures (to the 0.01 the state keeps), whichever
 // transport wrote it; the cache entry carries them, and an output
 // restored from the cache has them too. An entry kept without them (an
-// older voxform's) restores with none, and no error.
+// older voxform's, or an apply's that measured none) restores with none,
+// and no error, or measured where the restoring apply measures loudness.
 func TestSynthesisRecordsLoudness(t *testing.T) {
 	cacheDir := t.TempDir()
 	h := newHarness(t, emulator.Options{Profile: string(contract.ProfileDocumented)}, map[string]string{"main.yaml": loudnessManifest(cacheDir)})
@@ -102,22 +103,26 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 	if err := os.WriteFile(entry, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"voxform.state.json", "out"} {
-		if err := os.RemoveAll(filepath.Join(h.dir, p)); err != nil {
-			t.Fatal(err)
+	restore := func(measure bool) {
+		t.Helper()
+		for _, p := range []string{"voxform.state.json", "out"} {
+			if err := os.RemoveAll(filepath.Join(h.dir, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, rec, done := h.planWith(planner.Options{Cache: planner.CacheLocal})
+		for _, a := range p.Actions {
+			if a.Type != planner.Restore {
+				t.Fatalf("%s planned as %s, want a restore", a.Address, a.Type)
+			}
+		}
+		s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec, Cache: &cache.Cache{Local: local}, MeasureLoudness: measure})
+		done()
+		if err != nil || s.Done != len(loudnessCases) || s.Failed != 0 {
+			t.Fatalf("restoring apply: %+v, %v", s, err)
 		}
 	}
-	p, rec, done := h.planWith(planner.Options{Cache: planner.CacheLocal})
-	for _, a := range p.Actions {
-		if a.Type != planner.Restore {
-			t.Fatalf("%s planned as %s, want a restore", a.Address, a.Type)
-		}
-	}
-	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec, Cache: &cache.Cache{Local: local}})
-	done()
-	if err != nil || s.Done != len(loudnessCases) || s.Failed != 0 {
-		t.Fatalf("restoring apply: %+v, %v", s, err)
-	}
+	restore(false)
 	for addr, want := range made {
 		got := h.state().Resources[addr].Outputs[0].Loudness
 		if addr == "synthesis.s0" {
@@ -125,6 +130,14 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s restored with other loudness (-made +restored):\n%s", addr, diff)
+		}
+	}
+	// An apply that measures loudness measures what it restores from an
+	// entry kept without figures (by an apply that measured none).
+	restore(true)
+	for addr, want := range made {
+		if diff := cmp.Diff(want, h.state().Resources[addr].Outputs[0].Loudness); diff != "" {
+			t.Errorf("%s restored by a measuring apply with other loudness (-made +restored):\n%s", addr, diff)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +40,7 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 	if err != nil {
 		return result{}, err
 	}
-	made, err := op.restore(a, e)
+	made, err := op.restore(ctx, a, e)
 	if err != nil {
 		return result{}, err
 	}
@@ -140,15 +141,20 @@ func EntryFiles(e *cache.Entry) map[string]planner.CachedFile {
 
 // restore writes the outputs of a from the entry e and returns what they
 // are, with the metadata the entry adds.
-func (op *restoreOp) restore(a *planner.Action, e *cache.Entry) (*state.Resource, error) {
+func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.Entry) (*state.Resource, error) {
 	switch a.Desired.Kind {
 	case manifest.KindSynthesis:
 		format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
-		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Outputs[0].Path, audioValidator(format))
+		validate := audioValidator(format)
+		var measured *state.Loudness
+		if loudnessOfMeta(e.Meta) == nil { // kept by an apply that measured none
+			validate = op.files.measuring(ctx, format, validate, &measured)
+		}
+		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Outputs[0].Path, validate)
 		if err != nil {
 			return nil, err
 		}
-		o.Loudness = loudnessOfMeta(e.Meta) // measured when the entry's audio was made
+		o.Loudness = cmp.Or(loudnessOfMeta(e.Meta), measured) // measured when the entry's audio was made, or now
 		outs, err := op.restoreCues(a, o, format)
 		if err != nil {
 			return nil, err
