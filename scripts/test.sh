@@ -46,3 +46,4 @@ fi
 # once without it.
 go test -count=1 -timeout 10m "$@" -run 'TestLoudnessOfPromptsAllocatesLittle|TestLoudnessEBUTech3341' ./audio/loudness/
 go test -count=1 -timeout 10m "$@" ./audio/master/
+go test -count=1 -timeout 10m "$@" -run 'TestSynthesizeCopiesThroughAPooledBuffer' ./speechapi/

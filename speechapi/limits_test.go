@@ -281,3 +281,35 @@ func TestRealtimeMessageIsCapped(t *testing.T) {
 	_, err := c.TranscribeRealtime(context.Background(), bytes.NewReader(clip), speechapi.RealtimeOptions{LanguageCode: "hi-IN", IdleTimeout: time.Second})
 	checkLimit(t, err, strings.TrimPrefix(srv.URL, "http://"), "1 MiB")
 }
+
+// A synthesis's answer is copied through a pooled buffer: a call
+// allocates less than the 32 KiB buffer io.Copy made for each.
+func TestSynthesizeCopiesThroughAPooledBuffer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
+	audio := make([]byte, 17040) // a prompt of raw 8 kHz audio
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "audio/pcm")
+		_, _ = w.Write(audio)
+	}))
+	defer srv.Close()
+	c := limitClient(t, srv.URL)
+	synthesize := func() {
+		var out countingWriter
+		if _, err := c.Synthesize(context.Background(), rawReq, &out); err != nil || out.n != int64(len(audio)) {
+			t.Fatalf("%d bytes, %v", out.n, err)
+		}
+	}
+	synthesize() // the connection made
+	const calls = 20
+	per := heaptest.Allocated(func() {
+		for range calls {
+			synthesize()
+		}
+	}) / calls
+	t.Logf("%d B allocated a call", per)
+	if per >= 32<<10 {
+		t.Errorf("a synthesis of %d bytes allocated %d B; want less than the 32 KiB of a copy buffer each", len(audio), per)
+	}
+}

@@ -111,7 +111,7 @@ func (c *Client) getPresigned(ctx context.Context, rawURL string, w io.Writer) (
 	if resp.ContentLength > MaxTranscriptBytes {
 		return 0, body.err
 	}
-	n, err := io.Copy(w, body)
+	n, err := copyBody(w, body)
 	var le *LimitError
 	if errors.As(err, &le) {
 		return n, le

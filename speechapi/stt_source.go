@@ -118,7 +118,7 @@ func copySource(w io.Writer, s *Source) error {
 		return fmt.Errorf("open %s: %w", s.Name, err)
 	}
 	defer rc.Close()
-	n, err := io.Copy(w, rc)
+	n, err := copyBody(w, rc)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", s.Name, err)
 	}

@@ -91,7 +91,7 @@ func (c *Client) synthesize(ctx context.Context, req *SynthesisRequest, w io.Wri
 		return nil, fmt.Errorf("synthesize: %w", err)
 	}
 	v := newBodyValidator(cfg, w)
-	n, err := io.Copy(v, resp.Body)
+	n, err := copyBody(v, resp.Body)
 	res.Bytes = n
 	if v.werr != nil {
 		return res, final(fmt.Errorf("synthesize: write audio: %w", v.werr))

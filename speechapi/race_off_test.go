@@ -1,0 +1,5 @@
+//go:build !race
+
+package speechapi_test
+
+const raceEnabled = false
