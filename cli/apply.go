@@ -12,6 +12,7 @@ import (
 
 	"github.com/voxform/voxform/executor"
 	"github.com/voxform/voxform/internal/untrusted"
+	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/workspace"
 )
@@ -255,6 +256,12 @@ func confirm(ctx context.Context, env *Env, f *applyFlags, saved bool) error {
 	}
 }
 
+// measuresLoudness reports whether the outputs an apply or a pull of m
+// writes are measured for loudness as they are written: only where the
+// manifest declares the limits verify -loudness holds them to (elsewhere
+// verify and report measure when they run).
+func measuresLoudness(m *manifest.Manifest) bool { return m.Loudness != nil }
+
 // execute connects to the service and runs the plan, rendering progress.
 func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) error {
 	m := pr.manifest
@@ -291,9 +298,7 @@ func execute(ctx context.Context, env *Env, f *applyFlags, pr *preparedPlan) err
 	r := newRenderer(env.Stdout, f.plan.jsonOut, env.Terminal, useColor(env, f.plan.noColor))
 	opts := executor.Options{
 		Parallelism: parallelism, Stop: stop, Events: r.Event, Limiter: limiter,
-		// Loudness is measured as outputs are written only where the
-		// manifest declares the limits verify -loudness holds them to.
-		MeasureLoudness: m.Loudness != nil,
+		MeasureLoudness: measuresLoudness(m),
 	}
 	if t := encoderOnPath(); t != nil {
 		opts.Encoder, opts.Books = t, t // without it, the plan refused the profiles that need it

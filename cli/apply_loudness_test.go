@@ -49,3 +49,39 @@ func TestApplyMeasuresLoudnessWhereDeclared(t *testing.T) {
 		})
 	}
 }
+
+// TestPullMeasuresLoudnessWhereDeclared: a cache entry kept by an apply
+// that measured nothing (no loudness: then) is pulled into a project that
+// declares loudness: with its figures measured, as apply would record
+// them; without loudness: it is pulled without.
+func TestPullMeasuresLoudnessWhereDeclared(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		recorded    bool
+	}{
+		{"no loudness block", "", false},
+		{"loudness block", "loudness: { max_deviation: 3 }\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, _, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts}, emulator.Options{})
+			if code := runCmd(a, "apply", "-auto-approve"); code != ExitOK {
+				t.Fatalf("apply: exit %d: %s", code, stderr)
+			}
+			b, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts + c.extra}, emulator.Options{})
+			b.CacheDir = a.CacheDir
+			if code := runCmd(b, "pull"); code != ExitOK {
+				t.Fatalf("pull: exit %d: %s %s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout.String(), "Restored 2 resource(s)") {
+				t.Fatalf("pull restored other than both:\n%s", stdout)
+			}
+			st := readState(t, b.Dir)
+			for _, addr := range []string{"synthesis.a", "synthesis.b"} {
+				l := st.Resources[addr].Outputs[0].Loudness
+				if got := l != nil && l.Integrated != nil && l.TruePeak != nil; got != c.recorded {
+					t.Errorf("%s: loudness %+v recorded, want figures: %v", addr, l, c.recorded)
+				}
+			}
+		})
+	}
+}

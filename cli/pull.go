@@ -69,7 +69,7 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "voxform: warning: %s: %s\n", untrusted.Escape(e.Address), untrusted.Lines(errString(e.Err)))
 		}
 	}
-	opts := executor.Options{Events: warn}
+	opts := executor.Options{Events: warn, MeasureLoudness: measuresLoudness(m)}
 	if t := encoderOnPath(); t != nil {
 		opts.Encoder, opts.Books = t, t // a delivered output the cache lacks is mastered again
 	}
