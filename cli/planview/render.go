@@ -3,10 +3,12 @@ package planview
 import (
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/voxform/voxform/internal/untrusted"
@@ -55,34 +57,7 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		}
 		return writeFailing(w, p)
 	}
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	table.Header("", "ACTION", "ADDRESS", "REASON", "COST")
-	for _, a := range grouped(p) {
-		sym := a.Type.Symbol()
-		if o.Color {
-			sym = color(a.Type) + sym + ansiReset
-		}
-		// An address or a reason may come from the state: nothing in it
-		// acts on the terminal.
-		row := []string{sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)}
-		if err := table.Append(row); err != nil {
-			return fmt.Errorf("render plan: %w", err)
-		}
-	}
-	for _, row := range pinnedRows(p) {
-		if err := table.Append(row); err != nil {
-			return fmt.Errorf("render plan: %w", err)
-		}
-	}
-	if err := table.Render(); err != nil {
+	if err := writeTable(w, tableRows(p, o)); err != nil {
 		return fmt.Errorf("render plan: %w", err)
 	}
 	if _, err := fmt.Fprintf(w, "\n%s\n%s\n", summaryLine(p.Summary()), p.CostLine()); err != nil {
@@ -99,6 +74,75 @@ func Render(w io.Writer, p *planner.Plan, o Options) error {
 		}
 	}
 	return writeFailing(w, p)
+}
+
+// tableRows yields the rows of the plan's table: its actions, grouped,
+// then the pinned resources no action lists.
+func tableRows(p *planner.Plan, o Options) iter.Seq[[]string] {
+	actions := grouped(p)
+	return func(yield func([]string) bool) {
+		row := make([]string, 5) // one row at a time: the table streams them
+		for _, a := range actions {
+			sym := a.Type.Symbol()
+			if o.Color {
+				sym = color(a.Type) + sym + ansiReset
+			}
+			// An address or a reason may come from the state: nothing in
+			// it acts on the terminal.
+			row[0], row[1], row[2], row[3], row[4] = sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)
+			if !yield(row) {
+				return
+			}
+		}
+		for _, r := range pinnedRows(p) {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// planHeader is the header of the plan's table.
+var planHeader = []string{"", "ACTION", "ADDRESS", "REASON", "COST"}
+
+// writeTable writes the plan's table of rows, which it reads twice: once
+// for the width of each column, then to write them one by one. A plan of
+// 100,000 actions is drawn without holding its table (the table is
+// streamed at the widths measured).
+func writeTable(w io.Writer, rows iter.Seq[[]string]) error {
+	widths := tw.NewMapper[int, int]()
+	for i, h := range planHeader {
+		widths.Set(i, twwidth.Width(h))
+	}
+	for row := range rows {
+		for i, c := range row {
+			widths.Set(i, max(widths.Get(i), twwidth.Width(c)))
+		}
+	}
+	for i := range planHeader {
+		widths.Set(i, widths.Get(i)+2) // a space either side
+	}
+	table := tablewriter.NewTable(w,
+		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithStreaming(tw.StreamConfig{Enable: true, StrictColumns: true}),
+		tablewriter.WithWidths(tw.CellWidth{PerColumn: widths}),
+	)
+	if err := table.Start(); err != nil {
+		return err
+	}
+	table.Header(planHeader)
+	for row := range rows {
+		if err := table.Append(row); err != nil {
+			return err
+		}
+	}
+	return table.Close()
 }
 
 // writeFailing lists the recorded listening checks that fail at the
