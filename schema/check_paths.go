@@ -23,7 +23,7 @@ type output struct {
 func (c *checker) checkPaths() {
 	outs := c.outputs()
 	inputs := c.inputs()
-	byPath := make(map[string]output, len(outs))
+	byPath := make(map[string]int32, len(outs)) // the index in outs
 	root, rootErr := owned.Open(c.m.Dir)
 	if rootErr == nil {
 		defer root.Close()
@@ -33,7 +33,8 @@ func (c *checker) checkPaths() {
 			}
 		}
 	}
-	for _, o := range outs {
+	for i := range outs {
+		o := &outs[i]
 		if err := owned.CheckRel(o.path); err != nil {
 			c.ds.Errorf(o.pos, "output %v", strings.TrimPrefix(err.Error(), "path ")).
 				WithHint("write outputs below the manifest directory, for example build/")
@@ -51,9 +52,12 @@ func (c *checker) checkPaths() {
 					WithHint("voxform writes only inside the manifest directory; make the directory a real one, or point the output elsewhere")
 				continue
 			}
-			key = resolved
+			if resolved != o.path {
+				key = resolved
+			}
 		}
-		if prev, dup := byPath[key]; dup {
+		if j, dup := byPath[key]; dup {
+			prev := &outs[j]
 			same := ""
 			if prev.path != o.path {
 				same = fmt.Sprintf(" (as %q: both are %q)", prev.path, key)
@@ -62,7 +66,7 @@ func (c *checker) checkPaths() {
 				WithHint("give every resource its own output path")
 			continue
 		}
-		byPath[key] = o
+		byPath[key] = int32(i)
 		what, ok := inputs[o.path]
 		if !ok {
 			what, ok = inputs[key]
@@ -71,10 +75,11 @@ func (c *checker) checkPaths() {
 			c.ds.Errorf(o.pos, "output %q of %s is also an input (%s)", o.path, o.address, what)
 		}
 	}
-	for p, o := range byPath {
+	for p, i := range byPath {
+		o := &outs[i]
 		for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
-			if other, ok := byPath[dir]; ok {
-				c.ds.Errorf(o.pos, "output %q of %s is inside %q, a file written by %s", p, o.address, dir, other.address)
+			if j, ok := byPath[dir]; ok {
+				c.ds.Errorf(o.pos, "output %q of %s is inside %q, a file written by %s", p, o.address, dir, outs[j].address)
 			}
 		}
 	}
