@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
@@ -246,11 +247,15 @@ func cut(s string, max int) string {
 
 // cutAddress shortens an address to MaxAddress characters, with an
 // ellipsis.
-func cutAddress(s string) string {
-	if r := []rune(s); len(r) > MaxAddress {
-		return string(r[:MaxAddress-1]) + "…"
+func cutAddress(s string) string { return clip(s, MaxAddress) }
+
+// clip shortens s to at most max characters, ending with an ellipsis,
+// leaving its white space as it is.
+func clip(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
 	}
-	return s
+	return string([]rune(s)[:max-1]) + "…"
 }
 
 // cellEscaper makes text literal in a table cell: the pipe would end the

@@ -89,7 +89,7 @@ func tableRows(p *planner.Plan, o Options) iter.Seq[[]string] {
 			}
 			// An address or a reason may come from the state: nothing in
 			// it acts on the terminal.
-			row[0], row[1], row[2], row[3], row[4] = sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)
+			row[0], row[1], row[2], row[3], row[4] = sym, string(a.Type), cell(a.Address), cell(reason(a)), costCell(a)
 			if !yield(row) {
 				return
 			}
@@ -101,6 +101,15 @@ func tableRows(p *planner.Plan, o Options) iter.Seq[[]string] {
 		}
 	}
 }
+
+// MaxCell is how many characters of an address or a reason the plan's
+// table shows: a column is as wide as its widest cell, so one address of
+// a megabyte in a hostile state would widen every row to a megabyte.
+const MaxCell = 1024
+
+// cell is s as the plan's table shows it: nothing in it acts on the
+// terminal, and it is at most MaxCell characters.
+func cell(s string) string { return clip(untrusted.Escape(s), MaxCell) }
 
 // planHeader is the header of the plan's table.
 var planHeader = []string{"", "ACTION", "ADDRESS", "REASON", "COST"}
@@ -268,7 +277,7 @@ func pinnedRows(p *planner.Plan) [][]string {
 	pins := unlisted(p)
 	rows := make([][]string, 0, len(pins))
 	for _, pin := range pins {
-		rows = append(rows, []string{PinnedSymbol, PinnedAction, untrusted.Escape(pin.Address), untrusted.Escape(pin.Reason()), planner.Cost{}.Short()})
+		rows = append(rows, []string{PinnedSymbol, PinnedAction, cell(pin.Address), cell(pin.Reason()), planner.Cost{}.Short()})
 	}
 	return rows
 }

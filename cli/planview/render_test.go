@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/voxform/voxform/planner"
 )
 
 // TestTableStreamsRows: the plan's table is written one row at a time at
@@ -65,5 +68,31 @@ func BenchmarkRenderTable(b *testing.B) {
 		if err := writeTable(new(bytes.Buffer), seq); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTableCellsBounded: an address of a megabyte (a hostile state's)
+// and a reason as long are shown cut to MaxCell characters, so that the
+// other rows are not widened to a megabyte each.
+func TestTableCellsBounded(t *testing.T) {
+	long := `synthesis.x["` + strings.Repeat("k", 1<<20) + `"]`
+	p := &planner.Plan{Actions: []*planner.Action{
+		{Address: long, Type: planner.Delete, Reasons: []string{strings.Repeat("why ", 1<<18)}},
+		{Address: "synthesis.a", Type: planner.Create, Reasons: []string{"not in state"}},
+	}}
+	var b bytes.Buffer
+	if err := Render(&b, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 16*MaxCell {
+		t.Errorf("the plan of two actions is %d bytes", b.Len())
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 2*MaxCell+40 {
+			t.Errorf("a line of %d characters: %.80q...", n, l)
+		}
+	}
+	if !strings.Contains(b.String(), `synthesis.x["kkk`) || !strings.Contains(b.String(), "k…") {
+		t.Errorf("the long address is not shown cut:\n%.300s", b.String())
 	}
 }
