@@ -15,18 +15,22 @@ syntheses:
   b: { voice: n, text: "कृपया प्रतीक्षा करें।", output: build/b.raw, audio_config: { container: raw, sample_rate: 8000 } }
 `
 
+// loudnessDeclared are a manifest without loudness: and one with it:
+// whether what apply or pull writes has its loudness recorded.
+var loudnessDeclared = []struct {
+	name, extra string
+	recorded    bool
+}{
+	{"no loudness block", "", false},
+	{"loudness block", "loudness: { max_deviation: 3 }\n", true},
+}
+
 // TestApplyMeasuresLoudnessWhereDeclared: apply records the loudness of
 // its outputs only when the manifest declares loudness: (the limits
 // verify -loudness holds them to); without it the state has no figures
 // and verify -loudness measures the files, saying so.
 func TestApplyMeasuresLoudnessWhereDeclared(t *testing.T) {
-	for _, c := range []struct {
-		name, extra string
-		recorded    bool
-	}{
-		{"no loudness block", "", false},
-		{"loudness block", "loudness: { max_deviation: 3 }\n", true},
-	} {
+	for _, c := range loudnessDeclared {
 		t.Run(c.name, func(t *testing.T) {
 			env, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts + c.extra}, emulator.Options{})
 			if code := runCmd(env, "apply", "-auto-approve"); code != ExitOK {
@@ -55,13 +59,7 @@ func TestApplyMeasuresLoudnessWhereDeclared(t *testing.T) {
 // declares loudness: with its figures measured, as apply would record
 // them; without loudness: it is pulled without.
 func TestPullMeasuresLoudnessWhereDeclared(t *testing.T) {
-	for _, c := range []struct {
-		name, extra string
-		recorded    bool
-	}{
-		{"no loudness block", "", false},
-		{"loudness block", "loudness: { max_deviation: 3 }\n", true},
-	} {
+	for _, c := range loudnessDeclared {
 		t.Run(c.name, func(t *testing.T) {
 			a, _, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts}, emulator.Options{})
 			if code := runCmd(a, "apply", "-auto-approve"); code != ExitOK {

@@ -6,9 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/voxform/voxform/cli/planview"
 	"github.com/voxform/voxform/internal/numfmt"
 	"github.com/voxform/voxform/internal/untrusted"
@@ -80,34 +77,30 @@ func showState(ctx context.Context, env *Env, jsonOut bool) error {
 
 // renderState writes one row per recorded resource.
 func renderState(w io.Writer, st *state.File) error {
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRendition(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
-	table.Header("ADDRESS", "STATUS", "OUTPUTS", "BILLED", "APPROVAL", "ORIGIN")
-	for _, addr := range st.Addresses() {
-		r := st.Resources[addr]
-		var outs []string
-		for _, o := range r.Outputs {
-			outs = append(outs, o.Path)
-		}
-		status := r.Status
-		if r.JobID != "" && r.Status == state.StatusPending {
-			status += " (job " + r.JobID + ")"
-		}
-		// The state is anyone's text: nothing in it acts on the terminal.
-		row := []string{addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), r.OriginLabel()}
-		for i := range row {
-			row[i] = untrusted.Escape(row[i])
-		}
-		if err := table.Append(row); err != nil {
-			return err
+	addrs := st.Addresses()
+	rows := func(yield func([]string) bool) {
+		row := make([]string, 6)
+		for _, addr := range addrs {
+			r := st.Resources[addr]
+			var outs []string
+			for _, o := range r.Outputs {
+				outs = append(outs, o.Path)
+			}
+			status := r.Status
+			if r.JobID != "" && r.Status == state.StatusPending {
+				status += " (job " + r.JobID + ")"
+			}
+			// The state is anyone's text: nothing in it acts on the terminal.
+			row[0], row[1], row[2], row[3], row[4], row[5] = addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), r.OriginLabel()
+			for i := range row {
+				row[i] = untrusted.Escape(row[i])
+			}
+			if !yield(row) {
+				return
+			}
 		}
 	}
-	if err := table.Render(); err != nil {
+	if err := planview.WriteTable(w, []string{"ADDRESS", "STATUS", "OUTPUTS", "BILLED", "APPROVAL", "ORIGIN"}, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d resource%s, state serial %d, lineage %s.\n", len(st.Resources), pluralS(len(st.Resources)), st.Serial, untrusted.Escape(st.Lineage))

@@ -89,7 +89,7 @@ func tableRows(p *planner.Plan, o Options) iter.Seq[[]string] {
 			}
 			// An address or a reason may come from the state: nothing in
 			// it acts on the terminal.
-			row[0], row[1], row[2], row[3], row[4] = sym, string(a.Type), cell(a.Address), cell(reason(a)), costCell(a)
+			row[0], row[1], row[2], row[3], row[4] = sym, string(a.Type), untrusted.Escape(a.Address), untrusted.Escape(reason(a)), costCell(a)
 			if !yield(row) {
 				return
 			}
@@ -102,33 +102,37 @@ func tableRows(p *planner.Plan, o Options) iter.Seq[[]string] {
 	}
 }
 
-// MaxCell is how many characters of an address or a reason the plan's
-// table shows: a column is as wide as its widest cell, so one address of
-// a megabyte in a hostile state would widen every row to a megabyte.
+// MaxCell is how many characters of a cell a table for people shows
+// (WriteTable): a column is as wide as its widest cell, so one address
+// of a megabyte in a hostile state would widen every row to a megabyte.
 const MaxCell = 1024
-
-// cell is s as the plan's table shows it: nothing in it acts on the
-// terminal, and it is at most MaxCell characters.
-func cell(s string) string { return clip(untrusted.Escape(s), MaxCell) }
 
 // planHeader is the header of the plan's table.
 var planHeader = []string{"", "ACTION", "ADDRESS", "REASON", "COST"}
 
-// writeTable writes the plan's table of rows, which it reads twice: once
-// for the width of each column, then to write them one by one. A plan of
-// 100,000 actions is drawn without holding its table (the table is
-// streamed at the widths measured).
-func writeTable(w io.Writer, rows iter.Seq[[]string]) error {
+// writeTable writes the plan's table of rows.
+func writeTable(w io.Writer, rows iter.Seq[[]string]) error { return WriteTable(w, planHeader, rows) }
+
+// WriteTable writes a table for people, voxform's style: ASCII borders,
+// cells aligned left, never wrapped, each cut to MaxCell characters. It
+// reads rows twice, once for the width of each column, then to write
+// them one by one, so that a table of 100,000 rows is drawn without being
+// held, and the rows may share one slice. Cells are shown as they are:
+// the caller escapes what is not its own (internal/untrusted).
+func WriteTable(w io.Writer, header []string, rows iter.Seq[[]string]) error {
 	widths := tw.NewMapper[int, int]()
-	for i, h := range planHeader {
+	for i, h := range header {
 		widths.Set(i, twwidth.Width(h))
 	}
 	for row := range rows {
+		if len(row) != len(header) {
+			return fmt.Errorf("a row of %d cells under %d headings", len(row), len(header))
+		}
 		for i, c := range row {
-			widths.Set(i, max(widths.Get(i), twwidth.Width(c)))
+			widths.Set(i, max(widths.Get(i), twwidth.Width(clip(c, MaxCell))))
 		}
 	}
-	for i := range planHeader {
+	for i := range header {
 		widths.Set(i, widths.Get(i)+2) // a space either side
 	}
 	table := tablewriter.NewTable(w,
@@ -145,9 +149,16 @@ func writeTable(w io.Writer, rows iter.Seq[[]string]) error {
 	if err := table.Start(); err != nil {
 		return err
 	}
-	table.Header(planHeader)
+	table.Header(header)
+	cut := make([]string, len(header))
 	for row := range rows {
-		if err := table.Append(row); err != nil {
+		if len(row) != len(header) {
+			return fmt.Errorf("a row of %d cells under %d headings", len(row), len(header))
+		}
+		for i, c := range row {
+			cut[i] = clip(c, MaxCell)
+		}
+		if err := table.Append(cut); err != nil {
 			return err
 		}
 	}
@@ -277,7 +288,7 @@ func pinnedRows(p *planner.Plan) [][]string {
 	pins := unlisted(p)
 	rows := make([][]string, 0, len(pins))
 	for _, pin := range pins {
-		rows = append(rows, []string{PinnedSymbol, PinnedAction, cell(pin.Address), cell(pin.Reason()), planner.Cost{}.Short()})
+		rows = append(rows, []string{PinnedSymbol, PinnedAction, untrusted.Escape(pin.Address), untrusted.Escape(pin.Reason()), planner.Cost{}.Short()})
 	}
 	return rows
 }

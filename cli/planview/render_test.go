@@ -96,3 +96,14 @@ func TestTableCellsBounded(t *testing.T) {
 		t.Errorf("the long address is not shown cut:\n%.300s", b.String())
 	}
 }
+
+// TestTableRowOfOtherWidth: a row with more or fewer cells than the
+// header is an error, not a panic or a shifted table.
+func TestTableRowOfOtherWidth(t *testing.T) {
+	for _, row := range [][]string{{"a"}, {"a", "b", "c"}} {
+		err := WriteTable(new(bytes.Buffer), []string{"X", "Y"}, func(yield func([]string) bool) { yield(row) })
+		if err == nil || !strings.Contains(err.Error(), "cells under 2 headings") {
+			t.Errorf("a row of %d cells: %v", len(row), err)
+		}
+	}
+}
