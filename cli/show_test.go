@@ -36,3 +36,19 @@ func TestShowCellsBounded(t *testing.T) {
 		t.Errorf("the table:\n%.400s", b.String())
 	}
 }
+
+// TestShowKeepsSpaces: show draws a cell as it is, spaces included, as
+// the plan's table does: an output path that begins with a space (a valid
+// manifest may write one) is not shown as another path.
+func TestShowKeepsSpaces(t *testing.T) {
+	st := &state.File{Resources: map[string]*state.Resource{
+		"synthesis.a": {Kind: "synthesis", Status: state.StatusComplete, Outputs: []state.Output{{Path: " a.wav"}}},
+	}}
+	var b bytes.Buffer
+	if err := renderState(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "|  a.wav ") {
+		t.Errorf("the output path is not shown as it is:\n%s", &b)
+	}
+}

@@ -1,6 +1,13 @@
 package executor
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/voxform/voxform/audio"
+	audioloudness "github.com/voxform/voxform/audio/loudness"
+)
 
 // LimiterWaiters reports how many callers wait for a slot of l.
 func LimiterWaiters(l *Limiter) int {
@@ -43,4 +50,17 @@ func SetBatchCheck(t interface{ Cleanup(func()) }, f BatchCheck) {
 	old := checkBatcherOf
 	checkBatcherOf = func(context.Context, *batchOp) checkBatcher { return fakeBatcher{f} }
 	t.Cleanup(func() { checkBatcherOf = old })
+}
+
+// CountMeasures counts the outputs measured for loudness until the test
+// ends (not with t.Parallel).
+func CountMeasures(t testing.TB) *atomic.Int64 {
+	var n atomic.Int64
+	saved := measureFile
+	measureFile = func(ctx context.Context, path string, raw *audio.Format) (audioloudness.Loudness, error) {
+		n.Add(1)
+		return saved(ctx, path, raw)
+	}
+	t.Cleanup(func() { measureFile = saved })
+	return &n
 }

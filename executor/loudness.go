@@ -43,6 +43,10 @@ func (w *outputs) measure(ctx context.Context, o *outputFile, cfg contract.Forma
 	o.loud = l
 }
 
+// measureFile measures a written output (a variable for the tests that
+// count the files measured).
+var measureFile = audioloudness.MeasureLoudnessFile
+
 // measuring is validate that also measures the complete file it checks,
 // in format cfg, into *into, when the apply measures loudness (otherwise
 // validate): for an output whose bytes are not written through the
@@ -64,7 +68,7 @@ func (w *outputs) measuring(ctx context.Context, cfg contract.Format, validate f
 		if err := validate(path); err != nil {
 			return err
 		}
-		if l, err := audioloudness.MeasureLoudnessFile(ctx, path, raw); err == nil {
+		if l, err := measureFile(ctx, path, raw); err == nil {
 			*into = state.LoudnessOf(l)
 		}
 		return nil

@@ -140,6 +140,31 @@ func TestSynthesisRecordsLoudness(t *testing.T) {
 			t.Errorf("%s restored by a measuring apply with other loudness (-made +restored):\n%s", addr, diff)
 		}
 	}
+	// Outputs put back for a record that is kept (a committed state, its
+	// files gone) are not measured: the record keeps its figures, or none.
+	restore(false)
+	if err := os.RemoveAll(filepath.Join(h.dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	before := h.state()
+	measures := executor.CountMeasures(t)
+	p, rec, done := h.planWith(planner.Options{Cache: planner.CacheLocal})
+	for _, a := range p.Actions {
+		if a.Type != planner.Restore || !a.KeepsRecord() {
+			t.Fatalf("%s planned as %s (keeps its record: %v), want a restore that keeps it", a.Address, a.Type, a.KeepsRecord())
+		}
+	}
+	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec, Cache: &cache.Cache{Local: local}, MeasureLoudness: true})
+	done()
+	if err != nil || s.Done != len(loudnessCases) || s.Failed != 0 {
+		t.Fatalf("restoring apply: %+v, %v", s, err)
+	}
+	if n := measures.Load(); n != 0 {
+		t.Errorf("%d outputs put back for kept records were measured, want none", n)
+	}
+	if got := h.state().Resources["synthesis.s0"].Outputs[0].Loudness; got != nil || before.Resources["synthesis.s0"].Outputs[0].Loudness != nil {
+		t.Errorf("synthesis.s0's kept record has loudness %+v", got)
+	}
 }
 
 // TestChunkedSynthesisRecordsLoudness: an output joined from chunks has

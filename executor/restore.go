@@ -147,7 +147,10 @@ func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.En
 		format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
 		validate := audioValidator(format)
 		var measured *state.Loudness
-		if loudnessOfMeta(e.Meta) == nil { // kept by an apply that measured none
+		// An entry kept by an apply that measured none is measured now,
+		// unless the state's record is kept as it is (its figures, or none,
+		// stay: see keepRecord).
+		if loudnessOfMeta(e.Meta) == nil && !a.KeepsRecord() {
 			validate = op.files.measuring(ctx, format, validate, &measured)
 		}
 		o, err := op.restoreFile(a, e, roleAudio, a.Desired.Outputs[0].Path, validate)

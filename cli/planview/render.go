@@ -117,9 +117,13 @@ func writeTable(w io.Writer, rows iter.Seq[[]string]) error { return WriteTable(
 // cells aligned left, never wrapped, each cut to MaxCell characters. It
 // reads rows twice, once for the width of each column, then to write
 // them one by one, so that a table of 100,000 rows is drawn without being
-// held, and the rows may share one slice. Cells are shown as they are:
+// held, and the rows may share one slice; rows must give the same cells
+// both times (nil: none). Cells are shown as they are, spaces included:
 // the caller escapes what is not its own (internal/untrusted).
 func WriteTable(w io.Writer, header []string, rows iter.Seq[[]string]) error {
+	if rows == nil {
+		rows = func(func([]string) bool) {}
+	}
 	widths := tw.NewMapper[int, int]()
 	for i, h := range header {
 		widths.Set(i, twwidth.Width(h))

@@ -98,8 +98,13 @@ func TestTableCellsBounded(t *testing.T) {
 }
 
 // TestTableRowOfOtherWidth: a row with more or fewer cells than the
-// header is an error, not a panic or a shifted table.
+// header is an error, not a panic or a shifted table; no rows at all is
+// the header alone.
 func TestTableRowOfOtherWidth(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, []string{"X", "Y"}, nil); err != nil || !strings.Contains(b.String(), "| X | Y |") {
+		t.Errorf("no rows: %v\n%s", err, &b)
+	}
 	for _, row := range [][]string{{"a"}, {"a", "b", "c"}} {
 		err := WriteTable(new(bytes.Buffer), []string{"X", "Y"}, func(yield func([]string) bool) { yield(row) })
 		if err == nil || !strings.Contains(err.Error(), "cells under 2 headings") {
