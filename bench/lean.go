@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/voxform/voxform/emulator"
@@ -80,13 +81,23 @@ func (h *harness) leanPlans(ctx context.Context, dir string, n int) error {
 		Target: target, Figure: fmt.Sprintf("%s s, %s", secs(first.Wall), mib(first.MaxRSS)), Verdict: h.verdict(ok(first), true),
 		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0) with the hash cache and the state snapshot as the apply left them, one run; %s; peak RSS %s",
 			cpuOf(first), mib(first.MaxRSS))}})
-	m, walls, err := h.timed(ctx, 0, dir, nil, "plan", "-detailed-exitcode")
+	all, err := h.runs(ctx, 0, dir, "", nil, "plan", "-detailed-exitcode")
 	if err != nil {
 		return err
 	}
+	// Every plan after the apply is held to the target: the wall time is
+	// the median run's, the peak RSS the highest of the runs (it moves by
+	// tens of MiB from run to run, with where the collector's cycles fall).
+	m := median(all)
+	walls, rss := make([]time.Duration, len(all)), make([]string, len(all))
+	for i, r := range all {
+		walls[i], rss[i] = r.Wall, mib(r.MaxRSS)
+		m.MaxRSS = max(m.MaxRSS, r.MaxRSS)
+	}
 	h.add(result{ID: "L4", What: fmt.Sprintf("the plans after it, %s syntheses, nothing changed", numfmt.Thousands(n)),
 		Target: target, Figure: fmt.Sprintf("%s s, %s", secs(m.Wall), mib(m.MaxRSS)), Verdict: h.verdict(ok(m), true),
-		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0) after L3's, median of %s; %s; peak RSS %s", runsOf(walls), cpuOf(m), mib(m.MaxRSS))}})
+		Details: []string{fmt.Sprintf("`voxform plan -detailed-exitcode` (exit 0) after L3's, median of %s; %s; peak RSS %s, the highest of the runs' (%s)",
+			runsOf(walls), cpuOf(m), mib(m.MaxRSS), strings.Join(rss, ", "))}})
 	return nil
 }
 

@@ -90,22 +90,34 @@ func (h *harness) timed(ctx context.Context, want int, dir string, prepare func(
 
 // timedAt is timed with voxform pointed at the service at base.
 func (h *harness) timedAt(ctx context.Context, want int, dir, base string, prepare func() error, args ...string) (measured, []time.Duration, error) {
+	all, err := h.runs(ctx, want, dir, base, prepare, args...)
+	if err != nil {
+		return measured{}, nil, err
+	}
+	walls := make([]time.Duration, len(all))
+	for i, m := range all {
+		walls[i] = m.Wall
+	}
+	return median(all), walls, nil
+}
+
+// runs runs voxform h.sz.runs times (prepare before each) and returns
+// every run's figures, in order.
+func (h *harness) runs(ctx context.Context, want int, dir, base string, prepare func() error, args ...string) ([]measured, error) {
 	var all []measured
-	var walls []time.Duration
 	for range h.sz.runs {
 		if prepare != nil {
 			if err := prepare(); err != nil {
-				return measured{}, nil, err
+				return nil, err
 			}
 		}
 		m, err := h.r.mustExit(ctx, want, dir, base, args...)
 		if err != nil {
-			return m, nil, err
+			return nil, err
 		}
 		all = append(all, m)
-		walls = append(walls, m.Wall)
 	}
-	return median(all), walls, nil
+	return all, nil
 }
 
 // largeProject measures P8, P4, P7, P2 and P1 on one generated project of
