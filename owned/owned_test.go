@@ -290,3 +290,41 @@ func TestCheckManyFilesOfADirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLargeDirectory: a directory whose listing takes several reads
+// (getdents64 answers in 64 KiB here) still has each of its links found,
+// wherever they fall, and no file taken for one.
+func TestCheckLargeDirectory(t *testing.T) {
+	dir, outside := tree(t)
+	build := filepath.Join(dir, "build")
+	if err := os.Mkdir(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000 // names of about 100 bytes: over 300 KiB of entries
+	pad := strings.Repeat("x", 90)
+	name := func(i int) string { return fmt.Sprintf("p%04d-%s.wav", i, pad) }
+	links := map[int]bool{0: true, 1234: true, n - 1: true}
+	for i := range n {
+		p := filepath.Join(build, name(i))
+		var err error
+		if links[i] {
+			err = os.Symlink(filepath.Join(outside, "victim.txt"), p)
+		} else {
+			err = os.WriteFile(p, nil, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, dir)
+	for i := range n {
+		err := r.Check("build/" + name(i))
+		if links[i] {
+			if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("%s, a link: %v", name(i), err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", name(i), err)
+		}
+	}
+}

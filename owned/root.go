@@ -3,7 +3,6 @@ package owned
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -280,21 +279,8 @@ func (r *Root) listLinks(dir string) (map[string]bool, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	links := map[string]bool{}
-	for {
-		ents, err := f.ReadDir(4096)
-		for _, e := range ents {
-			if e.Type()&fs.ModeSymlink != 0 {
-				links[e.Name()] = true
-			}
-		}
-		if err == io.EOF {
-			return links, true
-		}
-		if err != nil {
-			return nil, false
-		}
-	}
+	links, err := linksIn(f)
+	return links, err == nil
 }
 
 // OpenDir opens the directory that holds rel, creating it first when

@@ -1,6 +1,8 @@
 package owned
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -61,4 +63,68 @@ func pseudoFS(f *os.File) string {
 		return "efivar"
 	}
 	return ""
+}
+
+// linksIn returns the names of the symbolic links in the directory f. It
+// reads the entries in bulk (getdents64) and allocates only for the
+// links: ReadDir made a DirEntry for each of 100,000 outputs of one
+// directory. An entry whose type the file system does not give is asked
+// about with an lstat relative to f.
+func linksIn(f *os.File) (map[string]bool, error) {
+	fd := int(f.Fd())
+	buf := make([]byte, 64<<10)
+	links := map[string]bool{}
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return links, nil
+		}
+		if err := eachDirent(buf[:n], func(name []byte, typ byte) {
+			switch typ {
+			case unix.DT_LNK:
+				links[string(name)] = true
+			case unix.DT_UNKNOWN:
+				var st unix.Stat_t
+				if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+					links[string(name)] = true
+				}
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// errDirent is a getdents64 answer that is not a whole list of entries.
+var errDirent = errors.New("malformed directory entries")
+
+// eachDirent calls fn with the name and type of each entry of b, the
+// answer of getdents64 (struct linux_dirent64: inode, offset, record
+// length, type, then the name, NUL-terminated and padded).
+func eachDirent(b []byte, fn func(name []byte, typ byte)) error {
+	const head = 19 // d_ino, d_off, d_reclen, d_type
+	for len(b) > 0 {
+		if len(b) < head {
+			return errDirent
+		}
+		n := int(binary.NativeEndian.Uint16(b[16:18]))
+		if n < head || n > len(b) {
+			return errDirent
+		}
+		name := b[head:n]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if string(name) != "." && string(name) != ".." { // compared without a copy
+			fn(name, b[18])
+		}
+		b = b[n:]
+	}
+	return nil
 }

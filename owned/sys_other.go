@@ -3,6 +3,8 @@
 package owned
 
 import (
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -26,3 +28,22 @@ func HandlePath(f *os.File) string { return f.Name() }
 // pseudoFS is "" where the file system type is not known: the mode check
 // of a regular file is all there is.
 func pseudoFS(_ *os.File) string { return "" }
+
+// linksIn returns the names of the symbolic links in the directory f.
+func linksIn(f *os.File) (map[string]bool, error) {
+	links := map[string]bool{}
+	for {
+		ents, err := f.ReadDir(4096)
+		for _, e := range ents {
+			if e.Type()&fs.ModeSymlink != 0 {
+				links[e.Name()] = true
+			}
+		}
+		if err == io.EOF {
+			return links, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
