@@ -54,3 +54,20 @@ func BenchmarkDecode10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncode10k writes a state of 10,000 syntheses in its file form.
+func BenchmarkEncode10k(b *testing.B) {
+	f := New()
+	for i := range 10_000 {
+		r := sampleResource(fmt.Sprintf("प्रॉम्प्ट संख्या %d के लिए यह वाक्य बोला जाएगा", i))
+		f.Resources[fmt.Sprintf(`synthesis.menu["p%05d"]`, i)] = r
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := f.Encode(&buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
+}

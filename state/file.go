@@ -739,8 +739,8 @@ func jsonErr(data []byte, err error) string {
 // Encode writes f as pretty-printed JSON with sorted keys and no HTML
 // escaping (audio tags such as <laugh> stay readable), ending in a newline:
 // the bytes MarshalSorted(f) gives, written a resource at a time, so that
-// a state of 100,000 resources is never held whole as JSON, nor as the
-// generic tree MarshalSorted sorts its keys through.
+// a state of 100,000 resources is never held whole as JSON (each is
+// marshalled once and its keys sorted in place: see appendSorted).
 func (f *File) Encode(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	if err := f.encode(bw); err != nil {
@@ -754,6 +754,7 @@ func (f *File) Encode(w io.Writer) error {
 // version, voxform_version, written), each value indented at its depth.
 func (f *File) encode(w *bufio.Writer) error {
 	first := true
+	var s sorter
 	member := func(key string, v any, depth int) error {
 		if !first {
 			w.WriteString(",")
@@ -766,7 +767,7 @@ func (f *File) encode(w *bufio.Writer) error {
 		}
 		w.Write(k)
 		w.WriteString(": ")
-		return writeIndented(w, v, strings.Repeat("  ", depth))
+		return writeIndented(w, &s, v, strings.Repeat("  ", depth))
 	}
 	w.WriteString("{")
 	if len(f.JobIntents) > 0 {
@@ -819,8 +820,14 @@ func (f *File) encode(w *bufio.Writer) error {
 
 // writeIndented writes v as MarshalSorted would at a depth whose lines
 // start with prefix (the first line's prefix already written).
-func writeIndented(w *bufio.Writer, v any, prefix string) error {
-	raw, err := marshalNoEscape(v)
+func writeIndented(w *bufio.Writer, s *sorter, v any, prefix string) error {
+	var raw []byte
+	var err error
+	if r, ok := v.(*Resource); ok && r != nil {
+		raw, err = r.MarshalJSON() // compact already: not compacted again
+	} else {
+		raw, err = marshalNoEscape(v)
+	}
 	if err != nil {
 		return err
 	}
@@ -828,45 +835,12 @@ func writeIndented(w *bufio.Writer, v any, prefix string) error {
 		_, err := w.Write(raw)
 		return err
 	}
-	sorted, err := MarshalSorted(json.RawMessage(raw))
+	s.buf, err = s.appendSorted(s.buf[:0], raw, prefix)
 	if err != nil {
 		return err
 	}
-	sorted = bytes.TrimSuffix(sorted, []byte("\n"))
-	if prefix == "" {
-		_, err := w.Write(sorted)
-		return err
-	}
-	for i, line := range bytes.Split(sorted, []byte("\n")) {
-		if i > 0 {
-			w.WriteString("\n" + prefix)
-		}
-		w.Write(line)
-	}
-	return nil
-}
-
-// MarshalSorted encodes v as indented JSON whose object keys are sorted at
-// every level, without HTML escaping, ending in a newline.
-func MarshalSorted(v any) ([]byte, error) {
-	raw, err := marshalNoEscape(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(generic); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	_, err = w.Write(s.buf)
+	return err
 }
 
 func marshalNoEscape(v any) ([]byte, error) {
