@@ -29,10 +29,10 @@ func approvalsBefore(sess *workspace.Session, addrs []string) (map[string]approv
 	}
 	out := map[string]approvalWas{}
 	for addr, r := range st.Resources {
-		if r.Approval == nil || addrs != nil && !slices.Contains(addrs, addr) {
+		if r.Details().Approval == nil || addrs != nil && !slices.Contains(addrs, addr) {
 			continue
 		}
-		a := *r.Approval
+		a := *r.Details().Approval
 		out[addr] = approvalWas{approval: &a, held: r.Approved()}
 	}
 	return out, nil
@@ -53,7 +53,7 @@ func approvalChanges(ctx context.Context, ws *workspace.Workspace, was map[strin
 	out := map[string]string{}
 	for addr, w := range was {
 		r := st.Resources[addr]
-		holds := r != nil && r.Approval != nil && r.Approval.Digest == w.approval.Digest && r.Approved()
+		holds := r != nil && r.Details().Approval != nil && r.Details().Approval.Digest == w.approval.Digest && r.Approved()
 		what := ""
 		switch {
 		case w.held && !holds:

@@ -61,11 +61,11 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	st := readState(t, env.Dir)
 	for _, a := range []string{`synthesis.menu["a"]`, `synthesis.menu["b"]`} {
 		r := st.Resources[a]
-		if !r.Approved() || r.Approval.By != "Ana <ana@example.com>" || r.Approval.Note != "TICKET-7" || r.Approval.Digest != state.OutputsDigest(r.Outputs) {
-			t.Errorf("%s: approval %+v", a, r.Approval)
+		if !r.Approved() || r.Details().Approval.By != "Ana <ana@example.com>" || r.Details().Approval.Note != "TICKET-7" || r.Details().Approval.Digest != state.OutputsDigest(r.Outputs) {
+			t.Errorf("%s: approval %+v", a, r.Details().Approval)
 		}
 	}
-	if st.Resources["synthesis.bye"].Approval != nil || !st.Resources["synthesis.bye"].PreventDestroy {
+	if st.Resources["synthesis.bye"].Details().Approval != nil || !st.Resources["synthesis.bye"].PreventDestroy {
 		t.Errorf("bye: %+v", st.Resources["synthesis.bye"])
 	}
 
@@ -83,7 +83,7 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	if code := runCmd(env, "approve", "synthesis.bye"); code != ExitOK {
 		t.Fatalf("approve as the git user: exit %d: %s", code, stderr)
 	}
-	if by := readState(t, env.Dir).Resources["synthesis.bye"].Approval.By; by != "Ravi <ravi@example.com>" {
+	if by := readState(t, env.Dir).Resources["synthesis.bye"].Details().Approval.By; by != "Ravi <ravi@example.com>" {
 		t.Errorf("default approver %q", by)
 	}
 	if code := runCmd(env, "verify", "-require-approved", "-junit", "ci.xml"); code != ExitOK {
@@ -134,7 +134,7 @@ func TestApproveAndRequireApproved(t *testing.T) {
 		t.Fatalf("apply -replace: exit %d: %s", code, stderr)
 	}
 	if r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]; !r.Approved() || sha256File(t, filepath.Join(env.Dir, "build/a.wav")) != r.Outputs[0].SHA256 {
-		t.Errorf("a pinned output put back: not the approved bytes, or its approval does not hold: %+v", r.Approval)
+		t.Errorf("a pinned output put back: not the approved bytes, or its approval does not hold: %+v", r.Details().Approval)
 	}
 	if code := runCmd(env, "state", "show", `synthesis.menu["b"]`); code != ExitOK || !strings.Contains(stderr.String(), "approval lost: outputs changed since Ana <ana@example.com> approved them") {
 		t.Fatalf("state show of a lost approval: exit %d: %s", code, stderr)
@@ -149,8 +149,8 @@ func TestApproveAndRequireApproved(t *testing.T) {
 	if code := runCmd(env, "approve", "-revoke", "-json", "synthesis.menu"); code != ExitOK || strings.Count(stdout.String(), `"revoked":true`) != 2 {
 		t.Fatalf("revoke: exit %d: %s%s", code, stdout, stderr)
 	}
-	if r := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; r.Approval != nil {
-		t.Errorf("revoked approval still recorded: %+v", r.Approval)
+	if r := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; r.Details().Approval != nil {
+		t.Errorf("revoked approval still recorded: %+v", r.Details().Approval)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestApproveExpect(t *testing.T) {
 		t.Fatalf("approve -expect of the outputs as they are: exit %d: %s", code, stderr)
 	}
 	st := readState(t, env.Dir)
-	if !st.Resources[`synthesis.menu["a"]`].Approved() || st.Resources[`synthesis.menu["b"]`].Approval != nil {
-		t.Errorf("approve -expect: a %+v, b %+v; want a alone approved", st.Resources[`synthesis.menu["a"]`].Approval, st.Resources[`synthesis.menu["b"]`].Approval)
+	if !st.Resources[`synthesis.menu["a"]`].Approved() || st.Resources[`synthesis.menu["b"]`].Details().Approval != nil {
+		t.Errorf("approve -expect: a %+v, b %+v; want a alone approved", st.Resources[`synthesis.menu["a"]`].Details().Approval, st.Resources[`synthesis.menu["b"]`].Details().Approval)
 	}
 }

@@ -45,7 +45,7 @@ func TestPinnedOutputRestoredFromCache(t *testing.T) {
 		t.Errorf("putting back a pinned output made %d calls", n)
 	}
 	if r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]; !r.Approved() {
-		t.Errorf("the approval no longer holds: %+v", r.Approval)
+		t.Errorf("the approval no longer holds: %+v", r.Details().Approval)
 	}
 	if code := runCmd(env, "plan", "-target", `synthesis.menu["a"]`); code != ExitOK || !strings.Contains(stdout.String(), "pinned (approved)") ||
 		strings.Contains(stdout.String(), "missing") {
@@ -78,11 +78,11 @@ func TestMoveKeepsApproval(t *testing.T) {
 		t.Fatalf("apply: exit %d: %s%s", code, stdout, stderr)
 	}
 	r := readState(t, env.Dir).Resources[`synthesis.menu["a"]`]
-	if r.Outputs[0].Path != "build/menu/a.wav" || !r.Approved() || r.Approval.By != "Ana" || !r.Approval.At.Equal(before.Approval.At) {
-		t.Fatalf("after the move: %+v, approval %+v", r.Outputs, r.Approval)
+	if r.Outputs[0].Path != "build/menu/a.wav" || !r.Approved() || r.Details().Approval.By != "Ana" || !r.Details().Approval.At.Equal(before.Details().Approval.At) {
+		t.Fatalf("after the move: %+v, approval %+v", r.Outputs, r.Details().Approval)
 	}
-	if b := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; b.Approval != nil {
-		t.Errorf("an unapproved resource moved gained an approval: %+v", b.Approval)
+	if b := readState(t, env.Dir).Resources[`synthesis.menu["b"]`]; b.Details().Approval != nil {
+		t.Errorf("an unapproved resource moved gained an approval: %+v", b.Details().Approval)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestImportAndUseSayApprovalLost(t *testing.T) {
 	if code := runCmd(env, "approve", "-by", "Ana", "synthesis.menu[*]"); code != ExitOK {
 		t.Fatalf("approve: exit %d: %s", code, stderr)
 	}
-	at := readState(t, env.Dir).Resources[`synthesis.menu["a"]`].Approval.At.UTC().Format(time.RFC3339)
+	at := readState(t, env.Dir).Resources[`synthesis.menu["a"]`].Details().Approval.At.UTC().Format(time.RFC3339)
 	lost := "approval by Ana of " + at + " no longer holds"
 
 	if code := runCmd(env, "use", `synthesis.menu["a"]`, "1"); code != ExitOK || !strings.Contains(stderr.String(), `synthesis.menu["a"]: `+lost) {

@@ -87,8 +87,8 @@ func renderState(w io.Writer, st *state.File) error {
 				outs = append(outs, o.Path)
 			}
 			status := r.Status
-			if r.JobID != "" && r.Status == state.StatusPending {
-				status += " (job " + r.JobID + ")"
+			if r.Details().JobID != "" && r.Status == state.StatusPending {
+				status += " (job " + r.Details().JobID + ")"
 			}
 			// The state is anyone's text: nothing in it acts on the terminal.
 			row[0], row[1], row[2], row[3], row[4], row[5] = addr, status, strings.Join(outs, ", "), billedCell(r), approvalCell(r), r.OriginLabel()
@@ -111,7 +111,7 @@ func renderState(w io.Writer, st *state.File) error {
 // holds), "lost" (the outputs changed since), or nothing.
 func approvalCell(r *state.Resource) string {
 	switch {
-	case r.Approval == nil:
+	case r.Details().Approval == nil:
 		return ""
 	case r.Approved():
 		return "approved"
@@ -123,8 +123,8 @@ func billedCell(r *state.Resource) string {
 	switch {
 	case r.BilledCharacters > 0:
 		return numfmt.Thousands(r.BilledCharacters) + " chars"
-	case r.BilledAudioSeconds > 0:
-		return planner.Duration(r.BilledAudioSeconds) + " audio"
+	case r.Details().BilledAudioSeconds > 0:
+		return planner.Duration(r.Details().BilledAudioSeconds) + " audio"
 	}
 	return ""
 }

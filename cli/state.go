@@ -191,7 +191,7 @@ func stateShow(ctx context.Context, env *Env, ws *workspace.Workspace, args []st
 // recorded outputs are still the bytes approved, which the digest alone
 // does not say).
 func shownJSON(addr string, r *state.Resource) ([]byte, error) {
-	if r.Approval == nil {
+	if r.Details().Approval == nil {
 		return state.MarshalSorted(map[string]any{addr: r})
 	}
 	raw, err := json.Marshal(r)
@@ -206,7 +206,7 @@ func shownJSON(addr string, r *state.Resource) ([]byte, error) {
 		state.Approval
 		Holds bool `json:"holds"`
 	}
-	if m["approval"], err = json.Marshal(shown{*r.Approval, r.Approved()}); err != nil {
+	if m["approval"], err = json.Marshal(shown{*r.Details().Approval, r.Approved()}); err != nil {
 		return nil, err
 	}
 	return state.MarshalSorted(map[string]any{addr: m})
@@ -217,7 +217,7 @@ func shownJSON(addr string, r *state.Resource) ([]byte, error) {
 // from.
 func signOffLines(r *state.Resource) []string {
 	status := state.ApprovalStatus(r)
-	if a := r.Approval; a != nil && a.Note != "" {
+	if a := r.Details().Approval; a != nil && a.Note != "" {
 		status += "; note: " + a.Note
 	}
 	lines := []string{status}
@@ -240,7 +240,7 @@ func originWords(r *state.Resource) string {
 	case state.OriginImported:
 		return "imported by 'voxform import'"
 	case state.OriginTake:
-		return "take " + r.Take + " put back by 'voxform use'"
+		return "take " + r.Details().Take + " put back by 'voxform use'"
 	}
 	return r.Origin
 }

@@ -31,7 +31,7 @@ func (res *verifyResult) checkApprovals(w io.Writer, m *manifest.Manifest, st *s
 	for _, a := range declaredAddresses(m) {
 		c := approvalCheck{Address: a, Status: "not made"}
 		if r := st.Resources[a]; r != nil {
-			c.Approved, c.Status, c.Approval = r.Approved(), state.ApprovalStatus(r), r.Approval
+			c.Approved, c.Status, c.Approval = r.Approved(), state.ApprovalStatus(r), r.Details().Approval
 		}
 		res.approvals = append(res.approvals, c)
 		if !c.Approved {

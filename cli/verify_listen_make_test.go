@@ -52,7 +52,7 @@ func TestVerifyListenMake(t *testing.T) {
 	if l := st.Resources["synthesis.hello"].Outputs[0].Listen; l == nil || !l.Pass {
 		t.Errorf("the prompt's check: %+v", l)
 	}
-	for i, c := range st.Resources["synthesis.chapter"].Chunks {
+	for i, c := range st.Resources["synthesis.chapter"].Details().Chunks {
 		if c.Listen == nil || c.Loudness == nil {
 			t.Errorf("chunk %d: check %+v, loudness %+v", i, c.Listen, c.Loudness)
 		}

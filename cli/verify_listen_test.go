@@ -92,11 +92,11 @@ func heardAs(t *testing.T, env *Env, texts []string, heard func(i int, sent stri
 	hello := &st.Resources["synthesis.hello"].Outputs[0]
 	hello.Listen = ofAudio(heard(0, texts[0]), hello.SHA256)
 	ch := st.Resources["synthesis.chapter"]
-	if len(ch.Chunks) != len(texts)-1 {
-		t.Fatalf("%d chunks recorded, %d planned", len(ch.Chunks), len(texts)-1)
+	if len(ch.Details().Chunks) != len(texts)-1 {
+		t.Fatalf("%d chunks recorded, %d planned", len(ch.Details().Chunks), len(texts)-1)
 	}
-	for i := range ch.Chunks {
-		c := &ch.Chunks[i]
+	for i := range ch.Details().Chunks {
+		c := &ch.Details().Chunks[i]
 		lufs := -23.0
 		c.Start, c.End, c.Lead, c.Tail = float64(i)*10, float64(i+1)*10, 0.25, 0.25
 		c.Loudness = &state.Loudness{Integrated: &lufs}
@@ -231,7 +231,7 @@ func TestVerifyListenUncheckedAndSeams(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(env.Dir, "voxform.state.json"))
 	st, _ := state.Decode(bytes.NewReader(b))
 	louder := -18.9
-	chunks := st.Resources["synthesis.chapter"].Chunks
+	chunks := st.Resources["synthesis.chapter"].Details().Chunks
 	chunks[len(chunks)-1].Loudness.Integrated = &louder
 	out, _ := state.MarshalSorted(st)
 	os.WriteFile(filepath.Join(env.Dir, "voxform.state.json"), out, 0o644)

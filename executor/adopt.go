@@ -124,7 +124,8 @@ func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, err
 	if err != nil {
 		return nil, err
 	}
-	res := &state.Resource{Outputs: []state.Output{o}, Origin: ad.Origin, Take: ad.Take}
+	res := &state.Resource{Outputs: []state.Output{o}, Origin: ad.Origin}
+	res.WithDetails(state.Details{Take: ad.Take})
 	if _, err := w.record(a, res, 0, 0); err != nil {
 		return nil, err
 	}

@@ -236,11 +236,11 @@ func (b *batchOp) runChunk(ctx context.Context, t *manifest.Transcription, chunk
 	entries := map[string]*state.Resource{}
 	for _, m := range chunk {
 		entries[m.action.Address] = pendingRecord(m.action)
-		if src := entries[m.action.Address].Source; src != nil && src.URL == "" {
+		if src := entries[m.action.Address].Details().Source; src != nil && src.URL == "" {
 			src.Name = m.name
 		}
 		if requestID != "" {
-			entries[m.action.Address].RequestIDs = []string{requestID}
+			entries[m.action.Address].Edit().RequestIDs = []string{requestID}
 		}
 	}
 	if err := b.files.recorder.RecordPending(jobID, api, entries); err != nil {
@@ -296,7 +296,7 @@ func pendingRecord(a *planner.Action) *state.Resource {
 	rec.Kind = string(a.Desired.Kind)
 	rec.Fingerprint = a.Desired.Fingerprint
 	rec.SetRequestJSON(a.Desired.Request)
-	rec.BilledAudioSeconds = 0
+	rec.Edit().BilledAudioSeconds = 0
 	return rec
 }
 
@@ -318,7 +318,7 @@ func (b *batchOp) resume(ctx context.Context, actions []*planner.Action) int {
 	var members []*member
 	for _, a := range actions {
 		name := ""
-		switch src := a.Prior.Source; {
+		switch src := a.Prior.Details().Source; {
 		case src != nil && src.Name != "":
 			name = src.Name // as uploaded
 		case a.Desired != nil && a.Desired.Transcription != nil:
@@ -327,9 +327,9 @@ func (b *batchOp) resume(ctx context.Context, actions []*planner.Action) int {
 			name = firstNonEmpty(src.URL, uploadName(src.Path))
 		}
 		members = append(members, &member{action: a, name: name, start: b.now()})
-		b.report.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.JobID})
+		b.report.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type), JobID: p.Details().JobID})
 	}
-	return b.follow(ctx, p.JobAPI, p.JobID, members)
+	return b.follow(ctx, p.Details().JobAPI, p.Details().JobID, members)
 }
 
 // follow starts (if needed), polls and collects a recorded job.

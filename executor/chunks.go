@@ -86,7 +86,8 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 	if err != nil {
 		return result{}, err
 	}
-	res := &state.Resource{Outputs: outs, BilledCharacters: billed, Chunks: records}
+	res := &state.Resource{Outputs: outs, BilledCharacters: billed}
+	res.WithDetails(state.Details{Chunks: records})
 	var secs float64
 	if ck != nil {
 		ck.record(a, res, records)
@@ -333,12 +334,12 @@ func appendBlob(j join.Joiner, store *cache.Local, f cache.File) error {
 // again would write it as it is.
 func (op *synthesisOp) inPlace(a *planner.Action, store *cache.Local) bool {
 	p := a.Prior
-	if a.Type != planner.Check || p == nil || len(p.Outputs) == 0 || len(p.Chunks) != len(a.Desired.Chunks) || p.Outputs[0].Path != a.Desired.Outputs[0].Path {
+	if a.Type != planner.Check || p == nil || len(p.Outputs) == 0 || len(p.Details().Chunks) != len(a.Desired.Chunks) || p.Outputs[0].Path != a.Desired.Outputs[0].Path {
 		return false
 	}
 	for i, ch := range a.Desired.Chunks {
 		f, err := chunkAudio(store, ch.Fingerprint)
-		if err != nil || p.Chunks[i].Fingerprint != ch.Fingerprint || p.Chunks[i].SHA256 != f.SHA256 {
+		if err != nil || p.Details().Chunks[i].Fingerprint != ch.Fingerprint || p.Details().Chunks[i].SHA256 != f.SHA256 {
 			return false
 		}
 	}

@@ -101,12 +101,12 @@ func TestChunkedApplyStopsAndResumes(t *testing.T) {
 		t.Errorf("the two applies billed %d characters, the chapter %d: a kept chunk was paid again, or one was not paid", got, total)
 	}
 	rec := h.state().Resources["synthesis.chapter"]
-	if rec == nil || len(rec.Chunks) != len(chunks) {
+	if rec == nil || len(rec.Details().Chunks) != len(chunks) {
 		t.Fatalf("state records %v chunks, want %d", rec, len(chunks))
 	}
 	// The output is every chunk's audio, in order.
 	var want int64
-	for _, c := range rec.Chunks {
+	for _, c := range rec.Details().Chunks {
 		b, err := os.ReadFile(blobPath(h.dir, c.SHA256))
 		if err != nil {
 			t.Fatal(err)

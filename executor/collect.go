@@ -109,13 +109,14 @@ func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.F
 		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
 	}
 	res := transcriptionRecord(a, outs, secs)
-	res.Redaction = red
-	res.JobID, res.JobAPI, res.FileID = jobID, manifest.APIBatch, rec.FileID
-	if res.Source != nil && res.Source.URL == "" {
-		res.Source.Name = m.name // the file record's original_path
+	res.Edit().Redaction = red
+	details := res.Edit()
+	details.JobID, details.JobAPI, details.FileID = jobID, manifest.APIBatch, rec.FileID
+	if res.Details().Source != nil && res.Details().Source.URL == "" {
+		res.Details().Source.Name = m.name // the file record's original_path
 	}
-	res.Model = firstNonEmpty(meta.Model, t.Model)
-	res.DetectedLanguage = meta.LanguageCode
+	res.Edit().Model = firstNonEmpty(meta.Model, t.Model)
+	res.Edit().DetectedLanguage = meta.LanguageCode
 	r, err := b.files.record(a, res, 0, secs)
 	if err != nil {
 		return err

@@ -57,14 +57,14 @@ func TestChunkedCues(t *testing.T) {
 	}
 	st := h.state()
 	rec := st.Resources["synthesis.chapter"]
-	if rec == nil || len(rec.Chunks) < 5 {
+	if rec == nil || len(rec.Details().Chunks) < 5 {
 		t.Fatalf("state: %+v; want a chunked synthesis", rec)
 	}
 	checkRecorded(t, h.dir, rec, "out/chapter.wav", "out/chapter.cues.json", "out/chapter.vtt")
 
 	var starts []time.Duration // running sum of the chunks' durations
 	var at time.Duration
-	for _, c := range rec.Chunks {
+	for _, c := range rec.Details().Chunks {
 		b, err := os.ReadFile(blobPath(h.dir, c.SHA256))
 		if err != nil {
 			t.Fatal(err)
@@ -84,8 +84,8 @@ func TestChunkedCues(t *testing.T) {
 	if err := json.Unmarshal(b, &cues); err != nil {
 		t.Fatalf("cue JSON: %v\n%s", err, b)
 	}
-	if len(cues.Cues) != len(rec.Chunks) {
-		t.Fatalf("%d cues for %d chunks", len(cues.Cues), len(rec.Chunks))
+	if len(cues.Cues) != len(rec.Details().Chunks) {
+		t.Fatalf("%d cues for %d chunks", len(cues.Cues), len(rec.Details().Chunks))
 	}
 	var said strings.Builder
 	for i, c := range cues.Cues {
@@ -104,8 +104,8 @@ func TestChunkedCues(t *testing.T) {
 		t.Errorf("a cue holds the lexicon's spoken form; cues give the text as written")
 	}
 	vtt := checkVTT(t, filepath.Join(h.dir, "out/chapter.vtt"))
-	if len(vtt) != len(rec.Chunks) {
-		t.Errorf("WebVTT: %d cues for %d chunks", len(vtt), len(rec.Chunks))
+	if len(vtt) != len(rec.Details().Chunks) {
+		t.Errorf("WebVTT: %d cues for %d chunks", len(vtt), len(rec.Details().Chunks))
 	}
 	for i, c := range vtt {
 		if absDur(c-starts[i]) > time.Millisecond {
@@ -143,8 +143,8 @@ func TestChunkedCues(t *testing.T) {
 	if s := h.apply(); s.Done != 1 || h.counter("billed_characters") != before {
 		t.Fatalf("repair: %+v, %v characters billed", s, h.counter("billed_characters")-before)
 	}
-	if got := checkVTT(t, vttPath); len(got) != len(rec.Chunks) {
-		t.Errorf("repaired WebVTT has %d cues, want %d", len(got), len(rec.Chunks))
+	if got := checkVTT(t, vttPath); len(got) != len(rec.Details().Chunks) {
+		t.Errorf("repaired WebVTT has %d cues, want %d", len(got), len(rec.Details().Chunks))
 	}
 }
 

@@ -48,7 +48,9 @@ func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 	if err != nil {
 		return result{}, err
 	}
-	return op.files.record(a, &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}, 0, 0)
+	res := &state.Resource{Outputs: []state.Output{o}}
+	res.WithDetails(state.Details{Consent: a.Desired.Consent})
+	return op.files.record(a, res, 0, 0)
 }
 
 // openInput opens a file the manifest names as an input, checked

@@ -42,7 +42,7 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 		rec.SetRequestJSON(a.Desired.Request)
 	}
 	rec.UpdatedAt = op.now().UTC()
-	rec.Approval = a.Prior.Approval.Moved(a.Prior, &rec) // the same bytes: it still holds
+	rec.Edit().Approval = a.Prior.Details().Approval.Moved(a.Prior, &rec) // the same bytes: it still holds
 	var err error
 	if a.MovedFrom != "" && a.MovedFrom != a.Address {
 		err = op.files.recorder.Move(a.MovedFrom, a.Address, &rec)
@@ -115,9 +115,9 @@ type deleteOp struct {
 
 func (op *deleteOp) apply(ctx context.Context, a *planner.Action, _ *slot) (result, error) {
 	p := a.Prior
-	if p.Status == state.StatusPending && p.JobID != "" && p.JobAPI == "batch" {
-		if _, err := op.client.CancelJob(ctx, p.JobID, "removed from the voxform manifest"); err != nil && !ignorableCancel(err) {
-			return result{}, fmt.Errorf("cancel pending batch job %s: %w", p.JobID, err)
+	if p.Status == state.StatusPending && p.Details().JobID != "" && p.Details().JobAPI == "batch" {
+		if _, err := op.client.CancelJob(ctx, p.Details().JobID, "removed from the voxform manifest"); err != nil && !ignorableCancel(err) {
+			return result{}, fmt.Errorf("cancel pending batch job %s: %w", p.Details().JobID, err)
 		}
 	}
 	if err := op.files.removeOutputs(a); err != nil {

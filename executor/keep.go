@@ -203,7 +203,7 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 // embedding's JSON, each transcript format.
 func Entry(kind manifest.Kind, fp string, res *state.Resource, dir string) (*cache.Entry, map[string]string) {
 	e := &cache.Entry{Version: cache.FormatVersion, Fingerprint: fp, Kind: string(kind), CreatedAt: time.Now().UTC(),
-		Meta: cache.Meta{DurationSeconds: res.DurationSeconds, DetectedLanguage: res.DetectedLanguage, Model: res.Model}}
+		Meta: cache.Meta{DurationSeconds: res.Details().DurationSeconds, DetectedLanguage: res.Details().DetectedLanguage, Model: res.Details().Model}}
 	paths := map[string]string{}
 	for _, o := range res.Outputs {
 		role := planner.EntryRole(kind, o.Format)

@@ -106,14 +106,15 @@ func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw 
 		return err
 	}
 	res := transcriptionRecord(a, outs, r.TotalDuration)
-	res.Redaction = red
-	res.JobID, res.JobAPI = jobID, manifest.APIBatchLegacy
-	if prior, ok := b.files.recorder.Get(a.Address); ok && prior.JobID == jobID {
-		res.RequestIDs = prior.RequestIDs // the submit's, kept with the pending entry
+	res.Edit().Redaction = red
+	details := res.Edit()
+	details.JobID, details.JobAPI = jobID, manifest.APIBatchLegacy
+	if prior, ok := b.files.recorder.Get(a.Address); ok && prior.Details().JobID == jobID {
+		res.Edit().RequestIDs = prior.Details().RequestIDs // the submit's, kept with the pending entry
 	}
 	for _, s := range r.Segments {
 		if s.LanguageDetected != "" {
-			res.DetectedLanguage = s.LanguageDetected // never the requested code
+			res.Edit().DetectedLanguage = s.LanguageDetected // never the requested code
 			break
 		}
 	}

@@ -101,8 +101,8 @@ func (ck *chunkChecks) recorded(a *planner.Action, store *cache.Local, it planne
 	if !it.Recorded(a.Listen.Language) || a.Prior == nil {
 		return nil
 	}
-	for i := range a.Prior.Chunks {
-		r := &a.Prior.Chunks[i]
+	for i := range a.Prior.Details().Chunks {
+		r := &a.Prior.Details().Chunks[i]
 		if r.SHA256 == it.SHA256 && r.Listen == it.Record && r.Loudness != nil {
 			return r
 		}
@@ -272,10 +272,10 @@ func (ck *chunkChecks) record(a *planner.Action, res *state.Resource, records []
 		r.Listen = h.rec
 	}
 	res.BilledCharacters += ck.chars
-	res.BilledAudioSeconds += ck.secs
+	res.Edit().BilledAudioSeconds += ck.secs
 	if a.Type == planner.Check && a.Prior != nil {
 		res.CreatedAt = a.Prior.CreatedAt
 		res.BilledCharacters += a.Prior.BilledCharacters
-		res.BilledAudioSeconds += a.Prior.BilledAudioSeconds
+		res.Edit().BilledAudioSeconds += a.Prior.Details().BilledAudioSeconds
 	}
 }

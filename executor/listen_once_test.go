@@ -31,7 +31,7 @@ func TestListenSameCheckOncePerApply(t *testing.T) {
 	if math.Abs(s.BilledAudioSeconds-billed) > 0.01 || math.Abs(s.BilledAudioSeconds-a.Listen.Seconds) > 0.01 {
 		t.Errorf("billed %.3f s for checks, the emulator billed %.3f s for the one check of %.3f s", s.BilledAudioSeconds, billed, a.Listen.Seconds)
 	}
-	recorded := st.Resources["synthesis.p0"].BilledAudioSeconds + st.Resources["synthesis.again"].BilledAudioSeconds
+	recorded := st.Resources["synthesis.p0"].Details().BilledAudioSeconds + st.Resources["synthesis.again"].Details().BilledAudioSeconds
 	if math.Abs(recorded-a.Listen.Seconds) > 0.01 {
 		t.Errorf("the state records %.3f s billed for checks of the one check of %.3f s", recorded, a.Listen.Seconds)
 	}

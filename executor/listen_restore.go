@@ -34,7 +34,7 @@ func (op *restoreOp) check(ctx context.Context, a *planner.Action, made *state.R
 	o := &made.Outputs[0]
 	h, err := op.checks.listen.check(ctx, a, newAllowance(a), store,
 		take{Chunk: -1, Take: 1, Text: a.Desired.Wire.Synthesis.Text, Path: op.files.abs(o.Path), Raw: rawFormat(format), SHA256: o.SHA256})
-	made.BilledAudioSeconds += h.billed
+	made.Edit().BilledAudioSeconds += h.billed
 	if err != nil {
 		return h.billed, err
 	}

@@ -36,17 +36,17 @@ func listenFailures(st *state.File, seams map[string]manifest.Seams) ([]ListenFa
 		if len(r.Outputs) > 0 && failed(r.Outputs[0].Listen) {
 			out = append(out, failure(addr, -1, 0, r.Outputs[0].Listen))
 		}
-		for i := range r.Chunks {
-			if c := &r.Chunks[i]; failed(c.Listen) {
-				f := failure(addr, i, len(r.Chunks), planner.Placed(c.Listen, c.Start))
+		for i := range r.Details().Chunks {
+			if c := &r.Details().Chunks[i]; failed(c.Listen) {
+				f := failure(addr, i, len(r.Details().Chunks), planner.Placed(c.Listen, c.Start))
 				f.Start, f.End = c.Start, c.End
 				out = append(out, f)
 			}
 		}
 		if limits, ok := seams[addr]; ok {
-			for _, s := range planner.Seams(r.Chunks, limits) {
+			for _, s := range planner.Seams(r.Details().Chunks, limits) {
 				if !s.Pass {
-					out = append(out, ListenFailure{Address: addr, Chunk: s.Index, Of: len(r.Chunks), Seam: true, Start: s.At, Why: strings.Join(s.Failures, "; ")})
+					out = append(out, ListenFailure{Address: addr, Chunk: s.Index, Of: len(r.Details().Chunks), Seam: true, Start: s.At, Why: strings.Join(s.Failures, "; ")})
 				}
 			}
 		}

@@ -14,10 +14,10 @@ import (
 func TestListenFailureAtInJoinedOutput(t *testing.T) {
 	l := &state.Listen{Failures: []string{"longest_run: 4 words over 2"}, LongestRun: 4,
 		Span: &state.ListenSpan{From: 3, To: 7, Sent: "a b c d", Heard: "x", Start: 3.1}}
-	st := &state.File{Resources: map[string]*state.Resource{"synthesis.chapter": {
+	st := &state.File{Resources: map[string]*state.Resource{"synthesis.chapter": (&state.Resource{
 		Status: state.StatusComplete,
-		Chunks: []state.ChunkRecord{{Start: 0, End: 143.2}, {Start: 143.2, End: 274.9, Listen: l}},
-	}}}
+	}).WithDetails(state.Details{Chunks: []state.ChunkRecord{{Start: 0, End: 143.2}, {Start: 143.2, End: 274.9, Listen: l}}}),
+	}}
 	got, n := listenFailures(st, nil)
 	if n != 1 {
 		t.Fatalf("failures %+v", got)

@@ -79,10 +79,10 @@ func TestListenFlagsSilence(t *testing.T) {
 		if l == nil || l.Pass || l.Heard != "" || l.MissingTail == 0 || l.API != "rest" || l.LanguageCode != "hi-IN" || l.Seconds <= 0 {
 			t.Fatalf("%s: listen %+v; want a failing REST check that heard nothing", addr, l)
 		}
-		if r.BilledAudioSeconds != l.Seconds {
-			t.Errorf("%s: billed %v s, its check %v s", addr, r.BilledAudioSeconds, l.Seconds)
+		if r.Details().BilledAudioSeconds != l.Seconds {
+			t.Errorf("%s: billed %v s, its check %v s", addr, r.Details().BilledAudioSeconds, l.Seconds)
 		}
-		secs += r.BilledAudioSeconds
+		secs += r.Details().BilledAudioSeconds
 	}
 	if got := h.counter("billed_audio_seconds"); math.Abs(got-secs) > 0.01 || math.Abs(s.BilledAudioSeconds-secs) > 0.01 {
 		t.Errorf("the emulator billed %v s of recognition, the summary %v s, the state %v s", got, s.BilledAudioSeconds, secs)
@@ -124,7 +124,7 @@ func TestListenRegenerates(t *testing.T) {
 		}
 		takes += max(l.Takes, 1)
 		chars += r.BilledCharacters
-		secs += r.BilledAudioSeconds
+		secs += r.Details().BilledAudioSeconds
 	}
 	if takes != syntheses {
 		t.Errorf("records count %d takes, the emulator %d syntheses", takes, syntheses)
@@ -199,13 +199,13 @@ func TestListenChunks(t *testing.T) {
 		t.Fatalf("apply: %+v", s)
 	}
 	r := h.state().Resources["synthesis.chapter"]
-	n := len(r.Chunks)
+	n := len(r.Details().Chunks)
 	if n < 8 || n > 14 {
 		t.Fatalf("%d chunks; want about ten", n)
 	}
 	end := 0.0
 	takes := 0
-	for i, c := range r.Chunks {
+	for i, c := range r.Details().Chunks {
 		if c.Start != end || c.End <= c.Start || c.Loudness == nil || c.Loudness.Integrated == nil || c.Listen == nil || c.Lead < 0 || c.Tail < 0 {
 			t.Fatalf("chunk %d: %+v; want its place after %v s, loudness, edges and check", i, c, end)
 		}
@@ -221,8 +221,8 @@ func TestListenChunks(t *testing.T) {
 	if got := int64(h.counter("billed_characters")); got != r.BilledCharacters {
 		t.Errorf("billed %d characters, recorded %d", got, r.BilledCharacters)
 	}
-	if got := h.counter("billed_audio_seconds"); math.Abs(got-r.BilledAudioSeconds) > 0.01 {
-		t.Errorf("billed %v s of checks, recorded %v", got, r.BilledAudioSeconds)
+	if got := h.counter("billed_audio_seconds"); math.Abs(got-r.Details().BilledAudioSeconds) > 0.01 {
+		t.Errorf("billed %v s of checks, recorded %v", got, r.Details().BilledAudioSeconds)
 	}
 	before := checks.Load()
 	if s := h.apply(); s.Done != 0 || checks.Load() != before {
@@ -292,8 +292,8 @@ func TestListenCheckNotPaidTwice(t *testing.T) {
 		t.Fatalf("apply without the state: %+v, %d checks; want the checks found in the store", s, checks.Load())
 	}
 	for addr, r := range h.state().Resources {
-		if l := r.Outputs[0].Listen; l == nil || !l.Pass || r.BilledAudioSeconds != 0 {
-			t.Errorf("%s: %+v billed %v s", addr, l, r.BilledAudioSeconds)
+		if l := r.Outputs[0].Listen; l == nil || !l.Pass || r.Details().BilledAudioSeconds != 0 {
+			t.Errorf("%s: %+v billed %v s", addr, l, r.Details().BilledAudioSeconds)
 		}
 	}
 }
@@ -356,9 +356,9 @@ func TestListenRestore(t *testing.T) {
 	}
 	for addr, r := range h.state().Resources {
 		was := made.Resources[addr]
-		if len(r.Chunks) > 0 {
-			for i, c := range r.Chunks {
-				w := was.Chunks[i]
+		if len(r.Details().Chunks) > 0 {
+			for i, c := range r.Details().Chunks {
+				w := was.Details().Chunks[i]
 				if c.Listen == nil || c.Listen.Fingerprint != w.Listen.Fingerprint || !c.Listen.Pass || c.Start != w.Start || c.End != w.End || c.Loudness == nil {
 					t.Errorf("%s chunk %d restored as %+v, made as %+v", addr, i, c, w)
 				}
@@ -447,7 +447,7 @@ func TestListenSeamsAndMove(t *testing.T) {
 	h := newHarness(t, emulator.Options{Seed: 7}, map[string]string{"main.yaml": m, "chapter.txt": hindiChapter(16)})
 	s := h.apply()
 	made := h.state().Resources["synthesis.chapter"]
-	n := len(made.Chunks)
+	n := len(made.Details().Chunks)
 	if s.Done != 1 || n < 3 || s.ListenFailing != n-1 || !s.ListenFailed[0].Seam || !strings.Contains(s.ListenFailed[0].String(), "seam 1|2 of") {
 		t.Fatalf("apply: %+v; want its %d seams failing", s, n-1)
 	}
@@ -459,11 +459,11 @@ func TestListenSeamsAndMove(t *testing.T) {
 		t.Fatalf("move: %+v", s)
 	}
 	r := h.state().Resources["synthesis.chapter"]
-	if r.Outputs[0].Path != "out/moved.wav" || len(r.Chunks) != n {
+	if r.Outputs[0].Path != "out/moved.wav" || len(r.Details().Chunks) != n {
 		t.Fatalf("moved record: %+v", r)
 	}
-	for i, c := range r.Chunks {
-		if w := made.Chunks[i]; c.Listen == nil || c.Listen.Fingerprint != w.Listen.Fingerprint || c.Start != w.Start || c.Loudness == nil || c.Tail != w.Tail {
+	for i, c := range r.Details().Chunks {
+		if w := made.Details().Chunks[i]; c.Listen == nil || c.Listen.Fingerprint != w.Listen.Fingerprint || c.Start != w.Start || c.Loudness == nil || c.Tail != w.Tail {
 			t.Errorf("chunk %d moved as %+v, made as %+v", i, c, w)
 		}
 	}

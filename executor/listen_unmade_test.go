@@ -146,7 +146,7 @@ func TestListenChunkCheckErrorRecordsChapter(t *testing.T) {
 		t.Fatalf("check apply: %+v; want the chapter recorded and failing, its new take billed", s)
 	}
 	unchecked := 0
-	for _, c := range h.state().Resources["synthesis.chapter"].Chunks {
+	for _, c := range h.state().Resources["synthesis.chapter"].Details().Chunks {
 		if c.Listen == nil {
 			unchecked++
 		}
@@ -195,8 +195,8 @@ func TestListenRegeneratedChunkAfterInterrupt(t *testing.T) {
 	if err != nil || !regenerated {
 		t.Fatalf("interrupted apply: %+v, %v (regenerated %v)", s, err, regenerated)
 	}
-	if after := h.state().Resources["synthesis.chapter"]; after.Chunks[0].Listen != nil || len(after.Chunks) != len(before.Chunks) {
-		t.Fatalf("the interrupted apply recorded checks: %+v", after.Chunks[0])
+	if after := h.state().Resources["synthesis.chapter"]; after.Details().Chunks[0].Listen != nil || len(after.Details().Chunks) != len(before.Details().Chunks) {
+		t.Fatalf("the interrupted apply recorded checks: %+v", after.Details().Chunks[0])
 	}
 	h.hook = nil
 	synth := h.counter("syntheses")
@@ -205,11 +205,11 @@ func TestListenRegeneratedChunkAfterInterrupt(t *testing.T) {
 		t.Fatalf("next apply: %+v, %v syntheses after %v; want the chapter recorded from the store, nothing synthesized but its regeneration", s.Failures, h.counter("syntheses"), synth)
 	}
 	changed := 0
-	for i, c := range h.state().Resources["synthesis.chapter"].Chunks {
+	for i, c := range h.state().Resources["synthesis.chapter"].Details().Chunks {
 		if c.Listen == nil {
 			t.Errorf("chunk %d recorded unchecked", i+1)
 		}
-		if c.SHA256 != before.Chunks[i].SHA256 {
+		if c.SHA256 != before.Details().Chunks[i].SHA256 {
 			changed++
 		}
 	}
@@ -241,7 +241,7 @@ func TestListenCheckKeepsChapterFile(t *testing.T) {
 		t.Errorf("a check that made no take replaced %s with a new file", out)
 	}
 	r := h.state().Resources["synthesis.chapter"]
-	for i, c := range r.Chunks {
+	for i, c := range r.Details().Chunks {
 		if c.Listen == nil || c.End <= c.Start {
 			t.Fatalf("chunk %d recorded %+v; want its check and its place", i+1, c)
 		}

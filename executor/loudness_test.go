@@ -175,8 +175,8 @@ func TestChunkedSynthesisRecordsLoudness(t *testing.T) {
 		t.Fatalf("apply: %+v %v", s, s.Failures)
 	}
 	r := h.state().Resources["synthesis.chapter"]
-	if len(r.Chunks) < 2 {
-		t.Fatalf("the chapter was sent in %d request(s), want it split", len(r.Chunks))
+	if len(r.Details().Chunks) < 2 {
+		t.Fatalf("the chapter was sent in %d request(s), want it split", len(r.Details().Chunks))
 	}
 	o := r.Outputs[0]
 	want, err := loudness.MeasureLoudnessFile(context.Background(), filepath.Join(h.dir, o.Path), nil)

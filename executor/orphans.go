@@ -254,8 +254,8 @@ func jobCreated(j speechapi.Job) (time.Time, bool) {
 func (o *orphans) recordedJobIDs() map[string]bool {
 	ids := map[string]bool{}
 	for _, r := range o.recorder.Snapshot().Resources {
-		if r.JobID != "" {
-			ids[r.JobID] = true
+		if r.Details().JobID != "" {
+			ids[r.Details().JobID] = true
 		}
 	}
 	o.mu.Lock()

@@ -68,8 +68,8 @@ func (h *harness) jobs(status string) []speechapi.Job {
 func recordedJobs(f *state.File) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range f.Resources {
-		if r.JobID != "" {
-			out[r.JobID] = true
+		if r.Details().JobID != "" {
+			out[r.Details().JobID] = true
 		}
 	}
 	return out

@@ -98,11 +98,11 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 		if r == nil {
 			t.Fatalf("%s not recorded", block)
 		}
-		if r.Source == nil || r.Source.SHA256 != hex.EncodeToString(sum[:]) || r.Source.Path != "rec/a.wav" {
-			t.Errorf("%s source %+v", block, r.Source)
+		if r.Details().Source == nil || r.Details().Source.SHA256 != hex.EncodeToString(sum[:]) || r.Details().Source.Path != "rec/a.wav" {
+			t.Errorf("%s source %+v", block, r.Details().Source)
 		}
-		if math.Abs(r.DurationSeconds-1) > 0.1 {
-			t.Errorf("%s duration %v, want about 1 s", block, r.DurationSeconds)
+		if math.Abs(r.Details().DurationSeconds-1) > 0.1 {
+			t.Errorf("%s duration %v, want about 1 s", block, r.Details().DurationSeconds)
 		}
 		return r
 	}
@@ -115,11 +115,11 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 	}
 
 	rest := get("rest")
-	if len(rest.RequestIDs) != 1 || rest.RequestIDs[0] == "" || rest.JobID != "" {
-		t.Errorf("rest identifiers: %+v %q", rest.RequestIDs, rest.JobID)
+	if len(rest.Details().RequestIDs) != 1 || rest.Details().RequestIDs[0] == "" || rest.Details().JobID != "" {
+		t.Errorf("rest identifiers: %+v %q", rest.Details().RequestIDs, rest.Details().JobID)
 	}
-	if rest.DetectedLanguage != "" {
-		t.Errorf("rest detected language %q: the REST response names none", rest.DetectedLanguage)
+	if rest.Details().DetectedLanguage != "" {
+		t.Errorf("rest detected language %q: the REST response names none", rest.Details().DetectedLanguage)
 	}
 	if got, want := read("out/rest/a.json"), b.last["/stt/v3"]; !bytes.Equal(got, want) || len(want) == 0 {
 		t.Errorf("rest json output is not the response as returned:\n got %s\nwant %s", got, want)
@@ -141,13 +141,13 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 			break
 		}
 	}
-	if live.DetectedLanguage != said {
-		t.Errorf("realtime detected language %q, the messages said %q", live.DetectedLanguage, said)
+	if live.Details().DetectedLanguage != said {
+		t.Errorf("realtime detected language %q, the messages said %q", live.Details().DetectedLanguage, said)
 	}
 
 	jobs := get("jobs")
-	if jobs.JobID == "" || jobs.FileID == "" || jobs.JobAPI != "batch" || jobs.Model != "stt-v2.5" {
-		t.Errorf("batch identifiers: job %q file %q api %q model %q", jobs.JobID, jobs.FileID, jobs.JobAPI, jobs.Model)
+	if jobs.Details().JobID == "" || jobs.Details().FileID == "" || jobs.Details().JobAPI != "batch" || jobs.Details().Model != "stt-v2.5" {
+		t.Errorf("batch identifiers: job %q file %q api %q model %q", jobs.Details().JobID, jobs.Details().FileID, jobs.Details().JobAPI, jobs.Details().Model)
 	}
 	var tj struct {
 		LanguageCode string `json:"language_code"`
@@ -156,13 +156,13 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 	if err := json.Unmarshal(read("out/jobs/a.json"), &tj); err != nil {
 		t.Fatal(err)
 	}
-	if jobs.DetectedLanguage != tj.LanguageCode || tj.LanguageCode == "" || tj.FileID != jobs.FileID {
-		t.Errorf("batch detected language %q file %q; the transcript says %q, %q", jobs.DetectedLanguage, jobs.FileID, tj.LanguageCode, tj.FileID)
+	if jobs.Details().DetectedLanguage != tj.LanguageCode || tj.LanguageCode == "" || tj.FileID != jobs.Details().FileID {
+		t.Errorf("batch detected language %q file %q; the transcript says %q, %q", jobs.Details().DetectedLanguage, jobs.Details().FileID, tj.LanguageCode, tj.FileID)
 	}
 
 	older := get("older")
-	if older.JobID == "" || older.JobAPI != "batch_legacy" || len(older.RequestIDs) != 1 {
-		t.Errorf("older batch identifiers: job %q api %q request ids %v", older.JobID, older.JobAPI, older.RequestIDs)
+	if older.Details().JobID == "" || older.Details().JobAPI != "batch_legacy" || len(older.Details().RequestIDs) != 1 {
+		t.Errorf("older batch identifiers: job %q api %q request ids %v", older.Details().JobID, older.Details().JobAPI, older.Details().RequestIDs)
 	}
 	var status struct {
 		Results []json.RawMessage `json:"results"`
@@ -179,8 +179,8 @@ func TestTranscriptionRecordsPerAPI(t *testing.T) {
 		} `json:"segments"`
 	}
 	json.Unmarshal(status.Results[0], &entry)
-	if len(entry.Segments) == 0 || older.DetectedLanguage != entry.Segments[0].LanguageDetected {
-		t.Errorf("older batch detected language %q, segments %+v", older.DetectedLanguage, entry.Segments)
+	if len(entry.Segments) == 0 || older.Details().DetectedLanguage != entry.Segments[0].LanguageDetected {
+		t.Errorf("older batch detected language %q, segments %+v", older.Details().DetectedLanguage, entry.Segments)
 	}
 }
 
@@ -211,7 +211,7 @@ embeddings:
 	if want := b.last["/api/v1/tts/voice-clone/embeddings"]; len(want) == 0 || !bytes.Equal(got, want) {
 		t.Errorf("embedding output is not the response as returned:\n got %.80s\nwant %.80s", got, want)
 	}
-	if r := h.state().Resources["embedding.founder"]; r == nil || r.Consent != "release form 2026-10-01" {
+	if r := h.state().Resources["embedding.founder"]; r == nil || r.Details().Consent != "release form 2026-10-01" {
 		t.Errorf("embedding record %+v", r)
 	}
 }

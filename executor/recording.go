@@ -115,13 +115,13 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 // records it: a replace or restore without keep_unredacted, redaction
 // removed, a deletion. A failure only warns: the state no longer names it.
 func (w *outputs) dropKept(a *planner.Action, res *state.Resource) {
-	if a.Prior == nil || a.Prior.Redaction == nil || a.Prior.Redaction.Unredacted == nil {
+	if a.Prior == nil || a.Prior.Details().Redaction == nil || a.Prior.Details().Redaction.Unredacted == nil {
 		return
 	}
-	if res != nil && res.Redaction != nil && res.Redaction.Unredacted != nil && res.Redaction.Unredacted.Path == a.Prior.Redaction.Unredacted.Path {
+	if res != nil && res.Details().Redaction != nil && res.Details().Redaction.Unredacted != nil && res.Details().Redaction.Unredacted.Path == a.Prior.Details().Redaction.Unredacted.Path {
 		return
 	}
-	if err := state.RemoveUnredacted(w.dir, a.Address, a.Prior.Redaction.Unredacted); err != nil {
+	if err := state.RemoveUnredacted(w.dir, a.Address, a.Prior.Details().Redaction.Unredacted); err != nil {
 		w.emit(Event{Kind: EventWarning, Address: a.Address, Err: err})
 	}
 }
@@ -140,7 +140,7 @@ func (w *outputs) recorded(a *planner.Action, res *state.Resource, chars int64, 
 		w.onRecord(a.Address, a.Prior, res)
 	}
 	w.removeStale(a)
-	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.JobID}
+	return result{outputs: res.Outputs, chars: chars, seconds: secs, jobID: res.Details().JobID}
 }
 
 // removeStale deletes recorded outputs that nothing declares any more, once

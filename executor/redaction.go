@@ -63,10 +63,10 @@ func (w *outputs) redactTranscript(a *planner.Action, p redact.Policy, writeJSON
 				r.close()
 				return nil, fmt.Errorf("keep the unredacted transcript of %s: %w", a.Address, err)
 			}
-		case a.Prior != nil && a.Prior.Redaction != nil:
+		case a.Prior != nil && a.Prior.Details().Redaction != nil:
 			// Made from a redacted transcript: the kept one, if any, is
 			// still the answer; nothing else is kept.
-			r.record.Unredacted = a.Prior.Redaction.Unredacted
+			r.record.Unredacted = a.Prior.Details().Redaction.Unredacted
 		}
 	}
 	if r.segs, r.spans, r.whole, err = redactSegments(p, segs); err != nil {

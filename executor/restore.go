@@ -122,7 +122,8 @@ func CheckEntry(e *cache.Entry) error {
 // checkMeta refuses entry metadata that a restore would record and that a
 // state could not hold (state.Resource.CheckReported).
 func checkMeta(m cache.Meta) error {
-	r := &state.Resource{Model: m.Model, DetectedLanguage: m.DetectedLanguage, DurationSeconds: m.DurationSeconds}
+	r := &state.Resource{}
+	r.WithDetails(state.Details{Model: m.Model, DetectedLanguage: m.DetectedLanguage, DurationSeconds: m.DurationSeconds})
 	if err := r.CheckReported(); err != nil {
 		return err
 	}
@@ -169,7 +170,9 @@ func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.En
 		if err != nil {
 			return nil, err
 		}
-		return &state.Resource{Outputs: []state.Output{o}, Consent: a.Desired.Consent}, nil
+		res := &state.Resource{Outputs: []state.Output{o}}
+		res.WithDetails(state.Details{Consent: a.Desired.Consent})
+		return res, nil
 	case manifest.KindTranscription:
 		outs, err := op.restoreTranscripts(a, e)
 		if err != nil {
@@ -183,12 +186,12 @@ func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.En
 			if err != nil {
 				return nil, err
 			}
-			rec.Redaction = &state.Redaction{Policy: p.String(), Version: redact.Version}
+			rec.Edit().Redaction = &state.Redaction{Policy: p.String(), Version: redact.Version}
 		}
-		rec.BilledAudioSeconds = 0 // this state paid nothing for it
-		rec.DetectedLanguage = e.Meta.DetectedLanguage
+		rec.Edit().BilledAudioSeconds = 0 // this state paid nothing for it
+		rec.Edit().DetectedLanguage = e.Meta.DetectedLanguage
 		if e.Meta.Model != "" {
-			rec.Model = e.Meta.Model
+			rec.Edit().Model = e.Meta.Model
 		}
 		return rec, nil
 	}
@@ -357,7 +360,7 @@ func recordedChunk(a *planner.Action, fp string, f cache.File) error {
 	if a.Prior == nil {
 		return nil
 	}
-	for _, r := range a.Prior.Chunks {
+	for _, r := range a.Prior.Details().Chunks {
 		if r.Fingerprint == fp && r.SHA256 != f.SHA256 {
 			return fmt.Errorf("the cached audio of chunk %.12s (sha256 %.12s) is not the recorded one (sha256 %.12s): refused; "+
 				"'voxform apply -replace=%s' synthesizes every chunk again (billed)", fp, f.SHA256, r.SHA256, a.Address)

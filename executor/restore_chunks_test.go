@@ -27,14 +27,14 @@ func TestJoinRefusesChunkUnlikeTheState(t *testing.T) {
 		t.Fatalf("apply: %+v", s)
 	}
 	rec := h.state().Resources["synthesis.chapter"]
-	if rec == nil || len(rec.Chunks) < 2 {
+	if rec == nil || len(rec.Details().Chunks) < 2 {
 		t.Fatalf("state: %+v; want a chunked synthesis", rec)
 	}
 	entry := func(fp string) string {
 		return filepath.Join(h.dir, executor.ChunkDir, "v1", "entries", fp[:2], fp+".json")
 	}
 	var first, second cache.Entry
-	for fp, e := range map[string]*cache.Entry{rec.Chunks[0].Fingerprint: &first, rec.Chunks[1].Fingerprint: &second} {
+	for fp, e := range map[string]*cache.Entry{rec.Details().Chunks[0].Fingerprint: &first, rec.Details().Chunks[1].Fingerprint: &second} {
 		b, err := os.ReadFile(entry(fp))
 		if err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func pendingJob(t *testing.T, f *state.File) string {
 	var ids []string
 	for _, r := range f.Resources {
 		if r.Status == state.StatusPending {
-			ids = append(ids, r.JobID)
+			ids = append(ids, r.Details().JobID)
 		}
 	}
 	if len(ids) != 1 || ids[0] == "" {
@@ -81,7 +81,7 @@ func TestStopDuringCreateRecordsButDoesNotStart(t *testing.T) {
 			t.Errorf("after resuming: %s = %v, want %v", name, got, want)
 		}
 	}
-	if st := h.state(); st.Resources[`transcription.calls["rec/a.wav"]`].JobID != id {
+	if st := h.state(); st.Resources[`transcription.calls["rec/a.wav"]`].Details().JobID != id {
 		t.Errorf("resumed resource does not record job %s", id)
 	}
 }

@@ -129,7 +129,7 @@ func (t *wholeTakes) recordUnchecked() (result, error) {
 		return result{}, t.checkErr
 	}
 	rec := *t.a.Prior
-	rec.BilledAudioSeconds += t.secs
+	rec.Edit().BilledAudioSeconds += t.secs
 	rec.UpdatedAt = time.Time{} // stamped now
 	r, err := t.op.files.record(t.a, &rec, 0, t.secs)
 	if err == nil {
@@ -263,11 +263,12 @@ func (t *wholeTakes) commit() (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	res := &state.Resource{Outputs: outs, BilledCharacters: t.chars, BilledAudioSeconds: t.secs}
+	res := &state.Resource{Outputs: outs, BilledCharacters: t.chars}
+	res.WithDetails(state.Details{BilledAudioSeconds: t.secs})
 	if a.Type == planner.Check {
 		res.CreatedAt = a.Prior.CreatedAt
 		res.BilledCharacters += a.Prior.BilledCharacters
-		res.BilledAudioSeconds += a.Prior.BilledAudioSeconds
+		res.Edit().BilledAudioSeconds += a.Prior.Details().BilledAudioSeconds
 	}
 	return t.op.files.record(a, res, t.chars, t.secs)
 }
@@ -279,7 +280,7 @@ func (t *wholeTakes) recordChecked() (result, error) {
 	rec.Outputs = append([]state.Output(nil), t.a.Prior.Outputs...)
 	rec.Outputs[0].Listen = t.heard.rec
 	rec.BilledCharacters += t.chars // takes made again that were lost
-	rec.BilledAudioSeconds += t.secs
+	rec.Edit().BilledAudioSeconds += t.secs
 	rec.UpdatedAt = time.Time{} // stamped now
 	return t.op.files.record(t.a, &rec, t.chars, t.secs)
 }
@@ -307,7 +308,7 @@ func (t *wholeTakes) keepPrior() (result, error) {
 	t.out = nil
 	rec := *t.a.Prior
 	rec.BilledCharacters += t.chars
-	rec.BilledAudioSeconds += t.secs
+	rec.Edit().BilledAudioSeconds += t.secs
 	if t.heard != nil {
 		t.op.files.emit(Event{Kind: EventWarning, Address: t.a.Address,
 			Err: fmt.Errorf("listen: every take failed its check (%s); the recorded output, which passed, is kept", planner.FailureLine(t.heard.rec))})

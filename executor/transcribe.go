@@ -61,9 +61,9 @@ func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot
 		return result{}, err
 	}
 	rec := transcriptionRecord(a, outs, secs)
-	rec.Redaction = red
+	rec.Edit().Redaction = red
 	if res.RequestID != "" {
-		rec.RequestIDs = []string{res.RequestID}
+		rec.Edit().RequestIDs = []string{res.RequestID}
 	}
 	// The REST response names no language: detected_language stays empty
 	// (the requested language_code is in the recorded request).
@@ -128,23 +128,19 @@ func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *
 	}
 	secs := res.AudioSent.Seconds()
 	rec := transcriptionRecord(a, outs, secs)
-	rec.Redaction = red
-	rec.DetectedLanguage = detected // what the messages said, never the requested code
+	rec.Edit().Redaction = red
+	rec.Edit().DetectedLanguage = detected // what the messages said, never the requested code
 	return op.files.record(a, rec, 0, secs)
 }
 
 // transcriptionRecord fills the audit fields of a transcription.
 func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *state.Resource {
 	t := a.Desired.Transcription
-	rec := &state.Resource{
-		Outputs:            outs,
-		Model:              t.Model,
-		DurationSeconds:    secs,
-		BilledAudioSeconds: secs,
-	}
+	rec := &state.Resource{Outputs: outs}
+	rec.WithDetails(state.Details{Model: t.Model, DurationSeconds: secs, BilledAudioSeconds: secs})
 	for _, s := range a.Desired.Sources {
 		if s.Role == "source" {
-			rec.Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
+			rec.Edit().Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
 		}
 	}
 	return rec
@@ -233,19 +229,19 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
 	defer done()
-	segs, err := segmentsFromFile(from, labelled(t), a.Prior.DurationSeconds)
+	segs, err := segmentsFromFile(from, labelled(t), a.Prior.Details().DurationSeconds)
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
 	}
 	// The recorded JSON is the service's answer unless it was redacted.
-	answer := a.RendersFromKept() || a.Prior.Redaction == nil
+	answer := a.RendersFromKept() || a.Prior.Details().Redaction == nil
 	outs, red, err := writeTranscripts(op.files, a, copyFrom(from), segs, answer)
 	if err != nil {
 		return result{}, err
 	}
 	rec := *a.Prior
 	rec.Outputs = outs
-	rec.Redaction = red
+	rec.Edit().Redaction = red
 	rec.UpdatedAt = time.Time{}
 	return op.files.record(a, &rec, 0, 0) // which drops a kept transcript no longer wanted
 }
@@ -254,7 +250,7 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 // of the kept unredacted transcript (read only as state.OpenUnredacted
 // allows), with what removes the copy.
 func (op *renderOp) renderSource(a *planner.Action) (string, func(), error) {
-	r := a.Prior.Redaction
+	r := a.Prior.Details().Redaction
 	if r == nil || r.Unredacted == nil || r.Unredacted.Path != a.RenderFrom {
 		return op.files.abs(a.RenderFrom), func() {}, nil
 	}

@@ -242,7 +242,7 @@ func batchGroup(a *planner.Action) (id string, resume, ok bool) {
 		return "", false, false
 	}
 	if a.Type == planner.Resume && a.Prior != nil {
-		return "job " + a.Prior.JobAPI + " " + a.Prior.JobID, true, true
+		return "job " + a.Prior.Details().JobAPI + " " + a.Prior.Details().JobID, true, true
 	}
 	t := a.Desired
 	if t == nil || t.Transcription == nil {

@@ -148,7 +148,7 @@ func (c *computer) chunkWork() error {
 		w := &ChunkWork{Total: len(a.Desired.Chunks), Fresh: c.replace[a.Address]}
 		known := map[string]bool{}
 		if a.Prior != nil && !w.Fresh && lookup == nil {
-			for _, r := range a.Prior.Chunks {
+			for _, r := range a.Prior.Details().Chunks {
 				known[r.Fingerprint] = true
 			}
 		}

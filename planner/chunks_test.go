@@ -92,7 +92,7 @@ func recorded(d *planner.Desired) *state.File {
 	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint, Request: d.RequestFields(),
 		Outputs: []state.Output{{Path: "out/chapter.wav", SHA256: strings.Repeat("a", 64), Size: 1}}}
 	for _, ch := range d.Chunks {
-		r.Chunks = append(r.Chunks, state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters})
+		r.Edit().Chunks = append(r.Details().Chunks, state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters})
 	}
 	st.Resources[d.Address] = r
 	return st

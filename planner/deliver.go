@@ -144,8 +144,8 @@ func neededBy(addrs []string) string {
 // spokenSeconds is how long d's audio is: as recorded when its request
 // is unchanged and the state measured it, else estimated.
 func (c *computer) spokenSeconds(d *Desired) (float64, string) {
-	if prior, ok := c.st.Resources[d.Address]; ok && prior.Fingerprint == d.Fingerprint && prior.DurationSeconds > 0 {
-		return prior.DurationSeconds, "its audio lasts"
+	if prior, ok := c.st.Resources[d.Address]; ok && prior.Fingerprint == d.Fingerprint && prior.Details().DurationSeconds > 0 {
+		return prior.Details().DurationSeconds, "its audio lasts"
 	}
 	speed := 1.0
 	if w := d.Wire.Synthesis; w != nil && w.Speed > 0 {

@@ -67,8 +67,8 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		if prior.Fingerprint != d.Fingerprint {
 			reasons = append(reasons, changeReasons(prior.RequestFields(), d, c.embeddingName)...)
 		}
-		if prior.Status == state.StatusPending && prior.JobID != "" {
-			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
+		if prior.Status == state.StatusPending && prior.Details().JobID != "" {
+			reasons = append(reasons, fmt.Sprintf("pending job %s will be cancelled", prior.Details().JobID))
 		}
 		if pinned, a, err := c.pin(d, prior, reasons); pinned {
 			return a, err
@@ -78,7 +78,7 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost, Reasons: reasons}
 		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
 		return a, err
-	case prior.Status == state.StatusPending && prior.JobID == "":
+	case prior.Status == state.StatusPending && prior.Details().JobID == "":
 		// state.Recorder.RecordPending always names the job; an entry
 		// without one (written by hand) has no job to resume.
 		cost, err := c.billed(d)
@@ -87,7 +87,7 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
 		return a, err
 	case prior.Status == state.StatusPending:
-		reason := fmt.Sprintf("%s job %s pending", orWord(prior.JobAPI, "remote"), prior.JobID)
+		reason := fmt.Sprintf("%s job %s pending", orWord(prior.Details().JobAPI, "remote"), prior.Details().JobID)
 		return &Action{Address: d.Address, Type: Resume, Desired: d, Prior: prior, Reasons: []string{reason}}, nil
 	}
 	a, err := c.checkOutputs(d, prior)

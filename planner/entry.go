@@ -16,15 +16,16 @@ func (d *Desired) Entry() *state.Resource {
 		Status:      state.StatusComplete,
 		Fingerprint: d.Fingerprint,
 		Request:     d.RequestFields(),
-		Consent:     d.Consent,
 	}
+	dt := state.Details{Consent: d.Consent}
 	if d.Kind == manifest.KindTranscription || d.Kind == manifest.KindEmbedding {
 		for _, s := range d.Sources {
 			if s.Role == "source" || s.Role == "reference_audio" {
-				r.Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
+				dt.Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
 			}
 		}
 	}
+	r.WithDetails(dt)
 	if d.Kind == manifest.KindSynthesis {
 		r.BilledCharacters = d.Characters
 	}

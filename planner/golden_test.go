@@ -69,7 +69,8 @@ var scenarios = []scenario{
 	}},
 	{name: "resume_pending_job", edit: func(p *project, st *state.File) {
 		r := st.Resources[`transcription.calls["recordings/b.wav"]`]
-		r.Status, r.JobID, r.JobAPI = state.StatusPending, "job-42", "batch" // outputs of the version before stay recorded
+		details := r.Edit()
+		r.Status, details.JobID, details.JobAPI = state.StatusPending, "job-42", "batch" // outputs of the version before stay recorded
 	}},
 	{name: "transcription_changes", edit: func(p *project, st *state.File) {
 		p.fs["recordings/a.wav"] = "call a, re-recorded"
@@ -104,7 +105,8 @@ var scenarios = []scenario{
 		// changes while its job runs.
 		for addr, job := range map[string]string{`transcription.calls["recordings/a.wav"]`: "job-7", `transcription.calls["recordings/b.wav"]`: "job-42"} {
 			r := st.Resources[addr]
-			r.Status, r.JobID, r.JobAPI = state.StatusPending, job, "batch"
+			details := r.Edit()
+			r.Status, details.JobID, details.JobAPI = state.StatusPending, job, "batch"
 		}
 		p.m.Transcriptions = p.m.Transcriptions[:1]
 		p.fs["recordings/a.wav"] = "call a, re-recorded"
@@ -112,7 +114,8 @@ var scenarios = []scenario{
 	{name: "pending_without_job_id", edit: func(p *project, st *state.File) {
 		// Written by hand: nothing to resume, so the input is paid again.
 		r := st.Resources[`transcription.calls["recordings/b.wav"]`]
-		r.Status, r.JobID, r.JobAPI = state.StatusPending, "", ""
+		details := r.Edit()
+		r.Status, details.JobID, details.JobAPI = state.StatusPending, "", ""
 	}},
 	{name: "source_url_changed", setup: func(p *project) {
 		p.m.Transcriptions = append(p.m.Transcriptions, urlTranscription("https://media.example.com/calls/c.mp3"))
@@ -149,7 +152,7 @@ var scenarios = []scenario{
 		recordChecks(p, st)
 		p.synthesis("synthesis.founder_outro").Text = "Thank you for listening."
 		for _, addr := range []string{"synthesis.welcome", "synthesis.founder_intro", "synthesis.chapter"} {
-			st.Resources[addr].Chunks = nil
+			st.Resources[addr].Edit().Chunks = nil
 			p.m.Syntheses = removeSynthesis(p.m.Syntheses, addr)
 			delete(st.Resources, addr)
 		}

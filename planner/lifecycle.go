@@ -61,7 +61,7 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (boo
 	if !c.pins(d, prior) {
 		return false, nil, nil
 	}
-	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Approval}
+	p := &Pinned{Address: d.Address, Kind: string(d.Kind), Reasons: reasons, Approval: *prior.Details().Approval}
 	if !c.in.Options.NoRefresh {
 		for _, o := range prior.Outputs {
 			if o.Delivery != nil {
@@ -221,7 +221,7 @@ func approvalLost(prior *state.Resource) []string {
 	if !prior.Approved() {
 		return nil
 	}
-	a := prior.Approval
+	a := prior.Details().Approval
 	return []string{fmt.Sprintf("approval by %s of %s will no longer hold", a.By, a.At.UTC().Format(time.RFC3339))}
 }
 
@@ -232,7 +232,7 @@ func approvalKept(prior *state.Resource) []string {
 	if !prior.Approved() {
 		return nil
 	}
-	a := prior.Approval
+	a := prior.Details().Approval
 	return []string{fmt.Sprintf("approval by %s of %s kept (the same bytes, moved)", a.By, a.At.UTC().Format(time.RFC3339))}
 }
 

@@ -16,7 +16,7 @@ import (
 // approve does.
 func approve(st *state.File, addr, by string) {
 	r := *st.Resources[addr]
-	r.Approval = &state.Approval{Digest: state.OutputsDigest(r.Outputs), By: by, At: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	r.Edit().Approval = &state.Approval{Digest: state.OutputsDigest(r.Outputs), By: by, At: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
 	st.Resources[addr] = &r
 }
 

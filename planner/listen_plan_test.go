@@ -86,7 +86,7 @@ func recordChecks(p *project, st *state.File) {
 		case i < len(d.Chunks)-3:
 			rec.Listen = checkRecord(sha, "hi-IN", 40, "", true, "limits-1")
 		}
-		r.Chunks = append(r.Chunks, rec)
+		r.Edit().Chunks = append(r.Details().Chunks, rec)
 		at += 40
 	}
 }
@@ -197,7 +197,7 @@ func TestSavedPlanListen(t *testing.T) {
 	// One more chunk of the chapter lacks its check now: the plan made
 	// again makes more checks than the saved one.
 	r := st.Resources["synthesis.chapter"]
-	r.Chunks[0].Listen = nil
+	r.Details().Chunks[0].Listen = nil
 	fresh, err := p.plan(t, st, planner.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -125,8 +125,8 @@ func TestListenCheckAction(t *testing.T) {
 	d := listenChapter(t, 0)
 	st := recorded(d)
 	r := st.Resources[d.Address]
-	for i := range r.Chunks {
-		r.Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
+	for i := range r.Details().Chunks {
+		r.Details().Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
 	}
 	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
 	if err != nil {
@@ -135,11 +135,11 @@ func TestListenCheckAction(t *testing.T) {
 	if len(p.Actions) != 1 || p.Actions[0].Type != planner.Check || p.Actions[0].Listen.Make != len(d.Chunks) || p.Actions[0].Cost.Characters != 0 || p.NoOps != 0 {
 		t.Fatalf("plan %+v", p.Actions)
 	}
-	for i := range r.Chunks {
+	for i := range r.Details().Chunks {
 		req, _ := planner.NewCheckRequest("hi-IN", 30, 16000)
-		r.Chunks[i].Listen = &state.Listen{Fingerprint: planner.CheckFingerprint(r.Chunks[i].SHA256, req), API: req.API, LanguageCode: "hi-IN", Rate: 16000, Seconds: 30, Pass: true, Judged: "h1"}
+		r.Details().Chunks[i].Listen = &state.Listen{Fingerprint: planner.CheckFingerprint(r.Details().Chunks[i].SHA256, req), API: req.API, LanguageCode: "hi-IN", Rate: 16000, Seconds: 30, Pass: true, Judged: "h1"}
 	}
-	r.Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(strings.Repeat("f", 64), planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
+	r.Details().Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(strings.Repeat("f", 64), planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
 	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestListenCheckAction(t *testing.T) {
 	if len(p.Actions) != 1 || p.Actions[0].Listen.Make != 1 || p.Actions[0].Cost.AudioSeconds != 30 || p.Actions[0].Listen.Estimated {
 		t.Fatalf("one chunk's record is of other audio: %+v %+v", p.Actions, p.Actions[0].Listen)
 	}
-	r.Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(r.Chunks[3].SHA256, planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
+	r.Details().Chunks[3].Listen.Fingerprint = planner.CheckFingerprint(r.Details().Chunks[3].SHA256, planner.CheckRequest{API: "rest", LanguageCode: "hi-IN", Format: "verbatim", Rate: 16000})
 	p, err = planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
 	if err != nil || len(p.Actions) != 0 || p.NoOps != 1 {
 		t.Fatalf("every check recorded: %+v, %v", p.Actions, err)
@@ -159,8 +159,8 @@ func TestListenCheckAction(t *testing.T) {
 func TestCheckActionCallsService(t *testing.T) {
 	d := listenChapter(t, 0)
 	st := recorded(d)
-	for i := range st.Resources[d.Address].Chunks {
-		st.Resources[d.Address].Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
+	for i := range st.Resources[d.Address].Details().Chunks {
+		st.Resources[d.Address].Details().Chunks[i].SHA256 = fmt.Sprintf("%064x", i)
 	}
 	p, err := planner.Compute(planner.Input{Desired: []*planner.Desired{d}, State: st, Options: planner.Options{NoRefresh: true}})
 	if err != nil || len(p.Actions) != 1 || p.Actions[0].Type != planner.Check {

@@ -39,9 +39,9 @@ func ListenItems(a *Action) []ListenItem {
 	}
 	var prior map[string]*state.ChunkRecord
 	if a.Prior != nil && (keeps || a.Type != Restore) {
-		prior = make(map[string]*state.ChunkRecord, len(a.Prior.Chunks))
-		for i := range a.Prior.Chunks {
-			prior[a.Prior.Chunks[i].Fingerprint] = &a.Prior.Chunks[i]
+		prior = make(map[string]*state.ChunkRecord, len(a.Prior.Details().Chunks))
+		for i := range a.Prior.Details().Chunks {
+			prior[a.Prior.Details().Chunks[i].Fingerprint] = &a.Prior.Details().Chunks[i]
 		}
 	}
 	fresh := a.Chunks != nil && a.Chunks.Fresh

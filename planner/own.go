@@ -197,8 +197,8 @@ func (a *Action) paths() []pathUse {
 // read only through state.OpenUnredacted (never an output path).
 func (a *Action) RendersFromKept() bool {
 	r := a.Prior
-	return r != nil && r.Redaction != nil && r.Redaction.Unredacted != nil &&
-		r.Redaction.Unredacted.Path == a.RenderFrom && a.RenderFrom == state.UnredactedPath(a.Address)
+	return r != nil && r.Details().Redaction != nil && r.Details().Redaction.Unredacted != nil &&
+		r.Details().Redaction.Unredacted.Path == a.RenderFrom && a.RenderFrom == state.UnredactedPath(a.Address)
 }
 
 // CheckPaths refuses a plan that would touch a path voxform does not own:

@@ -506,8 +506,8 @@ func (c *computer) deleteAction(addr string, prior *state.Resource) *Action {
 	default:
 		a.Reasons = []string{"no longer in the manifest"}
 	}
-	if prior.Status == state.StatusPending && prior.JobID != "" {
-		a.Reasons = append(a.Reasons, fmt.Sprintf("pending job %s will be cancelled", prior.JobID))
+	if prior.Status == state.StatusPending && prior.Details().JobID != "" {
+		a.Reasons = append(a.Reasons, fmt.Sprintf("pending job %s will be cancelled", prior.Details().JobID))
 	}
 	a.Removes = c.unclaimed(prior.Outputs, nil)
 	return a

@@ -83,7 +83,7 @@ func (c *computer) rerender(d *Desired, prior *state.Resource) (*Action, error) 
 // renderSource is the transcript a re-render reads, with the reason it is
 // free: "" when no intact one will do.
 func (c *computer) renderSource(d *Desired, prior *state.Resource) (string, string, error) {
-	if r := prior.Redaction; r != nil && r.Unredacted != nil && r.Unredacted.Path == state.UnredactedPath(d.Address) {
+	if r := prior.Details().Redaction; r != nil && r.Unredacted != nil && r.Unredacted.Path == state.UnredactedPath(d.Address) {
 		st, err := c.outputStatus(r.Unredacted.Path, state.Output{Path: r.Unredacted.Path, SHA256: r.Unredacted.SHA256})
 		if err != nil {
 			return "", "", err
@@ -96,10 +96,10 @@ func (c *computer) renderSource(d *Desired, prior *state.Resource) (string, stri
 	if !ok {
 		return "", "", nil
 	}
-	if prior.Redaction != nil {
+	if prior.Details().Redaction != nil {
 		want, _ := PolicyOf(d.Transcription)
-		was, err := redact.NewPolicy(strings.Split(prior.Redaction.Policy, ","))
-		if err != nil || !want.Covers(was) || prior.Redaction.Version != redact.Version {
+		was, err := redact.NewPolicy(strings.Split(prior.Details().Redaction.Policy, ","))
+		if err != nil || !want.Covers(was) || prior.Details().Redaction.Version != redact.Version {
 			return "", "", nil
 		}
 	}
@@ -147,7 +147,7 @@ func isRenderField(k string) bool {
 // outputs are rendered again from it, byte for byte what they were, and
 // the apply removes it. Free. Nil when nothing is kept or it is wanted.
 func (c *computer) dropKept(d *Desired, prior *state.Resource) (*Action, error) {
-	if d.Kind != manifest.KindTranscription || prior.Redaction == nil || prior.Redaction.Unredacted == nil {
+	if d.Kind != manifest.KindTranscription || prior.Details().Redaction == nil || prior.Details().Redaction.Unredacted == nil {
 		return nil, nil
 	}
 	if r := d.Transcription.Redact; r != nil && r.KeepUnredacted {

@@ -86,9 +86,9 @@ func TestRedactionChangeRerenders(t *testing.T) {
 				kept := state.UnredactedPath(addr)
 				p.fs[kept] = "unredacted"
 				h, _ := p.fs.hash(kept)
-				st.Resources[addr].Redaction = &state.Redaction{Policy: "card,mobile", Version: redact.Version, Unredacted: &state.Kept{Path: kept, SHA256: h.SHA256}}
+				st.Resources[addr].Edit().Redaction = &state.Redaction{Policy: "card,mobile", Version: redact.Version, Unredacted: &state.Kept{Path: kept, SHA256: h.SHA256}}
 			} else if len(s.before) > 0 {
-				st.Resources[addr].Redaction = &state.Redaction{Policy: strings.Join(s.before, ","), Version: redact.Version}
+				st.Resources[addr].Edit().Redaction = &state.Redaction{Policy: strings.Join(s.before, ","), Version: redact.Version}
 			}
 			tr.Redact = nil
 			if len(s.after) > 0 {
@@ -122,7 +122,7 @@ func TestKeepUnredactedTurnedOff(t *testing.T) {
 	kept := state.UnredactedPath(addr)
 	p.fs[kept] = "unredacted"
 	h, _ := p.fs.hash(kept)
-	st.Resources[addr].Redaction = &state.Redaction{Policy: "mobile", Version: redact.Version, Unredacted: &state.Kept{Path: kept, SHA256: h.SHA256}}
+	st.Resources[addr].Edit().Redaction = &state.Redaction{Policy: "mobile", Version: redact.Version, Unredacted: &state.Kept{Path: kept, SHA256: h.SHA256}}
 	pl, err := p.plan(t, st, planner.Options{})
 	if err != nil || len(pl.Actions) != 0 {
 		t.Fatalf("kept and wanted: %v %v", addresses(pl), err)

@@ -119,7 +119,7 @@ func TestRestoreLooksUpTheRecordsCacheKey(t *testing.T) {
 			p := baseProject()
 			st := p.apply(t)
 			r := st.Resources[welcome]
-			r.Origin, r.Take = tc.origin, tc.take
+			r.Origin, r.Edit().Take = tc.origin, tc.take
 			delete(p.fs, r.Outputs[0].Path)
 			files := map[string]planner.CachedFile{"audio": {SHA256: r.Outputs[0].SHA256, Size: r.Outputs[0].Size}}
 			if tc.other {

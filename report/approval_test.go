@@ -45,9 +45,9 @@ func signOffState(t *testing.T, dir string) *state.File {
 		return r
 	}
 	held := add(`synthesis.menu["held"]`, "press one", 0)
-	held.Approval = &state.Approval{Digest: state.OutputsDigest(held.Outputs), By: `Eve <script>alert(1)</script>`, At: at, Note: hostileNote}
+	held.Edit().Approval = &state.Approval{Digest: state.OutputsDigest(held.Outputs), By: `Eve <script>alert(1)</script>`, At: at, Note: hostileNote}
 	lost := add(`synthesis.menu["lost"]`, "press two", 1)
-	lost.Approval = &state.Approval{Digest: strings.Repeat("0", 64), By: "Ana <ana@example.com>", At: at, Note: "TICKET-7"}
+	lost.Edit().Approval = &state.Approval{Digest: strings.Repeat("0", 64), By: "Ana <ana@example.com>", At: at, Note: "TICKET-7"}
 	add(`synthesis.menu["it's a b"]`, "press three", 2)
 	add(`synthesis.menu["plain"]`, "press four", 5)
 	studio := add("synthesis.studio", "press seven", 6)
@@ -56,9 +56,9 @@ func signOffState(t *testing.T, dir string) *state.File {
 	imp := add("synthesis.imported", "press five", 3)
 	imp.Origin = state.OriginImported
 	take := add("synthesis.take", "press six", 4)
-	take.Origin, take.Take = state.OriginTake, strings.Repeat("9", 64)
-	st.Resources["synthesis.pending"] = &state.Resource{Kind: "synthesis", Status: state.StatusPending, JobID: "job-1",
-		Fingerprint: strings.Repeat("f", 64), Request: map[string]any{"text": "later"}}
+	take.Origin, take.Edit().Take = state.OriginTake, strings.Repeat("9", 64)
+	st.Resources["synthesis.pending"] = (&state.Resource{Kind: "synthesis", Status: state.StatusPending,
+		Fingerprint: strings.Repeat("f", 64), Request: map[string]any{"text": "later"}}).WithDetails(state.Details{JobID: "job-1"})
 	return st
 }
 
@@ -137,7 +137,7 @@ func TestReportPlanSignOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	imp := st.Resources["synthesis.imported"]
-	imp.Approval = &state.Approval{Digest: state.OutputsDigest(imp.Outputs), By: "Ana", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)}
+	imp.Edit().Approval = &state.Approval{Digest: state.OutputsDigest(imp.Outputs), By: "Ana", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)}
 	held := st.Resources[`synthesis.menu["held"]`]
 	plan := &planner.Plan{
 		Actions: []*planner.Action{{Address: "synthesis.imported", Type: planner.Replace, Desired: ds[0], Prior: imp, Reasons: []string{"text"}},
@@ -145,7 +145,7 @@ func TestReportPlanSignOff(t *testing.T) {
 			{Address: "synthesis.rec", Type: planner.Create, Desired: &planner.Desired{Address: "synthesis.rec", Kind: manifest.KindSynthesis,
 				Wire: planner.Wire{Synthesis: &contract.SynthesisRequest{Text: "press eight"}}, Fingerprint: strings.Repeat("8", 64),
 				Request: json.RawMessage(`{"recorded":{"path":"studio/eight.wav"}}`)}}},
-		Pinned: []planner.Pinned{{Address: `synthesis.menu["held"]`, Kind: "synthesis", Reasons: []string{"voice Kaveri -> Deepak"}, Approval: *held.Approval}},
+		Pinned: []planner.Pinned{{Address: `synthesis.menu["held"]`, Kind: "synthesis", Reasons: []string{"voice Kaveri -> Deepak"}, Approval: *held.Details().Approval}},
 	}
 	out := filepath.Join(dir, "report")
 	if err := report.Build(context.Background(), report.Input{Dir: dir, Out: out, State: st, Plan: &planner.SavedPlan{Plan: plan}}); err != nil {

@@ -89,7 +89,7 @@ func TestPreviousTakeFromItsCacheKey(t *testing.T) {
 	f := newPreviousFixture(t, map[string][]byte{fp0: serviceAudio, take: takeAudio})
 	prev := state.New()
 	prev.Resources["synthesis.a"] = synthA("press one", fp0, takeAudio)
-	prev.Resources["synthesis.a"].Origin, prev.Resources["synthesis.a"].Take = state.OriginTake, take
+	prev.Resources["synthesis.a"].Origin, prev.Resources["synthesis.a"].Edit().Take = state.OriginTake, take
 	p := f.previous(t, prev)
 	if p == nil || p["src"] == nil {
 		t.Fatalf("synthesis.a previous %v, want the take's audio", p)

@@ -144,7 +144,7 @@ func (l *listening) prepare(it *item) {
 func (l *listening) fillListen(it *item) {
 	r := it.rec
 	switch {
-	case (r != nil && len(r.Chunks) > 0) || (r == nil && len(it.planned) > 0):
+	case (r != nil && len(r.Details().Chunks) > 0) || (r == nil && len(it.planned) > 0):
 		l.fillChunks(it)
 	case r != nil && len(r.Outputs) > 0 && r.Outputs[0].Listen != nil:
 		sent, ok := r.RequestFields()["text"].(string)
@@ -347,12 +347,12 @@ func clipRunes(s string, n int) string {
 func (l *listening) fillChunks(it *item) {
 	r := it.rec
 	texts := l.chunkTexts(r, it.planned)
-	if r == nil || len(r.Chunks) == 0 {
+	if r == nil || len(r.Details().Chunks) == 0 {
 		it.Chunks = make([]cueView, len(it.planned))
 		it.setCueTexts(texts)
 		return
 	}
-	starts, ends, how := chunkTimes(r.Chunks, it.Duration)
+	starts, ends, how := chunkTimes(r.Details().Chunks, it.Duration)
 	it.ChunkTimes = how
 	switch {
 	case how == "estimated":
@@ -363,8 +363,8 @@ func (l *listening) fillChunks(it *item) {
 	if texts == nil {
 		it.ChunkNote = joinNote(it.ChunkNote, "chunk texts are not shown: the recorded text does not split into the recorded chunks")
 	}
-	it.Chunks = make([]cueView, len(r.Chunks))
-	for i, c := range r.Chunks {
+	it.Chunks = make([]cueView, len(r.Details().Chunks))
+	for i, c := range r.Details().Chunks {
 		cue := &it.Chunks[i]
 		cue.Start, cue.End = starts[i], ends[i]
 		if c.Listen != nil {
@@ -376,7 +376,7 @@ func (l *listening) fillChunks(it *item) {
 		}
 	}
 	it.setCueTexts(texts)
-	it.setSeams(r.Chunks)
+	it.setSeams(r.Details().Chunks)
 }
 
 // setSeams marks the cues followed by a failing seam (planner.Seams) at
@@ -463,13 +463,13 @@ func chunkTimes(cs []state.ChunkRecord, duration float64) (starts, ends []float6
 // model's), taken only when every part's fingerprint is the recorded
 // chunk's. Nil when neither gives them.
 func (l *listening) chunkTexts(r *state.Resource, planned []planner.DesiredChunk) []string {
-	if r == nil || len(r.Chunks) == 0 {
+	if r == nil || len(r.Details().Chunks) == 0 {
 		return plannedTexts(planned)
 	}
-	if len(planned) == len(r.Chunks) {
+	if len(planned) == len(r.Details().Chunks) {
 		same := true
 		for i := range planned {
-			same = same && planned[i].Fingerprint == r.Chunks[i].Fingerprint
+			same = same && planned[i].Fingerprint == r.Details().Chunks[i].Fingerprint
 		}
 		if same {
 			return plannedTexts(planned)
@@ -508,7 +508,7 @@ func (l *listening) splitRecorded(r *state.Resource) []string {
 			continue
 		}
 		parts := narration.Split(text, max, narration.Options{RendersTags: model.RendersTags})
-		if texts := matching(parts, r.Chunks, base); texts != nil {
+		if texts := matching(parts, r.Details().Chunks, base); texts != nil {
 			return texts
 		}
 	}

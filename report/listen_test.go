@@ -90,7 +90,7 @@ func newListenProject(t *testing.T) *listenProject {
 		if i == p.loud {
 			lufs = -18
 		}
-		r.Chunks = append(r.Chunks, state.ChunkRecord{Fingerprint: c.Fingerprint, Characters: c.Characters,
+		r.Edit().Chunks = append(r.Details().Chunks, state.ChunkRecord{Fingerprint: c.Fingerprint, Characters: c.Characters,
 			Start: float64(i) * p.chunkLen, End: float64(i+1) * p.chunkLen, Loudness: &state.Loudness{Integrated: &lufs},
 			Lead: 0.1, Tail: 0.2,
 			Listen: &state.Listen{Fingerprint: strings.Repeat("9", 64), API: "rest", LanguageCode: "en-IN", Seconds: p.chunkLen,
@@ -119,8 +119,8 @@ func (p *listenProject) record(t *testing.T, d *planner.Desired, path string, se
 	if err := os.WriteFile(filepath.Join(p.dir, path), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint,
-		Outputs: []state.Output{{Path: path, SHA256: sum(b), Size: int64(len(b))}}, BilledCharacters: d.Characters, DurationSeconds: seconds}
+	r := (&state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint,
+		Outputs: []state.Output{{Path: path, SHA256: sum(b), Size: int64(len(b))}}, BilledCharacters: d.Characters}).WithDetails(state.Details{DurationSeconds: seconds})
 	r.SetRequestJSON(d.Request)
 	p.st.Resources[d.Address] = r
 	return r
@@ -252,15 +252,15 @@ func TestReportChunksOfAnOlderState(t *testing.T) {
 
 	r := p.st.Resources["synthesis.chapter"]
 	var total int64
-	for i := range r.Chunks {
-		r.Chunks[i].Start, r.Chunks[i].End = 0, 0
-		total += r.Chunks[i].Characters
+	for i := range r.Details().Chunks {
+		r.Details().Chunks[i].Start, r.Details().Chunks[i].End = 0, 0
+		total += r.Details().Chunks[i].Characters
 	}
 	items, _ = p.build(t, p.m)
 	ch = items["synthesis.chapter"]
 	cues := ch["chunks"].([]any)
-	dur := float64(len(r.Chunks)) * p.chunkLen
-	second := math.Round(dur*float64(r.Chunks[0].Characters)/float64(total)*100) / 100
+	dur := float64(len(r.Details().Chunks)) * p.chunkLen
+	second := math.Round(dur*float64(r.Details().Chunks[0].Characters)/float64(total)*100) / 100
 	if ch["chunk_times"] != "estimated" || cues[1].(map[string]any)["start"] != second || !strings.Contains(fmt.Sprint(ch["chunk_note"]), "estimated") {
 		t.Errorf("times %v, chunk 2 at %v (want %v), note %v: want times estimated by characters", ch["chunk_times"], cues[1].(map[string]any)["start"], second, ch["chunk_note"])
 	}
@@ -268,7 +268,7 @@ func TestReportChunksOfAnOlderState(t *testing.T) {
 		t.Errorf("a failing chunk at an estimated time has no play-from: %s", asJSON(c))
 	}
 
-	r.DurationSeconds = 0
+	r.Edit().DurationSeconds = 0
 	if err := os.Remove(filepath.Join(p.dir, "build/chapter.wav")); err != nil {
 		t.Fatal(err)
 	}

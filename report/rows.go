@@ -174,7 +174,7 @@ const (
 // approvalOf is the approval recorded for r, as a row shows it (nil when
 // there is none).
 func approvalOf(r *state.Resource) *approvalView {
-	a := r.Approval
+	a := r.Details().Approval
 	if a == nil {
 		return nil
 	}
@@ -386,10 +386,10 @@ func describe(addr string, r *state.Resource, nm names) item {
 	it.Voice = str(req, "voice")
 	it.Language = str(req, "language")
 	if it.Model == "" {
-		it.Model = r.Model
+		it.Model = r.Details().Model
 	}
 	if it.Language == "" {
-		it.Language = r.DetectedLanguage
+		it.Language = r.Details().DetectedLanguage
 	}
 	if it.Language == "" {
 		it.Language = str(req, "language_code")
@@ -406,11 +406,11 @@ func describe(addr string, r *state.Resource, nm names) item {
 		it.Outputs = append(it.Outputs, o.Path)
 		it.Size += o.Size
 	}
-	it.Duration = r.DurationSeconds
+	it.Duration = r.Details().DurationSeconds
 	it.Origin, it.Recording = r.OriginLabel(), clipText(r.RecordingPath())
 	it.Made = r.Status == state.StatusComplete && len(r.Outputs) > 0
 	it.Approval = approvalOf(r)
-	if r.Kind == "transcription" && r.Source != nil && r.Source.Path != "" {
+	if r.Kind == "transcription" && r.Details().Source != nil && r.Details().Source.Path != "" {
 		it.transcriptJ = transcriptRef(r)
 	}
 	return it
@@ -443,13 +443,13 @@ func outputRef(r *state.Resource) audioRef {
 		// fingerprint, an imported file's content key).
 		return audioRef{Label: o.Path, Path: o.Path, SHA256: o.SHA256, Fingerprint: r.CacheKey(), Role: "audio", Raw: audioConfig(r.RequestFields()), Loudness: o.Loudness}
 	case "embedding", "transcription":
-		if r.Redaction != nil {
+		if r.Details().Redaction != nil {
 			return redactedRef(r)
 		}
-		if r.Source != nil && r.Source.Path != "" {
-			return audioRef{Label: r.Source.Path, Path: r.Source.Path, SHA256: r.Source.SHA256}
+		if r.Details().Source != nil && r.Details().Source.Path != "" {
+			return audioRef{Label: r.Details().Source.Path, Path: r.Details().Source.Path, SHA256: r.Details().Source.SHA256}
 		}
-		if r.Source != nil && r.Source.URL != "" {
+		if r.Details().Source != nil && r.Details().Source.URL != "" {
 			return audioRef{Missing: "the source is a URL, not copied into the report"}
 		}
 	}
@@ -508,7 +508,7 @@ func cacheOnly(ref audioRef) audioRef {
 }
 
 func billed(r *state.Resource) planner.Cost {
-	return planner.Cost{Characters: r.BilledCharacters, AudioSeconds: r.BilledAudioSeconds}
+	return planner.Cost{Characters: r.BilledCharacters, AudioSeconds: r.Details().BilledAudioSeconds}
 }
 
 func samePaths(a, b *state.Resource) bool {

@@ -13,11 +13,11 @@ func TestApprovalMoved(t *testing.T) {
 	sha := strings.Repeat("ab", 32)
 	before := &Resource{Status: StatusComplete, Outputs: []Output{{Path: "build/a.wav", SHA256: sha}}}
 	a := &Approval{Digest: OutputsDigest(before.Outputs), By: "Ana", At: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
-	before.Approval = a
+	before.Edit().Approval = a
 	moved := &Resource{Status: StatusComplete, Outputs: []Output{{Path: "build/menu/a.wav", SHA256: sha}}}
-	moved.Approval = a.Moved(before, moved)
-	if !moved.Approved() || moved.Approval.By != "Ana" || !moved.Approval.At.Equal(a.At) {
-		t.Errorf("a pure move: %+v holds %v", moved.Approval, moved.Approved())
+	moved.Edit().Approval = a.Moved(before, moved)
+	if !moved.Approved() || moved.Details().Approval.By != "Ana" || !moved.Details().Approval.At.Equal(a.At) {
+		t.Errorf("a pure move: %+v holds %v", moved.Details().Approval, moved.Approved())
 	}
 	other := &Resource{Status: StatusComplete, Outputs: []Output{{Path: "build/menu/a.wav", SHA256: "cd" + sha[2:]}}}
 	if got := a.Moved(before, other); got != a {

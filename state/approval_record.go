@@ -43,7 +43,7 @@ func (a *Approval) Holds(r *Resource) bool {
 }
 
 // Approved reports whether r carries an approval that holds.
-func (r *Resource) Approved() bool { return r.Approval.Holds(r) }
+func (r *Resource) Approved() bool { return r.Details().Approval.Holds(r) }
 
 // Check refuses an approval no voxform approve writes: a digest that is
 // not a SHA-256, no time, or By or Note past their bound or holding a
@@ -90,7 +90,7 @@ func CheckText(field, s string, limit int) error {
 // "approval lost: outputs changed since X approved them at T", or
 // "not approved".
 func ApprovalStatus(r *Resource) string {
-	a := r.Approval
+	a := r.Details().Approval
 	switch {
 	case a == nil:
 		return "not approved"
@@ -114,12 +114,12 @@ func (r *Recorder) SetApprovals(approvals map[string]*Approval) error {
 			return fmt.Errorf("record approval: %s is not in the state", addr)
 		}
 		c := *prior
-		c.Approval = a
+		c.Edit().Approval = a
 		entries[addr] = &c
 	}
 	r.mu.Unlock()
 	for _, res := range entries {
-		if err := res.Approval.Check(); err != nil {
+		if err := res.Details().Approval.Check(); err != nil {
 			return fmt.Errorf("record approval: approval.%w", err)
 		}
 	}
@@ -135,8 +135,8 @@ func (r *Recorder) keepApproval(entries map[string]*Resource) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for addr, res := range entries {
-		if prior, ok := r.state.Resources[addr]; ok && res.Approval == nil && prior != res {
-			res.Approval = prior.Approval
+		if prior, ok := r.state.Resources[addr]; ok && res.Details().Approval == nil && prior != res {
+			res.Edit().Approval = prior.Details().Approval
 		}
 	}
 }

@@ -29,7 +29,7 @@ func TestOutputsDigestIgnoresOrderAndDeliveries(t *testing.T) {
 
 func TestApprovalHoldsOnlyForTheBytesApproved(t *testing.T) {
 	r := sampleResource("a")
-	r.Approval = approvalOf(r, "Ana")
+	r.Edit().Approval = approvalOf(r, "Ana")
 	if !r.Approved() {
 		t.Fatal("a fresh approval does not hold")
 	}
@@ -54,7 +54,7 @@ func TestApprovalCheckedOnRead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := New()
 			r := sampleResource("a")
-			r.Approval = &a
+			r.Edit().Approval = &a
 			f.Resources["synthesis.a"] = r
 			var buf bytes.Buffer
 			if err := f.Encode(&buf); err != nil {
@@ -97,8 +97,8 @@ func TestRecorderKeepsApprovalAcrossRecordsAndRevokes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := st.Resources["synthesis.a"]
-	if got.Approval == nil || got.Approval.By != "Ana <ana@example.com>" || !got.Approval.At.Equal(fixedNow()) {
-		t.Fatalf("approval after a replace: %+v", got.Approval)
+	if got.Details().Approval == nil || got.Details().Approval.By != "Ana <ana@example.com>" || !got.Details().Approval.At.Equal(fixedNow()) {
+		t.Fatalf("approval after a replace: %+v", got.Details().Approval)
 	}
 	if got.Approved() {
 		t.Fatal("the approval holds for the replaced outputs")
@@ -114,7 +114,7 @@ func TestRecorderKeepsApprovalAcrossRecordsAndRevokes(t *testing.T) {
 	if err := rec.SetApprovals(map[string]*Approval{"synthesis.a": nil}); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := rec.Get("synthesis.a"); res.Approval != nil {
+	if res, _ := rec.Get("synthesis.a"); res.Details().Approval != nil {
 		t.Fatal("revoked approval still recorded")
 	}
 	rec.Close()

@@ -25,7 +25,7 @@ import (
 func (r *Resource) CacheKey() string {
 	switch r.Origin {
 	case OriginTake:
-		return r.Take
+		return r.Details().Take
 	case OriginImported:
 		return ContentKey(r.Kind, r.Outputs)
 	}

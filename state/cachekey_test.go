@@ -23,7 +23,7 @@ func TestCacheKeyByOrigin(t *testing.T) {
 		{OriginTake, take, take},
 		{OriginImported, "", ContentKey("synthesis", outs)},
 	} {
-		r := &Resource{Kind: "synthesis", Fingerprint: fp, Origin: tc.origin, Take: tc.take, Outputs: outs}
+		r := (&Resource{Kind: "synthesis", Fingerprint: fp, Origin: tc.origin, Outputs: outs}).WithDetails(Details{Take: tc.take})
 		if got := r.CacheKey(); got != tc.want {
 			t.Errorf("origin %q: cache key %s, want %s", tc.origin, got, tc.want)
 		}
@@ -62,7 +62,7 @@ func TestFingerprintsKeepTheCacheKeys(t *testing.T) {
 	fp, take := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	outs := []Output{{Path: "build/x.wav", SHA256: strings.Repeat("c", 64), Size: 10}}
 	f := &File{Resources: map[string]*Resource{
-		"synthesis.t": {Kind: "synthesis", Fingerprint: fp, Origin: OriginTake, Take: take, Outputs: outs},
+		"synthesis.t": (&Resource{Kind: "synthesis", Fingerprint: fp, Origin: OriginTake, Outputs: outs}).WithDetails(Details{Take: take}),
 		"synthesis.i": {Kind: "synthesis", Fingerprint: fp, Origin: OriginImported, Outputs: outs},
 	}}
 	seen := map[string]bool{}

@@ -29,16 +29,16 @@ func CheckLabel(field, s string) error { return CheckText(field, s, MaxLabel) }
 // MaxRecordedSeconds) and the loudness of its outputs (finite, within
 // MaxLoudnessMagnitude). Each error names the field.
 func (r *Resource) CheckReported() error {
-	if err := CheckLabel("model", r.Model); err != nil {
+	if err := CheckLabel("model", r.Details().Model); err != nil {
 		return err
 	}
-	if err := CheckLabel("detected_language", r.DetectedLanguage); err != nil {
+	if err := CheckLabel("detected_language", r.Details().DetectedLanguage); err != nil {
 		return err
 	}
-	if err := checkSeconds("duration_seconds", r.DurationSeconds); err != nil {
+	if err := checkSeconds("duration_seconds", r.Details().DurationSeconds); err != nil {
 		return err
 	}
-	if err := checkSeconds("billed_audio_seconds", r.BilledAudioSeconds); err != nil {
+	if err := checkSeconds("billed_audio_seconds", r.Details().BilledAudioSeconds); err != nil {
 		return err
 	}
 	if r.BilledCharacters < 0 {
@@ -58,10 +58,10 @@ func (r *Resource) CheckReported() error {
 	if err := r.checkDeliveries(); err != nil {
 		return err
 	}
-	if err := r.Redaction.Check(); err != nil {
+	if err := r.Details().Redaction.Check(); err != nil {
 		return fmt.Errorf("redaction.%w", err)
 	}
-	for i, c := range r.Chunks {
+	for i, c := range r.Details().Chunks {
 		if err := c.checkReported(); err != nil {
 			return fmt.Errorf("chunks[%d].%w", i, err)
 		}
@@ -185,12 +185,12 @@ func IsHexHash(s string) bool {
 func (r *Resource) checkOrigin() error {
 	switch r.Origin {
 	case "", OriginImported, OriginRecorded:
-		if r.Take != "" {
+		if r.Details().Take != "" {
 			return fmt.Errorf("take: set on a resource whose origin is not %q", OriginTake)
 		}
 	case OriginTake:
-		if !IsHexHash(r.Take) {
-			return fmt.Errorf("take: %q is not a fingerprint", r.Take)
+		if !IsHexHash(r.Details().Take) {
+			return fmt.Errorf("take: %q is not a fingerprint", r.Details().Take)
 		}
 	default:
 		return fmt.Errorf("origin: %q is not one of %q, %q, %q", r.Origin, OriginImported, OriginTake, OriginRecorded)

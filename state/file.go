@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -92,6 +93,39 @@ type Resource struct {
 	// Outputs are the files written, with their hashes.
 	Outputs []Output `json:"outputs,omitempty"`
 
+	// BilledCharacters is what a synthesis billed.
+	BilledCharacters int64 `json:"billed_characters,omitempty"`
+
+	// PreventDestroy is the lifecycle flag prevent_destroy as the
+	// manifest declared it when the resource was last made: a plan that
+	// would delete it is refused, even once the manifest no longer
+	// declares it.
+	PreventDestroy bool `json:"prevent_destroy,omitempty"`
+
+	// Origin is where the outputs came from: "" made by the service (or
+	// restored from the output cache under the same fingerprint),
+	// OriginImported adopted by 'voxform import', OriginTake an earlier
+	// take put back by 'voxform use' (Details.Take names it),
+	// OriginRecorded a synthesis's recording (recorded:; its request
+	// names the file).
+	Origin string `json:"origin,omitempty"`
+
+	// details are the fields most resources leave empty (see Details);
+	// nil: all empty.
+	details *Details
+
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Details are the fields of a record that most resources leave empty: a
+// transcription's job and what the service reported, an embedding's
+// consent, an approval, the chunks of a split text, the take put back. A
+// Resource holds them out of line, so that each of a state's 100,000
+// syntheses does not carry 200 bytes of empty fields. A Details a
+// resource holds is never changed in place (see Edit): a copy of the
+// resource may share it.
+type Details struct {
 	// Remote identifiers.
 	RequestIDs []string `json:"request_ids,omitempty"`
 	JobID      string   `json:"job_id,omitempty"`
@@ -99,8 +133,7 @@ type Resource struct {
 	JobAPI string `json:"job_api,omitempty"`
 	FileID string `json:"file_id,omitempty"`
 
-	// Billing.
-	BilledCharacters   int64   `json:"billed_characters,omitempty"`
+	// BilledAudioSeconds is what a transcription billed.
 	BilledAudioSeconds float64 `json:"billed_audio_seconds,omitempty"`
 
 	// Transcriptions: the source and what the service reported.
@@ -116,11 +149,6 @@ type Resource struct {
 	// approve); nil: never approved. It holds only while the outputs
 	// recorded are those approved (Approval.Holds).
 	Approval *Approval `json:"approval,omitempty"`
-	// PreventDestroy is the lifecycle flag prevent_destroy as the
-	// manifest declared it when the resource was last made: a plan that
-	// would delete it is refused, even once the manifest no longer
-	// declares it.
-	PreventDestroy bool `json:"prevent_destroy,omitempty"`
 
 	// Chunks are the requests of a synthesis whose text was split (see
 	// ChunkRecord), in order; absent for a text sent in one request.
@@ -130,19 +158,49 @@ type Resource struct {
 	// redacted).
 	Redaction *Redaction `json:"redaction,omitempty"`
 
-	// Origin is where the outputs came from: "" made by the service (or
-	// restored from the output cache under the same fingerprint),
-	// OriginImported adopted by 'voxform import', OriginTake an earlier
-	// take put back by 'voxform use' (Take names it), OriginRecorded a
-	// synthesis's recording (recorded:; its request names the file).
-	Origin string `json:"origin,omitempty"`
 	// Take is, with OriginTake, the fingerprint the outputs were made for
 	// (the take put back); the record's own Fingerprint is the request
 	// they now stand for.
 	Take string `json:"take,omitempty"`
+}
 
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+// Details returns r's details: a copy, the zero Details when it has none.
+// Change them with Edit.
+func (r *Resource) Details() Details {
+	if r.details == nil {
+		return Details{}
+	}
+	return *r.details
+}
+
+// Edit returns r's details to change: a copy of them that r now holds,
+// for r alone (a copy of r made before keeps the details it had).
+func (r *Resource) Edit() *Details {
+	d := new(Details)
+	if r.details != nil {
+		*d = *r.details
+	}
+	r.details = d
+	return d
+}
+
+// dropEmptyDetails lets go of r's details when they are all empty (an
+// Edit that set a field to its zero value).
+func (r *Resource) dropEmptyDetails() {
+	if r.details != nil && reflect.ValueOf(*r.details).IsZero() {
+		r.details = nil
+	}
+}
+
+// WithDetails gives r the details d (none when d is the zero Details)
+// and returns r.
+func (r *Resource) WithDetails(d Details) *Resource {
+	if reflect.ValueOf(d).IsZero() {
+		r.details = nil
+		return r
+	}
+	r.details = &d
+	return r
 }
 
 // RequestFields returns the recorded request: Request if set, else the
@@ -183,11 +241,15 @@ type resourcePlain Resource
 // resourceJSON is the file form of a Resource.
 type resourceJSON struct {
 	resourcePlain
+	*Details
 	Request json.RawMessage `json:"request,omitempty"`
 }
 
 func (rj *resourceJSON) resource() *Resource {
 	r := Resource(rj.resourcePlain)
+	if rj.Details != nil {
+		r.WithDetails(*rj.Details)
+	}
 	if len(rj.Request) > 0 && string(rj.Request) != "null" {
 		r.rawRequest = compactJSON(rj.Request)
 	}
@@ -210,7 +272,7 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // MarshalJSON writes the request (set or as read) under "request".
 func (r *Resource) MarshalJSON() ([]byte, error) {
-	aux := resourceJSON{resourcePlain: resourcePlain(*r), Request: r.rawRequest}
+	aux := resourceJSON{resourcePlain: resourcePlain(*r), Details: r.details, Request: r.rawRequest}
 	if r.Request != nil {
 		b, err := marshalNoEscape(r.Request)
 		if err != nil {

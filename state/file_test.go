@@ -20,17 +20,16 @@ import (
 )
 
 func sampleResource(text string) *Resource {
-	return &Resource{
+	return (&Resource{
 		Kind:        "synthesis",
 		Status:      StatusComplete,
 		Fingerprint: "ab12",
 		Request:     map[string]any{"text": text, "model": "tts-v3.0", "speed": 1.15, "audio_config": map[string]any{"sample_rate": 48000}},
 		Outputs: []Output{{Path: "build/a.wav", SHA256: "ff", Size: 10,
 			Loudness: LoudnessOf(loudness.Loudness{Integrated: -19.5, TruePeak: math.Inf(-1)})}},
-		RequestIDs: []string{"req-1"},
-		CreatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
-		UpdatedAt:  time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
-	}
+		CreatedAt: time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+		UpdatedAt: time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC),
+	}).WithDetails(Details{RequestIDs: []string{"req-1"}})
 }
 
 func TestEncodeSortedReadable(t *testing.T) {
@@ -218,8 +217,8 @@ func TestEncodeStreamsTheSortedBytes(t *testing.T) {
 	full := New()
 	full.Resources["synthesis.b"] = sampleResource("<laugh> नमस्ते & bye \u2028 \"quoted\"")
 	full.Resources[`synthesis.menu["a&b"]`] = sampleResource("x")
-	full.Resources["transcription.c"] = &Resource{Kind: "transcription", Status: StatusPending, Fingerprint: "f", JobID: "job_1",
-		Source: &Source{Path: "rec/a.wav", Name: "a.wav", SHA256: "00"}, BilledAudioSeconds: 1.5}
+	full.Resources["transcription.c"] = (&Resource{Kind: "transcription", Status: StatusPending, Fingerprint: "f"}).WithDetails(Details{JobID: "job_1",
+		Source: &Source{Path: "rec/a.wav", Name: "a.wav", SHA256: "00"}, BilledAudioSeconds: 1.5})
 	full.JobIntents = []JobIntent{{ID: "i1", API: "batch", Created: time.Date(2026, 11, 24, 1, 2, 3, 4, time.UTC), Files: 3}}
 	full.Written = []Written{{Path: "build/x.wav", Address: "synthesis.x", SHA256: "aa", Size: 3}}
 	full.MovedTo = &Moved{Backend: "pg", Where: "pg database d", At: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), Who: "ci"}

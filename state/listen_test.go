@@ -25,7 +25,7 @@ func TestListenRecordSnapshotAndReferences(t *testing.T) {
 	for i := range snapshotMinResources + 10 {
 		r := sampleResource(fmt.Sprintf("text %d", i))
 		r.Outputs[0].Listen = listenRecord()
-		r.Chunks = []ChunkRecord{{Fingerprint: "c1", Characters: 10, SHA256: "aa", Size: 3, Start: 0, End: 12.5,
+		r.Edit().Chunks = []ChunkRecord{{Fingerprint: "c1", Characters: 10, SHA256: "aa", Size: 3, Start: 0, End: 12.5,
 			Lead: 0, Tail: 0.4, Loudness: r.Outputs[0].Loudness, Listen: listenRecord()}}
 		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
 	}
@@ -63,11 +63,11 @@ func TestListenRecordRefused(t *testing.T) {
 		}
 	}
 	r := sampleResource("x")
-	r.Chunks = []ChunkRecord{{Start: 5, End: 2}}
+	r.Edit().Chunks = []ChunkRecord{{Start: 5, End: 2}}
 	if err := r.CheckReported(); err == nil || !strings.Contains(err.Error(), "chunks[0].end_seconds") {
 		t.Errorf("chunk ending before it starts: got %v", err)
 	}
-	r.Chunks = []ChunkRecord{{End: 2, Listen: &Listen{CER: -0.1}}}
+	r.Edit().Chunks = []ChunkRecord{{End: 2, Listen: &Listen{CER: -0.1}}}
 	if err := r.CheckReported(); err == nil || !strings.Contains(err.Error(), "chunks[0].listen.cer") {
 		t.Errorf("chunk check: got %v", err)
 	}

@@ -189,8 +189,8 @@ func (p *PG) replace(ctx context.Context, lock Unlocker, f *File) error {
 		if err != nil {
 			return fmt.Errorf("replace state: %s: %w", addr, err)
 		}
-		rows = append(rows, []any{ws, addr, r.Kind, r.Status, r.Fingerprint, nullIfEmpty(r.JobID), nullIfEmpty(r.FileID),
-			r.BilledCharacters, r.BilledAudioSeconds, r.CreatedAt, r.UpdatedAt, string(j)})
+		rows = append(rows, []any{ws, addr, r.Kind, r.Status, r.Fingerprint, nullIfEmpty(r.Details().JobID), nullIfEmpty(r.Details().FileID),
+			r.BilledCharacters, r.Details().BilledAudioSeconds, r.CreatedAt, r.UpdatedAt, string(j)})
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{p.cfg.Schema, "resources"},
 		[]string{"workspace", "address", "kind", "status", "fingerprint", "job_id", "file_id",

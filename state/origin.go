@@ -15,8 +15,8 @@ func (r *Resource) RecordingPath() string {
 // that say it at length are the views' own.
 func (r *Resource) OriginLabel() string {
 	switch {
-	case r.Origin == OriginTake && len(r.Take) >= 12:
-		return "take " + r.Take[:12]
+	case r.Origin == OriginTake && len(r.Details().Take) >= 12:
+		return "take " + r.Details().Take[:12]
 	case r.Origin == "" && r.RecordingPath() != "":
 		return OriginRecorded // recorded before its origin was
 	}

@@ -13,10 +13,10 @@ func TestOriginLabel(t *testing.T) {
 	}{
 		{Resource{}, "", ""},
 		{Resource{Origin: OriginImported}, "imported", ""},
-		{Resource{Origin: OriginTake, Take: take}, "take 0123456789ab", ""},
+		{*(&Resource{Origin: OriginTake}).WithDetails(Details{Take: take}), "take 0123456789ab", ""},
 		{Resource{Origin: OriginRecorded, Request: map[string]any{"recorded": map[string]any{"path": "studio/a.wav"}}}, "recorded", "studio/a.wav"},
 		{Resource{Origin: OriginImported, Request: map[string]any{"recorded": map[string]any{"path": "studio/a.wav"}}}, "imported", "studio/a.wav"},
-		{Resource{Origin: OriginTake, Take: take, Request: map[string]any{"recorded": map[string]any{"path": "studio/a.wav"}}}, "take 0123456789ab", "studio/a.wav"},
+		{*(&Resource{Origin: OriginTake, Request: map[string]any{"recorded": map[string]any{"path": "studio/a.wav"}}}).WithDetails(Details{Take: take}), "take 0123456789ab", "studio/a.wav"},
 	} {
 		if got := tc.r.OriginLabel(); got != tc.want {
 			t.Errorf("%+v: label %q, want %q", tc.r, got, tc.want)

@@ -1106,7 +1106,7 @@ func queueResource(b *pgx.Batch, p *PG, ws, addr string, r *Resource) error {
 		fingerprint = EXCLUDED.fingerprint, job_id = EXCLUDED.job_id, file_id = EXCLUDED.file_id,
 		billed_characters = EXCLUDED.billed_characters, billed_audio_seconds = EXCLUDED.billed_audio_seconds,
 		created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, resource = EXCLUDED.resource`,
-		ws, addr, r.Kind, r.Status, r.Fingerprint, r.JobID, r.FileID, r.BilledCharacters, r.BilledAudioSeconds,
+		ws, addr, r.Kind, r.Status, r.Fingerprint, r.Details().JobID, r.Details().FileID, r.BilledCharacters, r.Details().BilledAudioSeconds,
 		r.CreatedAt, r.UpdatedAt, string(j))
 	return nil
 }

@@ -59,8 +59,8 @@ func TestPGRecordAndRead(t *testing.T) {
 		t.Fatalf("a reader sees %v (serial %d), %v", got.Addresses(), got.Serial, err)
 	}
 	pending := map[string]*Resource{
-		`transcription.calls["a.wav"]`: {Kind: "transcription", Fingerprint: "f1", Source: &Source{Path: "a.wav", Name: "a.wav"}},
-		`transcription.calls["b.wav"]`: {Kind: "transcription", Fingerprint: "f2", Source: &Source{Path: "b.wav", Name: "b.wav"}},
+		`transcription.calls["a.wav"]`: (&Resource{Kind: "transcription", Fingerprint: "f1"}).WithDetails(Details{Source: &Source{Path: "a.wav", Name: "a.wav"}}),
+		`transcription.calls["b.wav"]`: (&Resource{Kind: "transcription", Fingerprint: "f2"}).WithDetails(Details{Source: &Source{Path: "b.wav", Name: "b.wav"}}),
 	}
 	if err := rec.RecordPending("job_1", "batch", pending); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestPGRecordAndRead(t *testing.T) {
 	if a, b := encoded(t, want), encoded(t, got); !bytes.Equal(a, b) {
 		t.Fatalf("read back:\n%s\nwant:\n%s", b, a)
 	}
-	if len(got.JobIntents) != 1 || got.JobIntents[0].ID != in.ID || len(got.Written) != 1 || got.Resources[`transcription.calls["a.wav"]`].JobID != "job_1" {
+	if len(got.JobIntents) != 1 || got.JobIntents[0].ID != in.ID || len(got.Written) != 1 || got.Resources[`transcription.calls["a.wav"]`].Details().JobID != "job_1" {
 		t.Fatalf("intents %v, written %v", got.JobIntents, got.Written)
 	}
 
@@ -351,11 +351,11 @@ func TestMigrateRoundTrip(t *testing.T) {
 		case 1:
 			r.Origin = OriginImported
 		case 2:
-			r.Origin, r.Take = OriginTake, strings.Repeat("ab", 32)
+			r.Origin, r.Edit().Take = OriginTake, strings.Repeat("ab", 32)
 		}
-		r.BilledAudioSeconds = 1.0 / 3
+		r.Edit().BilledAudioSeconds = 1.0 / 3
 		if i%2 == 0 { // approvals and prevent_destroy survive the migration
-			r.Approval = &Approval{Digest: OutputsDigest(r.Outputs), By: "Ana <ana@example.com>", At: time.Now().UTC(), Note: "IVR-1204 <b>"}
+			r.Edit().Approval = &Approval{Digest: OutputsDigest(r.Outputs), By: "Ana <ana@example.com>", At: time.Now().UTC(), Note: "IVR-1204 <b>"}
 			r.PreventDestroy = true
 		}
 		if err := rec.Record(fmt.Sprintf(`synthesis.p["%d"]`, i), r); err != nil {

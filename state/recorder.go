@@ -71,8 +71,8 @@ func (r *Recorder) RecordPending(jobID, jobAPI string, entries map[string]*Resou
 	}
 	for _, res := range entries {
 		res.Status = StatusPending
-		res.JobID = jobID
-		res.JobAPI = jobAPI
+		res.Edit().JobID = jobID
+		res.Edit().JobAPI = jobAPI
 	}
 	r.keepApproval(entries)
 	return r.put(entries)
@@ -91,6 +91,7 @@ func (r *Recorder) Remove(addrs ...string) error {
 func (r *Recorder) put(entries map[string]*Resource) error {
 	now := r.now().UTC()
 	for _, res := range entries {
+		res.dropEmptyDetails()
 		if res.CreatedAt.IsZero() {
 			res.CreatedAt = now
 		}

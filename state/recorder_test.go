@@ -42,7 +42,7 @@ func TestRecorderFoldAndReload(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Record(`transcription.calls["a.wav"]`, &Resource{Kind: "transcription", Fingerprint: "f1", JobID: "job-1"}); err != nil {
+	if err := rec.Record(`transcription.calls["a.wav"]`, (&Resource{Kind: "transcription", Fingerprint: "f1"}).WithDetails(Details{JobID: "job-1"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Move("synthesis.a", "synthesis.z", sampleResource("a")); err != nil {
@@ -81,7 +81,7 @@ func TestRecorderFoldAndReload(t *testing.T) {
 			t.Errorf("%s: %+v", a, r)
 		}
 	}
-	if r := got.Resources[`transcription.calls["b.wav"]`]; r.JobID != "job-1" || r.JobAPI != "batch" {
+	if r := got.Resources[`transcription.calls["b.wav"]`]; r.Details().JobID != "job-1" || r.Details().JobAPI != "batch" {
 		t.Errorf("pending entry lost its job: %+v", r)
 	}
 	if len(got.Resources) != 3 {

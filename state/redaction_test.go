@@ -21,7 +21,7 @@ func TestUnredactedPathOnlyThere(t *testing.T) {
 		if IsUnredactedPath(p) {
 			t.Errorf("%s accepted", p)
 		}
-		r := &Resource{Redaction: &Redaction{Policy: "mobile", Version: 1, Unredacted: &Kept{Path: p, SHA256: strings.Repeat("a", 64)}}}
+		r := (&Resource{}).WithDetails(Details{Redaction: &Redaction{Policy: "mobile", Version: 1, Unredacted: &Kept{Path: p, SHA256: strings.Repeat("a", 64)}}})
 		if err := r.CheckPaths(); err == nil {
 			t.Errorf("a state naming %s as the kept transcript was accepted", p)
 		}

@@ -30,7 +30,7 @@ func (f *File) Fingerprints(fn func(fp string)) {
 				call(o.Delivery.Fingerprint)
 			}
 		}
-		for _, c := range r.Chunks {
+		for _, c := range r.Details().Chunks {
 			call(c.Fingerprint)
 			if c.Listen != nil {
 				call(c.Listen.Fingerprint)

@@ -108,21 +108,22 @@ func (e *blockEncoder) add(addr string, r *Resource, raw []byte) error {
 	for i := range r.Outputs {
 		e.output(&r.Outputs[i])
 	}
-	e.uvarint(uint64(len(r.RequestIDs)))
-	for _, id := range r.RequestIDs {
+	dt := r.Details()
+	e.uvarint(uint64(len(dt.RequestIDs)))
+	for _, id := range dt.RequestIDs {
 		e.str(id)
 	}
-	e.str(r.JobID)
-	e.str(r.JobAPI)
-	e.str(r.FileID)
+	e.str(dt.JobID)
+	e.str(dt.JobAPI)
+	e.str(dt.FileID)
 	e.varint(r.BilledCharacters)
-	e.float(r.BilledAudioSeconds)
-	e.str(r.Model)
-	e.str(r.DetectedLanguage)
-	e.float(r.DurationSeconds)
-	e.str(r.Consent)
+	e.float(dt.BilledAudioSeconds)
+	e.str(dt.Model)
+	e.str(dt.DetectedLanguage)
+	e.float(dt.DurationSeconds)
+	e.str(dt.Consent)
 	e.str(r.Origin)
-	e.str(r.Take)
+	e.str(dt.Take)
 	if err := e.time(r.CreatedAt); err != nil {
 		return err
 	}
@@ -188,11 +189,16 @@ func (e *blockEncoder) flush(w *bufio.Writer) error {
 func compact(r *Resource) bool {
 	rest := *r
 	rest.Kind, rest.Status, rest.Fingerprint, rest.Request, rest.rawRequest = "", "", "", nil, nil
-	rest.Outputs, rest.RequestIDs, rest.JobID, rest.JobAPI, rest.FileID = nil, nil, "", "", ""
-	rest.BilledCharacters, rest.BilledAudioSeconds, rest.Model, rest.DetectedLanguage = 0, 0, "", ""
-	rest.DurationSeconds, rest.Consent, rest.PreventDestroy, rest.Origin, rest.Take = 0, "", false, "", ""
-	rest.CreatedAt, rest.UpdatedAt = time.Time{}, time.Time{}
+	rest.Outputs, rest.BilledCharacters, rest.PreventDestroy, rest.Origin = nil, 0, false, ""
+	rest.CreatedAt, rest.UpdatedAt, rest.details = time.Time{}, time.Time{}, nil
 	if !reflect.ValueOf(rest).IsZero() {
+		return false
+	}
+	dt := r.Details()
+	dt.RequestIDs, dt.JobID, dt.JobAPI, dt.FileID = nil, "", "", ""
+	dt.BilledAudioSeconds, dt.Model, dt.DetectedLanguage = 0, "", ""
+	dt.DurationSeconds, dt.Consent, dt.Take = 0, "", ""
+	if !reflect.ValueOf(dt).IsZero() {
 		return false
 	}
 	for _, o := range r.Outputs {
@@ -231,6 +237,7 @@ type blockDecoder struct {
 	louds  arena[Loudness]
 	floats arena[float64]
 	ids    arena[string]
+	dets   arena[Details]
 	// bad is set at the first flaw of the records (see fail).
 	bad bool
 }
@@ -239,7 +246,7 @@ type blockDecoder struct {
 func newBlockDecoder(n int, budget int64) *blockDecoder {
 	c := min(n, arenaChunk) // a resource has about one of each
 	return &blockDecoder{budget: budget, res: arena[Resource]{chunk: c}, outs: arena[Output]{chunk: c},
-		louds: arena[Loudness]{chunk: c}, floats: arena[float64]{chunk: 2 * c}, ids: arena[string]{chunk: c}}
+		louds: arena[Loudness]{chunk: c}, floats: arena[float64]{chunk: 2 * c}, ids: arena[string]{chunk: c}, dets: arena[Details]{chunk: c}}
 }
 
 // read reads the next block from r.
@@ -420,17 +427,22 @@ func (d *blockDecoder) resource(r *Resource) {
 			d.output(&r.Outputs[i])
 		}
 	}
+	var dt Details
 	if n := d.count(1); n > 0 {
-		r.RequestIDs = d.ids.take(n)
-		for i := range r.RequestIDs {
-			r.RequestIDs[i] = d.str()
+		dt.RequestIDs = d.ids.take(n)
+		for i := range dt.RequestIDs {
+			dt.RequestIDs[i] = d.str()
 		}
 	}
-	r.JobID, r.JobAPI, r.FileID = d.str(), d.str(), d.str()
-	r.BilledCharacters, r.BilledAudioSeconds = d.varint(), d.float()
-	r.Model, r.DetectedLanguage, r.DurationSeconds = d.str(), d.str(), d.float()
-	r.Consent, r.Origin, r.Take = d.str(), d.str(), d.str()
+	dt.JobID, dt.JobAPI, dt.FileID = d.str(), d.str(), d.str()
+	r.BilledCharacters, dt.BilledAudioSeconds = d.varint(), d.float()
+	dt.Model, dt.DetectedLanguage, dt.DurationSeconds = d.str(), d.str(), d.float()
+	dt.Consent, r.Origin, dt.Take = d.str(), d.str(), d.str()
 	r.CreatedAt, r.UpdatedAt = d.time(), d.time()
+	if !reflect.ValueOf(dt).IsZero() {
+		r.details = &d.dets.take(1)[0]
+		*r.details = dt
+	}
 }
 
 func (d *blockDecoder) output(o *Output) {

@@ -37,7 +37,7 @@ func TestSnapshotDecodesInFewAllocations(t *testing.T) {
 		r := sampleResource(fmt.Sprintf("text %d", i))
 		r.Fingerprint = fmt.Sprintf("%064x", i)
 		r.Outputs[0].Path = fmt.Sprintf("build/%d.wav", i)
-		r.RequestIDs = []string{fmt.Sprintf("req-%d", i), "req-b"}
+		r.Edit().RequestIDs = []string{fmt.Sprintf("req-%d", i), "req-b"}
 		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
 	}
 	b, key := decodedSnapshot(t, f)
@@ -183,7 +183,7 @@ func TestSnapshotDamagedBlocksRefused(t *testing.T) {
 	f := New()
 	f.Resources["synthesis.a"] = sampleResource("a")
 	f.Resources["synthesis.b"] = sampleResource("b")
-	f.Resources["synthesis.b"].Approval = &Approval{By: "ana"}
+	f.Resources["synthesis.b"].Edit().Approval = &Approval{By: "ana"}
 	var body bytes.Buffer
 	sb := snapshotOf(f)
 	w := bufio.NewWriter(&body)

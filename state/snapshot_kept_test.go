@@ -19,7 +19,7 @@ func TestSnapshotKeptAtClose(t *testing.T) {
 	rec.RecordJobIntent(JobIntent{API: "batch", Config: JobIntentConfig{Model: "stt", LanguageCode: "hi-IN"}, Files: 2})
 	for i := range snapshotMinResources {
 		r := sampleResource(fmt.Sprintf("<sigh> text %d", i))
-		r.Source = &Source{Path: "a.wav", SHA256: "ab"}
+		r.Edit().Source = &Source{Path: "a.wav", SHA256: "ab"}
 		if err := rec.Record(fmt.Sprintf(`synthesis.m["%d"]`, i), r); err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,8 @@ func TestSnapshotChunksMatchJSON(t *testing.T) {
 	for i := range 2*snapshotChunk + 7 {
 		r := sampleResource(fmt.Sprintf("text %d", i))
 		if i%2 == 0 {
-			r.JobID, r.Source, r.BilledCharacters, r.Outputs = fmt.Sprintf("job-%d", i), &Source{Path: "a.wav", SHA256: "ab"}, int64(i), nil
+			details := r.Edit()
+			details.JobID, details.Source, r.BilledCharacters, r.Outputs = fmt.Sprintf("job-%d", i), &Source{Path: "a.wav", SHA256: "ab"}, int64(i), nil
 		}
 		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
 	}

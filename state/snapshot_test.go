@@ -21,7 +21,7 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 	f.JobIntents = []JobIntent{{ID: "i1", Created: fixedNow(), API: "batch", Config: JobIntentConfig{Model: "stt-v2.5", LanguageCode: "hi-IN"}, Files: 3}}
 	for i := range snapshotMinResources + 10 {
 		r := sampleResource(fmt.Sprintf("<sigh> text %d", i))
-		r.Source = &Source{Path: "a.wav", SHA256: "ab"}
+		r.Edit().Source = &Source{Path: "a.wav", SHA256: "ab"}
 		f.Resources[fmt.Sprintf(`synthesis.m["%d"]`, i)] = r
 	}
 	if err := b.writeState(f); err != nil {

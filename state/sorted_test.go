@@ -77,8 +77,9 @@ func TestEncodeAsTheTree(t *testing.T) {
 	f := New()
 	for i := range 50 {
 		r := sampleResource(fmt.Sprintf("text <%d> \"quoted\" \u2028 é", i))
-		r.RequestIDs = []string{"r1", "r2"}
-		r.JobID, r.Model = fmt.Sprintf("job-%d", i), "saarika:v2.5"
+		r.Edit().RequestIDs = []string{"r1", "r2"}
+		details := r.Edit()
+		details.JobID, details.Model = fmt.Sprintf("job-%d", i), "saarika:v2.5"
 		f.Resources[fmt.Sprintf(`synthesis.menu["p%02d"]`, i)] = r
 	}
 	var buf bytes.Buffer

@@ -60,7 +60,7 @@ type TakeOutput struct {
 func TakeOf(addr string, res *Resource, at time.Time) Take {
 	t := Take{Address: addr, Fingerprint: res.Fingerprint, Digest: OutputsDigest(res.Outputs), At: at.UTC(), Origin: res.Origin}
 	if res.Origin == OriginTake {
-		t.Fingerprint = res.Take
+		t.Fingerprint = res.Details().Take
 	}
 	for _, o := range res.Outputs {
 		if o.Delivery == nil {

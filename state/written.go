@@ -73,8 +73,8 @@ func (r *Resource) CheckPaths() error {
 			return fmt.Errorf("outputs[%d].path: %w", i, err)
 		}
 	}
-	if r.Redaction != nil && r.Redaction.Unredacted != nil && !IsUnredactedPath(r.Redaction.Unredacted.Path) {
-		return fmt.Errorf("redaction.unredacted.path: %q is not a kept transcript's path (%s<hex>.json)", r.Redaction.Unredacted.Path, UnredactedDir)
+	if r.Details().Redaction != nil && r.Details().Redaction.Unredacted != nil && !IsUnredactedPath(r.Details().Redaction.Unredacted.Path) {
+		return fmt.Errorf("redaction.unredacted.path: %q is not a kept transcript's path (%s<hex>.json)", r.Details().Redaction.Unredacted.Path, UnredactedDir)
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ func checkResource(a string, r *Resource) error {
 	if r == nil {
 		return fmt.Errorf("resources[%q]: null, not a resource", a)
 	}
-	if err := r.Approval.Check(); err != nil {
+	if err := r.Details().Approval.Check(); err != nil {
 		return fmt.Errorf("resources[%q].approval.%w", a, err)
 	}
 	if err := r.CheckPaths(); err != nil {

@@ -58,7 +58,7 @@ func TestGCKeepsChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := st.Resources["synthesis.chapter"]
-	if r == nil || len(r.Chunks) < 4 {
+	if r == nil || len(r.Details().Chunks) < 4 {
 		t.Fatalf("state: %+v; want a chunked synthesis", r)
 	}
 	local, err := cache.OpenLocal(p.ws.CacheDir)
@@ -82,9 +82,9 @@ func TestGCKeepsChunks(t *testing.T) {
 	if !local.Has(r.Fingerprint) {
 		t.Error("gc removed the resource's own entry")
 	}
-	for i, c := range r.Chunks {
+	for i, c := range r.Details().Chunks {
 		if !local.Has(c.Fingerprint) {
-			t.Errorf("gc removed chunk %d of %d, which the state references", i+1, len(r.Chunks))
+			t.Errorf("gc removed chunk %d of %d, which the state references", i+1, len(r.Details().Chunks))
 		}
 	}
 	// The next plan with the cache finds every chunk: nothing to do.

@@ -183,7 +183,7 @@ func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[
 		why = NotCurrent
 	case changed[path]:
 		why = ChangedSince
-	case len(d.Chunks) > 0 && len(r.Chunks) != len(d.Chunks):
+	case len(d.Chunks) > 0 && len(r.Details().Chunks) != len(d.Chunks):
 		why = NotChecked + ": its chunks are not recorded"
 	}
 	var items []planner.ListenItem
@@ -199,14 +199,14 @@ func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[
 		}
 		if why == "" {
 			if c.Chunk >= 0 { // the resource's fingerprint covers its chunks': r.Chunks are d's
-				c.Start, c.End = r.Chunks[i].Start, r.Chunks[i].End
+				c.Start, c.End = r.Details().Chunks[i].Start, r.Details().Chunks[i].End
 			}
 			c.take(&items[i], code, how)
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
 	if why == "" && len(d.Chunks) > 0 {
-		for _, s := range planner.Seams(r.Chunks, d.Listen.Seams) {
+		for _, s := range planner.Seams(r.Details().Chunks, d.Listen.Seams) {
 			rep.Seams = append(rep.Seams, SeamCheck{Address: d.Address, Path: path, Of: len(d.Chunks), Limits: d.Listen.Seams, Seam: s})
 		}
 	}

@@ -201,7 +201,7 @@ func (w *Workspace) WriteAttestation(st *state.File, dir, rel, suffix string, b 
 	outputOf := func(p string) string {
 		for _, a := range st.Addresses() {
 			r := st.Resources[a]
-			if slices.ContainsFunc(r.Outputs, func(o state.Output) bool { return o.Path == p }) || r.Source != nil && r.Source.Path == p {
+			if slices.ContainsFunc(r.Outputs, func(o state.Output) bool { return o.Path == p }) || r.Details().Source != nil && r.Details().Source.Path == p {
 				return a
 			}
 		}

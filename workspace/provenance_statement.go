@@ -90,11 +90,11 @@ func (b *attester) predicate(addr string, r *state.Resource, d *planner.Desired,
 // invocationID is the service's id of the work: the job, else the first
 // request.
 func invocationID(r *state.Resource) string {
-	if r.JobID != "" {
-		return r.JobID
+	if r.Details().JobID != "" {
+		return r.Details().JobID
 	}
-	if len(r.RequestIDs) > 0 {
-		return r.RequestIDs[0]
+	if len(r.Details().RequestIDs) > 0 {
+		return r.Details().RequestIDs[0]
 	}
 	return ""
 }
@@ -111,16 +111,16 @@ func (b *attester) internal(r *state.Resource) map[string]any {
 			p[k] = v
 		}
 	}
-	set("request_ids", r.RequestIDs, len(r.RequestIDs) > 0)
-	set("job_id", r.JobID, r.JobID != "")
-	set("job_api", r.JobAPI, r.JobAPI != "")
-	set("file_id", r.FileID, r.FileID != "")
-	set("model", r.Model, r.Model != "")
-	set("detected_language", r.DetectedLanguage, r.DetectedLanguage != "")
-	set("duration_seconds", r.DurationSeconds, r.DurationSeconds != 0)
+	set("request_ids", r.Details().RequestIDs, len(r.Details().RequestIDs) > 0)
+	set("job_id", r.Details().JobID, r.Details().JobID != "")
+	set("job_api", r.Details().JobAPI, r.Details().JobAPI != "")
+	set("file_id", r.Details().FileID, r.Details().FileID != "")
+	set("model", r.Details().Model, r.Details().Model != "")
+	set("detected_language", r.Details().DetectedLanguage, r.Details().DetectedLanguage != "")
+	set("duration_seconds", r.Details().DurationSeconds, r.Details().DurationSeconds != 0)
 	set("billed_characters", r.BilledCharacters, r.BilledCharacters != 0)
-	set("billed_audio_seconds", r.BilledAudioSeconds, r.BilledAudioSeconds != 0)
-	set("chunks", len(r.Chunks), len(r.Chunks) > 0)
+	set("billed_audio_seconds", r.Details().BilledAudioSeconds, r.Details().BilledAudioSeconds != 0)
+	set("chunks", len(r.Details().Chunks), len(r.Details().Chunks) > 0)
 	set("first_recorded", provenance.Timestamp(r.CreatedAt), !r.CreatedAt.IsZero())
 	return p
 }

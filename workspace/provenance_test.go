@@ -166,8 +166,8 @@ func TestProvenanceOfRecordedOutputs(t *testing.T) {
 		}
 		// The executor records the service's ids of transcriptions (a
 		// synthesis's answer carries none it keeps).
-		if r.Kind == "transcription" && (md.InvocationID != r.RequestIDs[0] || ip["request_ids"] == nil || r.Model != "" && ip["model"] != r.Model) {
-			t.Errorf("%s: service ids %+v %v, recorded %v %q", a.Output, md, ip, r.RequestIDs, r.Model)
+		if r.Kind == "transcription" && (md.InvocationID != r.Details().RequestIDs[0] || ip["request_ids"] == nil || r.Details().Model != "" && ip["model"] != r.Details().Model) {
+			t.Errorf("%s: service ids %+v %v, recorded %v %q", a.Output, md, ip, r.Details().RequestIDs, r.Details().Model)
 		}
 		if r.Kind == "synthesis" && ip["billed_characters"] != float64(r.BilledCharacters) && ip["billed_characters"] != r.BilledCharacters {
 			t.Errorf("%s: billed %v, recorded %d", a.Output, ip["billed_characters"], r.BilledCharacters)

@@ -140,7 +140,7 @@ func (w *Workspace) WriteJUnit(name string, st *state.File, r *junit.Report) err
 		for _, addr := range st.Addresses() {
 			res := st.Resources[addr]
 			if slices.ContainsFunc(res.Outputs, func(o state.Output) bool { return o.Path == rel }) ||
-				res.Source != nil && res.Source.Path == rel {
+				res.Details().Source != nil && res.Details().Source.Path == rel {
 				return addr
 			}
 		}

@@ -333,7 +333,7 @@ func TestUsePutsTakeBack(t *testing.T) {
 		t.Fatal("use did not put the first take back")
 	}
 	r := readState(t, ws).Resources[addr]
-	if r.Origin != state.OriginTake || r.Take != row.Fingerprint || r.Fingerprint != fp {
+	if r.Origin != state.OriginTake || r.Details().Take != row.Fingerprint || r.Fingerprint != fp {
 		t.Fatalf("recorded %+v, want origin take of %.12s under %.12s", r, row.Fingerprint, fp)
 	}
 	for _, a := range planActions(t, ws) {

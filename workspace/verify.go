@@ -80,8 +80,8 @@ func (w *Workspace) Verify(ctx context.Context, st *state.File) ([]Drift, []Hash
 				return nil, checked, err
 			}
 		}
-		if r.Source != nil && r.Source.Path != "" && r.Source.SHA256 != "" {
-			if err := check(addr, r.Source.Path, r.Source.SHA256, SourceChanged); err != nil {
+		if r.Details().Source != nil && r.Details().Source.Path != "" && r.Details().Source.SHA256 != "" {
+			if err := check(addr, r.Details().Source.Path, r.Details().Source.SHA256, SourceChanged); err != nil {
 				return nil, checked, err
 			}
 		}

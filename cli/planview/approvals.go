@@ -65,7 +65,7 @@ func approvalLines(sb *strings.Builder, p *planner.Plan, o MarkdownOptions) {
 			continue
 		}
 		if (a.Type == planner.Replace || a.Type == planner.Delete) && a.Prior.Approved() {
-			ap := a.Prior.Approval
+			ap := a.Prior.Details().Approval
 			ends = append(ends, fmt.Sprintf("- %s: %s\n", codeCell(cutAddress(a.Address)),
 				escapeCell(fmt.Sprintf("approval by %s of %s will no longer hold", cut(ap.By, MaxApprover), ap.At.UTC().Format(time.RFC3339)))))
 		}

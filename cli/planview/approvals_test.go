@@ -15,9 +15,9 @@ import (
 func approved(who string, holds bool) *state.Resource {
 	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Request: map[string]any{"text": "old"},
 		Outputs: []state.Output{{Path: "build/x.wav", SHA256: strings.Repeat("1", 64), Size: 10}}}
-	r.Approval = &state.Approval{Digest: state.OutputsDigest(r.Outputs), By: who, At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)}
+	r.Edit().Approval = &state.Approval{Digest: state.OutputsDigest(r.Outputs), By: who, At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)}
 	if !holds {
-		r.Approval.Digest = strings.Repeat("0", 64)
+		r.Details().Approval.Digest = strings.Repeat("0", 64)
 	}
 	return r
 }
@@ -41,7 +41,7 @@ func TestMarkdownApprovals(t *testing.T) {
 	imported := synthesis("synthesis.imported", "new")
 	imported.Type, imported.Reasons, imported.Prior = planner.Replace, []string{"text"}, &state.Resource{Kind: "synthesis", Origin: state.OriginImported}
 	p := &planner.Plan{NoOps: 15, Actions: []*planner.Action{replaced, gone, lost, studio, imported},
-		Pinned: []planner.Pinned{{Address: "synthesis.pinned", Kind: "synthesis", Approval: *approved("Cy", true).Approval}}}
+		Pinned: []planner.Pinned{{Address: "synthesis.pinned", Kind: "synthesis", Approval: *approved("Cy", true).Details().Approval}}}
 	var b strings.Builder
 	if err := Markdown(&b, p, nil, MarkdownOptions{Approvals: &Approvals{Declared: 20, Holding: 12}}); err != nil {
 		t.Fatal(err)

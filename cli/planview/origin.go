@@ -38,7 +38,7 @@ func originPhrase(a *planner.Action) string {
 	case state.OriginImported:
 		return verb + " an imported output"
 	case state.OriginTake:
-		return verb + " take " + short(a.Prior.Take) + " put back by use"
+		return verb + " take " + short(a.Prior.Details().Take) + " put back by use"
 	}
 	return ""
 }

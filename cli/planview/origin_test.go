@@ -17,7 +17,7 @@ func TestPlanSaysWhereReplacedOutputsCameFrom(t *testing.T) {
 	imported.Prior = &state.Resource{Kind: "synthesis", Origin: state.OriginImported}
 	used := synthesis("synthesis.help", "Help")
 	used.Type, used.Reasons = planner.Delete, []string{"not in the manifest"}
-	used.Prior = &state.Resource{Kind: "synthesis", Origin: state.OriginTake, Take: take}
+	used.Prior = (&state.Resource{Kind: "synthesis", Origin: state.OriginTake}).WithDetails(state.Details{Take: take})
 	made := synthesis("synthesis.other", "Other")
 	made.Type, made.Reasons, made.Prior = planner.Replace, []string{"text changed"}, &state.Resource{Kind: "synthesis"}
 	p := &planner.Plan{Actions: []*planner.Action{imported, used, made}}
