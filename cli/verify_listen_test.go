@@ -52,10 +52,10 @@ func listenEnv(t *testing.T, listen string) (*Env, *bytes.Buffer, *bytes.Buffer,
 	}
 	var texts []string
 	for _, d := range desired { // chapter, then hello
-		if len(d.Chunks) == 0 {
+		if len(d.Details().Chunks) == 0 {
 			texts = append([]string{d.Wire.Synthesis.Text}, texts...)
 		}
-		for _, c := range d.Chunks {
+		for _, c := range d.Details().Chunks {
 			texts = append(texts, c.Text)
 		}
 	}

@@ -46,8 +46,8 @@ func Adoptable(d *planner.Desired) error {
 	if len(d.Outputs) != 1 {
 		return fmt.Errorf("%s declares cue files or delivered outputs besides its audio: only a synthesis whose one output is its audio can be adopted", d.Address)
 	}
-	if d.Recorded != nil {
-		return fmt.Errorf("%s is recorded (%s): its output is made from its recording, never adopted; change the recording instead", d.Address, d.Recorded.Path)
+	if d.Details().Recorded != nil {
+		return fmt.Errorf("%s is recorded (%s): its output is made from its recording, never adopted; change the recording instead", d.Address, d.Details().Recorded.Path)
 	}
 	return nil
 }

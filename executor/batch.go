@@ -81,12 +81,12 @@ func uploadName(input string) string {
 func uniqueNames(members []*member) {
 	used := make(map[string]bool, len(members))
 	for _, m := range members {
-		if m.action.Desired.Transcription.IsURL {
+		if m.action.Desired.Details().Transcription.IsURL {
 			used[m.name] = true // a URL is unique as it is
 		}
 	}
 	for _, m := range members {
-		if m.action.Desired.Transcription.IsURL {
+		if m.action.Desired.Details().Transcription.IsURL {
 			continue
 		}
 		name := m.name
@@ -109,10 +109,10 @@ func memberName(t *manifest.Transcription) string {
 // create creates, records, starts and follows the batch jobs of a block.
 // It returns how many resources failed.
 func (b *batchOp) create(ctx context.Context, actions []*planner.Action) int {
-	t0 := actions[0].Desired.Transcription
+	t0 := actions[0].Desired.Details().Transcription
 	var members []*member
 	for _, a := range actions {
-		members = append(members, &member{action: a, name: memberName(a.Desired.Transcription), start: b.now()})
+		members = append(members, &member{action: a, name: memberName(a.Desired.Details().Transcription), start: b.now()})
 		b.report.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
 	}
 	uniqueNames(members)
@@ -192,7 +192,7 @@ func regroup(members []*member, plan [][]speechapi.Source) [][]*member {
 func (b *batchOp) sources(members []*member) ([]speechapi.Source, error) {
 	out := make([]speechapi.Source, 0, len(members))
 	for _, m := range members {
-		src, err := b.files.recordingSource(m.action.Desired.Transcription)
+		src, err := b.files.recordingSource(m.action.Desired.Details().Transcription)
 		if err != nil {
 			return nil, err
 		}
@@ -321,8 +321,8 @@ func (b *batchOp) resume(ctx context.Context, actions []*planner.Action) int {
 		switch src := a.Prior.Details().Source; {
 		case src != nil && src.Name != "":
 			name = src.Name // as uploaded
-		case a.Desired != nil && a.Desired.Transcription != nil:
-			name = memberName(a.Desired.Transcription)
+		case a.Desired != nil && a.Desired.Details().Transcription != nil:
+			name = memberName(a.Desired.Details().Transcription)
 		case src != nil:
 			name = firstNonEmpty(src.URL, uploadName(src.Path))
 		}

@@ -107,7 +107,7 @@ func (op *synthesisOp) applyChunks(ctx context.Context, a *planner.Action, sl *s
 // completes is kept. No chunk starts once the apply is asked to stop, and
 // none when they would bill more than the plan priced (see chunksToBill).
 func (op *synthesisOp) synthesizeChunks(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (int64, error) {
-	chunks := a.Desired.Chunks
+	chunks := a.Desired.Details().Chunks
 	todo, err := op.chunksToBill(ctx, a, al, store)
 	if err != nil {
 		return 0, err
@@ -154,14 +154,14 @@ func (op *synthesisOp) chunksToBill(ctx context.Context, a *planner.Action, al *
 	fresh := a.Chunks != nil && a.Chunks.Fresh
 	var todo []int
 	var chars int64
-	for i, ch := range a.Desired.Chunks {
+	for i, ch := range a.Desired.Details().Chunks {
 		if !fresh && op.cached(ctx, store, ch.Fingerprint) {
 			continue
 		}
 		todo = append(todo, i)
 		chars += ch.Characters
 	}
-	missing := fmt.Sprintf("%d of %d chunks not in the cache", len(todo), len(a.Desired.Chunks))
+	missing := fmt.Sprintf("%d of %d chunks not in the cache", len(todo), len(a.Desired.Details().Chunks))
 	if (a.Type == planner.Check || a.Type == planner.Restore) && len(todo) > 0 {
 		return nil, fmt.Errorf("listen: %s: the audio of each chunk is checked, and %s; 'voxform apply -replace=%s' synthesizes them again (billed)", a.Address, missing, a.Address)
 	}
@@ -295,9 +295,9 @@ func joinFrom(a *planner.Action, store *cache.Local, format contract.Format, w i
 	if err != nil {
 		return nil, nil, err
 	}
-	records := make([]state.ChunkRecord, len(a.Desired.Chunks))
+	records := make([]state.ChunkRecord, len(a.Desired.Details().Chunks))
 	starts := make([]time.Duration, 0, len(records)+1)
-	for i, ch := range a.Desired.Chunks {
+	for i, ch := range a.Desired.Details().Chunks {
 		starts = append(starts, j.Duration())
 		f, err := chunkAudio(store, ch.Fingerprint)
 		if err == nil && ck == nil {
@@ -334,10 +334,10 @@ func appendBlob(j join.Joiner, store *cache.Local, f cache.File) error {
 // again would write it as it is.
 func (op *synthesisOp) inPlace(a *planner.Action, store *cache.Local) bool {
 	p := a.Prior
-	if a.Type != planner.Check || p == nil || len(p.Outputs) == 0 || len(p.Details().Chunks) != len(a.Desired.Chunks) || p.Outputs[0].Path != a.Desired.Outputs[0].Path {
+	if a.Type != planner.Check || p == nil || len(p.Outputs) == 0 || len(p.Details().Chunks) != len(a.Desired.Details().Chunks) || p.Outputs[0].Path != a.Desired.Outputs[0].Path {
 		return false
 	}
-	for i, ch := range a.Desired.Chunks {
+	for i, ch := range a.Desired.Details().Chunks {
 		f, err := chunkAudio(store, ch.Fingerprint)
 		if err != nil || p.Details().Chunks[i].Fingerprint != ch.Fingerprint || p.Details().Chunks[i].SHA256 != f.SHA256 {
 			return false

@@ -64,7 +64,7 @@ func TestChunkedApplyStopsAndResumes(t *testing.T) {
 	p, _, done := h.plan()
 	done()
 	a := p.Actions[0]
-	chunks := a.Desired.Chunks
+	chunks := a.Desired.Details().Chunks
 	if a.Type != planner.Create || len(chunks) < 8 || a.Chunks == nil || a.Chunks.Synthesize != len(chunks) {
 		t.Fatalf("plan: %s %v %+v; want a create of every chunk", a.Type, a.Reasons, a.Chunks)
 	}
@@ -207,7 +207,7 @@ func TestChunksNeverBilledUnpriced(t *testing.T) {
 	// that, and nothing is left.
 	p, _, done = h.plan()
 	done()
-	if a = p.Actions[0]; a.Chunks.Synthesize != len(a.Desired.Chunks) || a.Cost.Characters != a.Desired.Characters {
+	if a = p.Actions[0]; a.Chunks.Synthesize != len(a.Desired.Details().Chunks) || a.Cost.Characters != a.Desired.Characters {
 		t.Fatalf("plan after the loss: %v %+v cost %d; want every chunk priced (%d)", a.Reasons, a.Chunks, a.Cost.Characters, a.Desired.Characters)
 	}
 	before = int64(h.counter("billed_characters"))

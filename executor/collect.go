@@ -81,7 +81,7 @@ func (b *batchOp) collect(ctx context.Context, job *speechapi.Job, files []speec
 // other formats from it and records the resource.
 func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.FileRecord, m *member) error {
 	a := m.action
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	dl, err := b.downloadTarget(a)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ type download interface {
 // state.UnredactedTemp, so that the unredacted transcript is never in the
 // outputs' directory.
 func (b *batchOp) downloadTarget(a *planner.Action) (download, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	if t.Redact != nil {
 		f, err := state.UnredactedTemp(b.files.dir)
 		if err != nil {

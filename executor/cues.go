@@ -37,8 +37,8 @@ func hasCues(a *planner.Action) bool {
 // more element, the end of the last) and says what it speaks of the text
 // as written.
 func chunkCues(a *planner.Action, starts []time.Duration) ([]narration.Cue, error) {
-	text := a.Desired.Written
-	chunks := a.Desired.Chunks
+	text := a.Desired.Details().Written
+	chunks := a.Desired.Details().Chunks
 	if len(starts) != len(chunks)+1 {
 		return nil, fmt.Errorf("cues: %d chunk starts for %d chunks", len(starts), len(chunks))
 	}
@@ -60,7 +60,7 @@ func wholeCue(a *planner.Action, path string, format contract.Format) ([]narrati
 	if err != nil {
 		return nil, fmt.Errorf("cues: %w", err)
 	}
-	return []narration.Cue{{End: d, Text: strings.TrimSpace(a.Desired.Written)}}, nil
+	return []narration.Cue{{End: d, Text: strings.TrimSpace(a.Desired.Details().Written)}}, nil
 }
 
 // audioDuration is the duration of the audio file at path in format.

@@ -44,7 +44,7 @@ func delivers(a *planner.Action) bool {
 	if a.Type == planner.Delete || kindOf(a) != manifest.KindSynthesis || a.Desired == nil {
 		return false
 	}
-	if len(a.Desired.Deliver) > 0 {
+	if len(a.Desired.Details().Deliver) > 0 {
 		return true
 	}
 	return a.Prior != nil && len(deliveredOf(a.Prior.Outputs)) > 0
@@ -85,7 +85,7 @@ func (op *deliverOp) after(ctx context.Context, a *planner.Action, r result) (re
 	}
 	var errs []error
 	changed := false
-	for _, dl := range a.Desired.Deliver {
+	for _, dl := range a.Desired.Details().Deliver {
 		format := planner.DeliverFormat(dl.Profile.Name)
 		prev, _ := findOutput(kept, format)
 		o, err := op.one(ctx, a, dl, sound, prev)

@@ -21,7 +21,7 @@ type embeddingOp struct {
 }
 
 func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
-	e := a.Desired.Embedding
+	e := a.Desired.Details().Embedding
 	f, err := op.files.openInput(e.ReferenceAudio)
 	if err != nil {
 		return result{}, fmt.Errorf("reference audio: %w", err)
@@ -49,7 +49,7 @@ func (op *embeddingOp) apply(ctx context.Context, a *planner.Action, sl *slot) (
 		return result{}, err
 	}
 	res := &state.Resource{Outputs: []state.Output{o}}
-	res.WithDetails(state.Details{Consent: a.Desired.Consent})
+	res.WithDetails(state.Details{Consent: a.Desired.Details().Consent})
 	return op.files.record(a, res, 0, 0)
 }
 

@@ -92,7 +92,7 @@ func legacyRawResults(job *speechapi.LegacyJob) []json.RawMessage {
 // results[] entry as the service sent it.
 func (b *batchOp) writeLegacyResult(jobID string, r speechapi.LegacyResult, raw json.RawMessage, m *member) error {
 	a := m.action
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	segs := make([]transcript.Segment, 0, len(r.Segments))
 	for _, s := range r.Segments {
 		seg := transcript.Segment{Start: transcript.Seconds(s.StartTime), End: transcript.Seconds(s.EndTime), Text: s.Text}

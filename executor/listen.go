@@ -49,7 +49,7 @@ type listener struct {
 // listen: and the plan found a language to hear it in (none: the plan
 // says so, and prices no check).
 func listens(a *planner.Action) bool {
-	return a.Desired != nil && a.Desired.Listen != nil && a.Listen != nil && a.Listen.Language != ""
+	return a.Desired != nil && a.Desired.Details().Listen != nil && a.Listen != nil && a.Listen.Language != ""
 }
 
 // checkBatcherOf is the batcher of the apply whose batch operation is op
@@ -332,7 +332,7 @@ func (p *pending) heardAs(doc *checkDoc) {
 func (l *listener) judge(a *planner.Action, p *pending) (heard, error) {
 	rec := p.h.rec
 	rec.Heard = clipHeard(l.client.RedactText(p.doc.FullTranscript))
-	if err := planner.Judge(rec, p.tk.Text, a.Desired.Listen); err != nil {
+	if err := planner.Judge(rec, p.tk.Text, a.Desired.Details().Listen); err != nil {
 		return heard{}, fmt.Errorf("listen: judge %s: %w", itemName(a, p.tk.Chunk), err)
 	}
 	if err := rec.Check(); err != nil {
@@ -347,7 +347,7 @@ func (l *listener) report(a *planner.Action, tk take, rec *state.Listen) {
 	if l.emit == nil {
 		return
 	}
-	p := &ListenProgress{Chunk: tk.Chunk, Of: len(a.Desired.Chunks), Take: tk.Take, Pass: rec.Pass}
+	p := &ListenProgress{Chunk: tk.Chunk, Of: len(a.Desired.Details().Chunks), Take: tk.Take, Pass: rec.Pass}
 	if !rec.Pass {
 		p.Why = planner.FailureLine(rec)
 	}
@@ -502,7 +502,7 @@ func itemName(a *planner.Action, i int) string {
 	if i < 0 {
 		return "the listening check of " + a.Address
 	}
-	return "the listening check of " + a.Address + " " + planner.ChunkName(i, len(a.Desired.Chunks))
+	return "the listening check of " + a.Address + " " + planner.ChunkName(i, len(a.Desired.Details().Chunks))
 }
 
 // clipHeard bounds a transcript as the state keeps it (state.MaxHeard),

@@ -43,7 +43,7 @@ type chunkChecks struct {
 // checkChunks checks every chunk of a that the state does not record a
 // check of, and regenerates the failing ones (see chunkChecks).
 func (op *synthesisOp) checkChunks(ctx context.Context, a *planner.Action, al *allowance, base *speechapi.SynthesisRequest, store *cache.Local, format contract.Format) (*chunkChecks, error) {
-	n := len(a.Desired.Chunks)
+	n := len(a.Desired.Details().Chunks)
 	ck := &chunkChecks{heard: make([]*heard, n), takes: make([]int, n), prior: map[string]*state.ChunkRecord{}}
 	var todo []int
 	for i, it := range planner.ListenItems(a) {
@@ -55,7 +55,7 @@ func (op *synthesisOp) checkChunks(ctx context.Context, a *planner.Action, al *a
 		ck.takes[i] = 1
 	}
 	ck.note(op.checkRound(ctx, a, al, store, todo, ck))
-	for range a.Desired.Listen.Regenerate {
+	for range a.Desired.Details().Listen.Regenerate {
 		failing := ck.failing(todo)
 		if len(failing) == 0 || ctx.Err() != nil {
 			break
@@ -94,7 +94,7 @@ func (ck *chunkChecks) err() error {
 // its seams need; nil when the chunk is to be checked.
 func (ck *chunkChecks) recorded(a *planner.Action, store *cache.Local, it planner.ListenItem) *state.ChunkRecord {
 	if it.Chunk >= 0 {
-		if f, err := chunkAudio(store, a.Desired.Chunks[it.Chunk].Fingerprint); err == nil {
+		if f, err := chunkAudio(store, a.Desired.Details().Chunks[it.Chunk].Fingerprint); err == nil {
 			it.SHA256 = f.SHA256
 		}
 	}
@@ -162,7 +162,7 @@ func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *al
 	var out []error
 	for j, err := range errs {
 		if err != nil {
-			out = append(out, fmt.Errorf("%s: %w", planner.ChunkName(todo[j], len(a.Desired.Chunks)), err))
+			out = append(out, fmt.Errorf("%s: %w", planner.ChunkName(todo[j], len(a.Desired.Details().Chunks)), err))
 		}
 	}
 	return errors.Join(out...)
@@ -172,7 +172,7 @@ func (op *synthesisOp) checkRound(ctx context.Context, a *planner.Action, al *al
 // a scratch copy (a rendition reads its source more than once), and
 // looks its check up.
 func (op *synthesisOp) prepareChunk(ctx context.Context, a *planner.Action, store *cache.Local, cs checkStore, i, n int) (*pending, error) {
-	ch := a.Desired.Chunks[i]
+	ch := a.Desired.Details().Chunks[i]
 	f, err := chunkAudio(store, ch.Fingerprint)
 	if err != nil {
 		return nil, err
@@ -203,8 +203,8 @@ func (op *synthesisOp) synthesizeAgain(ctx context.Context, a *planner.Action, a
 	var mu sync.Mutex
 	var errs []error
 	for _, i := range failing {
-		ch := a.Desired.Chunks[i]
-		what := fmt.Sprintf("take %d of %s", ck.takes[i]+1, planner.ChunkName(i, len(a.Desired.Chunks)))
+		ch := a.Desired.Details().Chunks[i]
+		what := fmt.Sprintf("take %d of %s", ck.takes[i]+1, planner.ChunkName(i, len(a.Desired.Details().Chunks)))
 		if err := al.chars(ch.Characters, what); err != nil {
 			mu.Lock()
 			errs = append(errs, err)

@@ -13,7 +13,7 @@ import (
 // audio, so it is joined again from the chunk store (as a synthesis
 // whose chunks are all kept, billing nothing but checks not kept).
 func listenChunks(a *planner.Action) bool {
-	return listens(a) && len(a.Desired.Chunks) > 0 && !a.KeepsRecord()
+	return listens(a) && len(a.Desired.Details().Chunks) > 0 && !a.KeepsRecord()
 }
 
 // check checks the restored take made (a synthesis sent whole) of a

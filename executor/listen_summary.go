@@ -15,8 +15,8 @@ import (
 func seamLimits(plan *planner.Plan) map[string]manifest.Seams {
 	out := map[string]manifest.Seams{}
 	for _, a := range plan.Actions {
-		if d := a.Desired; d != nil && d.Listen != nil && len(d.Chunks) > 1 {
-			out[a.Address] = d.Listen.Seams
+		if d := a.Desired; d != nil && d.Details().Listen != nil && len(d.Details().Chunks) > 1 {
+			out[a.Address] = d.Details().Listen.Seams
 		}
 	}
 	return out

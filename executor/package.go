@@ -37,7 +37,7 @@ type packageOp struct {
 
 func (op *packageOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	sl.Release() // packaging calls no service
-	p := a.Desired.Package
+	p := a.Desired.Details().Package
 	if op.books == nil && (p.M4B != nil || p.MP3 != nil) {
 		return result{}, errors.New("package: no encoder for its book files (ffmpeg); the plan should have refused it")
 	}
@@ -97,7 +97,7 @@ func (op *packageOp) make(ctx context.Context, a *planner.Action, o planner.Outp
 	if err != nil {
 		return nil, err
 	}
-	p := a.Desired.Package
+	p := a.Desired.Details().Package
 	fill := func(write func(path string) error) error {
 		dst := filepath.Join(tmp, "book-"+o.Format)
 		if err := write(dst); err != nil {
@@ -127,7 +127,7 @@ func (op *packageOp) make(ctx context.Context, a *planner.Action, o planner.Outp
 // book (metadata and chapters, each starting at the frames before it),
 // the chapters' audio hashes and the joined file's path.
 func (op *packageOp) join(ctx context.Context, a *planner.Action, tmp string) (encode.Book, []string, string, error) {
-	p := a.Desired.Package
+	p := a.Desired.Details().Package
 	book := encode.Book{Title: p.Meta.Title, Author: p.Meta.Author, Narrator: p.Meta.Narrator, Language: p.Meta.Language, Year: p.Meta.Year}
 	if p.Cover != "" {
 		cover, err := copyInput(op.files, p.Cover, coverSHA(a), filepath.Join(tmp, "cover"))
@@ -202,7 +202,7 @@ func (op *packageOp) chapter(ctx context.Context, a *planner.Action, rec *state.
 	}
 	defer os.Remove(pcm)
 	defer f.Close()
-	n, err := master.MasterPCM(ctx, src, raw, a.Desired.Package.Profile, f)
+	n, err := master.MasterPCM(ctx, src, raw, a.Desired.Details().Package.Profile, f)
 	if err != nil {
 		return 0, err
 	}
@@ -232,7 +232,7 @@ func requestAudioConfig(r *state.Resource) map[string]any {
 
 // coverSHA is the cover's hash the plan found.
 func coverSHA(a *planner.Action) string {
-	for _, s := range a.Desired.Sources {
+	for _, s := range a.Desired.Details().Sources {
 		if s.Role == "cover" {
 			return s.SHA256
 		}

@@ -44,7 +44,7 @@ type recordedOp struct {
 
 func (op *recordedOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
 	sl.Release() // nothing is asked of the service
-	r := a.Desired.Recorded
+	r := a.Desired.Details().Recorded
 	format, _ := contract.Resolve(a.Desired.Wire.Synthesis.AudioConfig)
 	o, err := op.make(ctx, a, r, format)
 	if err != nil {
@@ -313,7 +313,7 @@ func (r *repeated) ReadSamples(dst []float64) (int, error) {
 // restored from the output cache) from its recording: OriginRecorded for
 // a recorded synthesis, "" (the service's) otherwise.
 func recordedOrigin(a *planner.Action) string {
-	if a.Desired.Recorded != nil {
+	if a.Desired.Details().Recorded != nil {
 		return state.OriginRecorded
 	}
 	return ""

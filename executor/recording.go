@@ -99,7 +99,7 @@ func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, se
 	res.Kind = string(a.Desired.Kind)
 	res.Fingerprint = a.Desired.Fingerprint
 	res.SetRequestJSON(a.Desired.Request)
-	res.PreventDestroy = a.Desired.Lifecycle.PreventDestroy // kept for a plan that no longer declares it
+	res.PreventDestroy = a.Desired.Details().Lifecycle.PreventDestroy // kept for a plan that no longer declares it
 	if a.Prior != nil && res.CreatedAt.IsZero() && a.Type == planner.Repair {
 		res.CreatedAt = a.Prior.CreatedAt
 	}

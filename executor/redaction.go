@@ -56,7 +56,7 @@ func (w *outputs) redactTranscript(a *planner.Action, p redact.Policy, writeJSON
 		r.close()
 		return nil, fmt.Errorf("redact: %w", err)
 	}
-	if t := a.Desired.Transcription; t.Redact.KeepUnredacted {
+	if t := a.Desired.Details().Transcription; t.Redact.KeepUnredacted {
 		switch {
 		case answer:
 			if r.record.Unredacted, err = state.KeepUnredacted(w.dir, a.Address, copyFrom(r.scratch)); err != nil {
@@ -336,7 +336,7 @@ func (*skip) UnmarshalJSON([]byte) error { return nil }
 // a placeholder already (a re-render from a redacted transcript, which no
 // longer says where in the segment the words were): fail closed.
 func (w *outputs) redactedAudio(a *planner.Action, r *redaction) (*outputFile, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	src, err := w.openRecording(t)
 	if err != nil {
 		return nil, err

@@ -89,7 +89,7 @@ func TestRedactedTranscriptOutputs(t *testing.T) {
 		tr := &manifest.Transcription{Formats: []string{"json", "txt", "srt", "vtt"},
 			Outputs: map[string]string{"json": "out/c.json", "txt": "out/c.txt", "srt": "out/c.srt", "vtt": "out/c.vtt"},
 			Redact:  &manifest.Redaction{Kinds: []string{"all"}, KeepUnredacted: keep}}
-		a := &planner.Action{Address: `transcription.calls["c.wav"]`, Desired: &planner.Desired{Transcription: tr}}
+		a := &planner.Action{Address: `transcription.calls["c.wav"]`, Desired: (&planner.Desired{}).WithDetails(planner.DesiredDetails{Transcription: tr})}
 		doc := redactDoc(t)
 		outs, red, err := writeTranscripts(ws, a, func(w io.Writer) error { _, err := w.Write(doc); return err }, redactSegs, true)
 		if err != nil {

@@ -165,13 +165,13 @@ func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.En
 		}
 		return &state.Resource{Outputs: outs, Origin: recordedOrigin(a)}, nil
 	case manifest.KindEmbedding:
-		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Embedding.Output,
+		o, err := op.restoreFile(a, e, roleEmbedding, a.Desired.Details().Embedding.Output,
 			func(path string) error { _, err := readEmbedding(path); return err })
 		if err != nil {
 			return nil, err
 		}
 		res := &state.Resource{Outputs: []state.Output{o}}
-		res.WithDetails(state.Details{Consent: a.Desired.Consent})
+		res.WithDetails(state.Details{Consent: a.Desired.Details().Consent})
 		return res, nil
 	case manifest.KindTranscription:
 		outs, err := op.restoreTranscripts(a, e)
@@ -179,7 +179,7 @@ func (op *restoreOp) restore(ctx context.Context, a *planner.Action, e *cache.En
 			return nil, err
 		}
 		rec := transcriptionRecord(a, outs, e.Meta.DurationSeconds)
-		if t := a.Desired.Transcription; t.Redact != nil {
+		if t := a.Desired.Details().Transcription; t.Redact != nil {
 			// The entry's fingerprint covers the policy: its files are
 			// redacted so. Nothing unredacted is kept from a cache.
 			p, err := redact.NewPolicy(t.Redact.Kinds)
@@ -252,7 +252,7 @@ func (op *restoreOp) restoreFile(a *planner.Action, e *cache.Entry, role, rel st
 // transcript JSON (a format the earlier apply was not asked for). All are
 // checked before any is committed, as writeTranscripts does.
 func (op *restoreOp) restoreTranscripts(a *planner.Action, e *cache.Entry) ([]state.Output, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
 	local := op.files.kept.cache.Local
@@ -338,7 +338,7 @@ func (op *restoreOp) restoreCues(a *planner.Action, o state.Output, format contr
 	if !hasCues(a) {
 		return []state.Output{o}, nil
 	}
-	if len(a.Desired.Chunks) > 0 {
+	if len(a.Desired.Details().Chunks) > 0 {
 		return nil, fmt.Errorf("restore: the cue files of a chunked synthesis are made from its chunks; plan again")
 	}
 	list, err := wholeCue(a, op.files.abs(o.Path), format)

@@ -30,7 +30,7 @@ type synthesisOp struct {
 }
 
 func (op *synthesisOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
-	if len(a.Desired.Chunks) > 0 {
+	if len(a.Desired.Details().Chunks) > 0 {
 		return op.applyChunks(ctx, a, sl)
 	}
 	return op.applyWhole(ctx, a, sl)
@@ -62,7 +62,7 @@ func transportName(t string) string {
 // by content; nothing else is added or rebuilt.
 func (op *synthesisOp) request(a *planner.Action) (*speechapi.SynthesisRequest, error) {
 	req := &speechapi.SynthesisRequest{SynthesisRequest: *a.Desired.Wire.Synthesis}
-	for _, src := range a.Desired.Sources {
+	for _, src := range a.Desired.Details().Sources {
 		if src.Role != "embedding" {
 			continue
 		}

@@ -57,7 +57,7 @@ func (op *synthesisOp) applyWhole(ctx context.Context, a *planner.Action, sl *sl
 		err = t.synthesize(ctx)
 	}
 	sl.Release() // the audio is here: the next call need not wait for the disk
-	for err == nil && t.takeErr == nil && t.failing() && t.n <= a.Desired.Listen.Regenerate {
+	for err == nil && t.takeErr == nil && t.failing() && t.n <= a.Desired.Details().Listen.Regenerate {
 		err = t.synthesize(ctx)
 	}
 	if err != nil {

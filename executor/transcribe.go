@@ -32,7 +32,7 @@ type transcriptionOp struct {
 }
 
 func (op *transcriptionOp) apply(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	switch t.API {
 	case manifest.APIREST:
 		return op.rest(ctx, a, sl)
@@ -43,7 +43,7 @@ func (op *transcriptionOp) apply(ctx context.Context, a *planner.Action, sl *slo
 }
 
 func (op *transcriptionOp) rest(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	src, err := op.files.recordingSource(t)
 	if err != nil {
 		return result{}, err
@@ -91,7 +91,7 @@ type realtimeDocSegment struct {
 }
 
 func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *slot) (result, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	f, err := op.files.openRecording(t)
 	if err != nil {
 		return result{}, err
@@ -135,10 +135,10 @@ func (op *transcriptionOp) realtime(ctx context.Context, a *planner.Action, sl *
 
 // transcriptionRecord fills the audit fields of a transcription.
 func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *state.Resource {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	rec := &state.Resource{Outputs: outs}
 	rec.WithDetails(state.Details{Model: t.Model, DurationSeconds: secs, BilledAudioSeconds: secs})
-	for _, s := range a.Desired.Sources {
+	for _, s := range a.Desired.Details().Sources {
 		if s.Role == "source" {
 			rec.Edit().Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
 		}
@@ -154,7 +154,7 @@ func transcriptionRecord(a *planner.Action, outs []state.Output, secs float64) *
 // (or the kept copy of it): only such a document is kept as the unredacted
 // transcript.
 func writeTranscripts(ws *outputs, a *planner.Action, writeJSONDoc func(io.Writer) error, segs []transcript.Segment, answer bool) ([]state.Output, *state.Redaction, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	formats := append([]string(nil), t.Formats...)
 	sort.Strings(formats)
 	files := make([]*outputFile, 0, len(formats)+1)
@@ -223,7 +223,7 @@ type renderOp struct {
 }
 
 func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, error) {
-	t := a.Desired.Transcription
+	t := a.Desired.Details().Transcription
 	from, done, err := op.renderSource(a)
 	if err != nil {
 		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)

@@ -144,7 +144,7 @@ func (ops *operations) base(a *planner.Action) (operation, error) {
 	}
 	switch kindOf(a) {
 	case manifest.KindSynthesis:
-		if a.Desired.Recorded != nil {
+		if a.Desired.Details().Recorded != nil {
 			return ops.recorded, nil
 		}
 		return ops.synthesis, nil
@@ -245,7 +245,7 @@ func batchGroup(a *planner.Action) (id string, resume, ok bool) {
 		return "job " + a.Prior.Details().JobAPI + " " + a.Prior.Details().JobID, true, true
 	}
 	t := a.Desired
-	if t == nil || t.Transcription == nil {
+	if t == nil || t.Details().Transcription == nil {
 		return "", false, false
 	}
 	switch a.Type {
@@ -257,9 +257,9 @@ func batchGroup(a *planner.Action) (id string, resume, ok bool) {
 	default:
 		return "", false, false
 	}
-	switch t.Transcription.API {
+	switch t.Details().Transcription.API {
 	case manifest.APIBatch, manifest.APIBatchLegacy:
-		return t.Transcription.API + " " + t.Block, false, true
+		return t.Details().Transcription.API + " " + t.Block, false, true
 	}
 	return "", false, false
 }

@@ -122,7 +122,7 @@ func TestBadTranscriptNeverLands(t *testing.T) {
 	ws := &outputs{dir: dir, root: root}
 	tr := &manifest.Transcription{Formats: []string{"json", "txt", "srt"},
 		Outputs: map[string]string{"json": "out/a.json", "txt": "out/a.txt", "srt": "out/a.srt"}}
-	a := &planner.Action{Desired: &planner.Desired{Transcription: tr}}
+	a := &planner.Action{Desired: (&planner.Desired{}).WithDetails(planner.DesiredDetails{Transcription: tr})}
 	segs := []transcript.Segment{{End: transcript.Seconds(1), Text: "नमस्ते"}}
 	_, _, err = writeTranscripts(ws, a, func(w io.Writer) error { _, err := io.WriteString(w, `{"transcript": "cut`); return err }, segs, true)
 	if err == nil {

@@ -63,7 +63,7 @@ func (d *Desired) split(req map[string]any, text string, applied []narration.App
 		return nil
 	}
 	fps := make([]any, len(parts))
-	d.Chunks = make([]DesiredChunk, len(parts))
+	d.Edit().Chunks = make([]DesiredChunk, len(parts))
 	d.Characters = 0
 	for i, p := range parts {
 		w := *canonical
@@ -72,7 +72,7 @@ func (d *Desired) split(req map[string]any, text string, applied []narration.App
 		if err != nil {
 			return err
 		}
-		d.Chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp,
+		d.Details().Chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp,
 			WrittenStart: narration.OriginalOffset(applied, p.TextStart), WrittenEnd: narration.OriginalOffset(applied, p.TextEnd)}
 		d.Characters += int64(p.Characters)
 		fps[i] = fp
@@ -114,7 +114,7 @@ func (c *computer) chunkWork() error {
 	var ask []string
 	seen := map[string]bool{}
 	for _, a := range c.actions {
-		if a.Desired == nil || len(a.Desired.Chunks) == 0 || a.Refused != "" {
+		if a.Desired == nil || len(a.Desired.Details().Chunks) == 0 || a.Refused != "" {
 			continue
 		}
 		switch {
@@ -123,7 +123,7 @@ func (c *computer) chunkWork() error {
 			continue
 		}
 		acts = append(acts, a)
-		for _, ch := range a.Desired.Chunks {
+		for _, ch := range a.Desired.Details().Chunks {
 			if !seen[ch.Fingerprint] {
 				seen[ch.Fingerprint] = true
 				ask = append(ask, ch.Fingerprint)
@@ -145,7 +145,7 @@ func (c *computer) chunkWork() error {
 		}
 	}
 	for _, a := range acts {
-		w := &ChunkWork{Total: len(a.Desired.Chunks), Fresh: c.replace[a.Address]}
+		w := &ChunkWork{Total: len(a.Desired.Details().Chunks), Fresh: c.replace[a.Address]}
 		known := map[string]bool{}
 		if a.Prior != nil && !w.Fresh && lookup == nil {
 			for _, r := range a.Prior.Details().Chunks {
@@ -153,7 +153,7 @@ func (c *computer) chunkWork() error {
 			}
 		}
 		var chars int64
-		for _, ch := range a.Desired.Chunks {
+		for _, ch := range a.Desired.Details().Chunks {
 			if !w.Fresh && (known[ch.Fingerprint] || cached[ch.Fingerprint] != "") {
 				continue
 			}

@@ -48,32 +48,32 @@ func buildOne(t *testing.T, m *manifest.Manifest) *planner.Desired {
 func TestChunkedSynthesis(t *testing.T) {
 	text := chapterText(120)
 	d := buildOne(t, chapterProject(text, 600))
-	if len(d.Chunks) < 10 {
-		t.Fatalf("%d chunks of a %d-character text at 600 a request", len(d.Chunks), planner.BilledCharacters(text))
+	if len(d.Details().Chunks) < 10 {
+		t.Fatalf("%d chunks of a %d-character text at 600 a request", len(d.Details().Chunks), planner.BilledCharacters(text))
 	}
 	var sum int64
-	for i, ch := range d.Chunks {
+	for i, ch := range d.Details().Chunks {
 		if ch.Characters > 600 || ch.Characters != planner.BilledCharacters(ch.Text) {
 			t.Errorf("chunk %d: %d characters (counted %d), over 600 or miscounted", i, ch.Characters, planner.BilledCharacters(ch.Text))
 		}
 		sum += ch.Characters
-		if i > 0 && strings.Count(text, "<whispers>") > 0 && !strings.HasPrefix(ch.Text, "<") && strings.Contains(strings.Join(chunkTexts(d.Chunks[:i]), ""), "<whispers>") {
+		if i > 0 && strings.Count(text, "<whispers>") > 0 && !strings.HasPrefix(ch.Text, "<") && strings.Contains(strings.Join(chunkTexts(d.Details().Chunks[:i]), ""), "<whispers>") {
 			t.Errorf("chunk %d does not repeat the tag in effect: %.40q", i, ch.Text)
 		}
 		// A chunk's fingerprint is that of a synthesis of its text alone.
 		one := buildOne(t, chapterProject(ch.Text, 600))
-		if len(one.Chunks) != 0 || one.Fingerprint != ch.Fingerprint {
+		if len(one.Details().Chunks) != 0 || one.Fingerprint != ch.Fingerprint {
 			t.Errorf("chunk %d: fingerprint %.12s, a synthesis of its text has %.12s", i, ch.Fingerprint, one.Fingerprint)
 		}
 	}
-	if sum != d.Characters || sum <= planner.BilledCharacters(text)-int64(len(d.Chunks))*2 {
+	if sum != d.Characters || sum <= planner.BilledCharacters(text)-int64(len(d.Details().Chunks))*2 {
 		t.Errorf("billed %d characters, chunks sum to %d (text %d)", d.Characters, sum, planner.BilledCharacters(text))
 	}
-	if got := d.RequestFields()["chunks"].([]any); len(got) != len(d.Chunks) {
-		t.Errorf("request lists %d chunk fingerprints, want %d", len(got), len(d.Chunks))
+	if got := d.RequestFields()["chunks"].([]any); len(got) != len(d.Details().Chunks) {
+		t.Errorf("request lists %d chunk fingerprints, want %d", len(got), len(d.Details().Chunks))
 	}
 	// A text within the maximum is one request, as before.
-	if short := buildOne(t, chapterProject(text, 0)); len(short.Chunks) != 0 && planner.BilledCharacters(text) <= 2000 {
+	if short := buildOne(t, chapterProject(text, 0)); len(short.Details().Chunks) != 0 && planner.BilledCharacters(text) <= 2000 {
 		t.Errorf("a text within the maximum was split")
 	}
 }
@@ -91,7 +91,7 @@ func recorded(d *planner.Desired) *state.File {
 	st := state.New()
 	r := &state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint, Request: d.RequestFields(),
 		Outputs: []state.Output{{Path: "out/chapter.wav", SHA256: strings.Repeat("a", 64), Size: 1}}}
-	for _, ch := range d.Chunks {
+	for _, ch := range d.Details().Chunks {
 		r.Edit().Chunks = append(r.Details().Chunks, state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters})
 	}
 	st.Resources[d.Address] = r
@@ -110,10 +110,10 @@ func TestChunkedPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := p.Actions[0]
-	want := fmt.Sprintf("%d chunks", len(d.Chunks))
-	if a.Type != planner.Create || a.Chunks == nil || a.Chunks.Synthesize != len(d.Chunks) || a.Cost.Characters != d.Characters ||
+	want := fmt.Sprintf("%d chunks", len(d.Details().Chunks))
+	if a.Type != planner.Create || a.Chunks == nil || a.Chunks.Synthesize != len(d.Details().Chunks) || a.Cost.Characters != d.Characters ||
 		a.Reasons[len(a.Reasons)-1] != want {
-		t.Fatalf("create: %s %v %+v cost %d; want all %d chunks billed (%d)", a.Type, a.Reasons, a.Chunks, a.Cost.Characters, len(d.Chunks), d.Characters)
+		t.Fatalf("create: %s %v %+v cost %d; want all %d chunks billed (%d)", a.Type, a.Reasons, a.Chunks, a.Cost.Characters, len(d.Details().Chunks), d.Characters)
 	}
 
 	st := recorded(d)
@@ -129,10 +129,10 @@ func TestChunkedPlan(t *testing.T) {
 	a = p.Actions[0]
 	var changed []planner.DesiredChunk
 	old := map[string]bool{}
-	for _, ch := range d.Chunks {
+	for _, ch := range d.Details().Chunks {
 		old[ch.Fingerprint] = true
 	}
-	for _, ch := range d2.Chunks {
+	for _, ch := range d2.Details().Chunks {
 		if !old[ch.Fingerprint] {
 			changed = append(changed, ch)
 		}
@@ -144,7 +144,7 @@ func TestChunkedPlan(t *testing.T) {
 	for _, ch := range changed {
 		chars += ch.Characters
 	}
-	want = fmt.Sprintf("%d of %d chunks", len(changed), len(d2.Chunks))
+	want = fmt.Sprintf("%d of %d chunks", len(changed), len(d2.Details().Chunks))
 	if a.Type != planner.Replace || a.Cost.Characters != chars || a.Reasons[len(a.Reasons)-1] != want || a.Reasons[0] != "text" {
 		t.Errorf("edit: %s %v cost %d; want replace (text; %s) costing %d", a.Type, a.Reasons, a.Cost.Characters, want, chars)
 	}
@@ -153,7 +153,7 @@ func TestChunkedPlan(t *testing.T) {
 	// is billed.
 	cached := func(fps []string) (map[string]string, error) {
 		out := map[string]string{}
-		for _, ch := range append(changed, d.Chunks...) {
+		for _, ch := range append(changed, d.Details().Chunks...) {
 			out[ch.Fingerprint] = "local"
 		}
 		return out, nil
@@ -172,7 +172,7 @@ func TestChunkedPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a = p.Actions[0]; a.Cost.Characters != d2.Characters || a.Chunks.Synthesize != len(d2.Chunks) {
+	if a = p.Actions[0]; a.Cost.Characters != d2.Characters || a.Chunks.Synthesize != len(d2.Details().Chunks) {
 		t.Errorf("recorded chunks lost from the cache: cost %d, %d to synthesize; want every chunk (%d)", a.Cost.Characters, a.Chunks.Synthesize, d2.Characters)
 	}
 	// -replace synthesizes every chunk again.
@@ -206,12 +206,12 @@ func TestLexiconInFingerprint(t *testing.T) {
 		t.Errorf("the request's text does not hold the spoken form")
 	}
 	differ := 0
-	for i := range with.Chunks {
-		if i < len(plain.Chunks) && with.Chunks[i].Fingerprint != plain.Chunks[i].Fingerprint {
+	for i := range with.Details().Chunks {
+		if i < len(plain.Details().Chunks) && with.Details().Chunks[i].Fingerprint != plain.Details().Chunks[i].Fingerprint {
 			differ++
 		}
 	}
-	if len(with.Chunks) != len(plain.Chunks) || differ != 1 {
-		t.Errorf("%d chunks (without: %d), %d differ; want the same count and 1", len(with.Chunks), len(plain.Chunks), differ)
+	if len(with.Details().Chunks) != len(plain.Details().Chunks) || differ != 1 {
+		t.Errorf("%d chunks (without: %d), %d differ; want the same count and 1", len(with.Details().Chunks), len(plain.Details().Chunks), differ)
 	}
 }

@@ -62,9 +62,9 @@ func (d *Desired) delivery(format string) *manifest.Delivery {
 	if !ok {
 		return nil
 	}
-	for i := range d.Deliver {
-		if d.Deliver[i].Profile.Name == name {
-			return &d.Deliver[i]
+	for i := range d.Details().Deliver {
+		if d.Details().Deliver[i].Profile.Name == name {
+			return &d.Details().Deliver[i]
 		}
 	}
 	return nil
@@ -103,7 +103,7 @@ func (c *computer) checkDeliveries() error {
 	users := map[string][]string{}
 	for _, addr := range c.selDesired {
 		d := c.desired[addr]
-		for _, dl := range d.Deliver {
+		for _, dl := range d.Details().Deliver {
 			if _, err := c.identity(dl.Profile); err != nil {
 				users[dl.Profile.Name+": "+err.Error()] = append(users[dl.Profile.Name+": "+err.Error()], addr)
 			}
@@ -116,8 +116,8 @@ func (c *computer) checkDeliveries() error {
 		}
 	}
 	for _, addr := range c.selDesired {
-		if d := c.desired[addr]; d.Package != nil {
-			if _, err := c.packageIdentity(d.Package); err != nil {
+		if d := c.desired[addr]; d.Details().Package != nil {
+			if _, err := c.packageIdentity(d.Details().Package); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", addr, err))
 			}
 		}

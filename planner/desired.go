@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -37,52 +39,143 @@ type Desired struct {
 	// them. RequestFields decodes them.
 	Request     json.RawMessage `json:"request"`
 	Fingerprint string          `json:"fingerprint"`
-	// Sources are the input files (or URLs) the request depends on.
-	Sources []Source `json:"sources,omitempty"`
-	// DependsOn are the addresses this resource needs first (a vc-v1
-	// synthesis needs its embedding).
-	DependsOn []string `json:"depends_on,omitempty"`
 	// Outputs are the files the resource writes.
 	Outputs []Output `json:"outputs"`
 	// Characters is what a synthesis bills (code points of the text; of
 	// every chunk's text, repeated audio tags included, when it is split).
 	Characters int64 `json:"characters,omitempty"`
+
+	// What the executor needs of a synthesis beyond Wire: its transport
+	// and its voice as the manifest names it. Not saved in plan files: a
+	// saved plan is applied as it is planned again from the manifest.
+	Transport string `json:"-"`
+	Voice     string `json:"-"`
+
+	// details are the fields most resources leave empty (see
+	// DesiredDetails); nil: all empty.
+	details *DesiredDetails
+}
+
+// DesiredDetails are the fields of a desired resource that a plain
+// synthesis leaves empty: its inputs and dependencies, the chunks of a
+// split text, what its block declares beyond the request (listen:,
+// deliver:, lifecycle:), and the manifest resource of the other kinds.
+// A Desired holds them out of line, as state.Resource holds its Details;
+// the instances of a block that declares only what all of them share
+// share one. A DesiredDetails a resource holds is never changed in place
+// (see Desired.Edit).
+type DesiredDetails struct {
+	// Sources are the input files (or URLs) the request depends on.
+	Sources []Source `json:"sources,omitempty"`
+	// DependsOn are the addresses this resource needs first (a vc-v1
+	// synthesis needs its embedding).
+	DependsOn []string `json:"depends_on,omitempty"`
 	// Chunks are the requests of a synthesis whose text is longer than a
 	// request takes, in order (see DesiredChunk); empty when the text is
 	// sent whole. The fingerprint covers their fingerprints.
 	Chunks []DesiredChunk `json:"chunks,omitempty"`
 	// Consent is an embedding's consent note, for the state's audit trail.
 	Consent string `json:"consent,omitempty"`
-
-	// What the executor needs of a synthesis beyond Wire: its transport,
-	// its voice as the manifest names it, and its text as written when it
-	// has cue files (what the cues say). Not saved in plan files: a saved
-	// plan is applied as it is planned again from the manifest.
-	Transport string `json:"-"`
-	Voice     string `json:"-"`
-	Written   string `json:"-"`
-	// Listen is a synthesis's declared listening check (shared by the
-	// instances of its block; nil without listen:). Not saved in plan
-	// files: the action's ListenWork is.
-	Listen *manifest.Listen `json:"-"`
-	// Deliver are a synthesis's delivered outputs (shared by the
-	// instances of its block; read-only); each is in Outputs, of format
-	// DeliverFormat(profile name). Not saved in plan files.
-	Deliver []manifest.Delivery `json:"-"`
-	// Lifecycle is a synthesis's lifecycle: (see LifecycleOf), and
-	// LifecyclePos where prevent_destroy is declared. Not saved in plan
-	// files: a pinned resource is in the plan's Pinned.
-	Lifecycle    manifest.Lifecycle `json:"-"`
-	LifecyclePos manifest.Pos       `json:"-"`
-	// The manifest resource of an embedding, a transcription or a
-	// package, for the
-	// executor. Not saved in plan files either.
-	Embedding     *manifest.Embedding     `json:"-"`
-	Package       *manifest.Package       `json:"-"`
-	Transcription *manifest.Transcription `json:"-"`
 	// Recorded, for a synthesis whose output is a recording (recorded:),
 	// is the recording: no service call makes it (see recorded).
 	Recorded *Recording `json:"recorded,omitempty"`
+
+	// Not saved in plan files (see Desired.Transport):
+	// Written is a synthesis's text as written when it has cue files
+	// (what the cues say).
+	Written string `json:"-"`
+	// Listen is a synthesis's declared listening check (shared by the
+	// instances of its block; nil without listen:). The action's
+	// ListenWork is saved.
+	Listen *manifest.Listen `json:"-"`
+	// Deliver are a synthesis's delivered outputs (shared by the
+	// instances of its block; read-only); each is in Outputs, of format
+	// DeliverFormat(profile name).
+	Deliver []manifest.Delivery `json:"-"`
+	// Lifecycle is a synthesis's lifecycle: (see LifecycleOf), and
+	// LifecyclePos where prevent_destroy is declared. A pinned resource
+	// is in the plan's Pinned.
+	Lifecycle    manifest.Lifecycle `json:"-"`
+	LifecyclePos manifest.Pos       `json:"-"`
+	// The manifest resource of an embedding, a transcription or a
+	// package, for the executor.
+	Embedding     *manifest.Embedding     `json:"-"`
+	Package       *manifest.Package       `json:"-"`
+	Transcription *manifest.Transcription `json:"-"`
+}
+
+// Details returns d's details: a copy, the zero DesiredDetails when it
+// has none. Change them with Edit.
+func (d *Desired) Details() DesiredDetails {
+	if d.details == nil {
+		return DesiredDetails{}
+	}
+	return *d.details
+}
+
+// Edit returns d's details to change: a copy of them that d now holds,
+// for d alone (a copy of d made before, or another instance of its block,
+// keeps the details it had).
+func (d *Desired) Edit() *DesiredDetails {
+	x := new(DesiredDetails)
+	if d.details != nil {
+		*x = *d.details
+	}
+	d.details = x
+	return x
+}
+
+// WithDetails gives d the details x (none when x is the zero
+// DesiredDetails) and returns d.
+func (d *Desired) WithDetails(x DesiredDetails) *Desired {
+	if reflect.ValueOf(x).IsZero() {
+		d.details = nil
+		return d
+	}
+	d.details = &x
+	return d
+}
+
+// desiredJSON is a Desired in a plan file: its fields and those of its
+// details, in the order they have always been written.
+type desiredJSON struct {
+	Address     string          `json:"address"`
+	Kind        manifest.Kind   `json:"kind"`
+	Block       string          `json:"block"`
+	Wire        Wire            `json:"wire"`
+	Request     json.RawMessage `json:"request"`
+	Fingerprint string          `json:"fingerprint"`
+	Sources     []Source        `json:"sources,omitempty"`
+	DependsOn   []string        `json:"depends_on,omitempty"`
+	Outputs     []Output        `json:"outputs"`
+	Characters  int64           `json:"characters,omitempty"`
+	Chunks      []DesiredChunk  `json:"chunks,omitempty"`
+	Consent     string          `json:"consent,omitempty"`
+	Recorded    *Recording      `json:"recorded,omitempty"`
+}
+
+// MarshalJSON writes d as a plan file holds it.
+func (d *Desired) MarshalJSON() ([]byte, error) {
+	x := d.Details()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the encoder of the plan escapes, or not
+	err := enc.Encode(desiredJSON{Address: d.Address, Kind: d.Kind, Block: d.Block, Wire: d.Wire, Request: d.Request,
+		Fingerprint: d.Fingerprint, Sources: x.Sources, DependsOn: x.DependsOn, Outputs: d.Outputs, Characters: d.Characters,
+		Chunks: x.Chunks, Consent: x.Consent, Recorded: x.Recorded})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+}
+
+// UnmarshalJSON reads d as MarshalJSON wrote it.
+func (d *Desired) UnmarshalJSON(b []byte) error {
+	var j desiredJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*d = Desired{Address: j.Address, Kind: j.Kind, Block: j.Block, Wire: j.Wire, Request: j.Request,
+		Fingerprint: j.Fingerprint, Outputs: j.Outputs, Characters: j.Characters}
+	d.WithDetails(DesiredDetails{Sources: j.Sources, DependsOn: j.DependsOn, Chunks: j.Chunks, Consent: j.Consent, Recorded: j.Recorded})
+	return nil
 }
 
 // RequestFields is Request decoded (nil if it does not decode), for
@@ -285,6 +378,7 @@ type builder struct {
 	canonical map[contract.Format]map[string]any   // one canonical audio_config per format (read-only)
 	blocks    map[blockName]string                 // one block address per block
 	prior     map[string]*state.Resource           // the state planned against, by address
+	shared    map[sharedDetails]*DesiredDetails    // see blockDetails
 }
 
 // block is the address of the block named kind.name, shared by its
@@ -300,6 +394,42 @@ func (b *builder) block(kind, name string) string {
 
 // blockName is a block's kind and name.
 type blockName struct{ kind, name string }
+
+// blockDetails are the details of a synthesis of s's block that the block
+// declares for all of its instances (listen:, deliver:, lifecycle:), one
+// DesiredDetails shared by the instances declaring the same (nil when
+// none is declared): 100,000 prompts of one block with listen: do not
+// hold 100,000 copies. Desired.Edit copies them before a change.
+func (b *builder) blockDetails(s *manifest.Synthesis) *DesiredDetails {
+	x := DesiredDetails{Listen: s.Listen, Deliver: s.Deliver, Lifecycle: s.Lifecycle}
+	if s.Lifecycle.PreventDestroy { // where it is declared, for the plan that refuses
+		x.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
+	}
+	if reflect.ValueOf(x).IsZero() {
+		return nil
+	}
+	key := sharedDetails{listen: s.Listen, deliveries: len(s.Deliver), lifecycle: s.Lifecycle, pos: x.LifecyclePos}
+	if len(s.Deliver) > 0 {
+		key.deliver = &s.Deliver[0]
+	}
+	if p, ok := b.shared[key]; ok {
+		return p
+	}
+	if b.shared == nil {
+		b.shared = map[sharedDetails]*DesiredDetails{}
+	}
+	b.shared[key] = &x
+	return &x
+}
+
+// sharedDetails identifies the details blockDetails shares.
+type sharedDetails struct {
+	listen     *manifest.Listen
+	deliver    *manifest.Delivery // the first of them: they are shared
+	deliveries int
+	lifecycle  manifest.Lifecycle
+	pos        manifest.Pos
+}
 
 // encode sets d.Request and d.Fingerprint from req, the canonical request.
 func (b *builder) encode(d *Desired, req map[string]any) error {
@@ -341,16 +471,17 @@ func (b *builder) embedding(e *manifest.Embedding) (*Desired, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Desired{
-		Address:   e.Address,
-		Kind:      manifest.KindEmbedding,
-		Block:     e.Address,
-		Wire:      Wire{Embedding: &contract.EmbeddingRequest{ReferenceAudio: e.ReferenceAudio}},
+	d := (&Desired{
+		Address: e.Address,
+		Kind:    manifest.KindEmbedding,
+		Block:   e.Address,
+		Wire:    Wire{Embedding: &contract.EmbeddingRequest{ReferenceAudio: e.ReferenceAudio}},
+		Outputs: []Output{{Path: e.Output}},
+	}).WithDetails(DesiredDetails{
 		Sources:   []Source{{Role: "reference_audio", Path: e.ReferenceAudio, SHA256: sum}},
-		Outputs:   []Output{{Path: e.Output}},
 		Consent:   e.Consent,
 		Embedding: e,
-	}
+	})
 	return d, b.encode(d, embeddingRequest(sum))
 }
 
@@ -364,18 +495,15 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Characters: BilledCharacters(text),
 		Transport:  s.Transport,
 		Voice:      s.Voice,
-		Listen:     s.Listen,
-		Deliver:    s.Deliver,
-		Lifecycle:  s.Lifecycle,
+		details:    b.blockDetails(s),
 	}
-	d.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	if s.Recorded != nil {
 		w := b.synthesisWire(s, text, b.profile) // the text, for checks and the report
 		d.Wire.Synthesis = &w
 		return d, b.recorded(d, s)
 	}
 	if s.Cues != nil {
-		d.Written = s.Text
+		d.Edit().Written = s.Text
 	}
 	emb, err := b.embeddingOf(s, d)
 	if err != nil {
@@ -417,15 +545,15 @@ func (b *builder) embeddingOf(s *manifest.Synthesis, d *Desired) (map[string]any
 			return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, s.EmbeddingName)
 		}
 		addr := "embedding." + s.EmbeddingName
-		d.DependsOn = []string{addr}
-		d.Sources = []Source{{Role: "embedding", Path: embeddingOutput(b.embs, s.EmbeddingName), From: addr}}
+		d.Edit().DependsOn = []string{addr}
+		d.Edit().Sources = []Source{{Role: "embedding", Path: embeddingOutput(b.embs, s.EmbeddingName), From: addr}}
 		return map[string]any{"embedding_fingerprint": fp}, nil
 	case s.EmbeddingFile != "":
 		sum, err := inputHash(b.hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", s.EmbeddingFile)
 		if err != nil {
 			return nil, err
 		}
-		d.Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
+		d.Edit().Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
 		return map[string]any{"file_sha256": sum}, nil
 	}
 	return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)
@@ -441,22 +569,21 @@ func embeddingOutput(embs []*manifest.Embedding, name string) string {
 }
 
 func (b *builder) transcription(t *manifest.Transcription) (*Desired, error) {
-	d := &Desired{
-		Address:       t.Address,
-		Kind:          manifest.KindTranscription,
-		Block:         b.block("transcription", t.Name),
-		Transcription: t,
-	}
+	d := (&Desired{
+		Address: t.Address,
+		Kind:    manifest.KindTranscription,
+		Block:   b.block("transcription", t.Name),
+	}).WithDetails(DesiredDetails{Transcription: t})
 	var sum string
 	if t.IsURL {
-		d.Sources = []Source{{Role: "source", URL: t.Key}} // never a pre-signed query
+		d.Edit().Sources = []Source{{Role: "source", URL: t.Key}} // never a pre-signed query
 	} else {
 		var err error
 		sum, err = inputHash(b.hash, t.Pos, "input", t.Input)
 		if err != nil {
 			return nil, err
 		}
-		d.Sources = []Source{{Role: "source", Path: t.Input, SHA256: sum}}
+		d.Edit().Sources = []Source{{Role: "source", Path: t.Input, SHA256: sum}}
 	}
 	formats := make([]string, 0, len(t.Outputs))
 	for f := range t.Outputs {

@@ -390,7 +390,7 @@ func (c *computer) billed(d *Desired) (Cost, error) {
 	case manifest.KindSynthesis:
 		return Cost{Characters: d.Characters}, nil
 	case manifest.KindTranscription:
-		src := d.Sources[0]
+		src := d.Details().Sources[0]
 		if src.Path == "" || c.in.Probe == nil {
 			return Cost{UnknownAudio: 1}, nil
 		}

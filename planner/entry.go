@@ -17,9 +17,9 @@ func (d *Desired) Entry() *state.Resource {
 		Fingerprint: d.Fingerprint,
 		Request:     d.RequestFields(),
 	}
-	dt := state.Details{Consent: d.Consent}
+	dt := state.Details{Consent: d.Details().Consent}
 	if d.Kind == manifest.KindTranscription || d.Kind == manifest.KindEmbedding {
-		for _, s := range d.Sources {
+		for _, s := range d.Details().Sources {
 			if s.Role == "source" || s.Role == "reference_audio" {
 				dt.Source = &state.Source{Path: s.Path, SHA256: s.SHA256, URL: s.URL}
 			}

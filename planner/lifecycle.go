@@ -99,7 +99,7 @@ func (c *computer) pins(d *Desired, prior *state.Resource) bool {
 // it is: its approval holds, d declares its outputs (sameOutputs) and the
 // words it sends are the ones approved (sameWords).
 func pinnable(d *Desired, prior *state.Resource) bool {
-	return d.Lifecycle.KeepApproved && prior != nil && prior.Approved() && sameOutputs(d, prior) && sameWords(d, prior)
+	return d.Details().Lifecycle.KeepApproved && prior != nil && prior.Approved() && sameOutputs(d, prior) && sameWords(d, prior)
 }
 
 // sameWords reports whether d sends the text prior was made of. A pin
@@ -251,11 +251,11 @@ func (c *computer) checkPreventDestroy() error {
 	for _, a := range c.actions {
 		d := c.desired[a.Address]
 		switch {
-		case a.Type == Replace && d != nil && d.Lifecycle.PreventDestroy && a.Prior != nil && a.Prior.Status == state.StatusComplete:
-			replaced = append(replaced, fmt.Sprintf("%s: %s", d.LifecyclePos, a.Address))
+		case a.Type == Replace && d != nil && d.Details().Lifecycle.PreventDestroy && a.Prior != nil && a.Prior.Status == state.StatusComplete:
+			replaced = append(replaced, fmt.Sprintf("%s: %s", d.Details().LifecyclePos, a.Address))
 		case a.Type != Delete:
-		case d != nil && d.Lifecycle.PreventDestroy:
-			deleted = append(deleted, fmt.Sprintf("%s: %s (declared)", d.LifecyclePos, a.Address))
+		case d != nil && d.Details().Lifecycle.PreventDestroy:
+			deleted = append(deleted, fmt.Sprintf("%s: %s (declared)", d.Details().LifecyclePos, a.Address))
 		case a.Prior != nil && a.Prior.PreventDestroy:
 			deleted = append(deleted, fmt.Sprintf("%s (recorded in the state when it was applied)", a.Address))
 		}

@@ -77,13 +77,13 @@ func recordChecks(p *project, st *state.File) {
 	}
 	r := st.Resources["synthesis.chapter"]
 	at := 0.0
-	for i, ch := range d.Chunks {
+	for i, ch := range d.Details().Chunks {
 		sha := fmt.Sprintf("%064x", i+1)
 		rec := state.ChunkRecord{Fingerprint: ch.Fingerprint, Characters: ch.Characters, SHA256: sha, Start: at, End: at + 40}
 		switch {
 		case i == 4:
 			rec.Listen = checkRecord(sha, "hi-IN", 40, "यह कहानी का वाक्य बिल्कुल अलग अलग अलग अलग शब्द", true, "limits-0")
-		case i < len(d.Chunks)-3:
+		case i < len(d.Details().Chunks)-3:
 			rec.Listen = checkRecord(sha, "hi-IN", 40, "", true, "limits-1")
 		}
 		r.Edit().Chunks = append(r.Details().Chunks, rec)

@@ -101,11 +101,11 @@ func TestListenWorkPriced(t *testing.T) {
 	a := p.Actions[0]
 	w := a.Listen
 	var secs float64
-	for _, ch := range d.Chunks {
+	for _, ch := range d.Details().Chunks {
 		secs += planner.EstimatedSeconds(ch.Characters, d.Wire.Synthesis.Speed)
 	}
-	if w == nil || w.Items != len(d.Chunks) || w.Make != len(d.Chunks) || !w.Estimated || w.Language != "hi-IN" || w.AudioSeconds != secs || a.Cost.AudioSeconds != secs {
-		t.Fatalf("listen work %+v, cost %+v; want %d checks of %.0f s", w, a.Cost, len(d.Chunks), secs)
+	if w == nil || w.Items != len(d.Details().Chunks) || w.Make != len(d.Details().Chunks) || !w.Estimated || w.Language != "hi-IN" || w.AudioSeconds != secs || a.Cost.AudioSeconds != secs {
+		t.Fatalf("listen work %+v, cost %+v; want %d checks of %.0f s", w, a.Cost, len(d.Details().Chunks), secs)
 	}
 	want := planner.Cost{Characters: 3 * d.Characters, AudioSeconds: 3 * secs}
 	if w.Worst != want || p.Worst != want {
@@ -132,7 +132,7 @@ func TestListenCheckAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Actions) != 1 || p.Actions[0].Type != planner.Check || p.Actions[0].Listen.Make != len(d.Chunks) || p.Actions[0].Cost.Characters != 0 || p.NoOps != 0 {
+	if len(p.Actions) != 1 || p.Actions[0].Type != planner.Check || p.Actions[0].Listen.Make != len(d.Details().Chunks) || p.Actions[0].Cost.Characters != 0 || p.NoOps != 0 {
 		t.Fatalf("plan %+v", p.Actions)
 	}
 	for i := range r.Details().Chunks {

@@ -30,7 +30,7 @@ type ListenItem struct {
 func ListenItems(a *Action) []ListenItem {
 	d := a.Desired
 	keeps := a.Prior != nil && (a.Type == Check || a.Type == Move || a.Type == Restore && a.KeepsRecord())
-	if len(d.Chunks) == 0 {
+	if len(d.Details().Chunks) == 0 {
 		it := ListenItem{Chunk: -1, Text: d.Wire.Synthesis.Text, Characters: d.Characters}
 		if keeps && len(a.Prior.Outputs) > 0 {
 			it.SHA256, it.Record = a.Prior.Outputs[0].SHA256, a.Prior.Outputs[0].Listen
@@ -45,8 +45,8 @@ func ListenItems(a *Action) []ListenItem {
 		}
 	}
 	fresh := a.Chunks != nil && a.Chunks.Fresh
-	items := make([]ListenItem, len(d.Chunks))
-	for i, ch := range d.Chunks {
+	items := make([]ListenItem, len(d.Details().Chunks))
+	for i, ch := range d.Details().Chunks {
 		items[i] = ListenItem{Chunk: i, Text: ch.Text, Characters: ch.Characters}
 		if r := prior[ch.Fingerprint]; r != nil && !fresh {
 			items[i].SHA256, items[i].Record, items[i].Start = r.SHA256, r.Listen, r.Start
@@ -59,7 +59,7 @@ func ListenItems(a *Action) []ListenItem {
 // chosen (contract.ListenLanguage).
 func (d *Desired) ListenLanguage() (code, how string) {
 	w := d.Wire.Synthesis
-	return contract.ListenLanguage(w.Language, d.Listen.LanguageCode, narration.Spoken(w.Text))
+	return contract.ListenLanguage(w.Language, d.Details().Listen.LanguageCode, narration.Spoken(w.Text))
 }
 
 // Recorded reports whether it holds a check made of its audio in
@@ -110,7 +110,7 @@ func (c *computer) listenWork() {
 		c.actions = append(c.actions, a)
 	}
 	for _, a := range c.actions {
-		if a.Type == Check || a.Desired == nil || a.Desired.Listen == nil || a.Type == Delete {
+		if a.Type == Check || a.Desired == nil || a.Desired.Details().Listen == nil || a.Type == Delete {
 			continue
 		}
 		switch a.Type {
@@ -137,7 +137,7 @@ func (c *computer) listenWork() {
 // an upper bound; apply refuses a check longer than that).
 func (c *computer) priceListen(a *Action) {
 	d := a.Desired
-	w := &ListenWork{Regenerate: d.Listen.Regenerate}
+	w := &ListenWork{Regenerate: d.Details().Listen.Regenerate}
 	w.Language, w.How = d.ListenLanguage()
 	var again Cost
 	for _, it := range ListenItems(a) {
@@ -175,7 +175,7 @@ func (c *computer) listenSeconds(d *Desired, it *ListenItem) (secs float64, esti
 		return r.Seconds, false
 	}
 	chars := it.Characters
-	if d.Recorded != nil {
+	if d.Details().Recorded != nil {
 		if secs, ok := c.recordedSeconds(d); ok {
 			return secs, false
 		}
@@ -192,9 +192,9 @@ func (c *computer) listenSeconds(d *Desired, it *ListenItem) (secs float64, esti
 // under the current limits judges none).
 func (it *ListenItem) failing(d *Desired) string {
 	l := it.Record
-	if l.Judged != d.Listen.Hash {
+	if l.Judged != d.Details().Listen.Hash {
 		again := *l
-		if err := Judge(&again, it.Text, d.Listen); err != nil {
+		if err := Judge(&again, it.Text, d.Details().Listen); err != nil {
 			return it.name(d) + ": cannot be judged again: " + err.Error()
 		}
 		l = &again
@@ -214,7 +214,7 @@ func (it *ListenItem) name(d *Desired) string {
 		}
 		return "the output"
 	}
-	return fmt.Sprintf("%s (%.1f s)", ChunkName(it.Chunk, len(d.Chunks)), it.Start)
+	return fmt.Sprintf("%s (%.1f s)", ChunkName(it.Chunk, len(d.Details().Chunks)), it.Start)
 }
 
 // Reason is the listening part of an action's reasons, as the plan

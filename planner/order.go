@@ -28,7 +28,7 @@ func (c *computer) addPathDependencies() error {
 	for _, a := range c.actions {
 		deps := map[string]bool{}
 		if a.Desired != nil && a.Type != Delete {
-			for _, dep := range a.Desired.DependsOn {
+			for _, dep := range a.Desired.Details().DependsOn {
 				if _, ok := inPlan[dep]; ok {
 					deps[dep] = true
 				}

@@ -122,7 +122,7 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 		}
 		rec := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
 			Outputs: []state.Output{{Path: w.Path, SHA256: w.SHA256, Size: w.Size}}}
-		if d.Recorded != nil {
+		if d.Details().Recorded != nil {
 			rec.Origin = state.OriginRecorded // made from its recording, as the fingerprint says
 		}
 		rec.SetRequestJSON(d.Request)

@@ -42,7 +42,7 @@ func packageOutputs(p *manifest.Package) []Output {
 // the state records (packageStatus): a chapter made again for the same
 // request, or another encoder, re-packages too.
 func (b *builder) pkg(p *manifest.Package, fps map[string]string, outs map[string]string) (*Desired, error) {
-	d := &Desired{Address: p.Address, Kind: manifest.KindPackage, Block: p.Address, Outputs: packageOutputs(p), Package: p}
+	d := (&Desired{Address: p.Address, Kind: manifest.KindPackage, Block: p.Address, Outputs: packageOutputs(p)}).WithDetails(DesiredDetails{Package: p})
 	chapters := make([]any, len(p.Chapters))
 	for i, ch := range p.Chapters {
 		fp, ok := fps[ch.Synthesis]
@@ -50,8 +50,8 @@ func (b *builder) pkg(p *manifest.Package, fps map[string]string, outs map[strin
 			return nil, fmt.Errorf("%s: %s: chapter %d names %s, which is not declared", ch.Pos, p.Address, i+1, ch.Synthesis)
 		}
 		chapters[i] = map[string]any{"synthesis": ch.Synthesis, "fingerprint": fp, "title": ch.Title}
-		d.DependsOn = appendOnce(d.DependsOn, ch.Synthesis)
-		d.Sources = append(d.Sources, Source{Role: "chapter", Path: outs[ch.Synthesis], From: ch.Synthesis})
+		d.Edit().DependsOn = appendOnce(d.Details().DependsOn, ch.Synthesis)
+		d.Edit().Sources = append(d.Details().Sources, Source{Role: "chapter", Path: outs[ch.Synthesis], From: ch.Synthesis})
 	}
 	var profile map[string]any
 	if err := json.Unmarshal(p.Profile.Canonical(), &profile); err != nil {
@@ -65,7 +65,7 @@ func (b *builder) pkg(p *manifest.Package, fps map[string]string, outs map[strin
 			return nil, err
 		}
 		req["cover_sha256"] = sum
-		d.Sources = append(d.Sources, Source{Role: "cover", Path: p.Cover, SHA256: sum})
+		d.Edit().Sources = append(d.Details().Sources, Source{Role: "cover", Path: p.Cover, SHA256: sum})
 	}
 	for _, f := range []struct {
 		name string
@@ -116,8 +116,8 @@ func PackageFingerprint(request, source, identity string) string {
 // chapterAudio returns the SHA-256 of the audio the state records for
 // each chapter of d, in order; ok is false when one is not recorded.
 func (c *computer) chapterAudio(d *Desired) ([]string, bool) {
-	shas := make([]string, len(d.Package.Chapters))
-	for i, ch := range d.Package.Chapters {
+	shas := make([]string, len(d.Details().Package.Chapters))
+	for i, ch := range d.Details().Package.Chapters {
 		r, ok := c.st.Resources[ch.Synthesis]
 		if !ok || r.Status != state.StatusComplete || len(r.Outputs) == 0 {
 			return nil, false
@@ -135,7 +135,7 @@ func (c *computer) packageStatus(d *Desired, prior *state.Resource) (*Action, er
 	if !ok {
 		return nil, nil // a chapter is being made: the plan's own action re-packages
 	}
-	id, err := c.packageIdentity(d.Package)
+	id, err := c.packageIdentity(d.Details().Package)
 	if err != nil {
 		return nil, nil // checkDeliveries reports it
 	}
@@ -200,11 +200,11 @@ func (c *computer) repackage() {
 	}
 	for _, addr := range c.selDesired {
 		d := c.desired[addr]
-		if d.Package == nil {
+		if d.Details().Package == nil {
 			continue
 		}
 		var deps, remade []string
-		for i, ch := range d.Package.Chapters {
+		for i, ch := range d.Details().Package.Chapters {
 			ca, ok := inPlan[ch.Synthesis]
 			if !ok {
 				continue

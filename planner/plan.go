@@ -446,7 +446,7 @@ func (c *computer) plan() error {
 			}
 			// A recorded output the manifest now reads (a recording made
 			// by a synthesis, say) is kept: it is an input now.
-			for _, src := range d.Sources {
+			for _, src := range d.Details().Sources {
 				if src.Path != "" {
 					c.claimed[src.Path] = true
 				}
@@ -467,14 +467,14 @@ func (c *computer) plan() error {
 			return fmt.Errorf("plan %s: %w", addr, err)
 		}
 		if a == nil && c.pinned[addr] != nil {
-			if d.Listen != nil {
+			if d.Details().Listen != nil {
 				c.listenNoops = append(c.listenNoops, addr) // checked as unchanged: see pin
 			}
 			continue
 		}
 		if a == nil {
 			c.noops++
-			if d.Listen != nil {
+			if d.Details().Listen != nil {
 				c.listenNoops = append(c.listenNoops, addr)
 			}
 			continue
@@ -544,7 +544,7 @@ func (p *Plan) CallsService() bool {
 		if a.Listen != nil && a.Listen.Make > 0 { // a check may be paid, and its take regenerated
 			return true
 		}
-		if a.Desired != nil && (a.Desired.Kind == manifest.KindPackage || a.Desired.Recorded != nil) {
+		if a.Desired != nil && (a.Desired.Kind == manifest.KindPackage || a.Desired.Details().Recorded != nil) {
 			continue // packaging is local, and a recording is its own output
 		}
 		switch a.Type {

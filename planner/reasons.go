@@ -117,16 +117,16 @@ func embeddingReason(old any, oldOK bool, d *Desired, embeddingName func(string)
 		}
 	}
 	switch {
-	case len(d.DependsOn) > 0:
-		to := strings.TrimPrefix(d.DependsOn[0], "embedding.")
+	case len(d.Details().DependsOn) > 0:
+		to := strings.TrimPrefix(d.Details().DependsOn[0], "embedding.")
 		if from == to || from == "" {
 			// The embedding itself changed since this synthesis was made
 			// (its recorded fingerprint is gone from the state).
 			return fmt.Sprintf("embedding %s changed", to)
 		}
 		return fmt.Sprintf("embedding %s -> %s", from, to)
-	case len(d.Sources) > 0 && d.Sources[0].Path != "":
-		to := "file " + d.Sources[0].Path
+	case len(d.Details().Sources) > 0 && d.Details().Sources[0].Path != "":
+		to := "file " + d.Details().Sources[0].Path
 		if fromFile {
 			return fmt.Sprintf("embedding %s changed", to)
 		}

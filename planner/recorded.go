@@ -42,10 +42,11 @@ func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
 		return err
 	}
 	format, _ := contract.Resolve(s.AudioConfig)
-	d.Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encode: recordingEncode(b.dir, r, format)}
-	d.Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
-	d.Characters, d.Chunks, d.DependsOn = 0, nil, nil
-	return b.encode(d, recordedRequest(d.Recorded, format))
+	d.Edit().Recorded = &Recording{Path: r.Path, SHA256: sum, Convert: r.Convert, Encode: recordingEncode(b.dir, r, format)}
+	d.Edit().Sources = []Source{{Role: RecordedRole, Path: r.Path, SHA256: sum}}
+	details := d.Edit()
+	d.Characters, details.Chunks, details.DependsOn = 0, nil, nil
+	return b.encode(d, recordedRequest(d.Details().Recorded, format))
 }
 
 // recordingEncode is the container the recording r is encoded to for
@@ -74,7 +75,7 @@ func (c *computer) checkEncodings() error {
 	var whys []string
 	for _, a := range c.actions {
 		d := a.Desired
-		if d == nil || d.Recorded == nil || d.Recorded.Encode == "" || (a.Type != Create && a.Type != Replace && a.Type != Repair) {
+		if d == nil || d.Details().Recorded == nil || d.Details().Recorded.Encode == "" || (a.Type != Create && a.Type != Replace && a.Type != Repair) {
 			continue
 		}
 		format, _ := contract.Resolve(d.Wire.Synthesis.AudioConfig)
@@ -112,7 +113,7 @@ func (c *computer) recordedSeconds(d *Desired) (secs float64, ok bool) {
 	if c.in.Probe == nil {
 		return 0, false
 	}
-	secs, err := c.in.Probe(d.Recorded.Path)
+	secs, err := c.in.Probe(d.Details().Recorded.Path)
 	if err != nil || !(secs > 0) || secs > state.MaxRecordedSeconds {
 		return 0, false
 	}
@@ -174,7 +175,7 @@ func recordedReasons(old, cur any) []string {
 
 // recordedCreate says where a recorded synthesis's new output comes from.
 func recordedCreate(a *Action) {
-	if a != nil && a.Type == Create && a.Desired.Recorded != nil {
-		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Recorded.Path)}
+	if a != nil && a.Type == Create && a.Desired.Details().Recorded != nil {
+		a.Reasons = []string{fmt.Sprintf("from recording %s", a.Desired.Details().Recorded.Path)}
 	}
 }

@@ -32,8 +32,8 @@ func TestRecordedFingerprint(t *testing.T) {
 	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"recorded: added (from recording studio/billing.wav)"}) {
 		t.Fatalf("recorded: added: want a free replace saying so, got %+v", a)
 	}
-	if a.Desired.Recorded == nil || a.Desired.Recorded.SHA256 == "" || a.Desired.Characters != 0 || a.Desired.Wire.Synthesis.Text != s.Text {
-		t.Errorf("the recorded synthesis's desired: %+v (text %q)", a.Desired.Recorded, a.Desired.Wire.Synthesis.Text)
+	if a.Desired.Details().Recorded == nil || a.Desired.Details().Recorded.SHA256 == "" || a.Desired.Characters != 0 || a.Desired.Wire.Synthesis.Text != s.Text {
+		t.Errorf("the recorded synthesis's desired: %+v (text %q)", a.Desired.Details().Recorded, a.Desired.Wire.Synthesis.Text)
 	}
 	if len(plan.Actions) != 1 || plan.Cost.Characters != 0 {
 		t.Errorf("only the recorded prompt changes, free: %d actions, cost %+v", len(plan.Actions), plan.Cost)
@@ -111,11 +111,11 @@ func TestRecordedEncoder(t *testing.T) {
 	s := p.synthesis(addr)
 	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 	s.AudioConfig = &manifest.AudioConfig{Container: "mp3", Bitrate: "64k", SampleRate: 16000}
-	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Details().Recorded.Encode != "" || asked != 0 {
 		t.Fatalf("without convert: true the encoder is asked %d times, recorded %+v", asked, a)
 	}
 	s.Recorded.Convert = true
-	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Type != planner.Replace || a.Desired.Recorded.Encode != "mp3" || asked != 1 {
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Type != planner.Replace || a.Desired.Details().Recorded.Encode != "mp3" || asked != 1 {
 		t.Fatalf("an encoded recording: the encoder asked %d times, action %+v", asked, a)
 	}
 	refused = errors.New("needs ffmpeg to encode mp3: not installed")
@@ -138,7 +138,7 @@ func TestRecordedEncoder(t *testing.T) {
 	}
 	s.AudioConfig = &manifest.AudioConfig{Container: "wav", SampleRate: 16000}
 	asked = 0
-	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Recorded.Encode != "" || asked != 0 {
+	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Details().Recorded.Encode != "" || asked != 0 {
 		t.Errorf("a wav output: the encoder asked %d times, %+v", asked, a)
 	}
 }

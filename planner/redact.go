@@ -97,7 +97,7 @@ func (c *computer) renderSource(d *Desired, prior *state.Resource) (string, stri
 		return "", "", nil
 	}
 	if prior.Details().Redaction != nil {
-		want, _ := PolicyOf(d.Transcription)
+		want, _ := PolicyOf(d.Details().Transcription)
 		was, err := redact.NewPolicy(strings.Split(prior.Details().Redaction.Policy, ","))
 		if err != nil || !want.Covers(was) || prior.Details().Redaction.Version != redact.Version {
 			return "", "", nil
@@ -150,7 +150,7 @@ func (c *computer) dropKept(d *Desired, prior *state.Resource) (*Action, error) 
 	if d.Kind != manifest.KindTranscription || prior.Details().Redaction == nil || prior.Details().Redaction.Unredacted == nil {
 		return nil, nil
 	}
-	if r := d.Transcription.Redact; r != nil && r.KeepUnredacted {
+	if r := d.Details().Transcription.Redact; r != nil && r.KeepUnredacted {
 		return nil, nil
 	}
 	from, _, err := c.renderSource(d, prior)

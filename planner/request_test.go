@@ -64,7 +64,7 @@ func TestRequestIsTheFingerprintedJSON(t *testing.T) {
 		chunked := 0
 		for _, d := range desired {
 			kinds[d.Kind]++
-			if len(d.Chunks) > 0 {
+			if len(d.Details().Chunks) > 0 {
 				chunked++
 			}
 			fields := d.RequestFields()

@@ -221,19 +221,19 @@ func restorable(a *Action) bool {
 	switch {
 	case a.Desired == nil || a.Desired.Fingerprint == "" || a.Desired.Kind == manifest.KindVoice || a.Desired.Kind == manifest.KindPackage:
 		return false
-	case a.Desired.Recorded != nil && !a.KeepsRecord():
+	case a.Desired.Details().Recorded != nil && !a.KeepsRecord():
 		return false
 	case a.Type == Create, a.Type == Replace:
 	case a.Type == Repair && a.RenderFrom == "" && len(a.Moves) == 0:
 	default:
 		return false
 	}
-	if len(a.Desired.Chunks) > 0 && a.Desired.Written != "" {
+	if len(a.Desired.Details().Chunks) > 0 && a.Desired.Details().Written != "" {
 		// The cue files of a chunked synthesis need its chunks' audio:
 		// it is joined again from the chunks the cache holds.
 		return false
 	}
-	for _, src := range a.Desired.Sources {
+	for _, src := range a.Desired.Details().Sources {
 		if src.From != "" && src.SHA256 == "" {
 			return false // made by this plan: the request is not final
 		}

@@ -81,7 +81,7 @@ func (c *computer) include(addr string, sel map[string]bool) {
 	}
 	sel[addr] = true
 	if d, ok := c.desired[addr]; ok {
-		for _, dep := range d.DependsOn {
+		for _, dep := range d.Details().DependsOn {
 			c.include(dep, sel)
 		}
 	}

@@ -71,7 +71,7 @@ func newListenProject(t *testing.T) *listenProject {
 		s.Listen = spec
 	}
 	chapter, whole := ds[0], ds[1]
-	p.chunks = chapter.Chunks
+	p.chunks = chapter.Details().Chunks
 	if len(p.chunks) < 4 {
 		t.Fatalf("the chapter is %d chunks, want at least 4", len(p.chunks))
 	}

@@ -339,7 +339,7 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 		for _, o := range d.Outputs {
 			it.Outputs = append(it.Outputs, o.Path)
 		}
-		it.planned = d.Chunks
+		it.planned = d.Details().Chunks
 		if it.Text == "" && d.Wire.Synthesis != nil { // a recording's request holds no text
 			it.Text = clipText(d.Wire.Synthesis.Text)
 		}

@@ -183,7 +183,7 @@ func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[
 		why = NotCurrent
 	case changed[path]:
 		why = ChangedSince
-	case len(d.Chunks) > 0 && len(r.Details().Chunks) != len(d.Chunks):
+	case len(d.Details().Chunks) > 0 && len(r.Details().Chunks) != len(d.Details().Chunks):
 		why = NotChecked + ": its chunks are not recorded"
 	}
 	var items []planner.ListenItem
@@ -191,11 +191,11 @@ func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[
 		items = planner.ListenItems(&planner.Action{Address: d.Address, Type: planner.Check, Desired: d, Prior: r})
 	}
 	code, how := d.ListenLanguage()
-	n := max(len(d.Chunks), 1)
+	n := max(len(d.Details().Chunks), 1)
 	for i := range n {
-		c := ListenCheck{Address: d.Address, Path: path, Chunk: -1, Text: d.Wire.Synthesis.Text, Spec: d.Listen, Unchecked: why}
-		if len(d.Chunks) > 0 {
-			c.Chunk, c.Of, c.Text = i, len(d.Chunks), d.Chunks[i].Text
+		c := ListenCheck{Address: d.Address, Path: path, Chunk: -1, Text: d.Wire.Synthesis.Text, Spec: d.Details().Listen, Unchecked: why}
+		if len(d.Details().Chunks) > 0 {
+			c.Chunk, c.Of, c.Text = i, len(d.Details().Chunks), d.Details().Chunks[i].Text
 		}
 		if why == "" {
 			if c.Chunk >= 0 { // the resource's fingerprint covers its chunks': r.Chunks are d's
@@ -205,9 +205,9 @@ func (rep *ListenReport) add(d *planner.Desired, r *state.Resource, changed map[
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
-	if why == "" && len(d.Chunks) > 0 {
-		for _, s := range planner.Seams(r.Details().Chunks, d.Listen.Seams) {
-			rep.Seams = append(rep.Seams, SeamCheck{Address: d.Address, Path: path, Of: len(d.Chunks), Limits: d.Listen.Seams, Seam: s})
+	if why == "" && len(d.Details().Chunks) > 0 {
+		for _, s := range planner.Seams(r.Details().Chunks, d.Details().Listen.Seams) {
+			rep.Seams = append(rep.Seams, SeamCheck{Address: d.Address, Path: path, Of: len(d.Details().Chunks), Limits: d.Details().Listen.Seams, Seam: s})
 		}
 	}
 }
@@ -285,10 +285,10 @@ func ChecksOnly(p *planner.Plan) *planner.Plan {
 			w.Regenerate, w.Worst = 0, c.Cost
 			c.Listen = &w
 		}
-		if c.Desired != nil && c.Desired.Listen != nil {
-			d, l := *c.Desired, *c.Desired.Listen // shared by the block's instances: copied
+		if c.Desired != nil && c.Desired.Details().Listen != nil {
+			d, l := *c.Desired, *c.Desired.Details().Listen // shared by the block's instances: copied
 			l.Regenerate = 0
-			d.Listen = &l
+			d.Edit().Listen = &l
 			c.Desired = &d
 		}
 		sub.Actions[i] = &c

@@ -130,8 +130,8 @@ func (b *attester) internal(r *state.Resource) map[string]any {
 // hashed now.
 func (b *attester) dependencies(ctx context.Context, d *planner.Desired) ([]provenance.Descriptor, error) {
 	var dirs []string
-	if d.Transcription != nil {
-		dirs = d.Transcription.InputDirs
+	if d.Details().Transcription != nil {
+		dirs = d.Details().Transcription.InputDirs
 	}
 	var out []provenance.Descriptor
 	add := func(role, path string) error {
@@ -143,7 +143,7 @@ func (b *attester) dependencies(ctx context.Context, d *planner.Desired) ([]prov
 			Annotations: map[string]any{"role": role}})
 		return nil
 	}
-	for _, s := range d.Sources {
+	for _, s := range d.Details().Sources {
 		if s.URL != "" {
 			out = append(out, provenance.Descriptor{URI: s.URL, Annotations: map[string]any{"role": s.Role}})
 			continue

@@ -64,7 +64,7 @@ func withoutChecks(p *planner.Plan) *planner.Plan {
 		c.Listen = nil
 		if c.Desired != nil {
 			d := *c.Desired
-			d.Listen = nil
+			d.Edit().Listen = nil
 			c.Desired = &d
 		}
 		p.Actions[i] = &c
