@@ -261,9 +261,11 @@ func (x *expander) readData(name, ext string) (*dataFile, error) {
 	return df, nil
 }
 
-// arenaRows is how many rows forEachCSV allocates at a time past the
-// lines it counted (a safeguard: every row takes a line at least).
-const arenaRows = 256
+// arenaRows is how many rows forEachCSV allocates at a time: the rows of
+// 100,000 lines are a few hundred allocations, and those of the rows
+// already expanded are let go of as the expansion goes on (see
+// expandSyntheses), rather than held until the last row is.
+const arenaRows = 1024
 
 // forEachCSV reads a CSV or TSV file: a header row naming the columns, a
 // key column required, one element per row whose value is the row's map.
@@ -309,13 +311,13 @@ func (x *expander) forEachCSV(file string, df *dataFile, sep rune, room int) ([]
 		}
 		return nil, false
 	}
-	// A row takes a line at least: sized for the lines, the rows, their
-	// cells and the keys seen are a few allocations, not some for each
-	// row (100,000 rows made 500,000).
+	// A row takes a line at least: sized for the lines, the rows and the
+	// keys seen are an allocation each, the rows' values and cells one
+	// for each arenaRows of them (100,000 rows made 500,000).
 	n := len(lines)
 	rows := make([]*eachValue, 0, min(n, room+1))
-	evs := make([]eachValue, 0, cap(rows))
-	cells := make([]value, 0, cap(rows)*len(cols))
+	evs := make([]eachValue, 0, min(cap(rows), arenaRows))
+	cells := make([]value, 0, cap(evs)*len(cols))
 	seen := make(map[string]int, cap(rows))
 	colIndex := make(map[string]int, len(cols))
 	for i, c := range cols {
@@ -330,7 +332,7 @@ func (x *expander) forEachCSV(file string, df *dataFile, sep rune, room int) ([]
 			x.csvError(file, err)
 			return nil, false
 		}
-		if len(evs) == cap(evs) || cap(cells)-len(cells) < len(cols) { // only past the lines counted
+		if len(evs) == cap(evs) || cap(cells)-len(cells) < len(cols) {
 			evs, cells = make([]eachValue, 0, arenaRows), make([]value, 0, arenaRows*len(cols))
 		}
 		evs = append(evs, eachValue{Cols: colIndex})

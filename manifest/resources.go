@@ -165,10 +165,12 @@ func (x *expander) expandSyntheses() {
 		}
 		x.instances += len(elems)
 		x.m.Syntheses = slices.Grow(x.m.Syntheses, len(elems))
-		for _, ev := range elems {
+		for i, ev := range elems {
 			sc.each = ev
 			x.addSynthesis(name, x.synthesis(b, fs, pos, sc, ev))
+			elems[i] = nil // its rows' memory goes once they are all expanded
 		}
+		sc.each = nil
 		if x.synthesesOver {
 			return
 		}
