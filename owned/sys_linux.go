@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +73,9 @@ func pseudoFS(f *os.File) string {
 // about with an lstat relative to f.
 func linksIn(f *os.File) (map[string]bool, error) {
 	fd := int(f.Fd())
-	buf := make([]byte, 64<<10)
+	bp := direntBuffers.Get().(*[]byte)
+	defer direntBuffers.Put(bp)
+	buf := *bp
 	links := map[string]bool{}
 	for {
 		n, err := unix.ReadDirent(fd, buf)
@@ -100,6 +103,10 @@ func linksIn(f *os.File) (map[string]bool, error) {
 		}
 	}
 }
+
+// direntBuffers are linksIn's buffers: a check lists some hundreds of
+// directories.
+var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // errDirent is a getdents64 answer that is not a whole list of entries.
 var errDirent = errors.New("malformed directory entries")
