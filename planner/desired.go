@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -128,12 +127,22 @@ func (d *Desired) Edit() *DesiredDetails {
 // WithDetails gives d the details x (none when x is the zero
 // DesiredDetails) and returns d.
 func (d *Desired) WithDetails(x DesiredDetails) *Desired {
-	if reflect.ValueOf(x).IsZero() {
+	if x.isZero() {
 		d.details = nil
 		return d
 	}
-	d.details = &x
+	p := new(DesiredDetails) // x stays on the stack when there are none
+	*p = x
+	d.details = p
 	return d
+}
+
+// isZero says whether every field of x is empty, without reflect's
+// allocation (TestDesiredDetailsIsZero checks it knows every field).
+func (x *DesiredDetails) isZero() bool {
+	return len(x.Sources) == 0 && len(x.DependsOn) == 0 && len(x.Chunks) == 0 && x.Consent == "" && x.Recorded == nil &&
+		x.Written == "" && x.Listen == nil && len(x.Deliver) == 0 && x.Lifecycle == (manifest.Lifecycle{}) &&
+		x.LifecyclePos == (manifest.Pos{}) && x.Embedding == nil && x.Package == nil && x.Transcription == nil
 }
 
 // desiredJSON is a Desired in a plan file: its fields and those of its
@@ -405,7 +414,7 @@ func (b *builder) blockDetails(s *manifest.Synthesis) *DesiredDetails {
 	if s.Lifecycle.PreventDestroy { // where it is declared, for the plan that refuses
 		x.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	}
-	if reflect.ValueOf(x).IsZero() {
+	if x.isZero() {
 		return nil
 	}
 	key := sharedDetails{listen: s.Listen, deliveries: len(s.Deliver), lifecycle: s.Lifecycle, pos: x.LifecyclePos}
@@ -418,8 +427,10 @@ func (b *builder) blockDetails(s *manifest.Synthesis) *DesiredDetails {
 	if b.shared == nil {
 		b.shared = map[sharedDetails]*DesiredDetails{}
 	}
-	b.shared[key] = &x
-	return &x
+	p := new(DesiredDetails) // x stays on the stack: most calls return nil
+	*p = x
+	b.shared[key] = p
+	return p
 }
 
 // sharedDetails identifies the details blockDetails shares.

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -187,7 +186,7 @@ func (r *Resource) Edit() *Details {
 // dropEmptyDetails lets go of r's details when they are all empty (an
 // Edit that set a field to its zero value).
 func (r *Resource) dropEmptyDetails() {
-	if r.details != nil && reflect.ValueOf(*r.details).IsZero() {
+	if r.details != nil && r.details.isZero() {
 		r.details = nil
 	}
 }
@@ -195,12 +194,22 @@ func (r *Resource) dropEmptyDetails() {
 // WithDetails gives r the details d (none when d is the zero Details)
 // and returns r.
 func (r *Resource) WithDetails(d Details) *Resource {
-	if reflect.ValueOf(d).IsZero() {
+	if d.isZero() {
 		r.details = nil
 		return r
 	}
-	r.details = &d
+	p := new(Details) // d stays on the stack when there are none
+	*p = d
+	r.details = p
 	return r
+}
+
+// isZero says whether every field of d is empty, without reflect's
+// allocation (TestDetailsIsZero checks it knows every field).
+func (d *Details) isZero() bool {
+	return len(d.RequestIDs) == 0 && d.JobID == "" && d.JobAPI == "" && d.FileID == "" && d.BilledAudioSeconds == 0 &&
+		d.Source == nil && d.Model == "" && d.DetectedLanguage == "" && d.DurationSeconds == 0 && d.Consent == "" &&
+		d.Approval == nil && len(d.Chunks) == 0 && d.Redaction == nil && d.Take == ""
 }
 
 // RequestFields returns the recorded request: Request if set, else the

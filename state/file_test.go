@@ -17,6 +17,8 @@ import (
 
 	"github.com/voxform/voxform/audio/loudness"
 	"github.com/voxform/voxform/owned"
+
+	"github.com/voxform/voxform/internal/fieldtest"
 )
 
 func sampleResource(text string) *Resource {
@@ -238,4 +240,10 @@ func TestEncodeStreamsTheSortedBytes(t *testing.T) {
 			t.Errorf("%s: Encode differs from MarshalSorted (-want +got):\n%s", name, diff)
 		}
 	}
+}
+
+// TestDetailsIsZero: isZero, which spares the record's path reflect's
+// allocation, knows every field of Details.
+func TestDetailsIsZero(t *testing.T) {
+	fieldtest.EachSet(t, &Details{}, true, (*Details).isZero)
 }

@@ -198,7 +198,7 @@ func compact(r *Resource) bool {
 	dt.RequestIDs, dt.JobID, dt.JobAPI, dt.FileID = nil, "", "", ""
 	dt.BilledAudioSeconds, dt.Model, dt.DetectedLanguage = 0, "", ""
 	dt.DurationSeconds, dt.Consent, dt.Take = 0, "", ""
-	if !reflect.ValueOf(dt).IsZero() {
+	if !dt.isZero() {
 		return false
 	}
 	for _, o := range r.Outputs {
@@ -439,7 +439,7 @@ func (d *blockDecoder) resource(r *Resource) {
 	dt.Model, dt.DetectedLanguage, dt.DurationSeconds = d.str(), d.str(), d.float()
 	dt.Consent, r.Origin, dt.Take = d.str(), d.str(), d.str()
 	r.CreatedAt, r.UpdatedAt = d.time(), d.time()
-	if !reflect.ValueOf(dt).IsZero() {
+	if !dt.isZero() {
 		r.details = &d.dets.take(1)[0]
 		*r.details = dt
 	}
