@@ -184,13 +184,14 @@ func applyPlan(ctx context.Context, env *Env, f *applyFlags, planFile string) (*
 	if flags := savedFlags(saved.Plan.Options); flags != "" {
 		fmt.Fprintf(env.Stderr, "voxform: %s was made with %s: this apply does the same\n", planFile, untrusted.Escape(flags))
 	}
-	if pr.session, err = ws.Lock(ctx, f.op()); err != nil {
+	if pr.session, err = ws.LockUnread(ctx, f.op()); err != nil {
 		return pr, true, err
 	}
 	m, err := loadSavedManifest(env, saved)
 	if err != nil {
 		return pr, true, err
 	}
+	pr.session.Start()
 	pr.manifest, pr.listen = workspace.Settings(m), workspace.ListenPart(m) // the plan holds the resources
 	pr.plan, err = pr.session.Replan(ctx, planFile, saved, m)
 	return pr, true, err

@@ -273,13 +273,14 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	}
 	ws.Emulated = f.service.emulate // the emulator's outputs never mix with the service's
 	pr := &preparedPlan{ws: ws}
-	if pr.session, err = ws.Lock(ctx, op); err != nil {
+	if pr.session, err = ws.LockUnread(ctx, op); err != nil {
 		return pr, err
 	}
 	m, err := loadForPlan(env, &f.vars, human, jsonDiag)
 	if err != nil {
 		return pr, err
 	}
+	pr.session.Start()
 	pr.manifest, pr.listen = workspace.Settings(m), workspace.ListenPart(m) // the plan holds the resources
 	pr.plan, err = pr.session.Plan(ctx, m, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {

@@ -246,3 +246,28 @@ func TestVerifyRefusesLinkOutside(t *testing.T) {
 		t.Errorf("verify through a link outside: %v %v, want an error", d, err)
 	}
 }
+
+// A session of LockUnread reads the state once started (by Start, or by
+// the first method that needs it); closing one never started does not
+// wait for a read that never comes, and releases the lock.
+func TestLockUnread(t *testing.T) {
+	p := newProject(t)
+	if err := os.WriteFile(filepath.Join(p.ws.Dir, "voxform.state.json"), []byte("{not a state"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.ws.LockUnread(context.Background(), "plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("closing a session never started: %v", err)
+	}
+	s, err = p.ws.LockUnread(context.Background(), "plan")
+	if err != nil {
+		t.Fatalf("lock after close: %v", err)
+	}
+	if _, err := s.State(); err == nil {
+		t.Error("State of a session not started: read nothing, want the state's error")
+	}
+	s.Close()
+}
