@@ -109,14 +109,16 @@ func (b *batchOp) collectFile(ctx context.Context, jobID string, rec speechapi.F
 		secs, _ = strconv.ParseFloat(*rec.DurationSeconds, 64)
 	}
 	res := transcriptionRecord(a, outs, secs)
-	res.Edit().Redaction = red
 	details := res.Edit()
+	details.Redaction = red
 	details.JobID, details.JobAPI, details.FileID = jobID, manifest.APIBatch, rec.FileID
-	if res.Details().Source != nil && res.Details().Source.URL == "" {
-		res.Details().Source.Name = m.name // the file record's original_path
+	if src := details.Source; src != nil && src.URL == "" {
+		named := *src
+		named.Name = m.name // the file record's original_path
+		details.Source = &named
 	}
-	res.Edit().Model = firstNonEmpty(meta.Model, t.Model)
-	res.Edit().DetectedLanguage = meta.LanguageCode
+	details.Model = firstNonEmpty(meta.Model, t.Model)
+	details.DetectedLanguage = meta.LanguageCode
 	r, err := b.files.record(a, res, 0, secs)
 	if err != nil {
 		return err

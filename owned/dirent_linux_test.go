@@ -2,6 +2,8 @@ package owned
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -50,5 +52,32 @@ func TestEachDirent(t *testing.T) {
 		if err := eachDirent(bad, func([]byte, byte) {}); err == nil {
 			t.Errorf("% x: no error", bad)
 		}
+	}
+}
+
+// TestIsLinkAt: an entry whose type the file system does not give is
+// asked about: a link is one, a file or an entry gone is not, and an
+// entry that cannot be asked about is an error (the directory is then
+// checked file by file).
+func TestIsLinkAt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.wav"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.wav", filepath.Join(dir, "link.wav")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for name, want := range map[string]bool{"a.wav": false, "link.wav": true, "gone.wav": false} {
+		if got, err := isLinkAt(int(d.Fd()), name); got != want || err != nil {
+			t.Errorf("%s: %v, %v; want %v", name, got, err, want)
+		}
+	}
+	if _, err := isLinkAt(int(d.Fd()), "a.wav/x"); err == nil { // ENOTDIR
+		t.Error("an entry that cannot be asked about: no error")
 	}
 }

@@ -88,18 +88,25 @@ func linksIn(f *os.File) (map[string]bool, error) {
 		if n <= 0 {
 			return links, nil
 		}
+		var statErr error
 		if err := eachDirent(buf[:n], func(name []byte, typ byte) {
 			switch typ {
 			case unix.DT_LNK:
 				links[string(name)] = true
 			case unix.DT_UNKNOWN:
-				var st unix.Stat_t
-				if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				link, err := isLinkAt(fd, string(name))
+				if link {
 					links[string(name)] = true
+				}
+				if err != nil && statErr == nil {
+					statErr = err // not known: the caller asks about each file itself
 				}
 			}
 		}); err != nil {
 			return nil, err
+		}
+		if statErr != nil {
+			return nil, statErr
 		}
 	}
 }
@@ -107,6 +114,18 @@ func linksIn(f *os.File) (map[string]bool, error) {
 // direntBuffers are linksIn's buffers: a check lists some hundreds of
 // directories.
 var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// isLinkAt says whether the entry name of the directory fd is a symbolic
+// link, for an entry whose type the file system did not give; one gone
+// meanwhile is not.
+func isLinkAt(fd int, name string) (bool, error) {
+	var st unix.Stat_t
+	err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		return false, nil
+	}
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK, err
+}
 
 // errDirent is a getdents64 answer that is not a whole list of entries.
 var errDirent = errors.New("malformed directory entries")

@@ -63,7 +63,7 @@ func (d *Desired) split(req map[string]any, text string, applied []narration.App
 		return nil
 	}
 	fps := make([]any, len(parts))
-	d.Edit().Chunks = make([]DesiredChunk, len(parts))
+	chunks := make([]DesiredChunk, len(parts))
 	d.Characters = 0
 	for i, p := range parts {
 		w := *canonical
@@ -72,11 +72,12 @@ func (d *Desired) split(req map[string]any, text string, applied []narration.App
 		if err != nil {
 			return err
 		}
-		d.Details().Chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp,
+		chunks[i] = DesiredChunk{Text: p.Text, Characters: int64(p.Characters), Fingerprint: fp,
 			WrittenStart: narration.OriginalOffset(applied, p.TextStart), WrittenEnd: narration.OriginalOffset(applied, p.TextEnd)}
 		d.Characters += int64(p.Characters)
 		fps[i] = fp
 	}
+	d.Edit().Chunks = chunks
 	req["chunks"] = fps
 	return nil
 }

@@ -73,6 +73,14 @@ func TestSnapshotKeepsEveryField(t *testing.T) {
 		fill(t, reflect.ValueOf(&r).Elem().Field(i), field.Name)
 		f.Resources[fmt.Sprintf("synthesis.%s", field.Name)] = &r
 	}
+	dt := reflect.TypeFor[Details]()
+	for i := range dt.NumField() { // the fields few resources set
+		r := *base
+		d := r.Details()
+		fill(t, reflect.ValueOf(&d).Elem().Field(i), dt.Field(i).Name)
+		r.WithDetails(d)
+		f.Resources[fmt.Sprintf("synthesis.details_%s", dt.Field(i).Name)] = &r
+	}
 	for _, name := range []string{"Format", "Listen", "Delivery"} { // of an output
 		r := *base
 		o := base.Outputs[0]

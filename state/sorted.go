@@ -38,7 +38,7 @@ func appendSorted(dst, raw []byte, prefix string) ([]byte, error) {
 // those the tree gives (a key written with an escape, a key given twice,
 // anything not compact JSON), it takes the tree's way.
 func (s *sorter) appendSorted(dst, raw []byte, prefix string) ([]byte, error) {
-	s.raw, s.i, s.depth = raw, 0, 0
+	s.raw, s.i, s.depth, s.nest = raw, 0, 0, 0
 	out, ok := s.value(dst, prefix)
 	if ok && s.i == len(raw) {
 		return out, nil
@@ -78,6 +78,8 @@ type sorter struct {
 	depth   int
 	// buf is the last value written (see File.encode).
 	buf []byte
+	// nest is how deep the value being written is nested.
+	nest int
 	// indents are the indentations by depth ("  " each).
 	indents []string
 }
@@ -98,14 +100,24 @@ func (s *sorter) indent(prefix string) string {
 // value's bytes.
 type sortMember struct{ key, val []byte }
 
+// maxSortDepth is the deepest nesting appendSorted writes itself: deeper,
+// the tree's way refuses it as encoding/json does (10,000 levels), so that
+// nothing is written that could not be read back.
+const maxSortDepth = 10000
+
 func (s *sorter) value(dst []byte, prefix string) ([]byte, bool) {
 	if s.i >= len(s.raw) {
 		return dst, false
 	}
 	switch s.raw[s.i] {
-	case '{':
-		return s.object(dst, prefix)
-	case '[':
+	case '{', '[':
+		if s.nest++; s.nest > maxSortDepth {
+			return dst, false
+		}
+		defer func() { s.nest-- }()
+		if s.raw[s.i] == '{' {
+			return s.object(dst, prefix)
+		}
 		return s.array(dst, prefix)
 	case '"':
 		tok, ok := s.str()

@@ -64,7 +64,10 @@ func TestSortedAsTheTree(t *testing.T) {
 		v := randomJSON(r, 5)
 		sortedBothWays(t, []byte(v), []string{"", "  ", "    "}[i%3])
 	}
-	for _, bad := range []string{``, `{`, `[1,`, `{"a":}`, `"x`, `{"a" 1}`, `[1 2]`, `{"a":1}x`} {
+	deep := strings.Repeat(`{"a":`, maxSortDepth) + "1" + strings.Repeat("}", maxSortDepth)
+	sortedBothWays(t, []byte(deep), "") // as deep as encoding/json reads
+	for _, bad := range []string{``, `{`, `[1,`, `{"a":}`, `"x`, `{"a" 1}`, `[1 2]`, `{"a":1}x`,
+		strings.Repeat("[", maxSortDepth+1) + strings.Repeat("]", maxSortDepth+1)} { // deeper: refused, as it would be read
 		if _, err := appendSorted(nil, []byte(bad), ""); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
