@@ -16,7 +16,7 @@ import (
 // aside). The emulator is a second implementation of the service on
 // purpose: it shares audio and nothing of voxform's idea of the contract.
 var layers = [][]string{
-	{"internal/numfmt", "internal/junit", "internal/clock", "internal/heaptest", "internal/fieldtest"},
+	{"internal/numfmt", "internal/junit", "internal/clock", "internal/heaptest", "internal/fieldtest", "internal/rare"},
 	{"listen", "deliver"},
 	{"audio/internal/mp3", "audio/internal/kaiser", "audio/ogg", "internal/untrusted", "redact"},
 	{"audio", "transcript", "owned", "narration", "internal/servers", "internal/cdp", "redact/corpus"},

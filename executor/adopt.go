@@ -101,13 +101,13 @@ func Adopt(ctx context.Context, opts Options, ad Adoption) (*state.Resource, err
 	a := &planner.Action{Type: planner.Create, Address: d.Address, Desired: d, Prior: ad.Prior}
 	if ad.Replace != "" {
 		a.Type = planner.Replace
-		a.Overwrite = []string{rel}
-		a.OverwriteSHA256 = map[string]string{rel: ad.Replace}
+		x := a.Edit()
+		x.Overwrite, x.OverwriteSHA256 = []string{rel}, map[string]string{rel: ad.Replace}
 	}
 	if ad.Prior != nil {
 		for _, o := range ad.Prior.Outputs {
 			if o.Path != rel {
-				a.Removes = append(a.Removes, o.Path) // no longer declared: removed once recorded, if unchanged
+				a.Edit().Removes = append(a.Details().Removes, o.Path) // no longer declared: removed once recorded, if unchanged
 			}
 		}
 	}

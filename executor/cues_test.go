@@ -130,7 +130,7 @@ func TestChunkedCues(t *testing.T) {
 	if err := os.WriteFile(vttPath, []byte("WEBVTT\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if a := chapterAction(h); a == nil || !strings.Contains(a.Refused, "out/chapter.vtt changed") {
+	if a := chapterAction(h); a == nil || !strings.Contains(a.Details().Refused, "out/chapter.vtt changed") {
 		t.Fatalf("plan after editing the cue file: %+v; want the edit seen and the file left alone", a)
 	}
 	if err := os.Remove(vttPath); err != nil {

@@ -23,7 +23,7 @@ type moveOp struct {
 
 func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, error) {
 	renamed := map[string]string{}
-	for _, m := range a.Moves {
+	for _, m := range a.Details().Moves {
 		if err := op.rename(a, m); err != nil {
 			return result{}, err
 		}
@@ -44,8 +44,8 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 	rec.UpdatedAt = op.now().UTC()
 	rec.Edit().Approval = a.Prior.Details().Approval.Moved(a.Prior, &rec) // the same bytes: it still holds
 	var err error
-	if a.MovedFrom != "" && a.MovedFrom != a.Address {
-		err = op.files.recorder.Move(a.MovedFrom, a.Address, &rec)
+	if a.Details().MovedFrom != "" && a.Details().MovedFrom != a.Address {
+		err = op.files.recorder.Move(a.Details().MovedFrom, a.Address, &rec)
 	} else {
 		err = op.files.recorder.Record(a.Address, &rec)
 	}

@@ -88,7 +88,7 @@ func (k *keeper) announce(plan *planner.Plan) {
 	var fps []string
 	for _, a := range plan.Actions {
 		if a.Desired == nil || a.Type == planner.Delete || a.Type == planner.Move ||
-			a.Type == planner.Restore && a.RestoreFrom != "local" || !cache.ValidKey(a.Desired.Fingerprint) {
+			a.Type == planner.Restore && a.Details().RestoreFrom != "local" || !cache.ValidKey(a.Desired.Fingerprint) {
 			continue
 		}
 		if a.Type == planner.Restore {
@@ -163,7 +163,7 @@ func (k *keeper) keep(a *planner.Action, res *state.Resource) {
 	}
 	addr, fp := a.Address, a.Desired.Fingerprint
 	if a.Type == planner.Restore {
-		if a.RestoreFrom == "local" && k.cache.Remote != nil {
+		if a.Details().RestoreFrom == "local" && k.cache.Remote != nil {
 			fp = a.CacheKey()
 			k.work.add(func() { k.push(addr, fp, nil) })
 		}

@@ -156,7 +156,7 @@ func (w *outputs) removeStale(a *planner.Action) {
 // recorded there. A file changed since (by hand, or by another resource)
 // is not voxform's any more: it is left in place, with a warning.
 func (w *outputs) removeOutputs(a *planner.Action) error {
-	for _, p := range a.Removes {
+	for _, p := range a.Details().Removes {
 		rec, ok := recordedOutput(a.Prior, p)
 		if !ok {
 			return fmt.Errorf("delete %s: not an output recorded for %s", p, a.Address)

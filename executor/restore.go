@@ -44,7 +44,7 @@ func (op *restoreOp) apply(ctx context.Context, a *planner.Action, sl *slot) (re
 	if err != nil {
 		return result{}, err
 	}
-	if a.RestoreFrom == "local" {
+	if a.Details().RestoreFrom == "local" {
 		op.files.kept.cache.Local.Touch(e.Fingerprint) // an entry fetched from the remote is new
 	}
 	if a.KeepsRecord() {
@@ -79,11 +79,11 @@ func (op *restoreOp) entry(ctx context.Context, a *planner.Action) (*cache.Entry
 	})
 	switch {
 	case refused != nil:
-		return nil, fmt.Errorf("restore from %s: %w", a.RestoreFrom, refused)
+		return nil, fmt.Errorf("restore from %s: %w", a.Details().RestoreFrom, refused)
 	case err != nil:
-		return nil, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.RestoreFrom, err)
+		return nil, fmt.Errorf("restore from %s: %w; plan again to see what the work costs", a.Details().RestoreFrom, err)
 	case e == nil:
-		return nil, fmt.Errorf("restore: %s no longer holds fingerprint %s; plan again to see what the work costs", a.RestoreFrom, fp[:12])
+		return nil, fmt.Errorf("restore: %s no longer holds fingerprint %s; plan again to see what the work costs", a.Details().RestoreFrom, fp[:12])
 	}
 	return e, nil
 }
@@ -209,7 +209,7 @@ func (w *outputs) keepRecord(a *planner.Action, made *state.Resource) (result, e
 	made.Outputs = keepDelivered(a, made.Outputs) // the delivery step puts them back
 	rec := *a.Prior
 	rec.Outputs = make([]state.Output, len(made.Outputs))
-	same := len(made.Outputs) == len(a.Prior.Outputs) && len(a.Removes) == 0
+	same := len(made.Outputs) == len(a.Prior.Outputs) && len(a.Details().Removes) == 0
 	for i, o := range made.Outputs {
 		p, ok := recordedOutput(a.Prior, o.Path)
 		if ok && p.SHA256 == o.SHA256 && p.Size == o.Size && p.Format == o.Format {

@@ -226,12 +226,12 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 	t := a.Desired.Details().Transcription
 	from, done, err := op.renderSource(a)
 	if err != nil {
-		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
+		return result{}, fmt.Errorf("re-render from %s: %w", a.Details().RenderFrom, err)
 	}
 	defer done()
 	segs, err := segmentsFromFile(from, labelled(t), a.Prior.Details().DurationSeconds)
 	if err != nil {
-		return result{}, fmt.Errorf("re-render from %s: %w", a.RenderFrom, err)
+		return result{}, fmt.Errorf("re-render from %s: %w", a.Details().RenderFrom, err)
 	}
 	// The recorded JSON is the service's answer unless it was redacted.
 	answer := a.RendersFromKept() || a.Prior.Details().Redaction == nil
@@ -251,8 +251,8 @@ func (op *renderOp) apply(_ context.Context, a *planner.Action, _ *slot) (result
 // allows), with what removes the copy.
 func (op *renderOp) renderSource(a *planner.Action) (string, func(), error) {
 	r := a.Prior.Details().Redaction
-	if r == nil || r.Unredacted == nil || r.Unredacted.Path != a.RenderFrom {
-		return op.files.abs(a.RenderFrom), func() {}, nil
+	if r == nil || r.Unredacted == nil || r.Unredacted.Path != a.Details().RenderFrom {
+		return op.files.abs(a.Details().RenderFrom), func() {}, nil
 	}
 	src, err := state.OpenUnredacted(op.files.dir, a.Address, r.Unredacted)
 	if err != nil {

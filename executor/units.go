@@ -153,7 +153,7 @@ func (ops *operations) base(a *planner.Action) (operation, error) {
 	case manifest.KindPackage:
 		return ops.pkg, nil
 	case manifest.KindTranscription:
-		if a.Type == planner.Repair && a.RenderFrom != "" {
+		if a.Type == planner.Repair && a.Details().RenderFrom != "" {
 			return ops.render, nil
 		}
 		return ops.transcription, nil
@@ -179,7 +179,7 @@ func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 	groups := map[string]*group{}
 	var groupIDs []string
 	for _, a := range plan.Actions {
-		if a.Refused != "" {
+		if a.Details().Refused != "" {
 			unitOf[a.Address] = a.Address
 			units = append(units, unit{id: a.Address, run: x.refuse(a)})
 			continue
@@ -251,7 +251,7 @@ func batchGroup(a *planner.Action) (id string, resume, ok bool) {
 	switch a.Type {
 	case planner.Create, planner.Replace:
 	case planner.Repair:
-		if a.RenderFrom != "" {
+		if a.Details().RenderFrom != "" {
 			return "", false, false
 		}
 	default:
@@ -288,7 +288,7 @@ func (x *run) single(a *planner.Action, op operation) func(context.Context, *slo
 // refuse fails an action the plan refused, calling nothing.
 func (x *run) refuse(a *planner.Action) func(context.Context, *slot) error {
 	return func(context.Context, *slot) error {
-		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Refused))
+		x.fail(a.Address, string(a.Type), 0, fmt.Errorf("refusing to %s: %s; move it away, or plan and apply with -overwrite to replace it", a.Type, a.Details().Refused))
 		return &unitError{n: 1}
 	}
 }

@@ -115,11 +115,11 @@ func (c *computer) chunkWork() error {
 	var ask []string
 	seen := map[string]bool{}
 	for _, a := range c.actions {
-		if a.Desired == nil || len(a.Desired.Details().Chunks) == 0 || a.Refused != "" {
+		if a.Desired == nil || len(a.Desired.Details().Chunks) == 0 || a.Details().Refused != "" {
 			continue
 		}
 		switch {
-		case a.Type == Create, a.Type == Replace, a.Type == Repair && a.RenderFrom == "":
+		case a.Type == Create, a.Type == Replace, a.Type == Repair && a.Details().RenderFrom == "":
 		default:
 			continue
 		}

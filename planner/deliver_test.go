@@ -133,8 +133,8 @@ func TestDeliveryRemovedRemovesItsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	remasters(t, plan, 1, "deliver telephony removed")
-	if a := plan.Actions[0]; len(a.Removes) != 1 || a.Removes[0] != "build/ivr/telephony/billing.wav" {
-		t.Errorf("removes %v", a.Removes)
+	if a := plan.Actions[0]; len(a.Details().Removes) != 1 || a.Details().Removes[0] != "build/ivr/telephony/billing.wav" {
+		t.Errorf("removes %v", a.Details().Removes)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/rare"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
 )
@@ -51,8 +52,8 @@ type Desired struct {
 	Voice     string `json:"-"`
 
 	// details are the fields most resources leave empty (see
-	// DesiredDetails); nil: all empty.
-	details *DesiredDetails
+	// DesiredDetails), held out of line.
+	details rare.Of[DesiredDetails]
 }
 
 // DesiredDetails are the fields of a desired resource that a plain
@@ -105,35 +106,17 @@ type DesiredDetails struct {
 
 // Details returns d's details: a copy, the zero DesiredDetails when it
 // has none. Change them with Edit.
-func (d *Desired) Details() DesiredDetails {
-	if d.details == nil {
-		return DesiredDetails{}
-	}
-	return *d.details
-}
+func (d *Desired) Details() DesiredDetails { return d.details.Get() }
 
 // Edit returns d's details to change: a copy of them that d now holds,
 // for d alone (a copy of d made before, or another instance of its block,
 // keeps the details it had).
-func (d *Desired) Edit() *DesiredDetails {
-	x := new(DesiredDetails)
-	if d.details != nil {
-		*x = *d.details
-	}
-	d.details = x
-	return x
-}
+func (d *Desired) Edit() *DesiredDetails { return d.details.Edit() }
 
 // WithDetails gives d the details x (none when x is the zero
 // DesiredDetails) and returns d.
 func (d *Desired) WithDetails(x DesiredDetails) *Desired {
-	if x.isZero() {
-		d.details = nil
-		return d
-	}
-	p := new(DesiredDetails) // x stays on the stack when there are none
-	*p = x
-	d.details = p
+	d.details.Set(x, x.isZero())
 	return d
 }
 
@@ -166,12 +149,18 @@ type desiredJSON struct {
 // MarshalJSON writes d as a plan file holds it.
 func (d *Desired) MarshalJSON() ([]byte, error) {
 	x := d.Details()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the encoder of the plan escapes, or not
-	err := enc.Encode(desiredJSON{Address: d.Address, Kind: d.Kind, Block: d.Block, Wire: d.Wire, Request: d.Request,
+	return marshalNoEscape(desiredJSON{Address: d.Address, Kind: d.Kind, Block: d.Block, Wire: d.Wire, Request: d.Request,
 		Fingerprint: d.Fingerprint, Sources: x.Sources, DependsOn: x.DependsOn, Outputs: d.Outputs, Characters: d.Characters,
 		Chunks: x.Chunks, Consent: x.Consent, Recorded: x.Recorded})
+}
+
+// marshalNoEscape is v as JSON with no HTML escaping: the encoder of the
+// plan that calls a MarshalJSON escapes, or not.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
 }
 
@@ -506,8 +495,8 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Characters: BilledCharacters(text),
 		Transport:  s.Transport,
 		Voice:      s.Voice,
-		details:    b.blockDetails(s),
 	}
+	d.details.Hold(b.blockDetails(s)) // shared by the block's instances: never written in place
 	if s.Recorded != nil {
 		w := b.synthesisWire(s, text, b.profile) // the text, for checks and the report
 		d.Wire.Synthesis = &w

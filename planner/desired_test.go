@@ -41,3 +41,48 @@ func TestDesiredJSON(t *testing.T) {
 		t.Fatalf("read back: %+v %+v", back, x)
 	}
 }
+
+func TestActionDetailsIsZero(t *testing.T) {
+	fieldtest.EachSet(t, &ActionDetails{}, true, (*ActionDetails).isZero)
+}
+
+// TestActionJSON: a plan file holds an action's details among its other
+// fields, in the order they were always written, and reads them back.
+func TestActionJSON(t *testing.T) {
+	a := (&Action{Address: "synthesis.a", Type: Repair, Reasons: []string{"r"}, Cost: Cost{Characters: 2}, DependsOn: []string{"embedding.e"},
+		Chunks: &ChunkWork{Total: 2, Synthesize: 1}, Listen: &ListenWork{Items: 1}}).
+		WithDetails(ActionDetails{Moves: []Rename{{From: "a", To: "b"}}, Removes: []string{"c"}, MovedFrom: "synthesis.z", RenderFrom: "t.json",
+			RestoreFrom: "local", Overwrite: []string{"<o>"}, OverwriteSHA256: map[string]string{"<o>": "ff"}, Refused: "no"})
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"address":"synthesis.a","action":"repair","reasons":["r"],"cost":{"characters":2,"audio_seconds":0,"unknown_audio_inputs":0},` +
+		`"chunks":{"total":2,"synthesize":1},"listen":` + string(mustJSON(t, &ListenWork{Items: 1})) + `,"depends_on":["embedding.e"],` +
+		`"moves":[{"from":"a","to":"b"}],"removes":["c"],"moved_from":"synthesis.z","render_from":"t.json","restore_from":"local",` +
+		`"overwrite":["\u003co\u003e"],"overwrite_sha256":{"\u003co\u003e":"ff"},"refused":"no"}`
+	if string(b) != want {
+		t.Fatalf("plan file form:\n%s\nwant\n%s", b, want)
+	}
+	var back Action
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, err := json.Marshal(&back)
+	if err != nil || string(again) != want {
+		t.Fatalf("read back and written again:\n%s (%v)", again, err)
+	}
+	plain, err := json.Marshal(&Action{Address: "synthesis.b", Type: Create})
+	if err != nil || string(plain) != `{"address":"synthesis.b","action":"create","cost":{"characters":0,"audio_seconds":0,"unknown_audio_inputs":0}}` {
+		t.Fatalf("an action without details: %s (%v)", plain, err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

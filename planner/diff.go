@@ -37,6 +37,10 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 	return a, nil
 }
 
+// notInState is the reason of every create, shared: its capacity is its
+// length, so a reason appended to it is appended to a copy.
+var notInState = []string{"not in state"}
+
 // planResource decides the action of one desired resource as planOne
 // does, packages aside.
 func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
@@ -51,7 +55,7 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 			return a, err
 		}
 		cost, err := c.billed(d)
-		return &Action{Address: d.Address, Type: Create, Desired: d, Cost: cost, Reasons: []string{"not in state"}}, err
+		return &Action{Address: d.Address, Type: Create, Desired: d, Cost: cost, Reasons: notInState}, err
 	}
 	if prior.Fingerprint != d.Fingerprint {
 		if a, err := c.rerender(d, prior); a != nil || err != nil {
@@ -76,7 +80,7 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		reasons = append(reasons, approvalLost(prior)...)
 		cost, err := c.billed(d)
 		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost, Reasons: reasons}
-		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
+		a.setRemoves(c.unclaimed(prior.Outputs, d.Outputs))
 		return a, err
 	case prior.Status == state.StatusPending && prior.Details().JobID == "":
 		// state.Recorder.RecordPending always names the job; an entry
@@ -84,7 +88,7 @@ func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) 
 		cost, err := c.billed(d)
 		a := &Action{Address: d.Address, Type: Replace, Desired: d, Prior: prior, Cost: cost,
 			Reasons: []string{"pending, but no job id recorded"}}
-		a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
+		a.setRemoves(c.unclaimed(prior.Outputs, d.Outputs))
 		return a, err
 	case prior.Status == state.StatusPending:
 		reason := fmt.Sprintf("%s job %s pending", orWord(prior.Details().JobAPI, "remote"), prior.Details().JobID)
@@ -147,7 +151,7 @@ func (c *computer) takeOver(d *Desired, deletes map[string]*state.Resource) (*Ac
 		for _, m := range moves {
 			reasons = append(reasons, fmt.Sprintf("output %s -> %s", m.From, m.To))
 		}
-		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: prior, MovedFrom: old, Moves: moves, Reasons: reasons}, nil
+		return (&Action{Address: d.Address, Type: Move, Desired: d, Prior: prior, Reasons: reasons}).WithDetails(ActionDetails{MovedFrom: old, Moves: moves}), nil
 	}
 	return nil, nil
 }
@@ -285,7 +289,7 @@ func (c *computer) outputsChanged(a *Action, d *Desired, prior *state.Resource) 
 				}
 			}
 			if st == intact {
-				a.Moves = append(a.Moves, Rename{From: p.Path, To: o.Path, SHA256: p.SHA256, Adopt: adopt})
+				a.Edit().Moves = append(a.Details().Moves, Rename{From: p.Path, To: o.Path, SHA256: p.SHA256, Adopt: adopt})
 				a.Reasons = append(a.Reasons, fmt.Sprintf("output %s -> %s%s", p.Path, o.Path, note))
 				if adopt {
 					at = o.Path
@@ -336,25 +340,25 @@ func (c *computer) outputsChanged(a *Action, d *Desired, prior *state.Resource) 
 	if len(damaged) > 0 {
 		// A repair writes every output at its declared path; the old
 		// copies of outputs it would have moved are then left over.
-		for _, m := range a.Moves {
+		for _, m := range a.Details().Moves {
 			if p, ok := findPath(prior.Outputs, m.From); ok && !m.Adopt {
 				dropped = append(dropped, p)
 			}
 		}
 	}
-	a.Removes = c.unclaimed(dropped, d.Outputs)
+	a.setRemoves(c.unclaimed(dropped, d.Outputs))
 	switch {
 	case len(damaged) > 0:
 		a.Type = Repair
 		if d.Kind == manifest.KindTranscription && jsonOK != "" {
-			a.RenderFrom = jsonOK
+			a.Edit().RenderFrom = jsonOK
 			a.Reasons = append(a.Reasons, "rendered from the recorded transcript")
 			return true, nil
 		}
 		cost, err := c.billed(d)
 		a.Cost = cost
 		return true, err
-	case len(a.Moves) > 0:
+	case len(a.Details().Moves) > 0:
 		a.Type = Move
 		return true, nil
 	case formatGone:

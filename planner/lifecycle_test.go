@@ -342,8 +342,8 @@ func TestRepackageMayReplaceTheBook(t *testing.T) {
 	if book == nil || book.Type != planner.Remaster {
 		t.Fatalf("actions %v", addresses(plan))
 	}
-	if !book.MayReplace("build/book.mp3") || book.Refused != "" {
-		t.Errorf("the book's remaster may not replace build/book.mp3: overwrite %v, refused %q", book.Overwrite, book.Refused)
+	if !book.MayReplace("build/book.mp3") || book.Details().Refused != "" {
+		t.Errorf("the book's remaster may not replace build/book.mp3: overwrite %v, refused %q", book.Details().Overwrite, book.Details().Refused)
 	}
 	p.fs["build/book.mp3"] = "a file voxform did not make"
 	plan, err = planner.Compute(planner.Input{Desired: p.desired(t), State: st, Hash: p.fs.hash, Probe: probe, Encoder: encoderOf("enc-1"),
@@ -351,7 +351,7 @@ func TestRepackageMayReplaceTheBook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if book := plan.Action("package.book"); book == nil || !strings.Contains(book.Refused, "build/book.mp3 changed since voxform wrote it") {
+	if book := plan.Action("package.book"); book == nil || !strings.Contains(book.Details().Refused, "build/book.mp3 changed since voxform wrote it") {
 		t.Errorf("a changed book file is not refused: %+v", book)
 	}
 }

@@ -120,7 +120,7 @@ func (c *computer) listenWork() {
 				continue
 			}
 		case Repair:
-			if a.RenderFrom != "" {
+			if a.Details().RenderFrom != "" {
 				continue
 			}
 		default:

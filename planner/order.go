@@ -21,7 +21,7 @@ func (c *computer) addPathDependencies() error {
 	}
 	vacates := map[string]string{} // path -> address of the move taking it away
 	for _, a := range c.actions {
-		for _, m := range a.Moves {
+		for _, m := range a.Details().Moves {
 			vacates[m.From] = a.Address
 		}
 	}
@@ -59,7 +59,7 @@ func (a *Action) writes() []string {
 			out = append(out, o.Path)
 		}
 	case Move:
-		for _, m := range a.Moves {
+		for _, m := range a.Details().Moves {
 			if !m.Adopt {
 				out = append(out, m.To)
 			}
@@ -85,7 +85,7 @@ func (a *Action) writes() []string {
 // adopted reports whether p is where an output was found already moved:
 // it holds the recorded content, so it is voxform's.
 func (a *Action) adopted(p string) bool {
-	for _, m := range a.Moves {
+	for _, m := range a.Details().Moves {
 		if m.Adopt && m.To == p {
 			return true
 		}

@@ -2,8 +2,8 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/voxform/voxform/manifest"
@@ -92,10 +92,12 @@ func (c *computer) decideOwnership(todo []*Action) error {
 				refused = append(refused, p+" "+why)
 			}
 		}
-		sort.Strings(a.Overwrite)
+		if x := a.Details(); !slices.IsSorted(x.Overwrite) {
+			a.Edit().Overwrite = slices.Sorted(slices.Values(x.Overwrite))
+		}
 		if len(refused) > 0 {
-			a.Refused = strings.Join(refused, "; ")
-			a.Reasons = append(a.Reasons, "refused: "+a.Refused)
+			a.Edit().Refused = strings.Join(refused, "; ")
+			a.Reasons = append(a.Reasons, "refused: "+a.Details().Refused)
 		}
 	}
 	return nil
@@ -134,11 +136,14 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 
 // overwrite lets a replace the file at p while it holds sha.
 func (a *Action) overwrite(p, sha string) {
-	a.Overwrite = append(a.Overwrite, p)
-	if a.OverwriteSHA256 == nil {
-		a.OverwriteSHA256 = map[string]string{}
+	x := a.Edit()
+	x.Overwrite = append(slices.Clip(x.Overwrite), p)
+	m := maps.Clone(x.OverwriteSHA256) // what a held before is not written to
+	if m == nil {
+		m = map[string]string{}
 	}
-	a.OverwriteSHA256[p] = sha
+	m[p] = sha
+	x.OverwriteSHA256 = m
 }
 
 // hash is what is at the manifest-relative path p now.
@@ -177,17 +182,17 @@ func (a *Action) paths() []pathUse {
 			out = append(out, pathUse{"recorded output", o.Path})
 		}
 	}
-	for _, m := range a.Moves {
+	for _, m := range a.Details().Moves {
 		out = append(out, pathUse{"move from", m.From}, pathUse{"move to", m.To})
 	}
-	for _, p := range a.Removes {
+	for _, p := range a.Details().Removes {
 		out = append(out, pathUse{"removal of", p})
 	}
-	for _, p := range a.Overwrite {
+	for _, p := range a.Details().Overwrite {
 		out = append(out, pathUse{"overwrite of", p})
 	}
-	if a.RenderFrom != "" && !a.RendersFromKept() {
-		out = append(out, pathUse{"render from", a.RenderFrom})
+	if a.Details().RenderFrom != "" && !a.RendersFromKept() {
+		out = append(out, pathUse{"render from", a.Details().RenderFrom})
 	}
 	return out
 }
@@ -198,7 +203,7 @@ func (a *Action) paths() []pathUse {
 func (a *Action) RendersFromKept() bool {
 	r := a.Prior
 	return r != nil && r.Details().Redaction != nil && r.Details().Redaction.Unredacted != nil &&
-		r.Details().Redaction.Unredacted.Path == a.RenderFrom && a.RenderFrom == state.UnredactedPath(a.Address)
+		r.Details().Redaction.Unredacted.Path == a.Details().RenderFrom && a.Details().RenderFrom == state.UnredactedPath(a.Address)
 }
 
 // CheckPaths refuses a plan that would touch a path voxform does not own:
@@ -231,18 +236,18 @@ func (a *Action) checkConsistent() error {
 			recorded[o.Path] = true
 		}
 	}
-	for _, p := range a.Removes {
+	for _, p := range a.Details().Removes {
 		if !recorded[p] {
 			return fmt.Errorf("%s: removal of %q, which is not an output recorded for it", a.Address, p)
 		}
 	}
-	for _, m := range a.Moves {
+	for _, m := range a.Details().Moves {
 		if !recorded[m.From] {
 			return fmt.Errorf("%s: move from %q, which is not an output recorded for it", a.Address, m.From)
 		}
 	}
 	writes := a.writes()
-	for _, p := range a.Overwrite {
+	for _, p := range a.Details().Overwrite {
 		if !slices.Contains(writes, p) {
 			return fmt.Errorf("%s: overwrite of %q, a path it does not write", a.Address, p)
 		}

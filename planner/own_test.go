@@ -66,11 +66,11 @@ func TestOwnershipOfOutputPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := plan.Action("synthesis.welcome")
-			if (a.Refused != "") != tc.refused {
-				t.Fatalf("refused = %q, want refused %v", a.Refused, tc.refused)
+			if (a.Details().Refused != "") != tc.refused {
+				t.Fatalf("refused = %q, want refused %v", a.Details().Refused, tc.refused)
 			}
-			if tc.refused && (!strings.Contains(a.Refused, out) || !strings.Contains(a.Refused, tc.why)) {
-				t.Errorf("the refusal does not name the file: %q", a.Refused)
+			if tc.refused && (!strings.Contains(a.Details().Refused, out) || !strings.Contains(a.Details().Refused, tc.why)) {
+				t.Errorf("the refusal does not name the file: %q", a.Details().Refused)
 			}
 			_, exists := p.fs[out]
 			if want := exists && !tc.refused; a.MayReplace(out) != want {
@@ -116,7 +116,7 @@ func TestDeleteKeepsAnOutputNowAnInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := plan.Action("synthesis.old")
-	if a == nil || a.Type != planner.Delete || len(a.Removes) != 0 {
+	if a == nil || a.Type != planner.Delete || len(a.Details().Removes) != 0 {
 		t.Fatalf("delete of synthesis.old: %+v", a)
 	}
 }
@@ -146,8 +146,8 @@ func TestAdoptWrittenOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := plan.Action("synthesis.welcome")
-		if a.Type != tc.want || a.Refused != "" {
-			t.Errorf("fingerprint %q: %s (refused %q), want %s", tc.fingerprint, a.Type, a.Refused, tc.want)
+		if a.Type != tc.want || a.Details().Refused != "" {
+			t.Errorf("fingerprint %q: %s (refused %q), want %s", tc.fingerprint, a.Type, a.Details().Refused, tc.want)
 		}
 		if tc.want == planner.Move && (a.Cost != planner.Cost{} || a.Prior.Outputs[0].SHA256 != h.SHA256) {
 			t.Errorf("adopted output costs %+v, records %+v", a.Cost, a.Prior.Outputs)

@@ -1,11 +1,13 @@
 package planner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
+	"github.com/voxform/voxform/internal/rare"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/state"
 )
@@ -75,6 +77,17 @@ type Action struct {
 	// DependsOn lists the addresses of actions of this plan that must
 	// succeed before this one starts.
 	DependsOn []string `json:"depends_on,omitempty"`
+
+	// details are the fields most actions leave empty (see
+	// ActionDetails), held out of line.
+	details rare.Of[ActionDetails]
+}
+
+// ActionDetails are the fields of an action that a plain create leaves
+// empty: the outputs it moves, removes or overwrites, where it takes its
+// outputs from, and why it is refused. An
+// Action holds them out of line, as Desired holds its DesiredDetails.
+type ActionDetails struct {
 	// Moves are renames of existing outputs (Move, and Repair of a
 	// transcription whose other outputs moved). A move whose From is gone
 	// and whose To already holds the recorded hash only needs recording.
@@ -111,8 +124,83 @@ type Action struct {
 	Refused string `json:"refused,omitempty"`
 }
 
+// Details returns a's details: a copy, the zero ActionDetails when it
+// has none. Change them with Edit.
+func (a *Action) Details() ActionDetails { return a.details.Get() }
+
+// Edit returns a's details to change: a copy of them that a now holds,
+// for a alone (a copy of a made before keeps the details it had).
+func (a *Action) Edit() *ActionDetails { return a.details.Edit() }
+
+// WithDetails gives a the details x (none when x is the zero
+// ActionDetails) and returns a.
+func (a *Action) WithDetails(x ActionDetails) *Action {
+	a.details.Set(x, x.isZero())
+	return a
+}
+
+// setRemoves sets the outputs a removes: an action that removes none
+// (most) is given no details for it.
+func (a *Action) setRemoves(paths []string) {
+	if len(paths) > 0 || len(a.Details().Removes) > 0 {
+		a.Edit().Removes = paths
+	}
+}
+
+// isZero says whether every field of x is empty, without reflect's
+// allocation (TestActionDetailsIsZero checks it knows every field).
+func (x *ActionDetails) isZero() bool {
+	return len(x.Moves) == 0 && len(x.Removes) == 0 && x.MovedFrom == "" &&
+		x.RenderFrom == "" && x.RestoreFrom == "" && len(x.Overwrite) == 0 && len(x.OverwriteSHA256) == 0 && x.Refused == ""
+}
+
+// actionJSON is an Action in a plan file: its fields and those of its
+// details, in the order they have always been written.
+type actionJSON struct {
+	Address         string            `json:"address"`
+	Type            ActionType        `json:"action"`
+	Reasons         []string          `json:"reasons,omitempty"`
+	Desired         *Desired          `json:"desired,omitempty"`
+	Prior           *state.Resource   `json:"prior,omitempty"`
+	Cost            Cost              `json:"cost"`
+	Chunks          *ChunkWork        `json:"chunks,omitempty"`
+	Listen          *ListenWork       `json:"listen,omitempty"`
+	DependsOn       []string          `json:"depends_on,omitempty"`
+	Moves           []Rename          `json:"moves,omitempty"`
+	Removes         []string          `json:"removes,omitempty"`
+	MovedFrom       string            `json:"moved_from,omitempty"`
+	RenderFrom      string            `json:"render_from,omitempty"`
+	RestoreFrom     string            `json:"restore_from,omitempty"`
+	Overwrite       []string          `json:"overwrite,omitempty"`
+	OverwriteSHA256 map[string]string `json:"overwrite_sha256,omitempty"`
+	Refused         string            `json:"refused,omitempty"`
+}
+
+// MarshalJSON writes a as a plan file holds it.
+func (a *Action) MarshalJSON() ([]byte, error) {
+	x := a.Details()
+	return marshalNoEscape(actionJSON{Address: a.Address, Type: a.Type, Reasons: a.Reasons, Desired: a.Desired, Prior: a.Prior,
+		Cost: a.Cost, Chunks: a.Chunks, Listen: a.Listen, DependsOn: a.DependsOn, Moves: x.Moves, Removes: x.Removes,
+		MovedFrom: x.MovedFrom, RenderFrom: x.RenderFrom, RestoreFrom: x.RestoreFrom, Overwrite: x.Overwrite,
+		OverwriteSHA256: x.OverwriteSHA256, Refused: x.Refused})
+}
+
+// UnmarshalJSON reads a as MarshalJSON wrote it.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	var j actionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*a = Action{Address: j.Address, Type: j.Type, Reasons: j.Reasons, Desired: j.Desired, Prior: j.Prior, Cost: j.Cost,
+		Chunks: j.Chunks, Listen: j.Listen, DependsOn: j.DependsOn}
+	a.WithDetails(ActionDetails{Moves: j.Moves, Removes: j.Removes, MovedFrom: j.MovedFrom,
+		RenderFrom: j.RenderFrom, RestoreFrom: j.RestoreFrom, Overwrite: j.Overwrite, OverwriteSHA256: j.OverwriteSHA256,
+		Refused: j.Refused})
+	return nil
+}
+
 // MayReplace reports whether the action may replace an existing file at p.
-func (a *Action) MayReplace(p string) bool { return slices.Contains(a.Overwrite, p) }
+func (a *Action) MayReplace(p string) bool { return slices.Contains(a.Details().Overwrite, p) }
 
 // Replaces returns the content the action may replace at p ("" and false
 // when it may replace nothing there).
@@ -120,7 +208,7 @@ func (a *Action) Replaces(p string) (string, bool) {
 	if !a.MayReplace(p) {
 		return "", false
 	}
-	return a.OverwriteSHA256[p], true
+	return a.Details().OverwriteSHA256[p], true
 }
 
 // Rename is a move of an output file.
@@ -509,7 +597,7 @@ func (c *computer) deleteAction(addr string, prior *state.Resource) *Action {
 	if prior.Status == state.StatusPending && prior.Details().JobID != "" {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("pending job %s will be cancelled", prior.Details().JobID))
 	}
-	a.Removes = c.unclaimed(prior.Outputs, nil)
+	a.setRemoves(c.unclaimed(prior.Outputs, nil))
 	return a
 }
 
@@ -551,7 +639,7 @@ func (p *Plan) CallsService() bool {
 		case Create, Replace, Resume:
 			return true
 		case Repair:
-			if a.RenderFrom == "" {
+			if a.Details().RenderFrom == "" {
 				return true
 			}
 		case Delete:

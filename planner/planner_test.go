@@ -159,7 +159,7 @@ func TestDeleteNeverRemovesAClaimedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	del := plan.Action("synthesis.welcome")
-	if del == nil || del.Type != planner.Delete || len(del.Removes) != 0 {
+	if del == nil || del.Type != planner.Delete || len(del.Details().Removes) != 0 {
 		t.Fatalf("delete = %+v", del)
 	}
 	// A removed resource's own outputs are removed.
@@ -167,7 +167,7 @@ func TestDeleteNeverRemovesAClaimedPath(t *testing.T) {
 	st2 := p2.apply(t)
 	p2.m.Syntheses = removeSynthesis(p2.m.Syntheses, "synthesis.welcome")
 	plan2, _ := p2.plan(t, st2, planner.Options{})
-	if diff := cmp.Diff([]string{"build/ivr/welcome.wav"}, plan2.Action("synthesis.welcome").Removes); diff != "" {
+	if diff := cmp.Diff([]string{"build/ivr/welcome.wav"}, plan2.Action("synthesis.welcome").Details().Removes); diff != "" {
 		t.Error(diff)
 	}
 }

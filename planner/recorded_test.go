@@ -221,7 +221,7 @@ func TestRecordedNeverRestoredFresh(t *testing.T) {
 			if st == nil {
 				st = &state.File{Version: 1, Lineage: "lineage-1", Resources: map[string]*state.Resource{}}
 			}
-			if a := plan(t, p, st, forged); a == nil || a.Type != tc.want || a.RestoreFrom != "" || !a.Cost.IsZero() {
+			if a := plan(t, p, st, forged); a == nil || a.Type != tc.want || a.Details().RestoreFrom != "" || !a.Cost.IsZero() {
 				t.Fatalf("with an entry under its fingerprint: %+v, want a free %s from the recording", a, tc.want)
 			}
 		})
@@ -233,7 +233,7 @@ func TestRecordedNeverRestoredFresh(t *testing.T) {
 	st := p.apply(t)
 	o := st.Resources[addr].Outputs[0]
 	delete(p.fs, o.Path)
-	if a := plan(t, p, st, planner.CachedFile{SHA256: o.SHA256, Size: o.Size}); a == nil || a.Type != planner.Restore || a.RestoreFrom != "file:///remote" {
+	if a := plan(t, p, st, planner.CachedFile{SHA256: o.SHA256, Size: o.Size}); a == nil || a.Type != planner.Restore || a.Details().RestoreFrom != "file:///remote" {
 		t.Errorf("a missing recorded output, the cache holding its bytes: %+v, want a restore", a)
 	}
 	if a := plan(t, p, st, forged); a == nil || a.Type == planner.Restore {

@@ -74,9 +74,9 @@ func (c *computer) rerender(d *Desired, prior *state.Resource) (*Action, error) 
 	if from == "" || err != nil {
 		return nil, err
 	}
-	a := &Action{Address: d.Address, Type: Repair, Desired: d, Prior: prior, RenderFrom: from}
+	a := (&Action{Address: d.Address, Type: Repair, Desired: d, Prior: prior}).WithDetails(ActionDetails{RenderFrom: from})
 	a.Reasons = append(changeReasons(prior.RequestFields(), d, c.embeddingName), why)
-	a.Removes = c.unclaimed(prior.Outputs, d.Outputs)
+	a.setRemoves(c.unclaimed(prior.Outputs, d.Outputs))
 	return a, nil
 }
 
@@ -157,6 +157,6 @@ func (c *computer) dropKept(d *Desired, prior *state.Resource) (*Action, error) 
 	if from == "" || err != nil {
 		return nil, err
 	}
-	return &Action{Address: d.Address, Type: Repair, Desired: d, Prior: prior, RenderFrom: from,
-		Reasons: []string{"keep_unredacted is off: the kept unredacted transcript is removed"}}, nil
+	return (&Action{Address: d.Address, Type: Repair, Desired: d, Prior: prior,
+		Reasons: []string{"keep_unredacted is off: the kept unredacted transcript is removed"}}).WithDetails(ActionDetails{RenderFrom: from}), nil
 }

@@ -99,7 +99,7 @@ func TestRedactionChangeRerenders(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := actionOf(pl, addr)
-			if a == nil || a.Type != s.want || a.RenderFrom != s.from {
+			if a == nil || a.Type != s.want || a.Details().RenderFrom != s.from {
 				t.Fatalf("got %+v, want %s from %q", a, s.want, s.from)
 			}
 			if s.want == planner.Repair && (a.Cost.AudioSeconds != 0 || a.Cost.UnknownAudio != 0) {
@@ -133,7 +133,7 @@ func TestKeepUnredactedTurnedOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := actionOf(pl, addr)
-	if a == nil || a.Type != planner.Repair || a.RenderFrom != kept || len(pl.Actions) != 1 {
+	if a == nil || a.Type != planner.Repair || a.Details().RenderFrom != kept || len(pl.Actions) != 1 {
 		t.Fatalf("kept, not wanted: %+v", a)
 	}
 }

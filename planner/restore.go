@@ -53,7 +53,7 @@ func (c *computer) restoreFresh(acts []*Action) error {
 	}
 	for _, a := range acts {
 		if from, ok := where[a.CacheKey()]; ok {
-			a.Type, a.RestoreFrom, a.Cost = Restore, from, Cost{}
+			a.Type, a.Edit().RestoreFrom, a.Cost = Restore, from, Cost{}
 		}
 	}
 	return nil
@@ -96,7 +96,7 @@ func (c *computer) restoreEntries(acts []*Action, mismatch func(*Action, map[str
 			a.Reasons = append(a.Reasons, "not restored: "+why)
 			continue
 		}
-		a.Type, a.RestoreFrom, a.Cost = Restore, e.From, Cost{}
+		a.Type, a.Edit().RestoreFrom, a.Cost = Restore, e.From, Cost{}
 	}
 	return nil
 }
@@ -224,7 +224,7 @@ func restorable(a *Action) bool {
 	case a.Desired.Details().Recorded != nil && !a.KeepsRecord():
 		return false
 	case a.Type == Create, a.Type == Replace:
-	case a.Type == Repair && a.RenderFrom == "" && len(a.Moves) == 0:
+	case a.Type == Repair && a.Details().RenderFrom == "" && len(a.Details().Moves) == 0:
 	default:
 		return false
 	}

@@ -82,7 +82,7 @@ func TestRestoreOnlyWhatTheStateRecords(t *testing.T) {
 			switch {
 			case a == nil:
 				t.Fatal("no action")
-			case tc.restore && (a.Type != planner.Restore || a.RestoreFrom != "local" || !a.Cost.IsZero()):
+			case tc.restore && (a.Type != planner.Restore || a.Details().RestoreFrom != "local" || !a.Cost.IsZero()):
 				t.Errorf("%s %v (%+v); want a free restore", a.Type, a.Reasons, a.Cost)
 			case !tc.restore && (a.Type != planner.Repair || a.Cost.IsZero()):
 				t.Errorf("%s %v (%+v); want a billed repair", a.Type, a.Reasons, a.Cost)

@@ -126,7 +126,7 @@ func (a *Action) checkShape() error {
 		needPrior = false
 	case Restore:
 		needPrior = false // a restore stands for a create or a replace
-		if a.RestoreFrom == "" {
+		if a.Details().RestoreFrom == "" {
 			return fmt.Errorf("%s: a restore names no cache to restore from", a.Address)
 		}
 	case Delete:

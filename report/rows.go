@@ -291,8 +291,8 @@ func planRows(in Input, p *page) error {
 	nm := namesOf(in.State)
 	for _, a := range plan.Actions {
 		seen[a.Address] = true
-		if a.MovedFrom != "" {
-			seen[a.MovedFrom] = true
+		if a.Details().MovedFrom != "" {
+			seen[a.Details().MovedFrom] = true
 		}
 		it, err := actionRow(a, nm)
 		if err != nil {
@@ -358,7 +358,7 @@ func actionRow(a *planner.Action, nm names) (item, error) {
 	case a.Type == planner.Create || a.Type == planner.Replace || a.Type == planner.Repair:
 		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "made by apply", Raw: audioConfig(a.Desired.RequestFields())}
 	case a.Type == planner.Restore:
-		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.RestoreFrom, Raw: audioConfig(a.Desired.RequestFields())}
+		it.cur = audioRef{Fingerprint: a.Desired.Fingerprint, Role: "audio", Missing: "restored by apply from " + a.Details().RestoreFrom, Raw: audioConfig(a.Desired.RequestFields())}
 	default: // move, resume, delete, check: what is recorded
 		it.cur, it.rec = outputRef(a.Prior), a.Prior
 	}

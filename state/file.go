@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/voxform/voxform/internal/rare"
 )
 
 // FormatVersion is the version of the state file format this voxform reads
@@ -109,9 +111,9 @@ type Resource struct {
 	// names the file).
 	Origin string `json:"origin,omitempty"`
 
-	// details are the fields most resources leave empty (see Details);
-	// nil: all empty.
-	details *Details
+	// details are the fields most resources leave empty (see Details),
+	// held out of line.
+	details rare.Of[Details]
 
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -165,42 +167,24 @@ type Details struct {
 
 // Details returns r's details: a copy, the zero Details when it has none.
 // Change them with Edit.
-func (r *Resource) Details() Details {
-	if r.details == nil {
-		return Details{}
-	}
-	return *r.details
-}
+func (r *Resource) Details() Details { return r.details.Get() }
 
 // Edit returns r's details to change: a copy of them that r now holds,
 // for r alone (a copy of r made before keeps the details it had).
-func (r *Resource) Edit() *Details {
-	d := new(Details)
-	if r.details != nil {
-		*d = *r.details
-	}
-	r.details = d
-	return d
-}
+func (r *Resource) Edit() *Details { return r.details.Edit() }
 
 // dropEmptyDetails lets go of r's details when they are all empty (an
 // Edit that set a field to its zero value).
 func (r *Resource) dropEmptyDetails() {
-	if r.details != nil && r.details.isZero() {
-		r.details = nil
+	if d := r.details.Peek(); d != nil && d.isZero() {
+		r.details.Hold(nil)
 	}
 }
 
 // WithDetails gives r the details d (none when d is the zero Details)
 // and returns r.
 func (r *Resource) WithDetails(d Details) *Resource {
-	if d.isZero() {
-		r.details = nil
-		return r
-	}
-	p := new(Details) // d stays on the stack when there are none
-	*p = d
-	r.details = p
+	r.details.Set(d, d.isZero())
 	return r
 }
 
@@ -281,7 +265,7 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // MarshalJSON writes the request (set or as read) under "request".
 func (r *Resource) MarshalJSON() ([]byte, error) {
-	aux := resourceJSON{resourcePlain: resourcePlain(*r), Details: r.details, Request: r.rawRequest}
+	aux := resourceJSON{resourcePlain: resourcePlain(*r), Details: r.details.Peek(), Request: r.rawRequest}
 	if r.Request != nil {
 		b, err := marshalNoEscape(r.Request)
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/voxform/voxform/internal/rare"
 )
 
 // A snapshot's resources follow its head in blocks of at most
@@ -190,7 +192,7 @@ func compact(r *Resource) bool {
 	rest := *r
 	rest.Kind, rest.Status, rest.Fingerprint, rest.Request, rest.rawRequest = "", "", "", nil, nil
 	rest.Outputs, rest.BilledCharacters, rest.PreventDestroy, rest.Origin = nil, 0, false, ""
-	rest.CreatedAt, rest.UpdatedAt, rest.details = time.Time{}, time.Time{}, nil
+	rest.CreatedAt, rest.UpdatedAt, rest.details = time.Time{}, time.Time{}, rare.Of[Details]{}
 	if !reflect.ValueOf(rest).IsZero() {
 		return false
 	}
@@ -440,8 +442,9 @@ func (d *blockDecoder) resource(r *Resource) {
 	dt.Consent, r.Origin, dt.Take = d.str(), d.str(), d.str()
 	r.CreatedAt, r.UpdatedAt = d.time(), d.time()
 	if !dt.isZero() {
-		r.details = &d.dets.take(1)[0]
-		*r.details = dt
+		p := &d.dets.take(1)[0]
+		*p = dt
+		r.details.Hold(p)
 	}
 }
 

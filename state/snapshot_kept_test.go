@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/voxform/voxform/internal/rare"
 )
 
 // Closing a recorder of a large state keeps the snapshot of the file it
@@ -59,7 +60,7 @@ func TestSnapshotChunksMatchJSON(t *testing.T) {
 		t.Fatal("snapshot not used")
 	}
 	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
-	if diff := cmp.Diff(decoded, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+	if diff := cmp.Diff(decoded, snap, cmp.AllowUnexported(Resource{}, rare.Of[Details]{}), ignoreRaw); diff != "" {
 		t.Fatal(diff)
 	}
 }
@@ -109,7 +110,7 @@ func snapshotMatchesFile(t *testing.T, b *Local, missing string) {
 		}
 	}
 	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
-	if diff := cmp.Diff(fromJSON, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+	if diff := cmp.Diff(fromJSON, snap, cmp.AllowUnexported(Resource{}, rare.Of[Details]{}), ignoreRaw); diff != "" {
 		t.Fatalf("the snapshot differs from the state file (-json +snapshot):\n%s", diff)
 	}
 }

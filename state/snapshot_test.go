@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/voxform/voxform/internal/rare"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,7 +49,7 @@ func TestSnapshotMatchesJSON(t *testing.T) {
 		}
 	}
 	ignoreRaw := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".rawRequest" }, cmp.Ignore())
-	if diff := cmp.Diff(first, snap, cmp.AllowUnexported(Resource{}), ignoreRaw); diff != "" {
+	if diff := cmp.Diff(first, snap, cmp.AllowUnexported(Resource{}, rare.Of[Details]{}), ignoreRaw); diff != "" {
 		t.Fatal(diff)
 	}
 	if len(snap.JobIntents) != 1 || snap.JobIntents[0].Files != 3 {

@@ -117,8 +117,8 @@ func Diagnostic(d manifest.Diagnostic) DiagnosticMessage {
 func Change(a *planner.Action) PlannedChange {
 	pc := PlannedChange{
 		Type: MsgPlannedChange, Address: a.Address, Action: string(a.Type), Symbol: a.Type.Symbol(),
-		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Moves, Removes: a.Removes,
-		MovedFrom: a.MovedFrom, RenderFrom: a.RenderFrom, RestoreFrom: a.RestoreFrom, Refused: a.Refused, Cost: a.Cost,
+		Reasons: a.Reasons, DependsOn: a.DependsOn, Moves: a.Details().Moves, Removes: a.Details().Removes,
+		MovedFrom: a.Details().MovedFrom, RenderFrom: a.Details().RenderFrom, RestoreFrom: a.Details().RestoreFrom, Refused: a.Details().Refused, Cost: a.Cost,
 		Chunks: a.Chunks, Listen: a.Listen,
 	}
 	switch {

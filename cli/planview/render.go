@@ -197,8 +197,8 @@ func reason(a *planner.Action) string {
 	r := strings.Join(a.Reasons, "; ")
 	if a.Type == planner.Restore {
 		from := "from the local cache"
-		if a.RestoreFrom != "local" {
-			from = "from " + a.RestoreFrom
+		if a.Details().RestoreFrom != "local" {
+			from = "from " + a.Details().RestoreFrom
 		}
 		if r != "" {
 			r += "; "
@@ -229,7 +229,7 @@ func costCell(a *planner.Action) string {
 func refused(p *planner.Plan) int {
 	n := 0
 	for _, a := range p.Actions {
-		if a.Refused != "" {
+		if a.Details().Refused != "" {
 			n++
 		}
 	}
