@@ -235,7 +235,11 @@ func (b *batchOp) runChunk(ctx context.Context, t *manifest.Transcription, chunk
 	}
 	entries := map[string]*state.Resource{}
 	for _, m := range chunk {
-		entries[m.action.Address] = pendingRecord(m.action)
+		rec, err := pendingRecord(m.action)
+		if err != nil {
+			return b.failMembers(chunk, err, false)
+		}
+		entries[m.action.Address] = rec
 		if src := entries[m.action.Address].Details().Source; src != nil && src.URL == "" {
 			src.Name = m.name
 		}
@@ -287,17 +291,21 @@ func (b *batchOp) createJob(ctx context.Context, t *manifest.Transcription, chun
 // pendingRecord is what state holds for a transcription while its job runs.
 // The outputs of an earlier version stay recorded: they are still voxform's
 // files, which the results will replace (or a delete remove).
-func pendingRecord(a *planner.Action) *state.Resource {
+func pendingRecord(a *planner.Action) (*state.Resource, error) {
 	var outs []state.Output
 	if a.Prior != nil {
 		outs = a.Prior.Outputs
 	}
+	req, err := a.Desired.RequestJSON()
+	if err != nil {
+		return nil, err
+	}
 	rec := transcriptionRecord(a, outs, 0)
 	rec.Kind = string(a.Desired.Kind)
 	rec.Fingerprint = a.Desired.Fingerprint
-	rec.SetRequestJSON(a.Desired.Request)
+	rec.SetRequestJSON(req)
 	rec.Edit().BilledAudioSeconds = 0
-	return rec
+	return rec, nil
 }
 
 // failMembers reports err for every member; with forget, their pending

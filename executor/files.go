@@ -38,8 +38,12 @@ func (op *moveOp) apply(_ context.Context, a *planner.Action, _ *slot) (result, 
 		rec.Outputs[i] = o
 	}
 	if a.Desired != nil {
+		req, err := a.Desired.RequestJSON()
+		if err != nil {
+			return result{}, err
+		}
 		rec.Fingerprint = a.Desired.Fingerprint
-		rec.SetRequestJSON(a.Desired.Request)
+		rec.SetRequestJSON(req)
 	}
 	rec.UpdatedAt = op.now().UTC()
 	rec.Edit().Approval = a.Prior.Details().Approval.Moved(a.Prior, &rec) // the same bytes: it still holds

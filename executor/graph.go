@@ -64,9 +64,9 @@ func (s *slot) Release() {
 // service appears down) is closed no new unit starts (in-flight ones
 // finish); ctx is passed to running units and cancels them. Each unit's outcome is sent to done as it happens (a
 // dependent starts only once its dependencies have returned); runGraph
-// returns when nothing more can run. A unit's run is released (set to nil)
+// returns when nothing more can run. A unit is let go of (units[i] set to nil)
 // as its outcome is sent, and with it whatever the run holds.
-func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, units []unit, done func(outcome)) error {
+func runGraph(ctx context.Context, stop, down <-chan struct{}, parallelism int, units []*unit, done func(outcome)) error {
 	g, err := newGraph(units, done)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ type ranUnit struct {
 
 // graph is runGraph's bookkeeping, by index in its units.
 type graph struct {
-	units      []unit
+	units      []*unit   // nil once its outcome is sent
 	waiting    []int32   // unfinished dependencies
 	dependents [][]int32 // the units waiting for each
 	done       []bool    // outcome sent
@@ -140,7 +140,7 @@ type graph struct {
 // dependency cycle; a dependency outside units is satisfied. The units
 // ready at once are in the order of their output directories, then of
 // their ids.
-func newGraph(units []unit, send func(outcome)) (*graph, error) {
+func newGraph(units []*unit, send func(outcome)) (*graph, error) {
 	index := make(map[string]int32, len(units))
 	for i := range units {
 		if _, dup := index[units[i].id]; dup {
@@ -169,7 +169,7 @@ func newGraph(units []unit, send func(outcome)) (*graph, error) {
 		}
 	}
 	sort.Slice(g.ready, func(a, b int) bool {
-		ua, ub := &units[g.ready[a]], &units[g.ready[b]]
+		ua, ub := units[g.ready[a]], units[g.ready[b]]
 		if ua.dir != ub.dir {
 			return ua.dir < ub.dir
 		}
@@ -178,22 +178,24 @@ func newGraph(units []unit, send func(outcome)) (*graph, error) {
 	return g, nil
 }
 
-// finish sends the outcome of unit i and releases its run.
-func (g *graph) finish(i int32, o outcome) {
-	u := &g.units[i]
+// finish sends the outcome of unit i and lets go of the unit, and with
+// it whatever its run holds; it returns the unit's id.
+func (g *graph) finish(i int32, o outcome) string {
+	u := g.units[i]
 	o.id, o.members = u.id, u.members
 	g.done[i] = true
 	g.left--
-	u.run = nil
+	g.units[i] = nil
 	g.send(o)
+	return o.id
 }
 
 // ran accounts for a unit that returned: its dependents are skipped if
 // it failed, and become ready once nothing else holds them otherwise.
 func (g *graph) ran(r ranUnit) {
-	g.finish(r.i, outcome{err: r.err})
+	id := g.finish(r.i, outcome{err: r.err})
 	if r.err != nil {
-		g.skipDependents(r.i, "dependency "+g.units[r.i].id+" failed")
+		g.skipDependents(r.i, "dependency "+id+" failed")
 		return
 	}
 	for _, d := range g.dependents[r.i] {
@@ -206,8 +208,8 @@ func (g *graph) ran(r ranUnit) {
 func (g *graph) skipDependents(i int32, why string) {
 	for _, d := range g.dependents[i] {
 		if !g.done[d] {
-			g.finish(d, outcome{skipped: why})
-			g.skipDependents(d, "dependency "+g.units[d].id+" did not run")
+			id := g.finish(d, outcome{skipped: why})
+			g.skipDependents(d, "dependency "+id+" did not run")
 		}
 	}
 }
@@ -224,7 +226,7 @@ func (g *graph) halt() {
 // checkCycles refuses a dependency cycle (the planner never makes one; this
 // guards against a bug turning into a hang). deps are the units' indexed
 // dependencies.
-func checkCycles(units []unit, deps [][]int32) error {
+func checkCycles(units []*unit, deps [][]int32) error {
 	const (
 		white = iota
 		grey

@@ -14,15 +14,15 @@ import (
 // shrinks as its state grows.
 func TestRunGraphReleasesFinishedUnits(t *testing.T) {
 	type payload struct{ b [1 << 16]byte }
-	units := make([]unit, 2)
+	units := make([]*unit, 2)
 	var held weak.Pointer[payload]
 	func() {
 		p := &payload{}
 		held = weak.Make(p)
-		units[0] = unit{id: "a", run: func(context.Context, *slot) error { p.b[0]++; return nil }}
+		units[0] = &unit{id: "a", run: func(context.Context, *slot) error { p.b[0]++; return nil }}
 	}()
 	release := make(chan struct{})
-	units[1] = unit{id: "b", run: func(context.Context, *slot) error { <-release; return nil }}
+	units[1] = &unit{id: "b", run: func(context.Context, *slot) error { <-release; return nil }}
 	freed := false
 	err := runGraph(context.Background(), nil, nil, 2, units, func(o outcome) {
 		if o.id != "a" {

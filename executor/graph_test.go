@@ -22,7 +22,7 @@ func TestRunGraphOrderFailureAndSkip(t *testing.T) {
 			return err
 		}
 	}
-	units := []unit{
+	units := []*unit{
 		{id: "embedding.a", run: ran("embedding.a", nil)},
 		{id: "synthesis.x", deps: []string{"embedding.a"}, run: ran("synthesis.x", nil)},
 		{id: "embedding.bad", run: ran("embedding.bad", errors.New("boom"))},
@@ -71,9 +71,9 @@ func TestRunGraphStopStartsNothingNew(t *testing.T) {
 	stop := make(chan struct{})
 	release := make(chan struct{})
 	var started atomic.Int32
-	var units []unit
+	var units []*unit
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
-		units = append(units, unit{id: id, run: func(context.Context, *slot) error {
+		units = append(units, &unit{id: id, run: func(context.Context, *slot) error {
 			if started.Add(1) == 1 {
 				close(stop) // the first Ctrl-C arrives while work is in flight
 			}
@@ -104,7 +104,7 @@ func TestRunGraphStopStartsNothingNew(t *testing.T) {
 }
 
 func TestRunGraphRefusesCycle(t *testing.T) {
-	units := []unit{
+	units := []*unit{
 		{id: "a", deps: []string{"b"}, run: func(context.Context, *slot) error { return nil }},
 		{id: "b", deps: []string{"a"}, run: func(context.Context, *slot) error { return nil }},
 	}
@@ -132,7 +132,7 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 			peak.Store(n)
 		}
 	}
-	units := []unit{
+	units := []*unit{
 		{id: "a", run: func(ctx context.Context, sl *slot) error {
 			enter()
 			defer active.Add(-1)
@@ -174,9 +174,9 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 	// wait (without the cap it would within microseconds).
 	var entered atomic.Int32
 	four, gate := make(chan struct{}), make(chan struct{})
-	var many []unit
+	var many []*unit
 	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
-		many = append(many, unit{id: id, run: func(ctx context.Context, sl *slot) error {
+		many = append(many, &unit{id: id, run: func(ctx context.Context, sl *slot) error {
 			sl.Release()
 			if entered.Add(1) == 4 {
 				close(four)
@@ -206,9 +206,9 @@ func TestRunGraphReleasedSlot(t *testing.T) {
 // nothing more, whatever order the events arrive in.
 func TestRunGraphStopIsSeenFirst(t *testing.T) {
 	noop := func(context.Context, *slot) error { return nil }
-	var units []unit
+	var units []*unit
 	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
-		units = append(units, unit{id: id, run: noop})
+		units = append(units, &unit{id: id, run: noop})
 	}
 	stop := make(chan struct{})
 	close(stop)
@@ -228,9 +228,9 @@ func TestRunGraphStopIsSeenFirst(t *testing.T) {
 		stop := make(chan struct{})
 		var once sync.Once
 		var late atomic.Int32
-		var many []unit
+		var many []*unit
 		for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {
-			many = append(many, unit{id: id, run: func(ctx context.Context, sl *slot) error {
+			many = append(many, &unit{id: id, run: func(ctx context.Context, sl *slot) error {
 				select {
 				case <-stop:
 					late.Add(1) // started after the stop request

@@ -95,10 +95,14 @@ func (w *outputs) openOwned(a *planner.Action, rel, want string) (*outputFile, e
 // record fills the common fields, records the resource, and removes
 // outputs the resource no longer declares.
 func (w *outputs) record(a *planner.Action, res *state.Resource, chars int64, secs float64) (result, error) {
+	req, err := a.Desired.RequestJSON()
+	if err != nil {
+		return result{}, err
+	}
 	res.Outputs = keepDelivered(a, res.Outputs)
 	res.Kind = string(a.Desired.Kind)
 	res.Fingerprint = a.Desired.Fingerprint
-	res.SetRequestJSON(a.Desired.Request)
+	res.SetRequestJSON(req)
 	res.PreventDestroy = a.Desired.Details().Lifecycle.PreventDestroy // kept for a plan that no longer declares it
 	if a.Prior != nil && res.CreatedAt.IsZero() && a.Type == planner.Repair {
 		res.CreatedAt = a.Prior.CreatedAt

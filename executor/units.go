@@ -173,15 +173,15 @@ type group struct {
 // units turns the plan's actions into schedulable units: one per action,
 // except that batch transcriptions of one block are sent together as batch
 // jobs, and pending batch jobs are resumed one unit per job.
-func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
-	unitOf := map[string]string{} // address -> unit id
-	units := make([]unit, 0, len(plan.Actions))
+func (x *run) units(plan *planner.Plan, ops *operations) ([]*unit, error) {
+	unitOf := map[string]string{}                // address -> unit id
+	units := make([]*unit, 0, len(plan.Actions)) // each let go of as it finishes (see runGraph)
 	groups := map[string]*group{}
 	var groupIDs []string
 	for _, a := range plan.Actions {
 		if a.Details().Refused != "" {
 			unitOf[a.Address] = a.Address
-			units = append(units, unit{id: a.Address, run: x.refuse(a)})
+			units = append(units, &unit{id: a.Address, run: x.refuse(a)})
 			continue
 		}
 		if id, resume, ok := batchGroup(a); ok {
@@ -200,7 +200,7 @@ func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 			return nil, err
 		}
 		unitOf[a.Address] = a.Address
-		units = append(units, unit{id: a.Address, run: x.single(a, op), dir: outputDir(a)})
+		units = append(units, &unit{id: a.Address, run: x.single(a, op), dir: outputDir(a)})
 	}
 	sort.Strings(groupIDs)
 	for _, id := range groupIDs {
@@ -209,7 +209,7 @@ func (x *run) units(plan *planner.Plan, ops *operations) ([]unit, error) {
 		for i, a := range g.actions {
 			members[i] = a.Address
 		}
-		units = append(units, unit{id: id, run: ops.batch.unit(g), members: members})
+		units = append(units, &unit{id: id, run: ops.batch.unit(g), members: members})
 	}
 	// Dependencies between units follow the actions' dependencies.
 	depsOf := map[string]map[string]bool{}

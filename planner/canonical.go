@@ -160,38 +160,46 @@ func appendString(b []byte, s string) []byte {
 }
 
 // encodeRequest returns the canonical JSON of request (see Canonical),
-// exactly as long as it is, and the fingerprint of kind with it: the
-// SHA-256 (hex) of the canonical JSON of {"kind": kind, "request":
-// request}, whose keys sort in that order. scratch, when not nil, is a
-// buffer reused between calls. When prior (may be nil) records this very
-// request, its bytes and fingerprint are returned rather than copies.
+// exactly as long as it is, and the fingerprint of kind with it (see
+// canonicalRequest). scratch, when not nil, is a buffer reused between
+// calls. When prior (may be nil) records this very request, its bytes and
+// fingerprint are returned rather than copies.
 func encodeRequest(scratch *[]byte, kind string, request map[string]any, prior *state.Resource) (json.RawMessage, string, error) {
 	var buf []byte
-	if scratch != nil {
-		buf = (*scratch)[:0]
-	} else {
+	if scratch == nil {
 		buf = make([]byte, 0, 512) // a synthesis's request, without growing
+		scratch = &buf
 	}
-	buf = append(buf, `{"kind":`...)
-	buf = appendString(buf, kind)
-	buf = append(buf, `,"request":`...)
-	start := len(buf)
-	buf, err := appendCanonical(buf, request)
+	req, fp, err := canonicalRequest(scratch, kind, request)
 	if err != nil {
-		return nil, "", fmt.Errorf("fingerprint: %w", err)
+		return nil, "", err
 	}
-	buf = append(buf, '}')
-	if scratch != nil {
-		*scratch = buf
-	}
-	sum := sha256.Sum256(buf)
-	var fp [2 * sha256.Size]byte
-	hex.Encode(fp[:], sum[:])
-	req := buf[start : len(buf)-1]
 	if prior != nil && prior.Fingerprint == string(fp[:]) {
 		if raw := prior.RequestJSON(); bytes.Equal(raw, req) {
 			return raw, prior.Fingerprint, nil
 		}
 	}
 	return bytes.Clone(req), string(fp[:]), nil
+}
+
+// canonicalRequest writes the canonical JSON of {"kind": kind, "request":
+// request}, whose keys sort in that order, into *scratch, and returns the
+// request's part of it (valid until *scratch is written again) and the
+// fingerprint: the SHA-256 (hex) of the whole.
+func canonicalRequest(scratch *[]byte, kind string, request map[string]any) ([]byte, [2 * sha256.Size]byte, error) {
+	var fp [2 * sha256.Size]byte
+	buf := (*scratch)[:0]
+	buf = append(buf, `{"kind":`...)
+	buf = appendString(buf, kind)
+	buf = append(buf, `,"request":`...)
+	start := len(buf)
+	buf, err := appendCanonical(buf, request)
+	if err != nil {
+		return nil, fp, fmt.Errorf("fingerprint: %w", err)
+	}
+	buf = append(buf, '}')
+	*scratch = buf
+	sum := sha256.Sum256(buf)
+	hex.Encode(fp[:], sum[:])
+	return buf[start : len(buf)-1], fp, nil
 }

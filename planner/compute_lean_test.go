@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestPlanUnchangedAllocates(t *testing.T) {
 	for _, d := range desired {
 		r := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: d.Fingerprint,
 			Outputs: []state.Output{{Path: d.Outputs[0].Path, SHA256: sum, Size: 10}}}
-		r.SetRequestJSON(d.Request)
+		r.SetRequestJSON(requestOf(t, d))
 		st.Resources[d.Address] = r
 	}
 	hashes := map[string]state.FileHash{}
@@ -92,7 +93,7 @@ func TestBuildAgainstStateShares(t *testing.T) {
 	st := state.New()
 	for _, d := range alone {
 		r := &state.Resource{Kind: string(d.Kind), Status: state.StatusComplete, Fingerprint: strings.Clone(d.Fingerprint)}
-		r.SetRequestJSON(bytes.Clone(d.Request))
+		r.SetRequestJSON(requestOf(t, d))
 		st.Resources[d.Address] = r
 	}
 	forged := st.Resources[alone[0].Address]
@@ -104,12 +105,15 @@ func TestBuildAgainstStateShares(t *testing.T) {
 	}
 	for i, d := range against {
 		r := st.Resources[d.Address]
-		if d.Fingerprint != alone[i].Fingerprint || !bytes.Equal(d.Request, alone[i].Request) {
-			t.Fatalf("%s: built against the state, fingerprint %s and request %s; alone %s and %s", d.Address, d.Fingerprint, d.Request, alone[i].Fingerprint, alone[i].Request)
+		req, aloneReq := requestOf(t, d), requestOf(t, alone[i])
+		if d.Fingerprint != alone[i].Fingerprint || !bytes.Equal(req, aloneReq) {
+			t.Fatalf("%s: built against the state, fingerprint %s and request %s; alone %s and %s", d.Address, d.Fingerprint, req, alone[i].Fingerprint, aloneReq)
 		}
-		shared := unsafe.SliceData(d.Request) == unsafe.SliceData(r.RequestJSON())
-		if shared == (r == forged) {
-			t.Fatalf("%s: request shared with the state's: %v", d.Address, shared)
+		if recorded := bytes.Equal(req, r.RequestJSON()); recorded == (r == forged) {
+			t.Fatalf("%s: request as recorded: %v", d.Address, recorded)
+		}
+		if unsafe.StringData(d.Fingerprint) != unsafe.StringData(r.Fingerprint) {
+			t.Fatalf("%s: fingerprint not shared with the state's", d.Address)
 		}
 	}
 	t.Logf("%d B a synthesis alone, %d B against the state", aloneBytes/n, againstBytes/n)
@@ -152,4 +156,14 @@ func promptLibrary(n int) *manifest.Manifest {
 		m.Syntheses = append(m.Syntheses, synth("menu", key, "narrator", v, fmt.Sprintf("prompt %d", i), "build/menu/"+key+".wav"))
 	}
 	return m
+}
+
+// requestOf is d's canonical request, failing t when it cannot be made.
+func requestOf(t *testing.T, d *planner.Desired) json.RawMessage {
+	t.Helper()
+	req, err := d.RequestJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

@@ -32,13 +32,13 @@ type Desired struct {
 	Block string `json:"block"`
 	// Wire is the exact request the executor sends (see Wire).
 	Wire Wire `json:"wire"`
-	// Request is the canonical form of Wire with the content hashes of its
-	// inputs (see Build), as canonical JSON (Canonical); Fingerprint is
-	// the SHA-256 of it with the kind (see Fingerprint). The state records
-	// these same bytes (state.Resource.SetRequestJSON): nothing modifies
-	// them. RequestFields decodes them.
-	Request     json.RawMessage `json:"request"`
-	Fingerprint string          `json:"fingerprint"`
+	// request is the canonical form of Wire with the content hashes of its
+	// inputs (see Build), as canonical JSON (Canonical), of a resource
+	// whose request is not derived (see derive); RequestJSON returns it.
+	// Fingerprint is the SHA-256 of the request with the kind (see
+	// Fingerprint).
+	request     json.RawMessage
+	Fingerprint string `json:"fingerprint"`
 	// Outputs are the files the resource writes.
 	Outputs []Output `json:"outputs"`
 	// Characters is what a synthesis bills (code points of the text; of
@@ -54,6 +54,78 @@ type Desired struct {
 	// details are the fields most resources leave empty (see
 	// DesiredDetails), held out of line.
 	details rare.Of[DesiredDetails]
+	// derive, for a synthesis, is how its canonical request is made again
+	// from Wire when it is asked for: a synthesis waiting to be applied
+	// holds its typed request, not its bytes beside it.
+	derive *derivation
+}
+
+// derivation is what a synthesis's canonical request is made of besides
+// its wire request (see Desired.RequestJSON).
+type derivation struct {
+	// canonical is the request as the documented profile sends it, which
+	// the fingerprint covers; unset (sameWire) when that is Wire's.
+	canonical contract.SynthesisRequest
+	sameWire  bool
+	// embedding is the speaker embedding by content (nil: the model
+	// takes none).
+	embedding map[string]any
+}
+
+// wireIsCanonical is the derivation of every synthesis whose wire request
+// is its canonical one and that takes no embedding (read-only).
+var wireIsCanonical = &derivation{sameWire: true}
+
+// RequestJSON is the canonical request the fingerprint covers, as
+// canonical JSON: made again from the typed request for a synthesis (and
+// refused if it no longer matches the fingerprint), as planned otherwise.
+// The state records these bytes (state.Resource.SetRequestJSON): nothing
+// modifies them.
+func (d *Desired) RequestJSON() (json.RawMessage, error) {
+	if d.derive == nil {
+		return d.request, nil
+	}
+	w := &d.derive.canonical
+	if d.derive.sameWire {
+		w = d.Wire.Synthesis
+	}
+	if w == nil {
+		return nil, fmt.Errorf("%s: no request to derive the canonical one from", d.Address)
+	}
+	req := synthesisRequest(w, d.derive.embedding)
+	if chunks := d.Details().Chunks; len(chunks) > 0 {
+		fps := make([]any, len(chunks))
+		for i, c := range chunks {
+			fps[i] = c.Fingerprint
+		}
+		req["chunks"] = fps
+	}
+	raw, fp, err := encodeRequest(nil, string(d.Kind), req, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Address, err)
+	}
+	if fp != d.Fingerprint {
+		return nil, fmt.Errorf("%s: its request made again has fingerprint %s, not the planned %s", d.Address, fp, d.Fingerprint)
+	}
+	return raw, nil
+}
+
+// WithRequest makes d hold raw as its canonical request (not derived)
+// and returns d: a desired resource made elsewhere than Build.
+func (d *Desired) WithRequest(raw json.RawMessage) *Desired {
+	d.request, d.derive = raw, nil
+	return d
+}
+
+// holdRequest makes d hold its canonical request's bytes rather than
+// derive them (a copy of d given another fingerprint).
+func (d *Desired) holdRequest() error {
+	raw, err := d.RequestJSON()
+	if err != nil {
+		return err
+	}
+	d.request, d.derive = raw, nil
+	return nil
 }
 
 // DesiredDetails are the fields of a desired resource that a plain
@@ -149,7 +221,11 @@ type desiredJSON struct {
 // MarshalJSON writes d as a plan file holds it.
 func (d *Desired) MarshalJSON() ([]byte, error) {
 	x := d.Details()
-	return marshalNoEscape(desiredJSON{Address: d.Address, Kind: d.Kind, Block: d.Block, Wire: d.Wire, Request: d.Request,
+	req, err := d.RequestJSON()
+	if err != nil {
+		return nil, err
+	}
+	return marshalNoEscape(desiredJSON{Address: d.Address, Kind: d.Kind, Block: d.Block, Wire: d.Wire, Request: req,
 		Fingerprint: d.Fingerprint, Sources: x.Sources, DependsOn: x.DependsOn, Outputs: d.Outputs, Characters: d.Characters,
 		Chunks: x.Chunks, Consent: x.Consent, Recorded: x.Recorded})
 }
@@ -170,7 +246,7 @@ func (d *Desired) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*d = Desired{Address: j.Address, Kind: j.Kind, Block: j.Block, Wire: j.Wire, Request: j.Request,
+	*d = Desired{Address: j.Address, Kind: j.Kind, Block: j.Block, Wire: j.Wire, request: j.Request,
 		Fingerprint: j.Fingerprint, Outputs: j.Outputs, Characters: j.Characters}
 	d.WithDetails(DesiredDetails{Sources: j.Sources, DependsOn: j.DependsOn, Chunks: j.Chunks, Consent: j.Consent, Recorded: j.Recorded})
 	return nil
@@ -180,7 +256,8 @@ func (d *Desired) UnmarshalJSON(b []byte) error {
 // reasons and display: numbers are float64s, as in a decoded state.
 func (d *Desired) RequestFields() map[string]any {
 	var m map[string]any
-	if json.Unmarshal(d.Request, &m) != nil {
+	raw, err := d.RequestJSON()
+	if err != nil || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
@@ -431,11 +508,37 @@ type sharedDetails struct {
 	pos        manifest.Pos
 }
 
-// encode sets d.Request and d.Fingerprint from req, the canonical request.
+// encode sets d's request and d.Fingerprint from req, the canonical
+// request.
 func (b *builder) encode(d *Desired, req map[string]any) error {
 	var err error
-	d.Request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req, b.prior[d.Address])
+	d.request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req, b.prior[d.Address])
 	return err
+}
+
+// derived sets d.Fingerprint from req, the canonical request of the
+// synthesis d, and how d's request is made again when asked for (see
+// Desired.RequestJSON): from canonical when it is not d's wire request,
+// with emb, its embedding by content.
+func (b *builder) derived(d *Desired, req map[string]any, canonical *contract.SynthesisRequest, emb map[string]any) error {
+	_, fp, err := canonicalRequest(&b.scratch, string(d.Kind), req)
+	if err != nil {
+		return err
+	}
+	if prior := b.prior[d.Address]; prior != nil && prior.Fingerprint == string(fp[:]) {
+		d.Fingerprint = prior.Fingerprint // shared, as the record's
+	} else {
+		d.Fingerprint = string(fp[:])
+	}
+	switch {
+	case canonical == d.Wire.Synthesis && emb == nil:
+		d.derive = wireIsCanonical
+	case canonical == d.Wire.Synthesis:
+		d.derive = &derivation{sameWire: true, embedding: emb}
+	default:
+		d.derive = &derivation{canonical: *canonical, embedding: emb}
+	}
+	return nil
 }
 
 // synthesisRequest is synthesisRequest in the builder's map, with the
@@ -528,7 +631,7 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 	if err := d.split(req, text, applied, maxText, model.RendersTags, canonical, emb); err != nil {
 		return nil, err
 	}
-	return d, b.encode(d, req)
+	return d, b.derived(d, req, canonical, emb)
 }
 
 // embeddingOf is the speaker embedding of s in its canonical request (nil

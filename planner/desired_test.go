@@ -2,8 +2,10 @@ package planner
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/fieldtest"
 	"github.com/voxform/voxform/manifest"
 )
@@ -18,7 +20,7 @@ func TestDesiredDetailsIsZero(t *testing.T) {
 // its other fields, in the order they were always written, and reads them
 // back; those not saved stay out.
 func TestDesiredJSON(t *testing.T) {
-	d := (&Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Block: "synthesis.a", Request: json.RawMessage(`{"text":"<b>"}`),
+	d := (&Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Block: "synthesis.a", request: json.RawMessage(`{"text":"<b>"}`),
 		Fingerprint: "ff", Outputs: []Output{{Path: "a.wav"}}, Characters: 3, Voice: "v"}).
 		WithDetails(DesiredDetails{Sources: []Source{{Role: "embedding", Path: "e.bin"}}, DependsOn: []string{"embedding.e"},
 			Consent: "ok", Listen: &manifest.Listen{}, Written: "<b>"})
@@ -85,4 +87,30 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRequestJSONDerivedIsChecked: a synthesis's request is made again
+// from its typed request when asked for, and refused when it no longer
+// matches the fingerprint it was planned with, never recorded wrong.
+func TestRequestJSONDerivedIsChecked(t *testing.T) {
+	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
+	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	fp, err := Fingerprint(string(manifest.KindSynthesis), synthesisRequest(&w, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w}, Fingerprint: fp, derive: wireIsCanonical}
+	raw, err := d.RequestJSON()
+	if err != nil || !strings.Contains(string(raw), `"text":"hello"`) {
+		t.Fatalf("derived: %s, %v", raw, err)
+	}
+	if d.request != nil {
+		t.Fatal("a derived request is held")
+	}
+	changed := w
+	changed.Text = "goodbye"
+	d.Wire.Synthesis = &changed
+	if raw, err := d.RequestJSON(); err == nil || !strings.Contains(err.Error(), fp) {
+		t.Fatalf("a request that no longer matches its fingerprint: %s, %v", raw, err)
+	}
 }

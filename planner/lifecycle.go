@@ -76,7 +76,10 @@ func (c *computer) pin(d *Desired, prior *state.Resource, reasons []string) (boo
 		c.pinned, c.pinnedAs = map[string]*Pinned{}, map[string]*Desired{}
 	}
 	c.pinned[d.Address] = p
-	was := pinnedAs(d, prior)
+	was, err := pinnedAs(d, prior)
+	if err != nil {
+		return true, nil, err
+	}
 	c.pinnedAs[d.Address] = was
 	a, err := c.checkOutputs(was, prior)
 	switch {
@@ -116,12 +119,17 @@ func sameWords(d *Desired, prior *state.Resource) bool {
 // PinnedAs is d as the state records it when keep_approved pins it (its
 // request changed, prior's approval holds, its outputs are the declared
 // ones): d with prior's fingerprint, what its outputs are judged as (a
-// listening check of the pinned audio). nil when d is not pinned.
+// listening check of the pinned audio). nil when d is not pinned, or
+// its request cannot be made again.
 func PinnedAs(d *Desired, prior *state.Resource) *Desired {
 	if prior == nil || prior.Fingerprint == d.Fingerprint || !pinnable(d, prior) {
 		return nil
 	}
-	return pinnedAs(d, prior)
+	was, err := pinnedAs(d, prior)
+	if err != nil {
+		return nil
+	}
+	return was
 }
 
 // asChaptersAre is package d fingerprinted from what its chapters are: a
@@ -147,7 +155,8 @@ func (c *computer) asChaptersAre(d *Desired) (*Desired, error) {
 	}
 	as := *d
 	var err error
-	as.Request, as.Fingerprint, err = encodeRequest(nil, string(d.Kind), req, nil)
+	as.request, as.Fingerprint, err = encodeRequest(nil, string(d.Kind), req, nil)
+	as.derive = nil // a package's request is held, never derived
 	return &as, err
 }
 
@@ -155,10 +164,13 @@ func (c *computer) asChaptersAre(d *Desired) (*Desired, error) {
 // for it (its declared outputs are the recorded ones: see sameOutputs).
 // An action on a pinned resource is of that request, so that what apply
 // records keeps the recorded fingerprint and the pin.
-func pinnedAs(d *Desired, prior *state.Resource) *Desired {
+func pinnedAs(d *Desired, prior *state.Resource) (*Desired, error) {
 	was := *d
+	if err := was.holdRequest(); err != nil { // its request is no longer that of its fingerprint
+		return nil, err
+	}
 	was.Fingerprint = prior.Fingerprint
-	return &was
+	return &was, nil
 }
 
 // pinRepair is the repair of a pinned resource's recorded request (was:

@@ -127,7 +127,11 @@ func (c *computer) adoptWritten(d *Desired) (*Action, error) {
 		if d.Details().Recorded != nil {
 			rec.Origin = state.OriginRecorded // made from its recording, as the fingerprint says
 		}
-		rec.SetRequestJSON(d.Request)
+		req, err := d.RequestJSON()
+		if err != nil {
+			return nil, err
+		}
+		rec.SetRequestJSON(req)
 		return &Action{Address: d.Address, Type: Move, Desired: d, Prior: rec,
 			Reasons: []string{"output written by an interrupted apply: recorded without paying again"}}, nil
 	}

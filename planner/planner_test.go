@@ -113,7 +113,7 @@ func TestFingerprintInvariants(t *testing.T) {
 func TestFingerprintNeverHoldsSecretsOrPaths(t *testing.T) {
 	p := baseProject()
 	for _, d := range p.desired(t) {
-		b, _ := planner.Canonical(d.Request)
+		b := requestOf(t, d)
 		for _, bad := range []string{"build/", "refs/founder.wav", "recordings/"} {
 			if bytes.Contains(b, []byte(bad)) {
 				t.Errorf("%s: request holds path %q: %s", d.Address, bad, b)

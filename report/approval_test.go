@@ -142,9 +142,9 @@ func TestReportPlanSignOff(t *testing.T) {
 	plan := &planner.Plan{
 		Actions: []*planner.Action{{Address: "synthesis.imported", Type: planner.Replace, Desired: ds[0], Prior: imp, Reasons: []string{"text"}},
 			{Address: "synthesis.new", Type: planner.Create, Desired: ds[0]},
-			{Address: "synthesis.rec", Type: planner.Create, Desired: &planner.Desired{Address: "synthesis.rec", Kind: manifest.KindSynthesis,
-				Wire: planner.Wire{Synthesis: &contract.SynthesisRequest{Text: "press eight"}}, Fingerprint: strings.Repeat("8", 64),
-				Request: json.RawMessage(`{"recorded":{"path":"studio/eight.wav"}}`)}}},
+			{Address: "synthesis.rec", Type: planner.Create, Desired: (&planner.Desired{Address: "synthesis.rec", Kind: manifest.KindSynthesis,
+				Wire: planner.Wire{Synthesis: &contract.SynthesisRequest{Text: "press eight"}}, Fingerprint: strings.Repeat("8", 64)}).
+				WithRequest(json.RawMessage(`{"recorded":{"path":"studio/eight.wav"}}`))}},
 		Pinned: []planner.Pinned{{Address: `synthesis.menu["held"]`, Kind: "synthesis", Reasons: []string{"voice Kaveri -> Deepak"}, Approval: *held.Details().Approval}},
 	}
 	out := filepath.Join(dir, "report")

@@ -121,7 +121,11 @@ func (p *listenProject) record(t *testing.T, d *planner.Desired, path string, se
 	}
 	r := (&state.Resource{Kind: "synthesis", Status: state.StatusComplete, Fingerprint: d.Fingerprint,
 		Outputs: []state.Output{{Path: path, SHA256: sum(b), Size: int64(len(b))}}, BilledCharacters: d.Characters}).WithDetails(state.Details{DurationSeconds: seconds})
-	r.SetRequestJSON(d.Request)
+	req, err := d.RequestJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetRequestJSON(req)
 	p.st.Resources[d.Address] = r
 	return r
 }

@@ -62,11 +62,15 @@ func (b *attester) attest(ctx context.Context, addr string, d *planner.Desired) 
 // predicate is the SLSA provenance of the resource addr, recorded as r,
 // made by the request of d from deps.
 func (b *attester) predicate(addr string, r *state.Resource, d *planner.Desired, deps []provenance.Descriptor) (provenance.Provenance, error) {
+	req, err := d.RequestJSON()
+	if err != nil {
+		return provenance.Provenance{}, fmt.Errorf("provenance %s: %w", addr, err)
+	}
 	ext, err := json.Marshal(struct {
 		Address string          `json:"address"`
 		Kind    string          `json:"kind"`
 		Request json.RawMessage `json:"request"`
-	}{addr, r.Kind, d.Request})
+	}{addr, r.Kind, req})
 	if err != nil {
 		return provenance.Provenance{}, fmt.Errorf("provenance %s: %w", addr, err)
 	}
