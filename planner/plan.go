@@ -154,35 +154,19 @@ func (x *ActionDetails) isZero() bool {
 		x.RenderFrom == "" && x.RestoreFrom == "" && len(x.Overwrite) == 0 && len(x.OverwriteSHA256) == 0 && x.Refused == ""
 }
 
-// actionJSON is an Action in a plan file: its fields and those of its
-// details, in the order they have always been written.
+// actionJSON is an Action in a plan file: its own fields, then those of
+// its details, in the order they have always been written.
 type actionJSON struct {
-	Address         string            `json:"address"`
-	Type            ActionType        `json:"action"`
-	Reasons         []string          `json:"reasons,omitempty"`
-	Desired         *Desired          `json:"desired,omitempty"`
-	Prior           *state.Resource   `json:"prior,omitempty"`
-	Cost            Cost              `json:"cost"`
-	Chunks          *ChunkWork        `json:"chunks,omitempty"`
-	Listen          *ListenWork       `json:"listen,omitempty"`
-	DependsOn       []string          `json:"depends_on,omitempty"`
-	Moves           []Rename          `json:"moves,omitempty"`
-	Removes         []string          `json:"removes,omitempty"`
-	MovedFrom       string            `json:"moved_from,omitempty"`
-	RenderFrom      string            `json:"render_from,omitempty"`
-	RestoreFrom     string            `json:"restore_from,omitempty"`
-	Overwrite       []string          `json:"overwrite,omitempty"`
-	OverwriteSHA256 map[string]string `json:"overwrite_sha256,omitempty"`
-	Refused         string            `json:"refused,omitempty"`
+	actionFields
+	*ActionDetails
 }
+
+// actionFields are an Action's fields without its methods.
+type actionFields Action
 
 // MarshalJSON writes a as a plan file holds it.
 func (a *Action) MarshalJSON() ([]byte, error) {
-	x := a.Details()
-	return marshalNoEscape(actionJSON{Address: a.Address, Type: a.Type, Reasons: a.Reasons, Desired: a.Desired, Prior: a.Prior,
-		Cost: a.Cost, Chunks: a.Chunks, Listen: a.Listen, DependsOn: a.DependsOn, Moves: x.Moves, Removes: x.Removes,
-		MovedFrom: x.MovedFrom, RenderFrom: x.RenderFrom, RestoreFrom: x.RestoreFrom, Overwrite: x.Overwrite,
-		OverwriteSHA256: x.OverwriteSHA256, Refused: x.Refused})
+	return marshalNoEscape(actionJSON{actionFields(*a), a.details.Peek()})
 }
 
 // UnmarshalJSON reads a as MarshalJSON wrote it.
@@ -191,11 +175,10 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*a = Action{Address: j.Address, Type: j.Type, Reasons: j.Reasons, Desired: j.Desired, Prior: j.Prior, Cost: j.Cost,
-		Chunks: j.Chunks, Listen: j.Listen, DependsOn: j.DependsOn}
-	a.WithDetails(ActionDetails{Moves: j.Moves, Removes: j.Removes, MovedFrom: j.MovedFrom,
-		RenderFrom: j.RenderFrom, RestoreFrom: j.RestoreFrom, Overwrite: j.Overwrite, OverwriteSHA256: j.OverwriteSHA256,
-		Refused: j.Refused})
+	*a = Action(j.actionFields)
+	if j.ActionDetails != nil {
+		a.WithDetails(*j.ActionDetails)
+	}
 	return nil
 }
 
