@@ -308,3 +308,36 @@ func TestLegacySubmissionsOneAtATime(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderivableRequestFailsBeforeTheCall: a synthesis whose canonical
+// request can no longer be made as it was fingerprinted (its typed request
+// changed after planning) fails before anything is sent or paid for, and
+// nothing is recorded for it.
+func TestUnderivableRequestFailsBeforeTheCall(t *testing.T) {
+	// The documented profile sends the request its fingerprint covers.
+	h := newHarness(t, emulator.Options{Profile: string(contract.ProfileDocumented)}, map[string]string{
+		"main.yaml": "version: 1\nservice: { base_url: https://speech.example.com, profile: documented }\n" + helloSynthesis})
+	var calls int
+	h.hook = func(req *http.Request, next http.RoundTripper) (*http.Response, error) {
+		calls++
+		return next.RoundTrip(req)
+	}
+	p, rec, done := h.plan()
+	defer done()
+	if len(p.Actions) != 1 || p.Actions[0].Desired == nil {
+		t.Fatalf("plan: %+v", p.Actions)
+	}
+	w := *p.Actions[0].Desired.Wire.Synthesis
+	w.Text = "something else"
+	p.Actions[0].Desired.Wire.Synthesis = &w
+	s, err := executor.Apply(context.Background(), p, executor.Options{Dir: h.dir, Client: h.cl, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Failed != 1 || s.Done != 0 || calls != 0 {
+		t.Fatalf("apply of an underivable request: %+v, %d calls", s, calls)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "out/hello.wav")); !os.IsNotExist(err) {
+		t.Fatalf("an output was written: %v", err)
+	}
+}

@@ -206,6 +206,21 @@ func (b *batchOp) sources(members []*member) ([]speechapi.Source, error) {
 // then starts and follows it.
 func (b *batchOp) runChunk(ctx context.Context, t *manifest.Transcription, chunk []*member) int {
 	api := t.API
+	// The records are made before the job: what is recorded is checked
+	// before anything is paid for.
+	entries := make(map[string]*state.Resource, len(chunk))
+	for _, m := range chunk {
+		rec, err := pendingRecord(m.action)
+		if err != nil {
+			return b.failMembers(chunk, err, false)
+		}
+		if d := rec.Details(); d.Source != nil && d.Source.URL == "" {
+			src := *d.Source
+			src.Name = m.name
+			rec.Edit().Source = &src
+		}
+		entries[m.action.Address] = rec
+	}
 	var jobID, requestID string
 	if api == manifest.APIBatchLegacy {
 		srcs, err := b.sources(chunk)
@@ -233,18 +248,9 @@ func (b *batchOp) runChunk(ctx context.Context, t *manifest.Transcription, chunk
 		}
 		jobID = res.JobID
 	}
-	entries := map[string]*state.Resource{}
-	for _, m := range chunk {
-		rec, err := pendingRecord(m.action)
-		if err != nil {
-			return b.failMembers(chunk, err, false)
-		}
-		entries[m.action.Address] = rec
-		if src := entries[m.action.Address].Details().Source; src != nil && src.URL == "" {
-			src.Name = m.name
-		}
-		if requestID != "" {
-			entries[m.action.Address].Edit().RequestIDs = []string{requestID}
+	if requestID != "" {
+		for _, rec := range entries {
+			rec.Edit().RequestIDs = []string{requestID}
 		}
 	}
 	if err := b.files.recorder.RecordPending(jobID, api, entries); err != nil {

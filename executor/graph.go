@@ -127,11 +127,11 @@ type ranUnit struct {
 
 // graph is runGraph's bookkeeping, by index in its units.
 type graph struct {
-	units      []*unit   // nil once its outcome is sent
-	waiting    []int32   // unfinished dependencies
-	dependents [][]int32 // the units waiting for each
-	done       []bool    // outcome sent
-	left       int       // units without an outcome
+	units      []*unit           // nil once its outcome is sent
+	waiting    []int32           // unfinished dependencies
+	dependents map[int32][]int32 // the units waiting for each (most: none)
+	done       []bool            // outcome sent
+	left       int               // units without an outcome
 	ready      []int32
 	send       func(outcome)
 }
@@ -149,7 +149,7 @@ func newGraph(units []*unit, send func(outcome)) (*graph, error) {
 		index[units[i].id] = int32(i)
 	}
 	deps := make([][]int32, len(units))
-	g := &graph{units: units, waiting: make([]int32, len(units)), dependents: make([][]int32, len(units)),
+	g := &graph{units: units, waiting: make([]int32, len(units)), dependents: map[int32][]int32{},
 		done: make([]bool, len(units)), left: len(units), send: send}
 	for i, u := range units {
 		for _, d := range u.deps {

@@ -269,6 +269,13 @@ func (x *run) single(a *planner.Action, op operation) func(context.Context, *slo
 	return func(ctx context.Context, sl *slot) error {
 		start := x.opts.Now()
 		x.emit(Event{Kind: EventStart, Address: a.Address, Action: string(a.Type)})
+		if a.Desired != nil {
+			// What will be recorded is checked before anything is paid for.
+			if err := a.Desired.CheckRequest(); err != nil {
+				x.fail(a.Address, string(a.Type), 0, err)
+				return &unitError{n: 1}
+			}
+		}
 		res, err := op.apply(traced(ctx, x.emit, a.Address), a, sl)
 		elapsed := x.opts.Now().Sub(start)
 		if err != nil {

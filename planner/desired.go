@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/rare"
@@ -85,6 +86,31 @@ func (d *Desired) RequestJSON() (json.RawMessage, error) {
 	if d.derive == nil {
 		return d.request, nil
 	}
+	buf := make([]byte, 0, 512) // a synthesis's request, without growing
+	req, err := d.deriveInto(&buf)
+	return bytes.Clone(req), err
+}
+
+// CheckRequest says whether d's request can be made again as it was
+// fingerprinted (see RequestJSON), holding nothing: apply asks it before
+// the service is paid, not when the result is recorded.
+func (d *Desired) CheckRequest() error {
+	if d.derive == nil {
+		return nil
+	}
+	buf := deriveBuffers.Get().(*[]byte)
+	defer deriveBuffers.Put(buf)
+	_, err := d.deriveInto(buf)
+	return err
+}
+
+// deriveBuffers are CheckRequest's scratch buffers.
+var deriveBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// deriveInto writes d's derived request into *scratch and returns it
+// (valid until *scratch is written again), or an error when it does not
+// match d's fingerprint.
+func (d *Desired) deriveInto(scratch *[]byte) ([]byte, error) {
 	w := &d.derive.canonical
 	if d.derive.sameWire {
 		w = d.Wire.Synthesis
@@ -100,12 +126,12 @@ func (d *Desired) RequestJSON() (json.RawMessage, error) {
 		}
 		req["chunks"] = fps
 	}
-	raw, fp, err := encodeRequest(nil, string(d.Kind), req, nil)
+	raw, fp, err := canonicalRequest(scratch, string(d.Kind), req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Address, err)
 	}
-	if fp != d.Fingerprint {
-		return nil, fmt.Errorf("%s: its request made again has fingerprint %s, not the planned %s", d.Address, fp, d.Fingerprint)
+	if string(fp[:]) != d.Fingerprint {
+		return nil, fmt.Errorf("%s: its request made again has fingerprint %s, not the planned %s", d.Address, fp[:], d.Fingerprint)
 	}
 	return raw, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/internal/fieldtest"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/state"
 )
 
 // TestDesiredDetailsIsZero: isZero, which spares the build reflect's
@@ -112,5 +113,59 @@ func TestRequestJSONDerivedIsChecked(t *testing.T) {
 	d.Wire.Synthesis = &changed
 	if raw, err := d.RequestJSON(); err == nil || !strings.Contains(err.Error(), fp) {
 		t.Fatalf("a request that no longer matches its fingerprint: %s, %v", raw, err)
+	}
+}
+
+// TestDerivationShared: a synthesis whose wire request is its canonical
+// one and that takes no embedding shares one derivation (a prompt library
+// of 100,000 holds no derivation each); the others hold their own.
+func TestDerivationShared(t *testing.T) {
+	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
+	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	var b builder
+	d := &Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w}}
+	if err := b.derived(d, synthesisRequest(&w, nil), d.Wire.Synthesis, nil); err != nil || d.derive != wireIsCanonical {
+		t.Fatalf("plain synthesis: %p (shared %p), %v", d.derive, wireIsCanonical, err)
+	}
+	emb := map[string]any{"file_sha256": "ab"}
+	if err := b.derived(d, synthesisRequest(&w, emb), d.Wire.Synthesis, emb); err != nil || d.derive == wireIsCanonical || !d.derive.sameWire {
+		t.Fatalf("with an embedding: %+v, %v", d.derive, err)
+	}
+	if _, err := d.RequestJSON(); err != nil {
+		t.Fatal(err)
+	}
+	documented := w
+	documented.Model = "other"
+	if err := b.derived(d, synthesisRequest(&documented, nil), &documented, nil); err != nil || d.derive.sameWire || d.derive.canonical.Model != "other" {
+		t.Fatalf("another canonical request: %+v, %v", d.derive, err)
+	}
+}
+
+// TestPinnedAsHoldsItsRequest: a pinned resource keeps the request
+// declared now under the fingerprint recorded, so it holds the bytes
+// rather than deriving them (which would no longer match), and the
+// resource it was copied from is unchanged.
+func TestPinnedAsHoldsItsRequest(t *testing.T) {
+	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
+	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	var b builder
+	d := &Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w}}
+	if err := b.derived(d, synthesisRequest(&w, nil), d.Wire.Synthesis, nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err := d.RequestJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, err := pinnedAs(d, &state.Resource{Fingerprint: strings.Repeat("e", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := was.RequestJSON()
+	if err != nil || string(got) != string(want) || was.Fingerprint != strings.Repeat("e", 64) {
+		t.Fatalf("pinned: %s, %v, fingerprint %s", got, err, was.Fingerprint)
+	}
+	if d.derive != wireIsCanonical || d.Fingerprint == was.Fingerprint {
+		t.Fatalf("the resource pinned changed: %+v", d)
 	}
 }

@@ -111,8 +111,12 @@ func pinnable(d *Desired, prior *state.Resource) bool {
 // manifest would declare words no one hears, and every gate would pass.
 // A request without text (a recording's) has no words to compare.
 func sameWords(d *Desired, prior *state.Resource) bool {
+	fields := d.RequestFields()
+	if fields == nil { // its request cannot be made again: nothing is kept on its strength
+		return false
+	}
 	old, oldOK := prior.RequestFields()["text"]
-	cur, curOK := d.RequestFields()["text"]
+	cur, curOK := fields["text"]
 	return !oldOK || !curOK || equalJSON(old, cur)
 }
 
