@@ -545,17 +545,22 @@ func (b *builder) encode(d *Desired, req map[string]any) error {
 // derived sets d.Fingerprint from req, the canonical request of the
 // synthesis d, and how d's request is made again when asked for (see
 // Desired.RequestJSON): from canonical when it is not d's wire request,
-// with emb, its embedding by content.
+// with emb, its embedding by content. A request the state records as it
+// is shares the recorded bytes instead.
 func (b *builder) derived(d *Desired, req map[string]any, canonical *contract.SynthesisRequest, emb map[string]any) error {
-	_, fp, err := canonicalRequest(&b.scratch, string(d.Kind), req)
+	raw, fp, err := canonicalRequest(&b.scratch, string(d.Kind), req)
 	if err != nil {
 		return err
 	}
 	if prior := b.prior[d.Address]; prior != nil && prior.Fingerprint == string(fp[:]) {
-		d.Fingerprint = prior.Fingerprint // shared, as the record's
-	} else {
-		d.Fingerprint = string(fp[:])
+		if recorded := prior.RequestJSON(); bytes.Equal(recorded, raw) {
+			// Unchanged: the recorded bytes are shared, nothing is held
+			// for it (the plan after an apply of 100,000).
+			d.request, d.Fingerprint, d.derive = recorded, prior.Fingerprint, nil
+			return nil
+		}
 	}
+	d.Fingerprint = string(fp[:])
 	switch {
 	case canonical == d.Wire.Synthesis && emb == nil:
 		d.derive = wireIsCanonical
