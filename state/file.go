@@ -220,7 +220,7 @@ func (r *Resource) RequestJSON() json.RawMessage {
 }
 
 // SetRequestJSON records raw, the canonical JSON of the request (compact,
-// as planner.Desired.Request holds it), as the request, in place of
+// as planner.Desired.RequestJSON returns it), as the request, in place of
 // Request. raw is shared, not copied: neither the caller nor the state
 // modifies it afterwards.
 func (r *Resource) SetRequestJSON(raw json.RawMessage) {
