@@ -154,3 +154,24 @@ func TestAdoptWrittenOutput(t *testing.T) {
 		}
 	}
 }
+
+// The paths an action may overwrite are listed in order, whatever the
+// order of its outputs (a plan file is the same from run to run).
+func TestOverwriteSorted(t *testing.T) {
+	p := baseProject()
+	tr := p.m.Transcriptions[0]
+	tr.Outputs = map[string]string{"json": "z/a.json", "txt": "y/a.txt", "srt": "x/a.srt"} // paths in no format's order
+	for _, path := range tr.Outputs {
+		p.fs[path] = "somebody's file"
+	}
+	st := &state.File{Version: 1, Resources: map[string]*state.Resource{}}
+	plan, err := p.plan(t, st, planner.Options{Targets: []string{tr.Address}, Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := plan.Action(tr.Address)
+	want := []string{"x/a.srt", "y/a.txt", "z/a.json"}
+	if got := a.Details().Overwrite; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("overwrite %v, want %v", got, want)
+	}
+}
