@@ -94,8 +94,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // from its typed request when asked for, and refused when it no longer
 // matches the fingerprint it was planned with, never recorded wrong.
 func TestRequestJSONDerivedIsChecked(t *testing.T) {
-	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
-	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	w := helloWire()
 	fp, err := Fingerprint(string(manifest.KindSynthesis), synthesisRequest(&w, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -120,8 +119,7 @@ func TestRequestJSONDerivedIsChecked(t *testing.T) {
 // one and that takes no embedding shares one derivation (a prompt library
 // of 100,000 holds no derivation each); the others hold their own.
 func TestDerivationShared(t *testing.T) {
-	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
-	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	w := helloWire()
 	var b builder
 	d := &Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w}}
 	if err := b.derived(d, synthesisRequest(&w, nil), d.Wire.Synthesis, nil); err != nil || d.derive != wireIsCanonical {
@@ -146,8 +144,7 @@ func TestDerivationShared(t *testing.T) {
 // rather than deriving them (which would no longer match), and the
 // resource it was copied from is unchanged.
 func TestPinnedAsHoldsItsRequest(t *testing.T) {
-	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
-	w := contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
+	w := helloWire()
 	var b builder
 	d := &Desired{Address: "synthesis.a", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w}}
 	if err := b.derived(d, synthesisRequest(&w, nil), d.Wire.Synthesis, nil); err != nil {
@@ -168,4 +165,10 @@ func TestPinnedAsHoldsItsRequest(t *testing.T) {
 	if d.derive != wireIsCanonical || d.Fingerprint == was.Fingerprint {
 		t.Fatalf("the resource pinned changed: %+v", d)
 	}
+}
+
+// helloWire is a documented synthesis request, for the derivation's tests.
+func helloWire() contract.SynthesisRequest {
+	format, _ := contract.Resolve(&contract.AudioConfig{Container: "wav"})
+	return contract.SynthesisRequest{Text: "hello", Model: "tts-v2.5", Voice: "Kaveri", Language: "hi-IN", AudioConfig: contract.ProfileDocumented.Wire(format)}
 }

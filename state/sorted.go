@@ -193,6 +193,24 @@ func (s *sorter) skip() ([]byte, bool) {
 	return s.raw[start:s.i], depth == 0 && s.i > start
 }
 
+// separator reads what follows a member or an element: close ends the
+// object or array (end), a comma another follows; anything else, or the
+// end of the input, is not compact JSON (!ok).
+func (s *sorter) separator(close byte) (end, ok bool) {
+	if s.i >= len(s.raw) {
+		return false, false
+	}
+	switch s.raw[s.i] {
+	case close:
+		s.i++
+		return true, true
+	case ',':
+		s.i++
+		return false, true
+	}
+	return false, false
+}
+
 func (s *sorter) object(dst []byte, prefix string) ([]byte, bool) {
 	s.i++ // {
 	if s.i < len(s.raw) && s.raw[s.i] == '}' {
@@ -218,17 +236,11 @@ func (s *sorter) object(dst []byte, prefix string) ([]byte, bool) {
 			return dst, false
 		}
 		ms = append(ms, sortMember{key, val})
-		if s.i >= len(s.raw) {
+		if end, ok := s.separator('}'); !ok {
 			return dst, false
-		}
-		if s.raw[s.i] == '}' {
-			s.i++
+		} else if end {
 			break
 		}
-		if s.raw[s.i] != ',' {
-			return dst, false
-		}
-		s.i++
 	}
 	s.members[s.depth] = ms
 	slices.SortFunc(ms, func(a, b sortMember) int { return bytes.Compare(a.key, b.key) })
@@ -276,17 +288,14 @@ func (s *sorter) array(dst []byte, prefix string) ([]byte, bool) {
 		dst = append(dst, '\n')
 		dst = append(dst, inner...)
 		var ok bool
-		if dst, ok = s.value(dst, inner); !ok || s.i >= len(s.raw) {
+		if dst, ok = s.value(dst, inner); !ok {
 			return dst, false
 		}
-		if s.raw[s.i] == ']' {
-			s.i++
+		if end, ok := s.separator(']'); !ok {
+			return dst, false
+		} else if end {
 			break
 		}
-		if s.raw[s.i] != ',' {
-			return dst, false
-		}
-		s.i++
 	}
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
