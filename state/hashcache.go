@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,11 @@ type HashCache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry
 	dirty   bool
+	// written are the files Put learned of within their racy window, for
+	// Settle to hash once it has passed (an entry would be trusted by
+	// nothing until then), and settled is when the last window ends.
+	written []string
+	settled int64
 }
 
 type cacheEntry struct {
@@ -210,9 +216,15 @@ func trusted(e, want cacheEntry) bool {
 		e.Inode == want.Inode && !racy(e)
 }
 
+// windowEnd is when the racy window of e's file ends: an entry hashed
+// later is trusted.
+func windowEnd(e cacheEntry) int64 {
+	return max(e.MtimeNS, e.CtimeNS) + int64(racyWindow(e.MtimeNS)) + 1
+}
+
 // racy says whether e was hashed within its racy window.
 func racy(e cacheEntry) bool {
-	return e.HashedNS-max(e.MtimeNS, e.CtimeNS) <= int64(racyWindow(e.MtimeNS))
+	return e.HashedNS < windowEnd(e)
 }
 
 // entryOf is the entry of a file whose stat is st, not hashed yet.
@@ -310,8 +322,12 @@ func (c *HashCache) hash(rel string, stat statFunc, st *unix.Stat_t) (FileHash, 
 	return FileHash{Exists: true, SHA256: sum, Size: n}, nil
 }
 
-// Put seeds the cache with a hash voxform just computed while writing rel, so
-// the next plan need not read it again.
+// Put tells the cache of a file voxform just wrote, whose hash it computed
+// while writing it, so that the next plan need not read it again. A file
+// written within its racy window (as apply's outputs are) is not entered
+// with that hash, which nothing would trust (see trusted): Settle hashes
+// it once the window has passed. Until then the cache holds its path
+// only, and no entry of its earlier content.
 func (c *HashCache) Put(rel, sha256Hex string) {
 	var st unix.Stat_t
 	if c.statPath(rel, &st) != nil {
@@ -320,9 +336,15 @@ func (c *HashCache) Put(rel, sha256Hex string) {
 	e := entryOf(&st)
 	e.SHA256, e.HashedNS = sha256Hex, c.now().UnixNano()
 	c.mu.Lock()
-	c.entries[rel] = e
+	defer c.mu.Unlock()
 	c.dirty = true
-	c.mu.Unlock()
+	if !racy(e) {
+		c.entries[rel] = e
+		return
+	}
+	delete(c.entries, rel)
+	c.written = append(c.written, rel)
+	c.settled = max(c.settled, windowEnd(e))
 }
 
 // Save writes the cache if it changed, atomically, creating .voxform/ with a
@@ -455,18 +477,20 @@ const maxSettleWait = 2 * time.Second
 // cannot be hashed stops none of the others.
 func (c *HashCache) Settle(ctx context.Context) error {
 	c.mu.Lock()
-	var pending []string
-	var until int64
+	pending, until := c.written, c.settled
+	c.written, c.settled = nil, 0
 	for rel, e := range c.entries {
-		if racy(e) {
+		if racy(e) { // entered by a plan within the window
 			pending = append(pending, rel)
-			until = max(until, max(e.MtimeNS, e.CtimeNS)+int64(racyWindow(e.MtimeNS))+1)
+			until = max(until, windowEnd(e))
 		}
 	}
 	c.mu.Unlock()
 	if len(pending) == 0 {
 		return nil
 	}
+	slices.Sort(pending) // a file Put twice is hashed once
+	pending = slices.Compact(pending)
 	if err := clock.Sleep(ctx, min(time.Duration(until-c.now().UnixNano()), maxSettleWait)); err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // TestSettle: a hash Put as a file is written is within its racy window,
@@ -66,5 +68,52 @@ func TestSettleGoesPastAFileItCannotHash(t *testing.T) {
 		if name != "c.wav" && !c.Fresh(name) {
 			t.Errorf("%s: not trusted after Settle", name)
 		}
+	}
+}
+
+// TestPutHoldsOnlyThePath: a file Put within its racy window is held as
+// its path only, for Settle, not as an entry nothing would trust (100,000
+// of them were apply's largest cost in memory after its records), and the
+// entry of the file's earlier content goes. One Put after the window is
+// entered as it is.
+func TestPutHoldsOnlyThePath(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.wav")
+	if err := os.WriteFile(a, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := OpenHashCache(dir)
+	if _, err := c.Hash("a.wav"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.entries["a.wav"]; !ok {
+		t.Fatal("Hash entered nothing")
+	}
+	if err := os.WriteFile(a, []byte("after!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Put("a.wav", sha("after!"))
+	c.Put("a.wav", sha("after!"))
+	if e, ok := c.entries["a.wav"]; ok {
+		t.Errorf("Put within the racy window holds an entry: %+v", e)
+	}
+	if !slices.Equal(c.written, []string{"a.wav", "a.wav"}) {
+		t.Errorf("written = %q, want a.wav for Settle", c.written)
+	}
+	if err := c.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if e := c.entries["a.wav"]; e.SHA256 != sha("after!") || racy(e) {
+		t.Errorf("after Settle: %+v, want the new content's hash, trusted", e)
+	}
+	if c.written != nil {
+		t.Errorf("Settle left %q to hash again", c.written)
+	}
+
+	later := OpenHashCache(dir)
+	later.now = func() time.Time { return time.Now().Add(time.Hour) }
+	later.Put("a.wav", sha("after!"))
+	if e, ok := later.entries["a.wav"]; !ok || e.SHA256 != sha("after!") || len(later.written) != 0 {
+		t.Errorf("Put after the window: entry %+v (%v), written %q; want it entered", e, ok, later.written)
 	}
 }
