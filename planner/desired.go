@@ -62,10 +62,12 @@ type Desired struct {
 }
 
 // derivation is what a synthesis's canonical request is made of besides
-// its wire request (see Desired.RequestJSON).
+// its wire request (see Desired.RequestJSON). Without an embedding it is
+// shared by every synthesis that asks the same but for its text.
 type derivation struct {
 	// canonical is the request as the documented profile sends it, which
-	// the fingerprint covers; unset (sameWire) when that is Wire's.
+	// the fingerprint covers, but for its text, which is Wire's; unset
+	// (sameWire) when the whole request is Wire's.
 	canonical contract.SynthesisRequest
 	sameWire  bool
 	// embedding is the speaker embedding by content (nil: the model
@@ -111,12 +113,14 @@ var deriveBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); retu
 // (valid until *scratch is written again), or an error when it does not
 // match d's fingerprint.
 func (d *Desired) deriveInto(scratch *[]byte) ([]byte, error) {
-	w := &d.derive.canonical
-	if d.derive.sameWire {
-		w = d.Wire.Synthesis
-	}
+	w := d.Wire.Synthesis
 	if w == nil {
 		return nil, fmt.Errorf("%s: no request to derive the canonical one from", d.Address)
+	}
+	if !d.derive.sameWire {
+		c := d.derive.canonical
+		c.Text = w.Text
+		w = &c
 	}
 	req := synthesisRequest(w, d.derive.embedding)
 	if chunks := d.Details().Chunks; len(chunks) > 0 {
@@ -480,6 +484,8 @@ type builder struct {
 	blocks    map[blockName]string                 // one block address per block
 	prior     map[string]*state.Resource           // the state planned against, by address
 	shared    map[sharedDetails]*DesiredDetails    // see blockDetails
+	// derivations are the shared derivations (see documented).
+	derivations map[contract.SynthesisRequest]*derivation
 }
 
 // block is the address of the block named kind.name, shared by its
@@ -567,9 +573,30 @@ func (b *builder) derived(d *Desired, req map[string]any, canonical *contract.Sy
 	case canonical == d.Wire.Synthesis:
 		d.derive = &derivation{sameWire: true, embedding: emb}
 	default:
-		d.derive = &derivation{canonical: *canonical, embedding: emb}
+		d.derive = b.documented(canonical, emb)
 	}
 	return nil
+}
+
+// documented is the derivation of a synthesis whose canonical request is
+// not its wire request: canonical without its text, with emb. Without an
+// embedding, one is shared by all the syntheses that ask the same (the
+// 100,000 prompts of a block hold one).
+func (b *builder) documented(canonical *contract.SynthesisRequest, emb map[string]any) *derivation {
+	x := derivation{canonical: *canonical, embedding: emb}
+	x.canonical.Text = ""
+	if emb != nil {
+		return &x
+	}
+	if p, ok := b.derivations[x.canonical]; ok {
+		return p
+	}
+	if b.derivations == nil {
+		b.derivations = map[contract.SynthesisRequest]*derivation{}
+	}
+	p := &x
+	b.derivations[x.canonical] = p
+	return p
 }
 
 // synthesisRequest is synthesisRequest in the builder's map, with the

@@ -117,7 +117,10 @@ func TestRequestJSONDerivedIsChecked(t *testing.T) {
 
 // TestDerivationShared: a synthesis whose wire request is its canonical
 // one and that takes no embedding shares one derivation (a prompt library
-// of 100,000 holds no derivation each); the others hold their own.
+// of 100,000 holds no derivation each); so do those whose canonical
+// request differs from their wire request in the same way but for the
+// text (the live profile's prompts), each deriving its own text. One with
+// an embedding holds its own.
 func TestDerivationShared(t *testing.T) {
 	w := helloWire()
 	var b builder
@@ -136,6 +139,22 @@ func TestDerivationShared(t *testing.T) {
 	documented.Model = "other"
 	if err := b.derived(d, synthesisRequest(&documented, nil), &documented, nil); err != nil || d.derive.sameWire || d.derive.canonical.Model != "other" {
 		t.Fatalf("another canonical request: %+v, %v", d.derive, err)
+	}
+	w2, documented2 := w, documented
+	w2.Text, documented2.Text = "goodbye", "goodbye"
+	d2 := &Desired{Address: "synthesis.b", Kind: manifest.KindSynthesis, Wire: Wire{Synthesis: &w2}}
+	if err := b.derived(d2, synthesisRequest(&documented2, nil), &documented2, nil); err != nil || d2.derive != d.derive {
+		t.Fatalf("the same canonical request but for the text: %p, not the shared %p (%v)", d2.derive, d.derive, err)
+	}
+	for x, want := range map[*Desired]*contract.SynthesisRequest{d: &documented, d2: &documented2} {
+		got, err := x.RequestJSON()
+		raw, _, _ := canonicalRequest(new([]byte), string(manifest.KindSynthesis), synthesisRequest(want, nil))
+		if err != nil || string(got) != string(raw) {
+			t.Errorf("%s: derived %s (%v), want %s", x.Address, got, err, raw)
+		}
+	}
+	if err := b.derived(d2, synthesisRequest(&documented2, emb), &documented2, emb); err != nil || d2.derive == d.derive || d2.derive.sameWire {
+		t.Fatalf("with an embedding: %p shared (%v)", d2.derive, err)
 	}
 }
 
