@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voxform/voxform/emulator"
+	"github.com/voxform/voxform/state"
 )
 
 const twoLoudnessPrompts = `version: 1
@@ -81,5 +82,26 @@ func TestPullMeasuresLoudnessWhereDeclared(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPullLeavesHashCacheWarm: the plan after a pull trusts the hash cache
+// for the files pull restored, as after an apply, instead of reading each
+// of them again.
+func TestPullLeavesHashCacheWarm(t *testing.T) {
+	a, _, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts}, emulator.Options{})
+	if code := runCmd(a, "apply", "-auto-approve"); code != ExitOK {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	b, stdout, stderr, _ := emuEnv(t, map[string]string{"voxform.yaml": twoLoudnessPrompts}, emulator.Options{})
+	b.CacheDir = a.CacheDir
+	if code := runCmd(b, "pull"); code != ExitOK || !strings.Contains(stdout.String(), "Restored 2 resource(s)") {
+		t.Fatalf("pull: exit %d: %s %s", code, stdout, stderr)
+	}
+	c := state.OpenHashCache(b.Dir)
+	for _, out := range []string{"build/a.wav", "build/b.raw"} {
+		if !c.Fresh(out) {
+			t.Errorf("%s: the hash cache pull left would have the next plan read it again", out)
+		}
 	}
 }

@@ -77,6 +77,10 @@ func runPull(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The restored files, settled, leave the next plan warm, as apply does.
+	if herr := sess.SaveHashes(); herr != nil {
+		fmt.Fprintf(env.Stderr, "voxform: warning: %s\n", untrusted.Lines(herr.Error()))
+	}
 	if cerr := sess.Close(); cerr != nil {
 		return cerr
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -216,15 +218,19 @@ func trusted(e, want cacheEntry) bool {
 		e.Inode == want.Inode && !racy(e)
 }
 
-// windowEnd is when the racy window of e's file ends: an entry hashed
-// later is trusted.
+// windowEnd is when the racy window of e's file ends, for Settle to wait
+// for (at most the largest time: a hostile mtime does not wrap it).
 func windowEnd(e cacheEntry) int64 {
-	return max(e.MtimeNS, e.CtimeNS) + int64(racyWindow(e.MtimeNS)) + 1
+	last, w := max(e.MtimeNS, e.CtimeNS), int64(racyWindow(e.MtimeNS))
+	if last > math.MaxInt64-w-1 {
+		return math.MaxInt64
+	}
+	return last + w + 1
 }
 
 // racy says whether e was hashed within its racy window.
 func racy(e cacheEntry) bool {
-	return e.HashedNS < windowEnd(e)
+	return e.HashedNS-max(e.MtimeNS, e.CtimeNS) <= int64(racyWindow(e.MtimeNS))
 }
 
 // entryOf is the entry of a file whose stat is st, not hashed yet.
@@ -491,13 +497,17 @@ func (c *HashCache) Settle(ctx context.Context) error {
 	}
 	slices.Sort(pending) // a file Put twice is hashed once
 	pending = slices.Compact(pending)
-	if err := clock.Sleep(ctx, min(time.Duration(until-c.now().UnixNano()), maxSettleWait)); err != nil {
-		return err
+	// Stopped, what is left is left for a later Settle, as it was.
+	err := clock.Sleep(ctx, min(time.Duration(until-c.now().UnixNano()), maxSettleWait))
+	if err == nil {
+		// A file that cannot be hashed now (made a directory, unreadable)
+		// is left unsettled; the next plan reads it and says what is wrong.
+		err = c.hashEach(ctx, pending, func(int, FileHash) {}, func(string, error) error { return nil })
 	}
-	// A file that cannot be hashed now (made a directory, unreadable) is
-	// left unsettled; the next plan reads it and says what is wrong.
-	if err := c.hashEach(ctx, pending, func(int, FileHash) {}, func(string, error) error { return nil }); err != nil {
-		return err
+	if err = cmp.Or(err, ctx.Err()); err != nil {
+		c.mu.Lock()
+		c.written, c.settled = append(c.written, pending...), max(c.settled, until)
+		c.mu.Unlock()
 	}
-	return ctx.Err()
+	return err
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,29 @@ func TestSettle(t *testing.T) {
 	c.Put("a.wav", sha("hello"))
 	if err := c.Settle(ctx); err == nil {
 		t.Error("Settle with a cancelled context waited for the window")
+	}
+	if c.Fresh("a.wav") {
+		t.Fatal("a.wav trusted after a Settle that was stopped")
+	}
+	if err := c.Settle(context.Background()); err != nil || !c.Fresh("a.wav") {
+		t.Errorf("a Settle after one that was stopped: %v, a.wav trusted %v; want what was left settled", err, c.Fresh("a.wav"))
+	}
+}
+
+// TestRacyAtTheEndOfTime: an entry hashed within the window of a file
+// whose times are near the largest a cache entry holds is racy, and the
+// window's end Settle waits for does not wrap around.
+func TestRacyAtTheEndOfTime(t *testing.T) {
+	last := int64(math.MaxInt64 - 10)
+	e := cacheEntry{MtimeNS: last, CtimeNS: last, HashedNS: last + 1}
+	if !racy(e) {
+		t.Error("an entry hashed 1 ns after its file's change is trusted")
+	}
+	if end := windowEnd(e); end != math.MaxInt64 {
+		t.Errorf("windowEnd = %d, want the largest time", end)
+	}
+	if end := windowEnd(cacheEntry{MtimeNS: 5e8, CtimeNS: 1e9}); end != 1e9+int64(racyWindow(5e8))+1 {
+		t.Errorf("windowEnd = %d", end)
 	}
 }
 
