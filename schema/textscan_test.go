@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxform/voxform/contract"
 	"github.com/voxform/voxform/manifest"
+	"github.com/voxform/voxform/narration"
 )
 
 // randomText builds texts from pieces that meet the scanners' edge cases:
@@ -136,6 +138,66 @@ func TestTextCheckedOncePerSource(t *testing.T) {
 			}
 			if c.textWarnings > MaxTextWarnings {
 				t.Errorf("%d warnings inside texts: over the limit", c.textWarnings)
+			}
+		})
+	}
+}
+
+// TestTextCheckedBeforeKey: a text is taken as checked before only when
+// everything its findings depend on is the same: the text, where its parts
+// came from, the model, the text field's position (where the spans give
+// none), and the lexicon with its language. A language without a lexicon
+// changes nothing.
+func TestTextCheckedBeforeKey(t *testing.T) {
+	v25, v3 := contract.ProfileDocumented.SynthesisModel("tts-v2.5"), contract.ProfileDocumented.SynthesisModel("tts-v3.0")
+	lexA, lexB := new(narration.Lexicon), new(narration.Lexicon)
+	at := manifest.Pos{File: "voxform.yaml", Line: 3, Col: 9}
+	spans := []manifest.Span{{Offset: 0, Pos: at, Exact: true}}
+	base := func() (manifest.Synthesis, *contract.Model, manifest.Pos) {
+		return manifest.Synthesis{Text: "call 1800", Language: "hi-IN"}, v25, at
+	}
+	tests := []struct {
+		name  string
+		edit  func(s *manifest.Synthesis, m **contract.Model, fallback *manifest.Pos)
+		again bool
+	}{
+		{"the same", func(*manifest.Synthesis, **contract.Model, *manifest.Pos) {}, true},
+		{"another text", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Text = "call 1900" }, false},
+		{"another model", func(_ *manifest.Synthesis, m **contract.Model, _ *manifest.Pos) { *m = v3 }, false},
+		{"another field position", func(_ *manifest.Synthesis, _ **contract.Model, p *manifest.Pos) { p.Line++ }, false},
+		{"another source", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.TextSpans = spans }, false},
+		{"a lexicon", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Lexicon = lexB }, false},
+		{"another language without a lexicon", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Language = "ta-IN" }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := check(&manifest.Manifest{}, manifest.LoadOptions{NoProbe: true})
+			s, m, fallback := base()
+			if c.checkedBefore(&s, m, fallback) {
+				t.Fatal("the first text was checked before")
+			}
+			tt.edit(&s, &m, &fallback)
+			if got := c.checkedBefore(&s, m, fallback); got != tt.again {
+				t.Errorf("checked before: %v, want %v", got, tt.again)
+			}
+		})
+	}
+	for name, edit := range map[string]func(s *manifest.Synthesis){
+		"another language with a lexicon": func(s *manifest.Synthesis) { s.Language = "ta-IN" },
+		"another lexicon":                 func(s *manifest.Synthesis) { s.Lexicon = lexB },
+		"a source in another file": func(s *manifest.Synthesis) {
+			s.TextSpans = []manifest.Span{{Offset: 0, Pos: manifest.Pos{File: "prompts.csv", Line: 3, Col: 9}, Exact: true}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := check(&manifest.Manifest{}, manifest.LoadOptions{NoProbe: true})
+			s := manifest.Synthesis{Text: "call 1800", Language: "hi-IN", Lexicon: lexA, TextSpans: spans}
+			if c.checkedBefore(&s, v25, at) {
+				t.Fatal("the first text was checked before")
+			}
+			edit(&s)
+			if c.checkedBefore(&s, v25, at) {
+				t.Error("taken as checked before")
 			}
 		})
 	}
