@@ -54,7 +54,12 @@ func (v *varFlags) options(env *Env) manifest.LoadOptions {
 // kind folded after a few (writeFoldedDiagnostics), and returns an error
 // when any of them is an error.
 func loadManifest(env *Env, vars *varFlags) (*manifest.Manifest, error) {
-	m, ds := workspace.New(env.Dir).Load(vars.options(env))
+	return loadManifestWith(env, vars.options(env))
+}
+
+// loadManifestWith is loadManifest with the load options given.
+func loadManifestWith(env *Env, opts manifest.LoadOptions) (*manifest.Manifest, error) {
+	m, ds := workspace.New(env.Dir).Load(opts)
 	writeFoldedDiagnostics(env.Stderr, ds)
 	if err := diagnosticsError(ds); err != nil {
 		return nil, err

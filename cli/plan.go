@@ -276,11 +276,12 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 	if pr.session, err = ws.LockUnread(ctx, op); err != nil {
 		return pr, err
 	}
-	m, err := loadForPlan(env, &f.vars, human, jsonDiag)
+	opts := f.vars.options(env)
+	opts.Expanded = pr.session.Start // the state is read while the manifest is checked
+	m, err := loadForPlan(env, opts, human, jsonDiag)
 	if err != nil {
 		return pr, err
 	}
-	pr.session.Start()
 	pr.manifest, pr.listen = workspace.Settings(m), workspace.ListenPart(m) // the plan holds the resources
 	pr.plan, err = pr.session.Plan(ctx, m, f.options())
 	if serr := pr.session.SaveHashes(); serr != nil && err == nil {
@@ -290,11 +291,11 @@ func preparePlan(ctx context.Context, env *Env, f *planFlags, op string, human, 
 }
 
 // loadForPlan loads the manifest, writing diagnostics for people or as JSON.
-func loadForPlan(env *Env, vars *varFlags, human, jsonDiag io.Writer) (*manifest.Manifest, error) {
+func loadForPlan(env *Env, opts manifest.LoadOptions, human, jsonDiag io.Writer) (*manifest.Manifest, error) {
 	if jsonDiag == nil {
-		return loadManifest(env, vars)
+		return loadManifestWith(env, opts)
 	}
-	m, ds := workspace.New(env.Dir).Load(vars.options(env))
+	m, ds := workspace.New(env.Dir).Load(opts)
 	for _, d := range ds {
 		writeJSONLine(jsonDiag, planview.Diagnostic(d))
 	}

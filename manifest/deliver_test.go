@@ -31,7 +31,7 @@ func wantDiags(t *testing.T, ds Diagnostics, want ...string) {
 
 func delivered(s *Synthesis) []string {
 	var out []string
-	for _, d := range s.Deliver {
+	for _, d := range s.Details().Deliver {
 		out = append(out, d.Profile.Name+" "+d.Output)
 	}
 	return out
@@ -75,11 +75,11 @@ syntheses:
 		t.Errorf("deliveries (-want +got):\n%s", diff)
 	}
 	for _, s := range m.Syntheses {
-		if s.Name == "names" && s.Deliver[2].Profile != m.DeliveryProfiles["quiet-ivr"] {
+		if s.Name == "names" && s.Details().Deliver[2].Profile != m.DeliveryProfiles["quiet-ivr"] {
 			t.Errorf("quiet-ivr is not the delivery_profiles: entry")
 		}
-		if s.Name == "maps" && s.Deliver[1].Pos != (Pos{File: "voxform.yaml", Line: 15, Col: 33}) {
-			t.Errorf("an output's delivery is at %v, want its output", s.Deliver[1].Pos)
+		if s.Name == "maps" && s.Details().Deliver[1].Pos != (Pos{File: "voxform.yaml", Line: 15, Col: 33}) {
+			t.Errorf("an output's delivery is at %v, want its output", s.Details().Deliver[1].Pos)
 		}
 	}
 }
@@ -112,10 +112,10 @@ syntheses:
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("deliveries (-want +got):\n%s", diff)
 	}
-	if by["a"].Deliver[1].Profile != by["b"].Deliver[1].Profile {
+	if by["a"].Details().Deliver[1].Profile != by["b"].Details().Deliver[1].Profile {
 		t.Errorf("the default's profile is evaluated per synthesis, not shared")
 	}
-	if p := by["a"].Deliver[0].Pos; p.Line != 6 {
+	if p := by["a"].Details().Deliver[0].Pos; p.Line != 6 {
 		t.Errorf("a default's delivery is at %v, want the defaults line 6", p)
 	}
 }

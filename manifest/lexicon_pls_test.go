@@ -69,7 +69,7 @@ syntheses:
 		t.Fatalf("diagnostics %v", ds)
 	}
 	for _, s := range m.Syntheses {
-		if got, _ := s.Lexicon.Apply(s.Text, s.Language); got != "The World Wide Web Consortium note" {
+		if got, _ := s.Details().Lexicon.Apply(s.Text, s.Language); got != "The World Wide Web Consortium note" {
 			t.Errorf("%s: the lexicon makes %q", s.Address, got)
 		}
 	}

@@ -39,7 +39,7 @@ syntheses:
 	}
 	by := map[string]*Listen{}
 	for _, s := range m.Syntheses {
-		by[s.Name] = s.Listen
+		by[s.Name] = s.Details().Listen
 	}
 	if by["off"] != nil {
 		t.Errorf("listen: false gives %+v, want no check", by["off"])
@@ -81,10 +81,10 @@ func TestListenHash(t *testing.T) {
 	hash := func(body string) string {
 		t.Helper()
 		m, ds := load(t, listenHead+"syntheses:\n  a: { voice: v, text: hi, output: a.wav, listen: "+body+" }\n", nil, LoadOptions{})
-		if ds.HasErrors() || m.Syntheses[0].Listen == nil {
+		if ds.HasErrors() || m.Syntheses[0].Details().Listen == nil {
 			t.Fatalf("listen: %s: %v", body, ds)
 		}
-		return m.Syntheses[0].Listen.Hash
+		return m.Syntheses[0].Details().Listen.Hash
 	}
 	def := hash("true")
 	if len(def) != 64 {
@@ -133,12 +133,12 @@ func TestListenShared(t *testing.T) {
 	if len(m.Syntheses) != 100_000 {
 		t.Fatalf("%d syntheses, want 100,000", len(m.Syntheses))
 	}
-	first := m.Syntheses[0].Listen
+	first := m.Syntheses[0].Details().Listen
 	if first == nil || first.Thresholds.MaxRun != 3 {
 		t.Fatalf("listen = %+v", first)
 	}
 	for _, s := range m.Syntheses {
-		if s.Listen != first {
+		if s.Details().Listen != first {
 			t.Fatalf("%s has its own Listen: want the one value of its block", s.Address)
 		}
 	}
@@ -163,8 +163,8 @@ func TestListenErrors(t *testing.T) {
 			t.Errorf("listen: %s (-want +got):\n%s", c.body, diff)
 		}
 		for _, s := range m.Syntheses {
-			if s.Listen != nil {
-				t.Errorf("listen: %s gives a check: %+v", c.body, s.Listen)
+			if s.Details().Listen != nil {
+				t.Errorf("listen: %s gives a check: %+v", c.body, s.Details().Listen)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ syntheses:
 	}
 	by := map[string]*Listen{}
 	for _, s := range m.Syntheses {
-		by[s.Name] = s.Listen
+		by[s.Name] = s.Details().Listen
 	}
 	if l := by["inherits"]; l == nil || l.Thresholds.MaxRun != 3 || l.Regenerate != 2 {
 		t.Errorf("inherited listen = %+v, want the default's max_run 3, regenerate 2", l)

@@ -39,6 +39,9 @@ func loadRaw(raw *Raw, opts LoadOptions, v Validator, ds Diagnostics) (*Manifest
 	ds.Append(v.ValidateRaw(raw))
 	m, eds := Expand(raw, opts)
 	ds.Append(eds)
+	if opts.Expanded != nil && !ds.HasErrors() {
+		opts.Expanded()
+	}
 	ds.Append(v.Check(m, opts))
 	ds.Sort()
 	return m, ds

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/voxform/voxform/internal/fieldtest"
 )
 
 func TestAddress(t *testing.T) {
@@ -271,5 +273,97 @@ func TestSpeedWords(t *testing.T) {
 	want := map[string]float64{"s": 0.85, "m": 1.0, "f": 1.15, "n": 0.9, "q": 1.1, "d": -1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("speeds (-want +got):\n%s", diff)
+	}
+}
+
+// TestSynthesisDetailsIsZero: isZero, which decides whether a synthesis
+// holds its details at all, knows every field of SynthesisDetails.
+func TestSynthesisDetailsIsZero(t *testing.T) {
+	fieldtest.EachSet(t, &SynthesisDetails{}, true, (*SynthesisDetails).isZero)
+}
+
+// TestPlainSynthesisHoldsNoDetails: a prompt that sets none of the rare
+// fields holds none (a pointer, not 128 bytes), one that sets them holds
+// them, and changing one instance's leaves the others' alone.
+func TestPlainSynthesisHoldsNoDetails(t *testing.T) {
+	m, ds := load(t, `version: 1
+voices:
+  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }
+syntheses:
+  plain:
+    for_each: [a, b]
+    voice: v
+    text: "prompt ${each.key}"
+    output: "build/${each.key}.wav"
+  cued:
+    for_each: [a, b]
+    voice: v
+    text: "prompt ${each.key}"
+    output: "build/cued/${each.key}.wav"
+    cues: { json: "build/cued/${each.key}.json" }
+    lifecycle: { prevent_destroy: true }
+`, nil, LoadOptions{})
+	if ds.HasErrors() || len(m.Syntheses) != 4 {
+		t.Fatalf("load: %v", ds)
+	}
+	for _, s := range m.Syntheses {
+		held := s.details.Peek() != nil
+		if want := s.Name == "cued"; held != want {
+			t.Errorf("%s holds details: %v, want %v", s.Address, held, want)
+		}
+	}
+	byAddr := map[string]*Synthesis{}
+	for _, s := range m.Syntheses {
+		byAddr[s.Address] = s
+	}
+	a, b := byAddr[`synthesis.cued["a"]`], byAddr[`synthesis.cued["b"]`]
+	if c := a.Details().Cues; c == nil || c.JSON != "build/cued/a.json" || !a.Details().Lifecycle.PreventDestroy {
+		t.Fatalf("%s details: %+v", a.Address, a.Details())
+	}
+	*b = *a // an instance copied from another shares its details
+	b.Edit().Lifecycle.PreventDestroy = false
+	if !a.Details().Lifecycle.PreventDestroy {
+		t.Error("an edit of a copy changed the original's details")
+	}
+	if (&Synthesis{}).WithDetails(SynthesisDetails{}).details.Peek() != nil {
+		t.Error("empty details are held")
+	}
+}
+
+// orderValidator notes when its check runs; its ValidateRaw reports raw.
+type orderValidator struct {
+	log *[]string
+	raw Diagnostics
+}
+
+func (v orderValidator) ValidateRaw(*Raw) Diagnostics { return v.raw }
+func (v orderValidator) Check(*Manifest, LoadOptions) Diagnostics {
+	*v.log = append(*v.log, "check")
+	return nil
+}
+
+// TestExpandedBeforeCheck: LoadOptions.Expanded is called once the
+// manifest is expanded, before its check (a plan reads its state while the
+// check runs), and not at all when validating or expanding it failed: no
+// plan follows.
+func TestExpandedBeforeCheck(t *testing.T) {
+	const head = "version: 1\nvoices:\n  v: { model: tts-v2.5, voice: Nalini, language: hi-IN }\nsyntheses:\n  a:\n    text: hello\n    output: a.wav\n"
+	for _, tt := range []struct {
+		name, voice string
+		raw         Diagnostics
+		want        string
+	}{
+		{"valid", "v", nil, "expanded check"},
+		{"an unknown voice", "w", nil, "check"},
+		{"a schema error", "v", Diagnostics{{Severity: SeverityError, Message: "bad"}}, "check"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log []string
+			opts := LoadOptions{Expanded: func() { log = append(log, "expanded") }}
+			LoadSources(t.TempDir(), []string{"voxform.yaml"}, [][]byte{[]byte(head + "    voice: " + tt.voice + "\n")}, opts, orderValidator{&log, tt.raw})
+			if got := strings.Join(log, " "); got != tt.want {
+				t.Errorf("calls: %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -14,4 +14,8 @@ type LoadOptions struct {
 	// NoProbe skips reading audio headers of input files (durations,
 	// sample rates); the rules that need them are then not checked.
 	NoProbe bool
+	// Expanded, when set, is called once the manifest is expanded without
+	// errors, before it is checked: a plan starts reading its state there,
+	// while the check runs.
+	Expanded func()
 }

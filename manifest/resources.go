@@ -222,20 +222,21 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 	}
 	s.Address = Address(KindSynthesis, b.Name, s.Key, s.HasKey)
 	s.Voice, _, _ = x.str(fs["voice"], sc)
-	x.synthesisText(s, fs, sc)
-	x.synthesisLexicon(s, fs, sc)
+	var d SynthesisDetails
+	x.synthesisText(s, &d, fs, sc)
+	x.synthesisLexicon(&d, fs, sc)
 	if t, _, ok := x.str(fs["transport"], sc); ok {
 		s.Transport = t
 	}
 	if o, _, ok := x.str(fs["output"], sc); ok {
 		s.Output = cleanRel(o)
 	}
-	s.Cues = x.cues(fs["cues"], sc)
-	s.Deliver = x.deliveries(s, fs["deliver"], sc)
+	d.Cues = x.cues(fs["cues"], sc)
+	d.Deliver = x.deliveries(s, fs["deliver"], sc)
 	s.AudioConfig = x.blockAudioConfig(fs["audio_config"], sc)
-	s.Listen = x.blockListen(fs["listen"], sc)
-	s.Lifecycle = x.lifecycle(fs["lifecycle"], sc)
-	s.Recorded = x.recorded(fs["recorded"], sc)
+	d.Listen = x.blockListen(fs["listen"], sc)
+	d.Lifecycle = x.lifecycle(fs["lifecycle"], sc)
+	d.Recorded = x.recorded(fs["recorded"], sc)
 	lang, _, hasLang := x.str(fs["language"], sc)
 	speed, hasSpeed := x.speed(fs["speed"], sc)
 	v, known := x.voices[s.Voice]
@@ -259,7 +260,7 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 		return nil
 	default:
 		s.Model, s.VoiceName = v.Model, v.Voice
-		s.EmbeddingName, s.EmbeddingFile = v.Embedding, v.EmbeddingFile
+		d.EmbeddingName, d.EmbeddingFile = v.Embedding, v.EmbeddingFile
 		inherit := (!hasLang && v.Language != "") || (!hasSpeed && v.Speed != nil)
 		if !hasLang && v.Language != "" {
 			lang = v.Language
@@ -272,11 +273,11 @@ func (x *expander) synthesis(b *Block, fs map[string]*field, pos map[string]Pos,
 		}
 	}
 	s.Language, s.Speed = lang, speed
-	x.spokenBound(s, fs["lexicon"])
+	x.spokenBound(s, &d, fs["lexicon"])
 	if x.failed {
 		return nil
 	}
-	return s
+	return s.WithDetails(d)
 }
 
 // inheritedFields returns a block's field positions with the language and

@@ -57,7 +57,7 @@ func (x *expander) inputRel(f *field, what, p string) (string, bool) {
 // synthesisText sets a synthesis's text from text: or text_file: (the
 // schema checks that exactly one is set). A text_file is read once: its
 // content is the text, and positions inside the text point into it.
-func (x *expander) synthesisText(s *Synthesis, fs map[string]*field, sc *scope) {
+func (x *expander) synthesisText(s *Synthesis, d *SynthesisDetails, fs map[string]*field, sc *scope) {
 	f := fs["text_file"]
 	if f == nil {
 		s.Text, s.TextSpans, _ = x.str(fs["text"], sc)
@@ -83,7 +83,7 @@ func (x *expander) synthesisText(s *Synthesis, fs map[string]*field, sc *scope) 
 		x.failed = true
 		return
 	}
-	s.Text, s.TextFile = tf.text, rel
+	s.Text, d.TextFile = tf.text, rel
 	s.TextSpans = []Span{{Offset: 0, Pos: Pos{File: rel, Line: 1, Col: 1}, Exact: true}}
 }
 
@@ -130,7 +130,7 @@ func invalidUTF8(src []byte) int {
 // synthesisLexicon sets a synthesis's lexicon from lexicon: (a .csv, .tsv,
 // .yaml, .yml, .pls or .xml file, narration.ParseLexicon). A lexicon is read once; its
 // problems are reported at their place in it.
-func (x *expander) synthesisLexicon(s *Synthesis, fs map[string]*field, sc *scope) {
+func (x *expander) synthesisLexicon(d *SynthesisDetails, fs map[string]*field, sc *scope) {
 	f := fs["lexicon"]
 	p, _, ok := x.str(f, sc)
 	if !ok {
@@ -149,7 +149,7 @@ func (x *expander) synthesisLexicon(s *Synthesis, fs map[string]*field, sc *scop
 		x.failed = true
 		return
 	}
-	s.LexiconFile, s.Lexicon = rel, lf.lex
+	d.LexiconFile, d.Lexicon = rel, lf.lex
 }
 
 // readLexicon reads and parses a lexicon file of at most
@@ -185,8 +185,8 @@ func (x *expander) readLexicon(f *field, rel string) *lexiconFile {
 // a language (a PLS lexicon's xml:lang) for which none of its entries
 // would apply to s's text (narration.LanguageApplies: en applies to en-IN,
 // en-US does not).
-func (x *expander) lexiconLanguage(s *Synthesis, f *field) bool {
-	lang, at := s.Lexicon.Language()
+func (x *expander) lexiconLanguage(s *Synthesis, d *SynthesisDetails, f *field) bool {
+	lang, at := d.Lexicon.Language()
 	if lang == "" || narration.LanguageApplies(lang, s.Language) {
 		return true
 	}
@@ -195,7 +195,7 @@ func (x *expander) lexiconLanguage(s *Synthesis, f *field) bool {
 	if s.Language != "" {
 		in = "is in " + s.Language
 	}
-	x.ds.Errorf(f.Pos(), "lexicon %s is for %s (xml:lang at %s), and %s %s: none of its entries would apply", s.LexiconFile, lang, at, s.Address, in).
+	x.ds.Errorf(f.Pos(), "lexicon %s is for %s (xml:lang at %s), and %s %s: none of its entries would apply", d.LexiconFile, lang, at, s.Address, in).
 		WithHint("a lexicon applies to texts in its xml:lang, or in any region of it when xml:lang names only the language (xml:lang=\"en\" applies to en-IN): use a lexicon for %s", languageOr(s.Language))
 	return false
 }
@@ -241,22 +241,22 @@ type spokenKey struct{ text, lexicon, language string }
 // the lexicon applied is longer than MaxSpokenTextBytes, or whose lexicon
 // brings what lexicons add to the manifest's texts over
 // MaxLexiconAddedBytes. The text is measured, never made.
-func (x *expander) spokenBound(s *Synthesis, f *field) {
-	if s.Lexicon == nil || f == nil || !x.lexiconLanguage(s, f) || x.spoken.over {
+func (x *expander) spokenBound(s *Synthesis, d *SynthesisDetails, f *field) {
+	if d.Lexicon == nil || f == nil || !x.lexiconLanguage(s, d, f) || x.spoken.over {
 		return
 	}
-	n, over := x.spokenLen(s)
+	n, over := x.spokenLen(s, d)
 	if over {
 		x.failed = true
 		x.ds.Errorf(f.Pos(), "lexicon %s makes the text of %s longer than %s bytes (%s), the limit for a text with its lexicon applied (MaxSpokenTextBytes)",
-			s.LexiconFile, s.Address, numfmt.Thousands(MaxSpokenTextBytes), mib(MaxSpokenTextBytes)).
+			d.LexiconFile, s.Address, numfmt.Thousands(MaxSpokenTextBytes), mib(MaxSpokenTextBytes)).
 			WithHint("a spoken form should say its term, not repeat text: shorten the spoken forms, or split the text")
 		return
 	}
 	if x.spoken.added += max(n-len(s.Text), 0); x.spoken.added > MaxLexiconAddedBytes {
 		x.failed, x.spoken.over = true, true
 		x.ds.Errorf(f.Pos(), "lexicon %s brings the bytes lexicons add to the texts of this manifest over %s (%s), the limit for one manifest (MaxLexiconAddedBytes)",
-			s.LexiconFile, numfmt.Thousands(MaxLexiconAddedBytes), mib(MaxLexiconAddedBytes)).
+			d.LexiconFile, numfmt.Thousands(MaxLexiconAddedBytes), mib(MaxLexiconAddedBytes)).
 			WithHint("each synthesis's text is spoken with its lexicon applied: shorten the spoken forms, or use the lexicon in fewer places")
 	}
 }
@@ -264,15 +264,15 @@ func (x *expander) spokenBound(s *Synthesis, f *field) {
 // spokenLen measures s's text with its lexicon applied, up to
 // MaxSpokenTextBytes; a text_file's is measured once per lexicon and
 // language.
-func (x *expander) spokenLen(s *Synthesis) (int, bool) {
-	if s.TextFile == "" {
-		return s.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
+func (x *expander) spokenLen(s *Synthesis, d *SynthesisDetails) (int, bool) {
+	if d.TextFile == "" {
+		return d.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
 	}
-	k := spokenKey{s.TextFile, s.LexiconFile, s.Language}
+	k := spokenKey{d.TextFile, d.LexiconFile, s.Language}
 	if n, ok := x.spoken.byFile[k]; ok {
 		return n, n > MaxSpokenTextBytes
 	}
-	n, over := s.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
+	n, over := d.Lexicon.SpokenLen(s.Text, s.Language, MaxSpokenTextBytes)
 	if x.spoken.byFile == nil {
 		x.spoken.byFile = map[spokenKey]int{}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voxform/voxform/contract"
+	"github.com/voxform/voxform/internal/rare"
 	"github.com/voxform/voxform/listen"
 	"github.com/voxform/voxform/narration"
 )
@@ -346,6 +347,25 @@ type Synthesis struct {
 	AudioConfig *AudioConfig
 	Transport   string // rest (default), sse or websocket
 	Output      string // relative to Dir
+	// TextSpans say where each part of Text came from (a manifest literal
+	// or an interpolated value), so that problems inside the text can be
+	// reported at their exact position.
+	TextSpans []Span
+	// details are the fields most syntheses leave empty, out of line:
+	// read them with Details, change them with Edit.
+	details rare.Of[SynthesisDetails]
+
+	Pos Pos
+	// Fields holds the position of each field that was set ("audio_config.
+	// sample_rate" for a sub-field; language and speed point at the voice
+	// when inherited from it). Instances of one block share the map: it
+	// is read-only.
+	Fields map[string]Pos
+}
+
+// SynthesisDetails are the fields of a Synthesis that most syntheses leave
+// empty (a prompt library of 100,000 sets none of them), held out of line.
+type SynthesisDetails struct {
 	// Cues, when set, are the cue files written beside Output.
 	Cues *Cues
 	// Listen, when set, is the listening check of the outputs.
@@ -364,10 +384,6 @@ type Synthesis struct {
 	// source: an embeddings: entry or a file, relative to Dir.
 	EmbeddingName string
 	EmbeddingFile string
-	// TextSpans say where each part of Text came from (a manifest literal
-	// or an interpolated value), so that problems inside the text can be
-	// reported at their exact position.
-	TextSpans []Span
 	// TextFile is the text_file the text was read from, relative to Dir
 	// (empty when text: holds it); TextSpans then point into that file.
 	TextFile string
@@ -376,13 +392,28 @@ type Synthesis struct {
 	// the request is formed (planner), so Text stays as written.
 	LexiconFile string
 	Lexicon     *narration.Lexicon
+}
 
-	Pos Pos
-	// Fields holds the position of each field that was set ("audio_config.
-	// sample_rate" for a sub-field; language and speed point at the voice
-	// when inherited from it). Instances of one block share the map: it
-	// is read-only.
-	Fields map[string]Pos
+// isZero says whether every field of d is empty, without reflect's
+// allocation (TestSynthesisDetailsIsZero checks it knows every field).
+func (d *SynthesisDetails) isZero() bool {
+	return d.Cues == nil && d.Listen == nil && len(d.Deliver) == 0 && d.Lifecycle == (Lifecycle{}) &&
+		d.Recorded == nil && d.EmbeddingName == "" && d.EmbeddingFile == "" && d.TextFile == "" &&
+		d.LexiconFile == "" && d.Lexicon == nil
+}
+
+// Details returns a copy of s's rarely set fields; writing to it changes
+// nothing (use Edit).
+func (s *Synthesis) Details() SynthesisDetails { return s.details.Get() }
+
+// Edit returns s's rarely set fields to change: a copy that s now holds
+// alone (another synthesis sharing them keeps its own).
+func (s *Synthesis) Edit() *SynthesisDetails { return s.details.Edit() }
+
+// WithDetails makes s hold d (none when d is empty) and returns s.
+func (s *Synthesis) WithDetails(d SynthesisDetails) *Synthesis {
+	s.details.Set(d, d.isZero())
+	return s
 }
 
 // Lifecycle is how a synthesis's recorded output may change (lifecycle:).

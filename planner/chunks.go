@@ -41,10 +41,11 @@ func SentText(s *manifest.Synthesis) string {
 
 // sentText is SentText with the replacements the lexicon made.
 func sentText(s *manifest.Synthesis) (string, []narration.Applied) {
-	if s.Lexicon == nil {
+	sd := s.Details()
+	if sd.Lexicon == nil {
 		return s.Text, nil
 	}
-	return s.Lexicon.Apply(s.Text, s.Language)
+	return sd.Lexicon.Apply(s.Text, s.Language)
 }
 
 // split cuts text into chunks of at most max characters when it is

@@ -197,7 +197,7 @@ func TestLexiconInFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Syntheses[0].Lexicon = lex
+	m.Syntheses[0].Edit().Lexicon = lex
 	with := buildOne(t, m)
 	if with.Fingerprint == plain.Fingerprint || with.Characters != plain.Characters+5 {
 		t.Errorf("with the lexicon: fingerprint same %v, %d characters (without %d); want a new fingerprint and 5 more", with.Fingerprint == plain.Fingerprint, with.Characters, plain.Characters)

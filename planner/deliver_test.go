@@ -18,7 +18,7 @@ func withDelivery(p *deliver.Profile) func(*project) {
 	return func(pr *project) {
 		for _, s := range pr.m.Syntheses {
 			if s.Name == "menu" {
-				s.Deliver = []manifest.Delivery{{Profile: p, Output: "build/ivr/" + p.Name + "/" + s.Key + ".wav"}}
+				s.Edit().Deliver = []manifest.Delivery{{Profile: p, Output: "build/ivr/" + p.Name + "/" + s.Key + ".wav"}}
 			}
 		}
 	}
@@ -39,7 +39,7 @@ func recordDeliveries(p *project, st *state.File, id string) {
 			if !ok {
 				continue
 			}
-			prof := s.Deliver[0].Profile
+			prof := s.Details().Deliver[0].Profile
 			r.Outputs[i].Delivery = &state.Delivery{Profile: name, Source: r.Outputs[0].SHA256, Encoder: id,
 				Fingerprint: planner.DeliveryFingerprint(r.Outputs[0].SHA256, prof, id)}
 		}
@@ -127,7 +127,7 @@ func TestDeliveredFileMissingRemasters(t *testing.T) {
 
 func TestDeliveryRemovedRemovesItsFile(t *testing.T) {
 	p, st := delivered(t)
-	p.synthesis(`synthesis.menu["billing"]`).Deliver = nil
+	p.synthesis(`synthesis.menu["billing"]`).Edit().Deliver = nil
 	plan, err := p.planWith(t, st, encoderOf("enc-1"))
 	if err != nil {
 		t.Fatal(err)

@@ -337,7 +337,7 @@ const (
 // then its cue files, then its delivered outputs.
 func synthesisOutputs(s *manifest.Synthesis) []Output {
 	outs := []Output{{Path: s.Output}}
-	if c := s.Cues; c != nil {
+	if c := s.Details().Cues; c != nil {
 		if c.JSON != "" {
 			outs = append(outs, Output{Path: c.JSON, Format: CuesJSON})
 		}
@@ -345,7 +345,7 @@ func synthesisOutputs(s *manifest.Synthesis) []Output {
 			outs = append(outs, Output{Path: c.VTT, Format: CuesVTT})
 		}
 	}
-	for _, dl := range s.Deliver {
+	for _, dl := range s.Details().Deliver {
 		outs = append(outs, Output{Path: dl.Output, Format: DeliverFormat(dl.Profile.Name)})
 	}
 	return outs
@@ -367,8 +367,8 @@ func InputFiles(m *manifest.Manifest) []string {
 		add(e.ReferenceAudio)
 	}
 	for _, s := range m.Syntheses {
-		if contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding && s.EmbeddingName == "" {
-			add(s.EmbeddingFile)
+		if sd := s.Details(); contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding && sd.EmbeddingName == "" {
+			add(sd.EmbeddingFile)
 		}
 	}
 	for _, t := range m.Transcriptions {
@@ -377,8 +377,8 @@ func InputFiles(m *manifest.Manifest) []string {
 		}
 	}
 	for _, s := range m.Syntheses {
-		if s.Recorded != nil {
-			add(s.Recorded.Path)
+		if r := s.Details().Recorded; r != nil {
+			add(r.Path)
 		}
 	}
 	sort.Strings(out)
@@ -508,16 +508,17 @@ type blockName struct{ kind, name string }
 // none is declared): 100,000 prompts of one block with listen: do not
 // hold 100,000 copies. Desired.Edit copies them before a change.
 func (b *builder) blockDetails(s *manifest.Synthesis) *DesiredDetails {
-	x := DesiredDetails{Listen: s.Listen, Deliver: s.Deliver, Lifecycle: s.Lifecycle}
-	if s.Lifecycle.PreventDestroy { // where it is declared, for the plan that refuses
+	sd := s.Details()
+	x := DesiredDetails{Listen: sd.Listen, Deliver: sd.Deliver, Lifecycle: sd.Lifecycle}
+	if sd.Lifecycle.PreventDestroy { // where it is declared, for the plan that refuses
 		x.LifecyclePos = manifest.FieldPos(s.Fields, "lifecycle.prevent_destroy", s.Pos)
 	}
 	if x.isZero() {
 		return nil
 	}
-	key := sharedDetails{listen: s.Listen, deliveries: len(s.Deliver), lifecycle: s.Lifecycle, pos: x.LifecyclePos}
-	if len(s.Deliver) > 0 {
-		key.deliver = &s.Deliver[0]
+	key := sharedDetails{listen: sd.Listen, deliveries: len(sd.Deliver), lifecycle: sd.Lifecycle, pos: x.LifecyclePos}
+	if len(sd.Deliver) > 0 {
+		key.deliver = &sd.Deliver[0]
 	}
 	if p, ok := b.shared[key]; ok {
 		return p
@@ -658,12 +659,12 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Voice:      s.Voice,
 	}
 	d.details.Hold(b.blockDetails(s)) // shared by the block's instances: never written in place
-	if s.Recorded != nil {
+	if s.Details().Recorded != nil {
 		w := b.synthesisWire(s, text, b.profile) // the text, for checks and the report
 		d.Wire.Synthesis = &w
 		return d, b.recorded(d, s)
 	}
-	if s.Cues != nil {
+	if s.Details().Cues != nil {
 		d.Edit().Written = s.Text
 	}
 	emb, err := b.embeddingOf(s, d)
@@ -696,25 +697,26 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 // for a model that takes none), naming d's embedding source and
 // dependency.
 func (b *builder) embeddingOf(s *manifest.Synthesis, d *Desired) (map[string]any, error) {
+	sd := s.Details()
 	if !contract.ProfileDocumented.SynthesisModel(s.Model).NeedsEmbedding {
 		return nil, nil
 	}
 	switch {
-	case s.EmbeddingName != "":
-		fp, ok := b.embFP[s.EmbeddingName]
+	case sd.EmbeddingName != "":
+		fp, ok := b.embFP[sd.EmbeddingName]
 		if !ok {
-			return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, s.EmbeddingName)
+			return nil, fmt.Errorf("%s: %s: unknown embedding %q", s.Pos, s.Address, sd.EmbeddingName)
 		}
-		addr := "embedding." + s.EmbeddingName
+		addr := "embedding." + sd.EmbeddingName
 		d.Edit().DependsOn = []string{addr}
-		d.Edit().Sources = []Source{{Role: "embedding", Path: embeddingOutput(b.embs, s.EmbeddingName), From: addr}}
+		d.Edit().Sources = []Source{{Role: "embedding", Path: embeddingOutput(b.embs, sd.EmbeddingName), From: addr}}
 		return map[string]any{"embedding_fingerprint": fp}, nil
-	case s.EmbeddingFile != "":
-		sum, err := inputHash(b.hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", s.EmbeddingFile)
+	case sd.EmbeddingFile != "":
+		sum, err := inputHash(b.hash, fieldPos(s.Fields, "voice", s.Pos), "embedding file", sd.EmbeddingFile)
 		if err != nil {
 			return nil, err
 		}
-		d.Edit().Sources = []Source{{Role: "embedding", Path: s.EmbeddingFile, SHA256: sum}}
+		d.Edit().Sources = []Source{{Role: "embedding", Path: sd.EmbeddingFile, SHA256: sum}}
 		return map[string]any{"file_sha256": sum}, nil
 	}
 	return nil, fmt.Errorf("%s: %s: voice %s (vc-v1) names no embedding", s.Pos, s.Address, s.Voice)

@@ -39,12 +39,12 @@ func synth(name, key, voice string, v *manifest.Voice, text, out string) *manife
 	if key != "" {
 		addr += fmt.Sprintf("[%q]", key)
 	}
-	return &manifest.Synthesis{
+	s := &manifest.Synthesis{
 		Name: name, Key: key, HasKey: key != "", Address: addr,
 		Voice: voice, Model: v.Model, VoiceName: v.Voice, Language: v.Language, Speed: v.Speed,
-		EmbeddingName: v.Embedding, EmbeddingFile: v.EmbeddingFile,
 		Text: text, Output: out, Transport: "rest",
 	}
+	return s.WithDetails(manifest.SynthesisDetails{EmbeddingName: v.Embedding, EmbeddingFile: v.EmbeddingFile})
 }
 
 func transcription(name, input string, formats ...string) *manifest.Transcription {

@@ -60,7 +60,7 @@ func planHeap(t *testing.T, n int, spec *manifest.Listen) int64 {
 	for i := range n {
 		key := fmt.Sprintf("p%05d", i)
 		s := synth("menu", key, "narrator", v, fmt.Sprintf("प्रॉम्प्ट संख्या %d के लिए यह वाक्य बोला जाएगा", i), "build/menu/"+key+".wav")
-		s.Listen = spec
+		s.Edit().Listen = spec
 		m.Syntheses = append(m.Syntheses, s)
 	}
 	desired, err := planner.Build(m, func(string) (state.FileHash, error) { return state.FileHash{}, nil })

@@ -33,7 +33,7 @@ func TestKeepApprovedPins(t *testing.T) {
 	for _, s := range p.m.Syntheses {
 		if s.Name == "menu" {
 			s.VoiceName = "Deepak"
-			s.Lifecycle.KeepApproved = s.Key != "support"
+			s.Edit().Lifecycle.KeepApproved = s.Key != "support"
 		}
 	}
 	plan, err := p.plan(t, st, planner.Options{})
@@ -86,7 +86,7 @@ func TestKeepApprovedPins(t *testing.T) {
 func TestPreventDestroy(t *testing.T) {
 	p := baseProject()
 	s := p.synthesis("synthesis.welcome")
-	s.Lifecycle.PreventDestroy = true
+	s.Edit().Lifecycle.PreventDestroy = true
 	s.Fields = map[string]manifest.Pos{"lifecycle.prevent_destroy": {File: "voxform.yaml", Line: 7, Col: 20}}
 	st := p.apply(t)
 	_, err := p.plan(t, st, planner.Options{Destroy: true})
@@ -115,7 +115,7 @@ func TestPinKeepsOnlyTheDeclaredFiles(t *testing.T) {
 	st := p.apply(t)
 	approve(st, `synthesis.menu["billing"]`, "Ana")
 	s := p.synthesis(`synthesis.menu["billing"]`)
-	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
 	s.Output = "build/ivr/menu/billing-v2.wav"
 	plan, err := p.plan(t, st, planner.Options{})
 	if err != nil {
@@ -133,7 +133,7 @@ func TestPinKeepsOnlyTheDeclaredFiles(t *testing.T) {
 func TestPreventDestroyRefusesReplace(t *testing.T) {
 	p := baseProject()
 	s := p.synthesis("synthesis.welcome")
-	s.Lifecycle.PreventDestroy = true
+	s.Edit().Lifecycle.PreventDestroy = true
 	s.Fields = map[string]manifest.Pos{"lifecycle.prevent_destroy": {File: "voxform.yaml", Line: 7, Col: 20}}
 	st := p.apply(t)
 	_, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}})
@@ -147,12 +147,12 @@ func TestPreventDestroyRefusesReplace(t *testing.T) {
 		t.Fatalf("a changed request of a prevent_destroy resource: %v", err)
 	}
 	approve(st, "synthesis.welcome", "Ana")
-	s.Lifecycle.KeepApproved = true
+	s.Edit().Lifecycle.KeepApproved = true
 	plan, err := p.plan(t, st, planner.Options{})
 	if err != nil || len(plan.Pinned) != 1 {
 		t.Fatalf("a pinned prevent_destroy resource: %v, pinned %+v", err, plan)
 	}
-	s.Lifecycle.PreventDestroy = false
+	s.Edit().Lifecycle.PreventDestroy = false
 	if _, err := p.plan(t, st, planner.Options{Replace: []string{"synthesis.welcome"}}); err != nil {
 		t.Fatalf("-replace without prevent_destroy: %v", err)
 	}
@@ -169,7 +169,7 @@ func TestPinnedRestoresApprovedBytes(t *testing.T) {
 	st := p.apply(t)
 	approve(st, billing, "Ana")
 	s := p.synthesis(billing)
-	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
 	rec := st.Resources[billing]
 	delete(p.fs, rec.Outputs[0].Path) // a fresh clone: the outputs are not committed
 	for _, tc := range []struct {
@@ -227,7 +227,7 @@ func TestPinnedRemastersDeliveries(t *testing.T) {
 	p, st := delivered(t)
 	approve(st, billing, "Ana")
 	s := p.synthesis(billing)
-	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
 	rec := st.Resources[billing]
 	for _, tc := range []struct {
 		name, enc, reason string
@@ -265,10 +265,10 @@ func TestPinnedListenCheck(t *testing.T) {
 	const billing = `synthesis.menu["billing"]`
 	p := baseProject()
 	s := p.synthesis(billing)
-	s.Listen = listenSpec(0, "limits-1")
+	s.Edit().Listen = listenSpec(0, "limits-1")
 	st := p.apply(t)
 	approve(st, billing, "Ana")
-	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
 	rec := st.Resources[billing]
 	plan, err := p.plan(t, st, planner.Options{})
 	if err != nil {
@@ -306,7 +306,7 @@ func TestPinnedChapterKeepsItsPackage(t *testing.T) {
 	recordBook(t, p, st, "enc-1")
 	approve(st, billing, "Ana")
 	s := p.synthesis(billing)
-	s.VoiceName, s.Lifecycle.KeepApproved = "Deepak", true
+	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
 	plan, err := p.planWith(t, st, encoderOf("enc-1"))
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +366,7 @@ func TestPinKeepsNoTextChange(t *testing.T) {
 	approve(st, `synthesis.menu["billing"]`, "Ana")
 	for _, s := range p.m.Syntheses {
 		if s.Name == "menu" {
-			s.Lifecycle.KeepApproved = true
+			s.Edit().Lifecycle.KeepApproved = true
 			if s.Key == "billing" {
 				s.Text = "Your calls are never recorded or shared."
 			}

@@ -29,7 +29,7 @@ func withListen(regenerate int) func(p *project) {
 		p.m.Syntheses = append(p.m.Syntheses, synth("chapter", "", "expressive", v3, chapterText(40), "build/book/chapter.wav"))
 		spec := listenSpec(regenerate, "limits-1")
 		for _, s := range p.m.Syntheses {
-			s.Listen = spec
+			s.Edit().Listen = spec
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestSeams(t *testing.T) {
 // listenChapter is a chunked chapter with listen: (regenerate n).
 func listenChapter(t *testing.T, n int) *planner.Desired {
 	m := chapterProject(chapterText(120), 600)
-	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Regenerate: n, Hash: "h1"}
+	m.Syntheses[0].Edit().Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Regenerate: n, Hash: "h1"}
 	return buildOne(t, m)
 }
 
@@ -175,7 +175,7 @@ func TestCheckActionCallsService(t *testing.T) {
 // its check is priced, not taken for the recorded one.
 func TestReplacePricesNewCheck(t *testing.T) {
 	m := chapterProject("नमस्ते दुनिया, आज मौसम अच्छा है।", 0)
-	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
+	m.Syntheses[0].Edit().Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
 	d := buildOne(t, m)
 	st := recorded(d)
 	r := st.Resources[d.Address]
@@ -196,7 +196,7 @@ func TestReplacePricesNewCheck(t *testing.T) {
 // they leave unmade is the next plan's Check action).
 func TestMoveAndKeptRestorePriceNoCheck(t *testing.T) {
 	m := chapterProject(chapterText(120), 600)
-	m.Syntheses[0].Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
+	m.Syntheses[0].Edit().Listen = &manifest.Listen{Thresholds: listen.DefaultThresholds(), Seams: manifest.DefaultSeams(), Hash: "h1"}
 	m.Syntheses[0].Output = "out/moved.wav"
 	d := buildOne(t, m)
 	st := recorded(d)

@@ -32,7 +32,7 @@ const RecordedRole = "recording"
 // and the declared format (recordedRequest), and nothing is billed. The
 // text stays in d.Wire, for listening checks, the report and the diff.
 func (b *builder) recorded(d *Desired, s *manifest.Synthesis) error {
-	r := s.Recorded
+	r := s.Details().Recorded
 	at := fieldPos(s.Fields, "recorded.path", fieldPos(s.Fields, "recorded", s.Pos))
 	if err := recordingFits(b.dir, at, r.Path); err != nil {
 		return err // before hashing it

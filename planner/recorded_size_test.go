@@ -27,7 +27,7 @@ func TestRecordingTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.fs["studio/big.wav"] = "take"
-	p.synthesis(`synthesis.menu["billing"]`).Recorded = &manifest.Recorded{Path: "studio/big.wav"}
+	p.synthesis(`synthesis.menu["billing"]`).Edit().Recorded = &manifest.Recorded{Path: "studio/big.wav"}
 	hashed := false
 	hash := func(path string) (state.FileHash, error) {
 		if path == "studio/big.wav" {

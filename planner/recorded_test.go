@@ -22,7 +22,7 @@ func TestRecordedFingerprint(t *testing.T) {
 	st := p.apply(t)
 	s := p.synthesis(addr)
 	p.fs["studio/billing.wav"] = "take 1"
-	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.Edit().Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 
 	plan, err := p.plan(t, st, planner.Options{})
 	if err != nil {
@@ -52,14 +52,14 @@ func TestRecordedFingerprint(t *testing.T) {
 	if a == nil || a.Type != planner.Replace || !a.Cost.IsZero() || !slices.Equal(a.Reasons, []string{"recording studio/billing.wav changed"}) {
 		t.Fatalf("a new take: want a free replace, got %+v", a)
 	}
-	s.Recorded = nil
+	s.Edit().Recorded = nil
 	a = actionOf(mustPlan(t, p, st), addr)
 	if a == nil || a.Type != planner.Replace || a.Cost.Characters != int64(len([]rune(s.Text))) ||
 		!slices.Equal(a.Reasons, []string{"recorded: removed, synthesized"}) {
 		t.Fatalf("recorded: removed: want a billed replace saying so, got %+v", a)
 	}
 
-	s.Recorded = &manifest.Recorded{Path: "studio/missing.wav"}
+	s.Edit().Recorded = &manifest.Recorded{Path: "studio/missing.wav"}
 	if _, err := planner.Build(p.m, p.fs.hash); err == nil || !strings.Contains(err.Error(), "recording studio/missing.wav: no such file") {
 		t.Errorf("a missing recording: %v", err)
 	}
@@ -70,7 +70,7 @@ func TestRecordedFingerprint(t *testing.T) {
 func TestRecordedCreate(t *testing.T) {
 	p := baseProject()
 	p.fs["studio/sales.wav"] = "take"
-	p.synthesis(`synthesis.menu["sales"]`).Recorded = &manifest.Recorded{Path: "studio/sales.wav"}
+	p.synthesis(`synthesis.menu["sales"]`).Edit().Recorded = &manifest.Recorded{Path: "studio/sales.wav"}
 	st := p.apply(t)
 	for _, o := range st.Resources[`synthesis.menu["sales"]`].Outputs {
 		delete(p.fs, o.Path)
@@ -109,19 +109,19 @@ func TestRecordedEncoder(t *testing.T) {
 	st := p.apply(t)
 	p.fs["studio/billing.wav"] = "take 1"
 	s := p.synthesis(addr)
-	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.Edit().Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 	s.AudioConfig = &manifest.AudioConfig{Container: "mp3", Bitrate: "64k", SampleRate: 16000}
 	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Desired.Details().Recorded.Encode != "" || asked != 0 {
 		t.Fatalf("without convert: true the encoder is asked %d times, recorded %+v", asked, a)
 	}
-	s.Recorded.Convert = true
+	s.Edit().Recorded.Convert = true
 	if a := actionOf(mustPlan(t, p, st), addr); a == nil || a.Type != planner.Replace || a.Desired.Details().Recorded.Encode != "mp3" || asked != 1 {
 		t.Fatalf("an encoded recording: the encoder asked %d times, action %+v", asked, a)
 	}
 	refused = errors.New("needs ffmpeg to encode mp3: not installed")
 	p.fs["studio/support.wav"] = "take 1"
 	other := p.synthesis(`synthesis.menu["support"]`)
-	other.Recorded = &manifest.Recorded{Path: "studio/support.wav", Convert: true}
+	other.Edit().Recorded = &manifest.Recorded{Path: "studio/support.wav", Convert: true}
 	other.AudioConfig = s.AudioConfig
 	_, err := p.plan(t, st, planner.Options{})
 	if err == nil || !strings.Contains(err.Error(), "recordings cannot be encoded:\n  recorded: (convert: true, an mp3 output) needs ffmpeg to encode mp3: not installed (needed by "+addr+" and 1 more)") {
@@ -191,7 +191,7 @@ func TestRecordedNeverRestoredFresh(t *testing.T) {
 	recorded := func() *project {
 		p := baseProject()
 		p.fs["studio/billing.wav"] = "take 1"
-		p.synthesis(addr).Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+		p.synthesis(addr).Edit().Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 		return p
 	}
 	for _, tc := range []struct {
@@ -206,7 +206,7 @@ func TestRecordedNeverRestoredFresh(t *testing.T) {
 			p := baseProject()
 			st := p.apply(t)
 			p.fs["studio/billing.wav"] = "take 1"
-			p.synthesis(addr).Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+			p.synthesis(addr).Edit().Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
 			return p, st
 		}},
 		{name: "a new take", want: planner.Replace, state: func(t *testing.T) (*project, *state.File) {
@@ -250,8 +250,8 @@ func TestRecordedListenPriced(t *testing.T) {
 	p := baseProject()
 	p.fs["studio/billing.wav"] = "take 1"
 	s := p.synthesis(addr)
-	s.Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
-	s.Listen = listenSpec(0, "limits-1")
+	s.Edit().Recorded = &manifest.Recorded{Path: "studio/billing.wav"}
+	s.Edit().Listen = listenSpec(0, "limits-1")
 	a := actionOf(mustPlan(t, p, nil), addr)
 	if want := 750 + planner.RecordedCheckSlack; a == nil || a.Listen == nil || a.Listen.Make != 1 || a.Listen.Estimated ||
 		a.Cost.Characters != 0 || a.Cost.AudioSeconds != want {

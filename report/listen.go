@@ -114,8 +114,8 @@ func newListening(m *manifest.Manifest) *listening {
 	}
 	l.maxText = m.Service.MaxTextChars
 	for _, s := range m.Syntheses {
-		if s.Listen != nil {
-			l.specs[s.Address] = s.Listen
+		if spec := s.Details().Listen; spec != nil {
+			l.specs[s.Address] = spec
 		}
 	}
 	return l

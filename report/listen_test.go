@@ -68,7 +68,7 @@ func newListenProject(t *testing.T) *listenProject {
 		t.Fatal(err)
 	}
 	for _, s := range p.m.Syntheses { // declared after Build: this planner refuses listen: still
-		s.Listen = spec
+		s.Edit().Listen = spec
 	}
 	chapter, whole := ds[0], ds[1]
 	p.chunks = chapter.Details().Chunks
@@ -357,7 +357,7 @@ func withoutListen(m *manifest.Manifest) *manifest.Manifest {
 	c.Syntheses = nil
 	for _, s := range m.Syntheses {
 		s2 := *s
-		s2.Listen = nil
+		s2.Edit().Listen = nil
 		c.Syntheses = append(c.Syntheses, &s2)
 	}
 	return &c

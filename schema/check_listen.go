@@ -34,7 +34,7 @@ var thresholdFields = []struct {
 // listenOnce checks the limits of a synthesis's listen: once per value
 // and position: the instances of a block share it.
 func (c *checker) listenOnce(s *manifest.Synthesis) {
-	l := s.Listen
+	l := s.Details().Listen
 	if l == nil || !c.once(onceKey{what: "listen", pos: l.Pos, value: listenKey(l)}) {
 		return
 	}
@@ -89,7 +89,8 @@ func (c *checker) checkSeams(l *manifest.Listen, f func(string) manifest.Pos) {
 // when no recognition language hears that script (the text is then not
 // checked).
 func (c *checker) listenScript(s *manifest.Synthesis) {
-	l := s.Listen
+	sd := s.Details()
+	l := sd.Listen
 	if l == nil || l.LanguageCode != "" || slices.Contains(c.cat.Recognition[contract.APIREST].Languages, s.Language) {
 		return
 	}
@@ -99,8 +100,8 @@ func (c *checker) listenScript(s *manifest.Synthesis) {
 		return
 	}
 	text := s.Text
-	if s.Lexicon != nil {
-		text, _ = s.Lexicon.Apply(text, s.Language)
+	if sd.Lexicon != nil {
+		text, _ = sd.Lexicon.Apply(text, s.Language)
 	}
 	_, share := narration.DominantScript(text)
 	code, how := contract.ListenLanguage(s.Language, "", text)

@@ -104,17 +104,18 @@ func (c *checker) outputs() []output {
 			pos = s.KeyPos
 		}
 		outs = append(outs, output{s.Output, s.Address, pos})
-		for _, d := range s.Deliver {
+		sd := s.Details()
+		for _, d := range sd.Deliver {
 			at := d.Pos
 			if s.HasKey && s.KeyPos.Line > 0 {
 				at = s.KeyPos
 			}
 			outs = append(outs, output{d.Output, s.Address, at})
 		}
-		if s.Cues == nil {
+		if sd.Cues == nil {
 			continue
 		}
-		for _, cue := range []struct{ name, path string }{{"json", s.Cues.JSON}, {"vtt", s.Cues.VTT}} {
+		for _, cue := range []struct{ name, path string }{{"json", sd.Cues.JSON}, {"vtt", sd.Cues.VTT}} {
 			if cue.path == "" {
 				continue
 			}
@@ -180,8 +181,8 @@ func (c *checker) inputs() map[string]string {
 		}
 	}
 	for _, s := range c.m.Syntheses {
-		if s.Recorded != nil {
-			in[s.Recorded.Path] = "recording of " + s.Address
+		if r := s.Details().Recorded; r != nil {
+			in[r.Path] = "recording of " + s.Address
 		}
 	}
 	return in

@@ -22,7 +22,8 @@ import (
 // (contract.CheckRecording). The executor checks the file again before
 // it is used.
 func (c *checker) checkRecorded(s *manifest.Synthesis) {
-	r := s.Recorded
+	sd := s.Details()
+	r := sd.Recorded
 	if r == nil {
 		return
 	}
@@ -30,12 +31,12 @@ func (c *checker) checkRecorded(s *manifest.Synthesis) {
 	if s.HasKey && s.KeyPos.Line > 0 {
 		at = s.KeyPos
 	}
-	if s.Cues != nil && c.once(onceKey{what: "recorded cues", pos: s.Pos, value: s.Name}) {
+	if sd.Cues != nil && c.once(onceKey{what: "recorded cues", pos: s.Pos, value: s.Name}) {
 		c.ds.Errorf(manifest.FieldPos(s.Fields, "cues", s.Pos), "synthesis %q sets both recorded and cues: a recording has no cue times (they come from the service's alignment)", s.Name).
 			WithHint("remove cues:, or remove recorded: to synthesize the text")
 	}
-	if s.Listen != nil && s.Listen.Regenerate > 0 && c.once(onceKey{what: "recorded regenerate", pos: s.Pos, value: s.Name}) {
-		c.ds.Errorf(manifest.FieldPos(s.Listen.Fields, "regenerate", s.Listen.Pos), "synthesis %q sets both recorded and listen.regenerate: a recording is not made again", s.Name).
+	if sd.Listen != nil && sd.Listen.Regenerate > 0 && c.once(onceKey{what: "recorded regenerate", pos: s.Pos, value: s.Name}) {
+		c.ds.Errorf(manifest.FieldPos(sd.Listen.Fields, "regenerate", sd.Listen.Pos), "synthesis %q sets both recorded and listen.regenerate: a recording is not made again", s.Name).
 			WithHint("remove regenerate: (the check still tells a failing recording)")
 	}
 	if c.opts.NoProbe {

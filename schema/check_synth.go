@@ -48,7 +48,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 		c.unknownName(f("transport"), "transport", s.Transport, c.cat.Transports, "")
 	}
 	ac := c.audioConfigOnce(s)
-	if len(s.Deliver) > 0 && ac != nil {
+	if len(s.Details().Deliver) > 0 && ac != nil {
 		c.checkDeliverable(s, "deliver", f("deliver"))
 	}
 	c.listenOnce(s)
@@ -75,7 +75,7 @@ func (c *checker) checkSynthesis(s *manifest.Synthesis, v *manifest.Voice) {
 	}
 	_, hasText := s.Fields["text"]
 	_, hasFile := s.Fields["text_file"]
-	if hasText && !hasFile || s.TextFile != "" {
+	if hasText && !hasFile || s.Details().TextFile != "" {
 		c.checkText(s, model)
 	}
 	if s.Transport == manifest.TransportWebSocket && ac != nil && !ac.Raw {

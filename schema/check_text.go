@@ -74,8 +74,8 @@ func (c *checker) checkedBefore(s *manifest.Synthesis, model *contract.Model, fa
 		h.WriteString(sp.Pos.File)
 		h.WriteByte(0)
 	}
-	src := textSource{model: model, fallback: field, lexicon: s.Lexicon}
-	if s.Lexicon != nil {
+	src := textSource{model: model, fallback: field, lexicon: s.Details().Lexicon}
+	if src.lexicon != nil {
 		src.language = s.Language
 	}
 	maphash.WriteComparable(&h, src)
@@ -104,6 +104,7 @@ func (c *checker) textWarning(pos manifest.Pos) bool {
 // length, and checks a text from one source once.
 // conformance: TTS-004, TTS-005, TTS-050, TTS-051, TTS-052, TTS-056, TTS-057, TTS-058
 func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
+	sd := s.Details()
 	fallback := manifest.FieldPos(s.Fields, "text", manifest.FieldPos(s.Fields, "text_file", s.Pos))
 	if c.checkedBefore(s, model, fallback) {
 		return
@@ -131,10 +132,10 @@ func (c *checker) checkText(s *manifest.Synthesis, model *contract.Model) {
 		return
 	}
 	var applied []narration.Applied
-	if s.Lexicon != nil {
-		_, applied = s.Lexicon.Apply(s.Text, s.Language)
+	if sd.Lexicon != nil {
+		_, applied = sd.Lexicon.Apply(s.Text, s.Language)
 	}
-	c.checkDigits(s.Text, narration.UncoveredDigits(s.Text, applied), s.Lexicon != nil, newTextPos(s, fallback).at)
+	c.checkDigits(s.Text, narration.UncoveredDigits(s.Text, applied), sd.Lexicon != nil, newTextPos(s, fallback).at)
 }
 
 // checkTags reads the audio tags of a text: the first, whether there is

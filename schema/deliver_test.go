@@ -43,7 +43,7 @@ func TestDeliverFanOut(t *testing.T) {
 	}
 	last := m.Syntheses[n-1]
 	var outs []string
-	for _, d := range last.Deliver {
+	for _, d := range last.Details().Deliver {
 		outs = append(outs, d.Output)
 	}
 	if w := "o/telephony/" + last.Key + ".wav o/acx/" + last.Key + ".mp3 p/" + last.Key + ".mp3"; strings.Join(outs, " ") != w {

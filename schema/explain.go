@@ -53,11 +53,12 @@ func ExplainLexicons(m *manifest.Manifest) []LexiconExplanation {
 	var out []LexiconExplanation
 	listed := 0
 	for _, s := range m.Syntheses {
-		if s.Lexicon == nil {
+		sd := s.Details()
+		if sd.Lexicon == nil {
 			continue
 		}
-		_, applied := s.Lexicon.Apply(s.Text, s.Language)
-		e := LexiconExplanation{Address: s.Address, Lexicon: s.LexiconFile, Total: len(applied),
+		_, applied := sd.Lexicon.Apply(s.Text, s.Language)
+		e := LexiconExplanation{Address: s.Address, Lexicon: sd.LexiconFile, Total: len(applied),
 			Uncovered: len(narration.UncoveredDigits(s.Text, applied))}
 		n := min(len(applied), MaxExplainPerSynthesis, MaxExplainTotal-listed)
 		if n > 0 {

@@ -38,7 +38,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	got := map[string]manifest.Lifecycle{}
 	for _, s := range m.Syntheses {
-		got[s.Address] = s.Lifecycle
+		got[s.Address] = s.Details().Lifecycle
 	}
 	want := map[string]manifest.Lifecycle{
 		`synthesis.menu["a"]`: {KeepApproved: true},

@@ -72,8 +72,8 @@ func TestRecorded(t *testing.T) {
 	}
 	got := map[string]manifest.Recorded{}
 	for _, s := range m.Syntheses {
-		if s.Recorded != nil {
-			got[s.Address] = *s.Recorded
+		if s.Details().Recorded != nil {
+			got[s.Address] = *s.Details().Recorded
 		}
 	}
 	want := map[string]manifest.Recorded{

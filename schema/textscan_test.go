@@ -166,7 +166,7 @@ func TestTextCheckedBeforeKey(t *testing.T) {
 		{"another model", func(_ *manifest.Synthesis, m **contract.Model, _ *manifest.Pos) { *m = v3 }, false},
 		{"another field position", func(_ *manifest.Synthesis, _ **contract.Model, p *manifest.Pos) { p.Line++ }, false},
 		{"another source", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.TextSpans = spans }, false},
-		{"a lexicon", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Lexicon = lexB }, false},
+		{"a lexicon", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Edit().Lexicon = lexB }, false},
 		{"another language without a lexicon", func(s *manifest.Synthesis, _ **contract.Model, _ *manifest.Pos) { s.Language = "ta-IN" }, true},
 	}
 	for _, tt := range tests {
@@ -184,14 +184,15 @@ func TestTextCheckedBeforeKey(t *testing.T) {
 	}
 	for name, edit := range map[string]func(s *manifest.Synthesis){
 		"another language with a lexicon": func(s *manifest.Synthesis) { s.Language = "ta-IN" },
-		"another lexicon":                 func(s *manifest.Synthesis) { s.Lexicon = lexB },
+		"another lexicon":                 func(s *manifest.Synthesis) { s.Edit().Lexicon = lexB },
 		"a source in another file": func(s *manifest.Synthesis) {
 			s.TextSpans = []manifest.Span{{Offset: 0, Pos: manifest.Pos{File: "prompts.csv", Line: 3, Col: 9}, Exact: true}}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := check(&manifest.Manifest{}, manifest.LoadOptions{NoProbe: true})
-			s := manifest.Synthesis{Text: "call 1800", Language: "hi-IN", Lexicon: lexA, TextSpans: spans}
+			s := manifest.Synthesis{Text: "call 1800", Language: "hi-IN", TextSpans: spans}
+			s.Edit().Lexicon = lexA
 			if c.checkedBefore(&s, v25, at) {
 				t.Fatal("the first text was checked before")
 			}

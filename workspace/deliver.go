@@ -52,7 +52,7 @@ func (w *Workspace) CheckDeliveries(ctx context.Context, m *manifest.Manifest, s
 	var profiles []*deliver.Profile
 	for _, s := range m.Syntheses {
 		r := st.Resources[s.Address]
-		for _, dl := range s.Deliver {
+		for _, dl := range s.Details().Deliver {
 			c := DeliveryCheck{Address: s.Address, Path: dl.Output, Profile: dl.Profile.Name}
 			if o, ok := recordedDelivery(r, dl.Profile.Name); !ok {
 				c.Unmade = "not delivered: 'voxform apply' makes it"

@@ -305,9 +305,9 @@ func ListenPart(m *manifest.Manifest) *manifest.Manifest {
 	sub := Settings(m)
 	named := map[string]bool{}
 	for _, s := range m.Syntheses {
-		if s.Listen != nil {
+		if sd := s.Details(); sd.Listen != nil {
 			sub.Syntheses = append(sub.Syntheses, s)
-			named[s.EmbeddingName] = true
+			named[sd.EmbeddingName] = true
 		}
 	}
 	if len(sub.Syntheses) == 0 {

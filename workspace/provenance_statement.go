@@ -160,7 +160,7 @@ func (b *attester) dependencies(ctx context.Context, d *planner.Desired) ([]prov
 		}
 	}
 	if s := b.synthesis(d.Address); s != nil {
-		for _, f := range []struct{ role, path string }{{"text_file", s.TextFile}, {"lexicon", s.LexiconFile}} {
+		for _, f := range []struct{ role, path string }{{"text_file", s.Details().TextFile}, {"lexicon", s.Details().LexiconFile}} {
 			if f.path == "" {
 				continue
 			}
