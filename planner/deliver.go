@@ -101,8 +101,8 @@ type identity struct {
 func (c *computer) checkDeliveries() error {
 	var problems []string
 	users := map[string][]string{}
-	for _, addr := range c.selDesired {
-		d := c.desired[addr]
+	for _, d := range c.selDesired {
+		addr := d.Address
 		for _, dl := range d.Details().Deliver {
 			if _, err := c.identity(dl.Profile); err != nil {
 				users[dl.Profile.Name+": "+err.Error()] = append(users[dl.Profile.Name+": "+err.Error()], addr)
@@ -115,10 +115,10 @@ func (c *computer) checkDeliveries() error {
 			}
 		}
 	}
-	for _, addr := range c.selDesired {
-		if d := c.desired[addr]; d.Details().Package != nil {
-			if _, err := c.packageIdentity(d.Details().Package); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", addr, err))
+	for _, d := range c.selDesired {
+		if pkg := d.Details().Package; pkg != nil {
+			if _, err := c.packageIdentity(pkg); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", d.Address, err))
 			}
 		}
 	}

@@ -198,11 +198,11 @@ func (c *computer) repackage() {
 	for _, a := range c.actions {
 		inPlan[a.Address] = a
 	}
-	for _, addr := range c.selDesired {
-		d := c.desired[addr]
+	for _, d := range c.selDesired {
 		if d.Details().Package == nil {
 			continue
 		}
+		addr := d.Address
 		var deps, remade []string
 		for i, ch := range d.Details().Package.Chapters {
 			ca, ok := inPlan[ch.Synthesis]

@@ -474,7 +474,7 @@ type computer struct {
 	st      *state.File
 	desired map[string]*Desired
 	// selected desired addresses and selected state-only addresses
-	selDesired []string
+	selDesired []*Desired
 	selDeleted []string
 	replace    map[string]bool
 	actions    []*Action
@@ -531,8 +531,8 @@ func (c *computer) plan() error {
 	for _, a := range c.selDeleted {
 		deletes[a] = c.st.Resources[a]
 	}
-	for _, addr := range c.selDesired {
-		d := c.desired[addr]
+	for _, d := range c.selDesired {
+		addr := d.Address
 		a, err := c.planOne(d, deletes)
 		if err != nil {
 			return fmt.Errorf("plan %s: %w", addr, err)

@@ -2,7 +2,8 @@ package planner
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/voxform/voxform/state"
 )
@@ -55,14 +56,17 @@ func (c *computer) selectAddresses() error {
 		}
 	}
 	if len(opts.Targets) == 0 {
-		c.selDesired = make([]string, 0, len(c.in.Desired))
+		c.selDesired = make([]*Desired, 0, len(c.in.Desired))
 	}
 	for _, d := range c.in.Desired {
 		if len(opts.Targets) == 0 || sel[d.Address] {
-			c.selDesired = append(c.selDesired, d.Address)
+			c.selDesired = append(c.selDesired, d)
 		}
 	}
-	sort.Strings(c.selDesired)
+	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
+	if !slices.IsSortedFunc(c.selDesired, byAddress) { // a for_each's rows most often are
+		slices.SortFunc(c.selDesired, byAddress)
+	}
 	for _, addr := range recorded {
 		if _, ok := c.desired[addr]; ok {
 			continue
