@@ -59,6 +59,16 @@ type Desired struct {
 	// from Wire when it is asked for: a synthesis waiting to be applied
 	// holds its typed request, not its bytes beside it.
 	derive *derivation
+	// prior is the resource's record in the state it was built against,
+	// so that a plan against that state does not look it up again.
+	prior priorRecord
+}
+
+// priorRecord is a desired resource's record in one state: r is nil when
+// that state has none.
+type priorRecord struct {
+	in *state.File
+	r  *state.Resource
 }
 
 // derivation is what a synthesis's canonical request is made of besides
@@ -417,9 +427,7 @@ func BuildWith(m *manifest.Manifest, hash HashFunc, o BuildOptions) ([]*Desired,
 	out := make([]*Desired, 0, len(m.Embeddings)+len(m.Syntheses)+len(m.Transcriptions))
 	b := &builder{profile: profile, maxText: m.Service.MaxTextChars, embs: m.Embeddings, embFP: map[string]string{}, hash: hash, dir: m.Dir,
 		configs: map[wireFormat]*contract.AudioConfig{}, canonical: map[contract.Format]map[string]any{}, blocks: map[blockName]string{}}
-	if st != nil {
-		b.prior = st.Resources
-	}
+	b.st = st
 	for _, e := range m.Embeddings {
 		d, err := b.embedding(e)
 		if err != nil {
@@ -460,6 +468,9 @@ func BuildWith(m *manifest.Manifest, hash HashFunc, o BuildOptions) ([]*Desired,
 			out = append(out, d)
 		}
 	}
+	for _, d := range out {
+		b.priorOf(d) // kept for Compute: most were looked up above
+	}
 	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
 	if !slices.IsSortedFunc(out, byAddress) { // a for_each's rows come sorted
 		slices.SortFunc(out, byAddress)
@@ -482,7 +493,7 @@ type builder struct {
 	configs   map[wireFormat]*contract.AudioConfig // one wire audio_config per format and profile (read-only)
 	canonical map[contract.Format]map[string]any   // one canonical audio_config per format (read-only)
 	blocks    map[blockName]string                 // one block address per block
-	prior     map[string]*state.Resource           // the state planned against, by address
+	st        *state.File                          // the state planned against; nil: none
 	shared    map[sharedDetails]*DesiredDetails    // see blockDetails
 	// derivations are the shared derivations (see documented).
 	derivations map[contract.SynthesisRequest]*derivation
@@ -545,8 +556,20 @@ type sharedDetails struct {
 // request.
 func (b *builder) encode(d *Desired, req map[string]any) error {
 	var err error
-	d.request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req, b.prior[d.Address])
+	d.request, d.Fingerprint, err = encodeRequest(&b.scratch, string(d.Kind), req, b.priorOf(d))
 	return err
+}
+
+// priorOf is d's record in the state built against (nil: none), looked
+// up once and kept in d.
+func (b *builder) priorOf(d *Desired) *state.Resource {
+	if b.st == nil {
+		return nil
+	}
+	if d.prior.in != b.st {
+		d.prior = priorRecord{b.st, b.st.Resources[d.Address]}
+	}
+	return d.prior.r
 }
 
 // derived sets d.Fingerprint from req, the canonical request of the
@@ -559,7 +582,7 @@ func (b *builder) derived(d *Desired, req map[string]any, canonical *contract.Sy
 	if err != nil {
 		return err
 	}
-	if prior := b.prior[d.Address]; prior != nil && prior.Fingerprint == string(fp[:]) {
+	if prior := b.priorOf(d); prior != nil && prior.Fingerprint == string(fp[:]) {
 		if recorded := prior.RequestJSON(); bytes.Equal(recorded, raw) {
 			// Unchanged: the recorded bytes are shared, nothing is held
 			// for it (the plan after an apply of 100,000).

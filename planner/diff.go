@@ -18,7 +18,7 @@ func (c *computer) planOne(d *Desired, deletes map[string]*state.Resource) (*Act
 		if err != nil {
 			return nil, err
 		}
-		d, c.desired[d.Address] = as, as
+		d, c.byAddress()[d.Address] = as, as
 	}
 	a, err := c.planResource(d, deletes)
 	recordedCreate(a)
@@ -44,7 +44,7 @@ var notInState = []string{"not in state"}
 // planResource decides the action of one desired resource as planOne
 // does, packages aside.
 func (c *computer) planResource(d *Desired, deletes map[string]*state.Resource) (*Action, error) {
-	prior, ok := c.st.Resources[d.Address]
+	prior, ok := c.prior(d)
 	if !ok || (prior.Fingerprint != d.Fingerprint && prior.Status != state.StatusPending) {
 		if a, err := c.adoptWritten(d); a != nil || err != nil {
 			return a, err

@@ -148,7 +148,7 @@ func (c *computer) asChaptersAre(d *Desired) (*Desired, error) {
 	for _, ch := range chapters {
 		m, _ := ch.(map[string]any)
 		addr, _ := m["synthesis"].(string)
-		cd, prior := c.desired[addr], c.st.Resources[addr]
+		cd, prior := c.byAddress()[addr], c.st.Resources[addr]
 		if cd == nil || prior == nil || prior.Fingerprint == cd.Fingerprint || !c.pins(cd, prior) {
 			continue
 		}
@@ -265,7 +265,7 @@ var ErrPreventDestroy = errors.New("lifecycle prevent_destroy")
 func (c *computer) checkPreventDestroy() error {
 	var deleted, replaced []string
 	for _, a := range c.actions {
-		d := c.desired[a.Address]
+		d := c.byAddress()[a.Address]
 		switch {
 		case a.Type == Replace && d != nil && d.Details().Lifecycle.PreventDestroy && a.Prior != nil && a.Prior.Status == state.StatusComplete:
 			replaced = append(replaced, fmt.Sprintf("%s: %s", d.Details().LifecyclePos, a.Address))

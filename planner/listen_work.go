@@ -90,7 +90,7 @@ func (it *ListenItem) Recorded(code string) bool {
 // checks its state does not record.
 func (c *computer) listenWork() {
 	for _, addr := range c.listenNoops {
-		d := c.desired[addr]
+		d := c.byAddress()[addr]
 		if was := c.pinnedAs[addr]; was != nil {
 			d = was // checked as approved, never recorded under the new request
 		}

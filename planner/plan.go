@@ -416,10 +416,7 @@ func Compute(in Input) (*Plan, error) {
 	if st == nil {
 		st = &state.File{Resources: map[string]*state.Resource{}}
 	}
-	c := &computer{in: in, st: st, desired: make(map[string]*Desired, len(in.Desired))}
-	for _, d := range in.Desired {
-		c.desired[d.Address] = d
-	}
+	c := &computer{in: in, st: st}
 	if err := c.selectAddresses(); err != nil {
 		return nil, err
 	}
@@ -470,8 +467,10 @@ func (p *Plan) price() {
 
 // computer holds the working set of one Compute.
 type computer struct {
-	in      Input
-	st      *state.File
+	in Input
+	st *state.File
+	// desired are the desired resources by address, made when first
+	// asked for (byAddress): the plan of 100,000 unchanged needs none.
 	desired map[string]*Desired
 	// selected desired addresses and selected state-only addresses
 	selDesired []*Desired
@@ -484,7 +483,9 @@ type computer struct {
 	// listenFailing are the failing recorded checks of no-ops (Plan's).
 	listenFailing []string
 	// claimed are the paths some desired resource writes or reads: a
-	// delete or replace never removes them.
+	// delete or replace never removes them. Made by the first unclaimed:
+	// a plan that removes nothing (the plan of 100,000 unchanged) needs
+	// none.
 	claimed map[string]bool
 	// embeddings maps recorded embedding fingerprints to names (see
 	// embeddingName).
@@ -505,24 +506,9 @@ type computer struct {
 }
 
 func (c *computer) plan() error {
-	c.claimed = make(map[string]bool, len(c.in.Desired)) // an output each, most often
 	c.written = map[string][]state.Written{}
 	for _, w := range c.st.Written {
 		c.written[w.Path] = append(c.written[w.Path], w)
-	}
-	if !c.in.Options.Destroy {
-		for _, d := range c.in.Desired {
-			for _, o := range d.Outputs {
-				c.claimed[o.Path] = true
-			}
-			// A recorded output the manifest now reads (a recording made
-			// by a synthesis, say) is kept: it is an input now.
-			for _, src := range d.Details().Sources {
-				if src.Path != "" {
-					c.claimed[src.Path] = true
-				}
-			}
-		}
 	}
 	if err := c.checkDeliveries(); err != nil {
 		return err
@@ -584,9 +570,36 @@ func (c *computer) deleteAction(addr string, prior *state.Resource) *Action {
 	return a
 }
 
+// byAddress is the desired resources by address.
+func (c *computer) byAddress() map[string]*Desired {
+	if c.desired == nil {
+		c.desired = make(map[string]*Desired, len(c.in.Desired))
+		for _, d := range c.in.Desired {
+			c.desired[d.Address] = d
+		}
+	}
+	return c.desired
+}
+
+// prior is d's record in the state planned against, if there is one:
+// the one Build kept when it was built against that state.
+func (c *computer) prior(d *Desired) (*state.Resource, bool) {
+	if d.prior.in == c.st {
+		return d.prior.r, d.prior.r != nil
+	}
+	r, ok := c.st.Resources[d.Address]
+	return r, ok
+}
+
 // unclaimed returns the paths of outs that neither keep (the action's own
 // new outputs) nor any desired resource writes.
 func (c *computer) unclaimed(outs []state.Output, keep []Output) []string {
+	if len(outs) == 0 {
+		return nil
+	}
+	if c.claimed == nil {
+		c.claimed = c.claims()
+	}
 	var rm []string
 	for _, o := range outs {
 		if c.claimed[o.Path] || containsPath(keep, o.Path) {
@@ -595,6 +608,28 @@ func (c *computer) unclaimed(outs []state.Output, keep []Output) []string {
 		rm = append(rm, o.Path)
 	}
 	return rm
+}
+
+// claims are the paths the desired resources write or read (none for a
+// destroy).
+func (c *computer) claims() map[string]bool {
+	claimed := make(map[string]bool, len(c.in.Desired)) // an output each, most often
+	if c.in.Options.Destroy {
+		return claimed
+	}
+	for _, d := range c.in.Desired {
+		for _, o := range d.Outputs {
+			claimed[o.Path] = true
+		}
+		// A recorded output the manifest now reads (a recording made by
+		// a synthesis, say) is kept: it is an input now.
+		for _, src := range d.Details().Sources {
+			if src.Path != "" {
+				claimed[src.Path] = true
+			}
+		}
+	}
+	return claimed
 }
 
 func containsPath(outs []Output, p string) bool {

@@ -390,3 +390,55 @@ func TestGraphDOT(t *testing.T) {
 	}
 	golden(t, "graph", buf.Bytes())
 }
+
+// TestPriorKeptOnlyForTheStateBuiltAgainst: the record Build keeps of each
+// resource serves a plan against the state it was built against, and no
+// other: built against the applied state and planned against an empty one,
+// everything is created; built against an empty state and planned against
+// the applied one, nothing changes.
+func TestPriorKeptOnlyForTheStateBuiltAgainst(t *testing.T) {
+	p := baseProject()
+	applied := p.apply(t)
+	empty := state.New()
+	for _, tt := range []struct {
+		name         string
+		built, plan  *state.File
+		creates, ops int
+	}{
+		{"built against the applied state, planned against an empty one", applied, empty, 9, 0},
+		{"built against an empty state, planned against the applied one", empty, applied, 0, 9},
+		{"built and planned against the applied state", applied, applied, 0, 9},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			desired, err := planner.BuildWith(p.m, p.fs.hash, planner.BuildOptions{State: tt.built})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := planner.Compute(planner.Input{Desired: desired, State: tt.plan, Hash: p.fs.hash, Probe: probe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := plan.Summary(); s.Add != tt.creates || plan.NoOps != tt.ops {
+				t.Errorf("%+v, %d no-ops; want %d creates, %d no-ops", s, plan.NoOps, tt.creates, tt.ops)
+			}
+		})
+	}
+}
+
+// TestDeletesWithADesiredListedTwice: a resource the input lists twice
+// counts once when the plan decides whether every recorded resource is
+// still desired; the one the manifest dropped is deleted.
+func TestDeletesWithADesiredListedTwice(t *testing.T) {
+	p := baseProject()
+	st := p.apply(t)
+	p.m.Syntheses = removeSynthesis(p.m.Syntheses, "synthesis.welcome")
+	desired := p.desired(t)
+	desired = append(desired, desired[len(desired)-1])
+	plan, err := planner.Compute(planner.Input{Desired: desired, State: st, Hash: p.fs.hash, Probe: probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := plan.Action("synthesis.welcome"); a == nil || a.Type != planner.Delete {
+		t.Fatalf("synthesis.welcome: %+v; actions %v", a, addresses(plan))
+	}
+}

@@ -15,9 +15,9 @@ func (c *computer) selectAddresses() error {
 	c.replace = map[string]bool{}
 	for _, r := range opts.Replace {
 		n := 0
-		for addr := range c.desired {
-			if state.MatchAddress(r, addr) {
-				c.replace[addr] = true
+		for _, d := range c.in.Desired {
+			if state.MatchAddress(r, d.Address) {
+				c.replace[d.Address] = true
 				n++
 			}
 		}
@@ -25,11 +25,8 @@ func (c *computer) selectAddresses() error {
 			return fmt.Errorf("-replace %s: no resource of the manifest has this address", r)
 		}
 	}
-	recorded := make([]string, 0, len(c.st.Resources)) // unsorted: plan sorts what it deletes
-	for a := range c.st.Resources {
-		recorded = append(recorded, a)
-	}
 	if opts.Destroy {
+		recorded := c.recorded()
 		for _, t := range opts.Targets {
 			if !matchesAny(t, recorded) {
 				return fmt.Errorf("-target %s: no recorded resource has this address", t)
@@ -45,13 +42,13 @@ func (c *computer) selectAddresses() error {
 	sel := map[string]bool{}
 	for _, t := range opts.Targets {
 		n := 0
-		for addr := range c.desired {
-			if state.MatchAddress(t, addr) {
-				c.include(addr, sel)
+		for _, d := range c.in.Desired {
+			if state.MatchAddress(t, d.Address) {
+				c.include(d.Address, sel)
 				n++
 			}
 		}
-		if n == 0 && !matchesAny(t, recorded) {
+		if n == 0 && !matchesAny(t, c.recorded()) {
 			return fmt.Errorf("-target %s: no resource in the manifest or the state has this address", t)
 		}
 	}
@@ -67,8 +64,12 @@ func (c *computer) selectAddresses() error {
 	if !slices.IsSortedFunc(c.selDesired, byAddress) { // a for_each's rows most often are
 		slices.SortFunc(c.selDesired, byAddress)
 	}
-	for _, addr := range recorded {
-		if _, ok := c.desired[addr]; ok {
+	if len(opts.Targets) == 0 && c.everyRecordedDesired() {
+		return nil // nothing recorded is deleted (the plan of 100,000 unchanged)
+	}
+	desired := c.byAddress()
+	for _, addr := range c.recorded() {
+		if _, ok := desired[addr]; ok {
 			continue
 		}
 		if len(opts.Targets) == 0 || matchTargets(opts.Targets, addr) {
@@ -78,13 +79,37 @@ func (c *computer) selectAddresses() error {
 	return nil
 }
 
+// recorded are the addresses the state records, unsorted: plan sorts
+// what it deletes.
+func (c *computer) recorded() []string {
+	recorded := make([]string, 0, len(c.st.Resources))
+	for a := range c.st.Resources {
+		recorded = append(recorded, a)
+	}
+	return recorded
+}
+
+// everyRecordedDesired says, of a plan without -target, whether every
+// address the state records is desired: as many distinct desired
+// addresses have a record as there are records (the selection is every
+// desired resource, sorted).
+func (c *computer) everyRecordedDesired() bool {
+	n := 0
+	for i, d := range c.selDesired {
+		if _, ok := c.prior(d); ok && (i == 0 || c.selDesired[i-1].Address != d.Address) {
+			n++
+		}
+	}
+	return n == len(c.st.Resources)
+}
+
 // include selects addr and, as Terraform does, everything it depends on.
 func (c *computer) include(addr string, sel map[string]bool) {
 	if sel[addr] {
 		return
 	}
 	sel[addr] = true
-	if d, ok := c.desired[addr]; ok {
+	if d, ok := c.byAddress()[addr]; ok {
 		for _, dep := range d.Details().DependsOn {
 			c.include(dep, sel)
 		}
