@@ -324,10 +324,9 @@ func (s *Session) startHashes(ctx context.Context, m *manifest.Manifest, opts pl
 		close(h.done)
 		return h, nil
 	}
-	paths := planner.OutputFiles(s.st)
 	go func() {
 		defer close(h.done)
-		h.found, h.err = s.cache.HashAll(ctx, paths)
+		h.found, h.err = s.cache.HashAll(ctx, planner.OutputFiles(s.st))
 	}()
 	return h, nil
 }
