@@ -407,7 +407,9 @@ type BuildOptions struct {
 	// State is the state the plan compares against (nil: none): a
 	// resource whose canonical request is the one State records holds
 	// State's bytes of it and its fingerprint, not a copy (the plan of an
-	// unchanged project holds the requests once).
+	// unchanged project holds the requests once). Each resource keeps its
+	// record in State for a Compute against State, which must not change
+	// in between (Compute lets go of them).
 	State *state.File
 	// Release lets go of each synthesis of the manifest once its desired
 	// resource is built (its slot in m.Syntheses is set to nil), for a

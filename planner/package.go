@@ -203,6 +203,7 @@ func (c *computer) repackage() {
 			continue
 		}
 		addr := d.Address
+		d = c.byAddress()[addr] // as its chapters are (planOne)
 		var deps, remade []string
 		for i, ch := range d.Details().Package.Chapters {
 			ca, ok := inPlan[ch.Synthesis]

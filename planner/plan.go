@@ -444,6 +444,7 @@ func Compute(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.forgetPriors(actions)
 	p.Actions = actions
 	p.price()
 	if err := p.CheckBudget(in.Budget); err != nil {
@@ -568,6 +569,20 @@ func (c *computer) deleteAction(addr string, prior *state.Resource) *Action {
 	}
 	a.setRemoves(c.unclaimed(prior.Outputs, nil))
 	return a
+}
+
+// forgetPriors lets go of the records Build kept (see prior): the plan
+// must not keep the state it was made from reachable (an apply lets go of
+// it as it records).
+func (c *computer) forgetPriors(actions []*Action) {
+	for _, d := range c.in.Desired {
+		d.prior = priorRecord{}
+	}
+	for _, a := range actions {
+		if a.Desired != nil {
+			a.Desired.prior = priorRecord{} // a copy made here (asChaptersAre, pin)
+		}
+	}
 }
 
 // byAddress is the desired resources by address.
