@@ -204,13 +204,21 @@ func recordBook(t *testing.T, p *project, st *state.File, id string) {
 	}
 }
 
-func TestPackageRepackagesAChapterMadeAgain(t *testing.T) {
+// deliveredBook is the base project with telephony deliveries and a book,
+// applied, delivered and packaged with encoder enc-1.
+func deliveredBook(t *testing.T) (*project, *state.File) {
+	t.Helper()
 	p := baseProject()
 	withDelivery(deliver.Builtin("telephony"))(p)
 	withBook(p)
 	st := p.apply(t)
 	recordDeliveries(p, st, "enc-1")
 	recordBook(t, p, st, "enc-1")
+	return p, st
+}
+
+func TestPackageRepackagesAChapterMadeAgain(t *testing.T) {
+	p, st := deliveredBook(t)
 	plan, err := p.planWith(t, st, encoderOf("enc-1"))
 	if err != nil || plan.HasChanges() {
 		t.Fatalf("a recorded book plans %v (%v)", addresses(plan), err)

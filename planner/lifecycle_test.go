@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxform/voxform/deliver"
 	"github.com/voxform/voxform/manifest"
 	"github.com/voxform/voxform/planner"
 	"github.com/voxform/voxform/state"
@@ -320,12 +319,7 @@ func TestPinnedChapterKeepsItsPackage(t *testing.T) {
 // chapter pinned (approved, keep_approved) has since changed its voice.
 func bookWithPinnedChapter(t *testing.T, pinned string) (*project, *state.File) {
 	t.Helper()
-	p := baseProject()
-	withDelivery(deliver.Builtin("telephony"))(p)
-	withBook(p)
-	st := p.apply(t)
-	recordDeliveries(p, st, "enc-1")
-	recordBook(t, p, st, "enc-1")
+	p, st := deliveredBook(t)
 	approve(st, pinned, "Ana")
 	s := p.synthesis(pinned)
 	s.VoiceName, s.Edit().Lifecycle.KeepApproved = "Deepak", true
