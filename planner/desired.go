@@ -347,7 +347,8 @@ const (
 // then its cue files, then its delivered outputs.
 func synthesisOutputs(s *manifest.Synthesis) []Output {
 	outs := []Output{{Path: s.Output}}
-	if c := s.Details().Cues; c != nil {
+	sd := s.Details()
+	if c := sd.Cues; c != nil {
 		if c.JSON != "" {
 			outs = append(outs, Output{Path: c.JSON, Format: CuesJSON})
 		}
@@ -355,7 +356,7 @@ func synthesisOutputs(s *manifest.Synthesis) []Output {
 			outs = append(outs, Output{Path: c.VTT, Format: CuesVTT})
 		}
 	}
-	for _, dl := range s.Details().Deliver {
+	for _, dl := range sd.Deliver {
 		outs = append(outs, Output{Path: dl.Output, Format: DeliverFormat(dl.Profile.Name)})
 	}
 	return outs
@@ -684,12 +685,13 @@ func (b *builder) synthesis(s *manifest.Synthesis) (*Desired, error) {
 		Voice:      s.Voice,
 	}
 	d.details.Hold(b.blockDetails(s)) // shared by the block's instances: never written in place
-	if s.Details().Recorded != nil {
+	sd := s.Details()
+	if sd.Recorded != nil {
 		w := b.synthesisWire(s, text, b.profile) // the text, for checks and the report
 		d.Wire.Synthesis = &w
 		return d, b.recorded(d, s)
 	}
-	if s.Details().Cues != nil {
+	if sd.Cues != nil {
 		d.Edit().Written = s.Text
 	}
 	emb, err := b.embeddingOf(s, d)

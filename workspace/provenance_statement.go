@@ -160,7 +160,8 @@ func (b *attester) dependencies(ctx context.Context, d *planner.Desired) ([]prov
 		}
 	}
 	if s := b.synthesis(d.Address); s != nil {
-		for _, f := range []struct{ role, path string }{{"text_file", s.Details().TextFile}, {"lexicon", s.Details().LexiconFile}} {
+		sd := s.Details()
+		for _, f := range []struct{ role, path string }{{"text_file", sd.TextFile}, {"lexicon", sd.LexiconFile}} {
 			if f.path == "" {
 				continue
 			}
