@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/voxform/voxform/contract"
@@ -474,10 +472,7 @@ func BuildWith(m *manifest.Manifest, hash HashFunc, o BuildOptions) ([]*Desired,
 	for _, d := range out {
 		b.priorOf(d) // kept for Compute: most were looked up above
 	}
-	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
-	if !slices.IsSortedFunc(out, byAddress) { // a for_each's rows come sorted
-		slices.SortFunc(out, byAddress)
-	}
+	sortByAddress(out)
 	return out, nil
 }
 

@@ -60,10 +60,7 @@ func (c *computer) selectAddresses() error {
 			c.selDesired = append(c.selDesired, d)
 		}
 	}
-	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
-	if !slices.IsSortedFunc(c.selDesired, byAddress) { // a for_each's rows most often are
-		slices.SortFunc(c.selDesired, byAddress)
-	}
+	sortByAddress(c.selDesired)
 	if len(opts.Targets) == 0 && c.everyRecordedDesired() {
 		return nil // nothing recorded is deleted (the plan of 100,000 unchanged)
 	}
@@ -132,4 +129,13 @@ func matchTargets(targets []string, addr string) bool {
 		}
 	}
 	return false
+}
+
+// sortByAddress sorts ds by address, unless they are already (a for_each's
+// rows most often come sorted, and Build returns them so).
+func sortByAddress(ds []*Desired) {
+	byAddress := func(a, b *Desired) int { return strings.Compare(a.Address, b.Address) }
+	if !slices.IsSortedFunc(ds, byAddress) {
+		slices.SortFunc(ds, byAddress)
+	}
 }
